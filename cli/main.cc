@@ -1,0 +1,71 @@
+// tileprof: dispatches to the subcommand named on the command line. No logic
+// of its own; every subcommand lives in its own file in cli/.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "cli/command.h"
+#include "version.h"
+
+namespace tileprof::cli {
+
+std::vector<Command>& Registry() {
+  static std::vector<Command> commands;
+  return commands;
+}
+
+CLI::App*& RootApp() {
+  static CLI::App* root = nullptr;
+  return root;
+}
+
+void PrintDiagnostic(std::string_view command, std::string_view message) {
+  std::fflush(stdout);  // keep stdout and stderr in order under 2>&1
+  std::cerr << "tileprof: " << command << ": " << message << '\n';
+}
+
+}  // namespace tileprof::cli
+
+int main(int argc, char** argv) {
+  using namespace tileprof::cli;
+  CLI::App app{
+      "tileprof: profile ML graphs on tile-based accelerators (Graphcore IPU style).\n"
+      "Run 'tileprof help <command>' for a command's options.",
+      "tileprof"};
+  app.set_version_flag("--version", std::string("tileprof ") + TILEPROF_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  RootApp() = &app;
+
+  std::vector<Command> commands = Registry();
+  std::sort(commands.begin(), commands.end(),
+            [](const Command& a, const Command& b) { return a.name < b.name; });
+  std::map<CLI::App*, RunFn> runners;
+  for (const Command& command : commands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.summary);
+    runners[sub] = command.setup(*sub);
+  }
+
+  // CLI11 would only say "a subcommand is required" for a misspelt command.
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(commands.begin(), commands.end(),
+                   [&](const Command& c) { return c.name == argv[1]; })) {
+    PrintDiagnostic("usage", std::string("'") + argv[1] +
+                                 "' is not a tileprof command; 'tileprof --help' lists them");
+    return kExitUsage;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::string where = "usage";
+    for (CLI::App* sub : app.get_subcommands()) where = sub->get_name();
+    PrintDiagnostic(where, e.what());
+    std::cerr << "Run 'tileprof help" << (where == "usage" ? "" : " " + where)
+              << "' for usage.\n";
+    return kExitUsage;
+  }
+  for (CLI::App* sub : app.get_subcommands()) return runners.at(sub)();
+  return kExitUsage;  // unreachable: require_subcommand(1)
+}

@@ -1,0 +1,65 @@
+# Helpers that keep every layer's CMakeLists.txt to a few lines.
+
+# tileprof_library(NAME SOURCES... DEPS...): one static library per layer.
+function(tileprof_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# tileprof_test(NAME SOURCES... LIBS...): one GoogleTest binary, registered
+# with CTest test by test. Tests find the shared corpus through
+# TILEPROF_SHARED_DIR and the built CLI through TILEPROF_CLI.
+set(TILEPROF_SHARED_DIR "${PROJECT_SOURCE_DIR}/../shared" CACHE PATH "The shared/ folder with spec and corpus")
+function(tileprof_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE
+    TILEPROF_SHARED_DIR="${TILEPROF_SHARED_DIR}"
+    TILEPROF_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    TILEPROF_CLI="$<TARGET_FILE:tileprof>")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endfunction()
+
+# tileprof_fuzzer(NAME SOURCE LIBS... CORPUS dir): a libFuzzer target when
+# TILEPROF_FUZZ is on (clang); always a replay binary that feeds every file of
+# the corpus directory to LLVMFuzzerTestOneInput, registered as a test, so the
+# corpus runs under ordinary ctest (and under the sanitizers in that build).
+function(tileprof_fuzzer name)
+  cmake_parse_arguments(ARG "" "SOURCE" "LIBS;CORPUS" ${ARGN})
+  add_executable(${name}_replay ${ARG_SOURCE} ${PROJECT_SOURCE_DIR}/fuzz/replay_main.cc)
+  target_link_libraries(${name}_replay PRIVATE ${ARG_LIBS})
+  add_test(NAME ${name}_corpus_replay COMMAND ${name}_replay ${ARG_CORPUS})
+  set_tests_properties(${name}_corpus_replay PROPERTIES TIMEOUT 600)
+  if(TILEPROF_FUZZ)
+    add_executable(${name} ${ARG_SOURCE})
+    target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
+    target_link_libraries(${name} PRIVATE ${ARG_LIBS} -fsanitize=fuzzer)
+  endif()
+endfunction()
+
+# tileprof_add_subdirectories(): adds every immediate subdirectory that has a
+# CMakeLists.txt, so tests/, fuzz/ and bench/ grow by adding a folder.
+function(tileprof_add_subdirectories)
+  file(GLOB children LIST_DIRECTORIES true CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*)
+  list(SORT children)
+  foreach(child ${children})
+    if(IS_DIRECTORY ${child} AND EXISTS ${child}/CMakeLists.txt)
+      add_subdirectory(${child})
+    endif()
+  endforeach()
+endfunction()
+
+# tileprof_tests_per_file(LIBS ...): one GoogleTest binary per *_test.cc in the
+# calling folder, named after the file, so that a folder's tests build and fail
+# independently.
+function(tileprof_tests_per_file)
+  cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
+  file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
+  foreach(test ${tests})
+    get_filename_component(name ${test} NAME_WE)
+    tileprof_test(${name} SOURCES ${test} LIBS ${ARG_LIBS})
+    add_dependencies(${name} tileprof)
+  endforeach()
+endfunction()
