@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <system_error>
 
 namespace tileprof::analyzer {
@@ -26,50 +25,70 @@ std::string FunctionKey(std::string_view module_name) {
   if (dot != std::string::npos && AllDigits(std::string_view(name).substr(dot + 1)))
     name.resize(dot);
   // TensorFlow function names carry a per-trace uid: a_inference_<fn>_<uid>__.
-  static const std::regex kTfUid(R"(^(a_inference_.*?)_\d+__$)");
-  std::smatch m;
-  if (std::regex_match(name, m, kTfUid)) name = m[1].str();
+  std::string_view view(name);
+  if (view.starts_with("a_inference_") && view.ends_with("__")) {
+    view.remove_suffix(2);
+    size_t underscore = view.rfind('_');
+    if (underscore != std::string_view::npos && AllDigits(view.substr(underscore + 1)))
+      name.resize(underscore);
+  }
   return name;
 }
 
 std::optional<DumpName> ParseDumpName(std::string_view file_name) {
-  std::string rest(file_name);
   DumpName out;
-  out.file = rest;
+  out.file = std::string(file_name);
+  std::string_view rest = file_name;
   if (!EndsWith(rest, ".txt") && !EndsWith(rest, ".hlo")) return std::nullopt;
-  rest.resize(rest.size() - 4);
+  rest.remove_suffix(4);
   // Not HLO text, though they end in .txt.
   for (std::string_view tail : {"-buffer-assignment", "-memory-usage-report", "-live-range",
                                 "-buffer-assignment-values", ".thunk_sequence", ".mlir-passes"}) {
     if (EndsWith(rest, tail)) return std::nullopt;
   }
   // Optional "<timestamp>." from --xla_dump_include_timestamp.
-  static const std::regex kTimestamp(R"(^\d{10,}\.)");
-  rest = std::regex_replace(rest, kTimestamp, "", std::regex_constants::format_first_only);
-  static const std::regex kModuleId(R"(^module_(\d+)\.?)");
-  std::smatch m;
-  if (std::regex_search(rest, m, kModuleId)) {
-    out.module_id = std::stoll(m[1].str().substr(0, 15));
-    rest = m.suffix().str();
+  size_t digits = 0;
+  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+  if (digits >= 10 && digits < rest.size() && rest[digits] == '.') rest.remove_prefix(digits + 1);
+  // "module_<id>." from the process-global module counter.
+  if (rest.starts_with("module_")) {
+    size_t end = 7;
+    while (end < rest.size() && rest[end] >= '0' && rest[end] <= '9') ++end;
+    if (end > 7) {
+      out.module_id = std::stoll(std::string(rest.substr(7, std::min<size_t>(end - 7, 15))));
+      rest.remove_prefix(end < rest.size() && rest[end] == '.' ? end + 1 : end);
+    }
   }
-  // The stage suffix, tried from the most specific form.
-  static const std::regex kPerPass(
-      R"(^(.*?)\.(\d{4})\.([^.]+)\.(after_[^.]+\.before_[^.]+)$)");
-  static const std::regex kAfter(
-      R"(^(.*?)\.((?:[A-Za-z0-9_]+(?:\.\d+[A-Za-z0-9_]*)?_)?after_optimizations)$)");
-  static const std::regex kBefore(R"(^(.*?)\.(before_optimizations)$)");
-  if (std::regex_match(rest, m, kPerPass)) {
-    out.module = m[1].str();
-    out.stage = m[2].str() + "." + m[3].str() + "." + m[4].str();
-  } else if (std::regex_match(rest, m, kAfter) || std::regex_match(rest, m, kBefore)) {
-    out.module = m[1].str();
-    out.stage = m[2].str();
-  } else {
-    out.module = rest;  // a plain HLO file, e.g. "model.hlo"
+  // The stage suffix, read from the end one dot-separated token at a time.
+  std::vector<std::string_view> tokens;
+  for (size_t start = 0;;) {
+    size_t dot = rest.find('.', start);
+    tokens.push_back(rest.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  size_t n = tokens.size();
+  size_t module_tokens = n;
+  if (n >= 5 && tokens[n - 1].starts_with("before_") && tokens[n - 2].starts_with("after_") &&
+      !tokens[n - 3].empty() && tokens[n - 4].size() == 4 && AllDigits(tokens[n - 4])) {
+    // module_0004.jit_top.0004.<pipeline>.after_<pass>.before_<next>
+    module_tokens = n - 4;
+  } else if (n >= 2 && (tokens[n - 1] == "before_optimizations" ||
+                        tokens[n - 1].ends_with("after_optimizations"))) {
+    module_tokens = n - 1;
+    // "sm_8.0_gpu_after_optimizations": the compute capability holds a dot.
+    if (n >= 3 && !tokens[n - 1].empty() && tokens[n - 1][0] >= '0' && tokens[n - 1][0] <= '9')
+      module_tokens = n - 2;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    std::string& target = i < module_tokens ? out.module : out.stage;
+    if (!target.empty()) target += '.';
+    target += tokens[i];
   }
   // "jit_f.cl_12345" names the changelist; it is not part of the function.
-  static const std::regex kChangelist(R"(\.cl_\d+$)");
-  out.module = std::regex_replace(out.module, kChangelist, "");
+  size_t cl = out.module.rfind(".cl_");
+  if (cl != std::string::npos && AllDigits(std::string_view(out.module).substr(cl + 4)))
+    out.module.resize(cl);
   out.function = FunctionKey(out.module);
   if (out.function.empty()) return std::nullopt;
   return out;
