@@ -1,0 +1,120 @@
+#include "analyzer/dump_diff.h"
+
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+#include "common/file.h"
+#include "engine/hlo/parser.h"
+
+namespace tileprof::analyzer {
+namespace {
+
+int Count(const DumpDiffResult& r, bool (*pred)(const PairResult&)) {
+  int n = 0;
+  for (const PairResult& p : r.pairs) n += pred(p) ? 1 : 0;
+  return n;
+}
+
+Expected<hlo::Module> Load(const std::string& path, std::string text) {
+  hlo::ParseOptions options;
+  options.source_name = path;
+  return hlo::ParseModule(std::move(text), options);
+}
+
+PairResult Compare(const std::string& key, const std::optional<DumpFile>& a,
+                   const std::optional<DumpFile>& b) {
+  PairResult r;
+  r.key = key;
+  if (a) r.path_a = a->path, r.module_a = a->name.module;
+  if (b) r.path_b = b->path, r.module_b = b->name.module;
+  if (!a || !b) return r;
+  auto text_a = ReadFile(a->path);
+  auto text_b = ReadFile(b->path);
+  if (!text_a || !text_b) {
+    r.error = !text_a ? text_a.error().message() : text_b.error().message();
+    return r;
+  }
+  if (*text_a == *text_b) {  // the same bytes: equal, and no need to parse
+    r.diff.emplace();
+    r.diff->equal_level = 0;
+    return r;
+  }
+  // Parsing dominates: the two sides parse on two threads.
+  std::optional<Expected<hlo::Module>> loaded_a;
+  std::thread worker([&] { loaded_a.emplace(Load(a->path, std::move(*text_a))); });
+  Expected<hlo::Module> mb = Load(b->path, std::move(*text_b));
+  worker.join();
+  Expected<hlo::Module>& ma = *loaded_a;
+  if (!ma || !mb) {
+    r.error = !ma ? ma.error().message() : mb.error().message();
+    return r;
+  }
+  r.module_a = std::string(ma->name());
+  r.module_b = std::string(mb->name());
+  r.diff = DiffModules(*ma, *mb);
+  return r;
+}
+
+DumpFile AsDumpFile(const std::string& path) {
+  std::string file = std::filesystem::path(path).filename().string();
+  std::optional<DumpName> name = ParseDumpName(file);
+  DumpFile f{path, name ? *name : DumpName{file, -1, file, file, ""}, 0};
+  std::error_code ec;
+  f.bytes = std::filesystem::file_size(path, ec);
+  return f;
+}
+
+}  // namespace
+
+int DumpDiffResult::changed() const {
+  return Count(*this, [](const PairResult& p) { return p.diff && !p.diff->equal(); });
+}
+int DumpDiffResult::identical() const {
+  return Count(*this, [](const PairResult& p) { return p.diff && p.diff->equal(); });
+}
+int DumpDiffResult::only_a() const {
+  return Count(*this, [](const PairResult& p) { return p.path_b.empty(); });
+}
+int DumpDiffResult::only_b() const {
+  return Count(*this, [](const PairResult& p) { return p.path_a.empty(); });
+}
+int DumpDiffResult::errors() const {
+  return Count(*this, [](const PairResult& p) { return !p.error.empty(); });
+}
+
+Expected<DumpDiffResult> DiffDumps(const std::string& a, const std::string& b,
+                                   const DumpDiffOptions& options) {
+  namespace fs = std::filesystem;
+  DumpDiffResult result;
+  result.input_a = a;
+  result.input_b = b;
+  std::error_code ec;
+  bool dir_a = fs::is_directory(a, ec), dir_b = fs::is_directory(b, ec);
+  for (const std::string& p : {a, b})
+    if (!fs::exists(p, ec)) return MakeError("'{}': No such file or directory", p);
+  if (dir_a != dir_b)
+    return MakeError("'{}' is a {} but '{}' is a {}: give two files or two dump directories", a,
+                     dir_a ? "directory" : "file", b, dir_b ? "directory" : "file");
+  if (!dir_a) {
+    // Two files: compare them whatever their names say.
+    DumpFile fa = AsDumpFile(a), fb = AsDumpFile(b);
+    result.pairs.push_back(Compare(fa.name.function + " " + fa.name.stage, fa, fb));
+    return result;
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<DumpFile> files_a, ListDump(a, &result.skipped_a));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<DumpFile> files_b, ListDump(b, &result.skipped_b));
+  if (options.largest_only) {
+    const DumpFile* la = LargestModule(files_a);
+    const DumpFile* lb = LargestModule(files_b);
+    if (!la || !lb) return MakeError("no HLO text dump in '{}'", !la ? a : b);
+    result.pairs.push_back(Compare(la->name.function + " " + la->name.stage, *la, *lb));
+    return result;
+  }
+  for (DumpPair& pair : PairDumps(std::move(files_a), std::move(files_b)).pairs)
+    result.pairs.push_back(Compare(pair.key, pair.a, pair.b));
+  if (result.pairs.empty()) return MakeError("no HLO text dumps in '{}' or '{}'", a, b);
+  return result;
+}
+
+}  // namespace tileprof::analyzer

@@ -1,0 +1,575 @@
+#include "analyzer/hlo_diff.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "analyzer/hlo_align.h"
+#include "common/hash.h"
+#include "engine/hlo/attributes.h"
+#include "engine/hlo/canonical.h"
+#include "engine/hlo/literal.h"
+#include "engine/hlo/printer.h"
+
+namespace tileprof::analyzer {
+namespace {
+
+using hlo::Computation;
+using hlo::Instruction;
+using hlo::Module;
+
+// Prints into a hash: comparing two 2 MB modules at a level costs no string.
+class HashSink : public hlo::TextSink {
+ public:
+  void Append(std::string_view text) override { hasher_.Add(text); }
+  uint64_t Digest() const { return hasher_.Digest(); }
+
+ private:
+  Hasher hasher_;
+};
+
+uint64_t LevelHash(const Module& m, int level) {
+  HashSink sink;
+  hlo::PrintModule(m, {hlo::PrintStyle::kShort, level}, &sink);
+  return sink.Digest();
+}
+
+std::string Clip(std::string_view s, size_t n = 70) {
+  if (s.size() <= n) return std::string(s);
+  return std::string(s.substr(0, n - 3)) + "...";
+}
+
+std::string ShapeText(const hlo::Shape& s) { return hlo::ShapeToString(s); }
+
+struct Where {
+  std::string op_name, source;
+};
+
+Where WhereOf(const Instruction* i) {
+  Where w;
+  if (!i) return w;
+  const hlo::Attribute* attr = i->FindAttribute("metadata");
+  if (!attr) return w;
+  auto m = hlo::ParseMetadata(attr->value());
+  if (!m) return w;
+  w.op_name = m->op_name;
+  if (!m->source_file.empty())
+    w.source = m->source_line >= 0 ? fmt::format("{}:{}", m->source_file, m->source_line)
+                                   : m->source_file;
+  return w;
+}
+
+// Attributes that never make a graph different: where it came from.
+bool IsProvenance(std::string_view name) { return name == "metadata" || name == "origin"; }
+
+// "32 -> 16" replacements that a root-cause shape change introduced, used to
+// recognise downstream shapes and attributes that merely follow it (an iota
+// of the batch size has no operand to blame).
+// Sizes derived from a changed one scale with it (a threefry split in two
+// halves 2784 -> 1024 into 1392 -> 512), so element-count ratios count too.
+struct Substitutions {
+  std::set<std::pair<int64_t, int64_t>> pairs;
+  std::set<std::pair<int64_t, int64_t>> ratios;  // (old count, new count)
+
+  bool empty() const { return pairs.empty(); }
+  bool Allows(int64_t before, int64_t after) const {
+    if (pairs.count({before, after})) return true;
+    for (auto [ra, rb] : ratios)
+      if (static_cast<__int128>(before) * rb == static_cast<__int128>(after) * ra) return true;
+    return false;
+  }
+};
+
+void AddSubstitutions(const hlo::Shape& a, const hlo::Shape& b, Substitutions& subst) {
+  if (a.rank() == b.rank()) {
+    for (int64_t d = 0; d < a.rank(); ++d)
+      if (a.dimensions[d] != b.dimensions[d]) subst.pairs.insert({a.dimensions[d], b.dimensions[d]});
+  }
+  auto ea = a.ElementCount(), eb = b.ElementCount();
+  if (ea && eb && *ea != *eb && *ea > 0 && *eb > 0) {
+    subst.pairs.insert({*ea, *eb});
+    subst.ratios.insert({*ea, *eb});
+  }
+  for (size_t i = 0; i < std::min(a.tuple_shapes.size(), b.tuple_shapes.size()); ++i)
+    AddSubstitutions(a.tuple_shapes[i], b.tuple_shapes[i], subst);
+}
+
+// Splits text into digit runs and the rest: "[0:32]" -> "[", 0, ":", 32, "]".
+void Tokens(std::string_view s, std::string& shape, std::vector<int64_t>& numbers) {
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] >= '0' && s[i] <= '9') {
+      int64_t v = 0;
+      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        v = v < (INT64_MAX / 10) ? v * 10 + (s[i] - '0') : v;
+        ++i;
+      }
+      numbers.push_back(v);
+      shape += '#';
+    } else {
+      shape += s[i++];
+    }
+  }
+}
+
+// True when `after` is `before` with some numbers replaced as `subst` allows.
+bool FollowsSubstitutions(std::string_view before, std::string_view after, const Substitutions& subst) {
+  std::string sa, sb;
+  std::vector<int64_t> na, nb;
+  Tokens(before, sa, na);
+  Tokens(after, sb, nb);
+  if (sa != sb || na.size() != nb.size()) return false;
+  for (size_t i = 0; i < na.size(); ++i)
+    if (na[i] != nb[i] && !subst.Allows(na[i], nb[i])) return false;
+  return true;
+}
+
+std::string ParameterDetail(const hlo::Shape& a, const hlo::Shape& b) {
+  if (a.element_type != b.element_type)
+    return fmt::format("element type {} -> {}", hlo::PrimitiveTypeName(a.element_type),
+                       hlo::PrimitiveTypeName(b.element_type));
+  if (a.rank() != b.rank()) return fmt::format("rank {} -> {}", a.rank(), b.rank());
+  std::vector<std::string> dims;
+  for (int64_t d = 0; d < a.rank(); ++d) {
+    if (a.dimensions[d] == b.dimensions[d]) continue;
+    dims.push_back(fmt::format("{} {} -> {}", d == 0 ? "batch dimension" : fmt::format("dimension {}", d),
+                               a.dimensions[d], b.dimensions[d]));
+  }
+  if (!dims.empty()) return fmt::format("{}", fmt::join(dims, ", "));
+  if (a.dynamic_dimensions != b.dynamic_dimensions) return "dynamic dimensions changed";
+  if (!(a.layout == b.layout)) return "layout changed";
+  return "";
+}
+
+std::string ConstantDetail(const hlo::Literal& a, const hlo::Literal& b) {
+  auto count = [](const hlo::Literal& l) {
+    return std::max({l.integers.size(), l.unsigneds.size(), l.reals.size()});
+  };
+  size_t n = std::min(count(a), count(b));
+  if (count(a) != count(b) || n <= 1) return "";
+  size_t differing = 0, first = n;
+  for (size_t i = 0; i < n; ++i) {
+    bool same = true;
+    if (i < a.reals.size() && i < b.reals.size())
+      same = a.reals[i] == b.reals[i] || (a.reals[i] != a.reals[i] && b.reals[i] != b.reals[i]);
+    else if (i < a.integers.size() && i < b.integers.size())
+      same = a.integers[i] == b.integers[i];
+    else if (i < a.unsigneds.size() && i < b.unsigneds.size())
+      same = a.unsigneds[i] == b.unsigneds[i];
+    if (!same) {
+      ++differing;
+      first = std::min(first, i);
+    }
+  }
+  if (differing == 0) return "";
+  // Row-major index of the first difference, as [i,j,...].
+  std::vector<int64_t> index(a.dimensions.size());
+  size_t rest = first;
+  for (size_t d = a.dimensions.size(); d-- > 0;) {
+    int64_t extent = std::max<int64_t>(1, a.dimensions[d]);
+    index[d] = static_cast<int64_t>(rest % static_cast<size_t>(extent));
+    rest /= static_cast<size_t>(extent);
+  }
+  auto value = [&](const hlo::Literal& l) -> std::string {
+    if (first < l.reals.size()) {
+      std::string s;
+      hlo::AppendFloat(&s, l.reals[first], l.element_type);
+      return s;
+    }
+    if (first < l.integers.size()) return std::to_string(l.integers[first]);
+    return std::to_string(l.unsigneds[first]);
+  };
+  return fmt::format("{} of {} element(s) differ; first at [{}]: {} -> {}", differing, n,
+                     fmt::join(index, ","), value(a), value(b));
+}
+
+class Differ {
+ public:
+  Differ(const Module& a, const Module& b) : a_(a), b_(b), align_(Align(a, b)) {}
+
+  ModuleDiff Run() {
+    ModuleDiff out;
+    out.matched = static_cast<int>(align_.a_to_b.size());
+    CompareHeader(out);
+    for (auto [ca, cb] : align_.computations) CompareComputation(*ca, *cb, out);
+    for (const Computation* c : a_.computations())
+      if (!align_.comp_a_to_b.count(c))
+        AddCause(out, {ChangeKind::kComputation, std::string(c->name()), "", "",
+                       fmt::format("computation with {} instruction(s) only in A", c->instructions().size()),
+                       "removed", "", "", {}, "", ""});
+    for (const Computation* c : b_.computations())
+      if (!align_.comp_b_to_a.count(c))
+        AddCause(out, {ChangeKind::kComputation, std::string(c->name()), "", "",
+                       fmt::format("computation with {} instruction(s) only in B", c->instructions().size()),
+                       "added", "", "", {}, "", ""});
+    AddHints(out);
+    if (out.has_elided_constants)
+      out.notes.push_back(
+          "some constants are printed as {...} in both dumps, so the text cannot tell whether their "
+          "values changed; dump with --xla_dump_large_constants (XLA from mid 2024) or "
+          "--xla_dump_hlo_as_proto to see them");
+    return out;
+  }
+
+ private:
+  void AddCause(ModuleDiff& out, Change change) { out.causes.push_back(std::move(change)); }
+
+  // The advice of the recompilation guide (seed 001) for the causes found.
+  void AddHints(ModuleDiff& out) {
+    bool batch = false, constant = false;
+    for (const Change& c : out.causes) {
+      batch |= c.kind == ChangeKind::kParameter && c.detail.starts_with("batch dimension");
+      constant |= c.kind == ChangeKind::kConstant;
+    }
+    if (batch)
+      out.notes.push_back(
+          "the batch size changed: each batch size is a different graph; keep it constant (for "
+          "example drop_remainder=True, or pad the last batch)");
+    if (!concat_growth_.empty())
+      out.notes.push_back(concat_growth_ +
+                          ": a tensor concatenated inside a loop or tf.function grows the graph on "
+                          "every call; use tf.stack (then reshape) so it compiles once");
+    if (constant)
+      out.notes.push_back(
+          "a constant's value is part of the graph: pass values that change (learning rates, "
+          "frozen weights) as inputs (tf.placeholder in TF1, a tf.function argument in TF2) "
+          "instead; tf.name_scope() makes a constant's op_name easier to find");
+  }
+
+  void CompareHeader(ModuleDiff& out) {
+    for (const hlo::Attribute& attr : b_.attributes()) {
+      const hlo::Attribute* old = a_.FindAttribute(attr.name());
+      std::string before = old ? hlo::NormalizeAttributeValue(old->value()) : "(absent)";
+      std::string after = hlo::NormalizeAttributeValue(attr.value());
+      if (before == after) continue;
+      // The layout repeats the parameter shapes; a parameter change says it better.
+      if (attr.name() == "entry_computation_layout") {
+        layout_change_ = fmt::format("{}: {} -> {}", attr.name(), Clip(before), Clip(after));
+        continue;
+      }
+      AddCause(out, {ChangeKind::kSignature, "", "", "",
+                     fmt::format("{}: {} -> {}", attr.name(), Clip(before), Clip(after)), "", "", "", {}, "", ""});
+    }
+    for (const hlo::Attribute& attr : a_.attributes()) {
+      if (b_.FindAttribute(attr.name()) || attr.name() == "entry_computation_layout") continue;
+      AddCause(out, {ChangeKind::kSignature, "", "", "",
+                     fmt::format("{}: {} -> (absent)", attr.name(), Clip(attr.value())), "", "", "", {}, "", ""});
+    }
+  }
+
+  // Parameters come first in the substitutions whatever their text order;
+  // with none changed, a changed result shape is the root cause (a shape
+  // passed to the traced function as a static value, as in jax.random).
+  void EntrySignature(const Computation& ca, const Computation& cb, ModuleDiff& out) {
+    bool parameter_changed = ca.parameters().size() != cb.parameters().size();
+    for (const Instruction* y : cb.parameters()) {
+      auto it = y ? align_.b_to_a.find(y) : align_.b_to_a.end();
+      if (it == align_.b_to_a.end()) continue;
+      if (!(it->second->shape() == y->shape())) {
+        AddSubstitutions(it->second->shape(), y->shape(), subst_);
+        parameter_changed = true;
+      }
+    }
+    if (parameter_changed || !ca.root() || !cb.root() || ca.root()->shape() == cb.root()->shape()) return;
+    AddSubstitutions(ca.root()->shape(), cb.root()->shape(), subst_);
+    Where w = WhereOf(cb.root());
+    AddCause(out, {ChangeKind::kResult, std::string(cb.name()), std::string(cb.root()->name()),
+                   std::string(hlo::OpcodeName(cb.root()->opcode())),
+                   fmt::format("entry result shape {} -> {}", ShapeText(ca.root()->shape()),
+                               ShapeText(cb.root()->shape())),
+                   "no parameter changed: the shape is a static argument of the traced function",
+                   w.op_name, w.source, {}, "", ""});
+  }
+
+  // The changes of one matched pair other than its shape.
+  std::vector<Change> OwnChanges(const Instruction& x, const Instruction& y, bool* derived_only,
+                                 ModuleDiff& out) {
+    std::vector<Change> changes;
+    *derived_only = true;  // every change follows a substitution (checked by the caller)
+    auto make = [&](ChangeKind kind, std::string what, std::string detail) {
+      Change c{kind, std::string(y.parent()->name()), std::string(y.name()),
+               std::string(hlo::OpcodeName(y.opcode())), std::move(what), std::move(detail), "", "", {}, "", ""};
+      return c;
+    };
+    if (x.opcode() != y.opcode()) {
+      changes.push_back(make(ChangeKind::kOpcode,
+                             fmt::format("{} -> {}", hlo::OpcodeName(x.opcode()), hlo::OpcodeName(y.opcode())), ""));
+      *derived_only = false;
+    }
+    if (x.opcode() == hlo::Opcode::kConstant && y.opcode() == hlo::Opcode::kConstant &&
+        x.literal() != y.literal()) {
+      auto la = hlo::ParseLiteral(x.literal(), x.shape());
+      auto lb = hlo::ParseLiteral(y.literal(), y.shape());
+      if (la && lb) {
+        bool elided = la->kind == hlo::Literal::Kind::kElided || lb->kind == hlo::Literal::Kind::kElided;
+        if (elided && la->kind == lb->kind && x.shape() == y.shape()) {
+          out.has_elided_constants = true;
+        } else if (!(*la == *lb)) {
+          std::string before = hlo::LiteralToString(*la), after = hlo::LiteralToString(*lb);
+          std::string detail = elided ? "one side is printed as {...}: the text cannot tell the old or new value"
+                                      : ConstantDetail(*la, *lb);
+          changes.push_back(make(ChangeKind::kConstant, fmt::format("{} -> {}", Clip(before, 60), Clip(after, 60)),
+                                 detail));
+          if (!FollowsSubstitutions(before, after, subst_)) *derived_only = false;
+        }
+      }
+    }
+    // Most pairs carry the same attributes in the same order and spelling:
+    // compare the raw text first and normalise only when it differs.
+    bool same_attributes = x.attributes().size() == y.attributes().size();
+    for (size_t k = 0; same_attributes && k < x.attributes().size(); ++k) {
+      const hlo::Attribute& ax = x.attributes()[k];
+      const hlo::Attribute& ay = y.attributes()[k];
+      same_attributes = ax.name() == ay.name() &&
+                        (ax.value() == ay.value() || IsProvenance(ax.name()) ||
+                         ax.kind() != hlo::AttributeKind::kRaw);
+    }
+    std::map<std::string_view, std::pair<std::string, std::string>> attrs;
+    if (!same_attributes) {
+    for (const hlo::Attribute& attr : x.attributes())
+      if (!IsProvenance(attr.name()) && attr.kind() == hlo::AttributeKind::kRaw)
+        attrs[attr.name()].first = hlo::NormalizeAttributeValue(attr.value());
+    for (const hlo::Attribute& attr : y.attributes())
+      if (!IsProvenance(attr.name()) && attr.kind() == hlo::AttributeKind::kRaw)
+        attrs[attr.name()].second = hlo::NormalizeAttributeValue(attr.value());
+    for (const auto& [name, values] : attrs) {
+      if (values.first == values.second) continue;
+      bool follows = FollowsSubstitutions(values.first, values.second, subst_) ||
+                     name == "backend_config";  // e.g. a custom-call config holding the shape
+      changes.push_back(make(ChangeKind::kAttribute,
+                             fmt::format("{}: {} -> {}", name, values.first.empty() ? "(absent)" : Clip(values.first, 50),
+                                         values.second.empty() ? "(absent)" : Clip(values.second, 50)),
+                             name == "backend_config" ? "backend_config changed" : ""));
+      if (!follows) *derived_only = false;
+    }
+    }
+    // Operand edges: operand k of y should be the partner of operand k of x.
+    bool edges_differ = x.operand_count() != y.operand_count();
+    for (size_t k = 0; !edges_differ && k < x.operand_count(); ++k) {
+      auto it = align_.a_to_b.find(x.operand(k));
+      edges_differ = it == align_.a_to_b.end() || it->second != y.operand(k);
+    }
+    if (edges_differ) {
+      std::vector<std::string> before, after;
+      for (const Instruction* o : x.operands()) before.emplace_back(o->name());
+      for (const Instruction* o : y.operands()) after.emplace_back(o->name());
+      changes.push_back(make(ChangeKind::kOperands,
+                             fmt::format("operands ({}) -> ({})", Clip(fmt::format("{}", fmt::join(before, ", ")), 50),
+                                         Clip(fmt::format("{}", fmt::join(after, ", ")), 50)),
+                             ""));
+      // The edge change follows from its new operands when every slot that
+      // differs holds an operand that is itself new or changed.
+      for (size_t k = 0; k < y.operand_count(); ++k) {
+        const Instruction* o = y.operand(k);
+        bool same_slot = k < x.operand_count() && align_.a_to_b.count(x.operand(k)) &&
+                         align_.a_to_b.at(x.operand(k)) == o;
+        if (!same_slot && !cause_of_.count(o)) *derived_only = false;
+      }
+      if (x.opcode() == hlo::Opcode::kConcatenate && x.operand_count() != y.operand_count())
+        concat_growth_ = fmt::format("concatenate '{}' has {} -> {} operands", y.name(), x.operand_count(),
+                                     y.operand_count());
+    }
+    return changes;
+  }
+
+  void CompareComputation(const Computation& ca, const Computation& cb, ModuleDiff& out) {
+    if (cb.is_entry()) EntrySignature(ca, cb, out);
+    for (const Instruction* y : cb.instructions()) {
+      auto it = align_.b_to_a.find(y);
+      if (it == align_.b_to_a.end()) {
+        Where w = WhereOf(y);
+        std::string what = y->opcode() == hlo::Opcode::kParameter && cb.is_entry()
+                               ? fmt::format("parameter {} '{}' added: {}", y->parameter_number(), y->name(), ShapeText(y->shape()))
+                               : fmt::format("{} '{}' added: {}", hlo::OpcodeName(y->opcode()), y->name(), ShapeText(y->shape()));
+        cause_of_[y] = out.causes.size();
+        AddCause(out, {y->opcode() == hlo::Opcode::kParameter && cb.is_entry() ? ChangeKind::kParameter
+                                                                               : ChangeKind::kAdded,
+                       std::string(cb.name()), std::string(y->name()), std::string(hlo::OpcodeName(y->opcode())),
+                       what, "", w.op_name, w.source, {}, "", ""});
+        continue;
+      }
+      const Instruction& x = *it->second;
+      bool shape_changed = !(x.shape() == y->shape());
+      if (y->opcode() == hlo::Opcode::kParameter && cb.is_entry() && shape_changed) {
+        AddSubstitutions(x.shape(), y->shape(), subst_);
+        Where w = WhereOf(y);
+        cause_of_[y] = out.causes.size();
+        AddCause(out, {ChangeKind::kParameter, std::string(cb.name()), std::string(y->name()), "parameter",
+                       fmt::format("parameter {} '{}': {} -> {}", y->parameter_number(), y->name(),
+                                   ShapeText(x.shape()), ShapeText(y->shape())),
+                       ParameterDetail(x.shape(), y->shape()), w.op_name, w.source, {}, "", ""});
+        continue;
+      }
+      bool derived_only = true;
+      std::vector<Change> own = OwnChanges(x, *y, &derived_only, out);
+      if (!shape_changed && own.empty()) continue;
+      // Blame: the first operand that changed, else a matching substitution.
+      std::optional<size_t> blamed;
+      for (const Instruction* o : y->operands()) {
+        auto c = cause_of_.find(o);
+        if (c != cause_of_.end()) {
+          blamed = c->second;
+          break;
+        }
+      }
+      bool shape_follows = !shape_changed ||
+                           FollowsSubstitutions(ShapeText(x.shape()), ShapeText(y->shape()), subst_);
+      if (!blamed && shape_follows && derived_only && !subst_.empty()) {
+        for (size_t i = 0; i < out.causes.size() && !blamed; ++i)
+          if (out.causes[i].kind == ChangeKind::kParameter || out.causes[i].kind == ChangeKind::kResult)
+            blamed = i;
+      }
+      if (blamed && derived_only && (shape_follows || y->operand_count() > 0)) {
+        cause_of_[y] = *blamed;
+        std::string note = std::string(y->name());
+        for (const Change& c : own)
+          if (c.kind == ChangeKind::kAttribute && c.detail == "backend_config changed")
+            note += " (backend_config changed, derived from the shape)";
+        Change& cause = out.causes[*blamed];
+        if (cause.source.empty() && cause.dependent_source.empty()) {
+          Where w = WhereOf(y);
+          cause.dependent_op_name = w.op_name;
+          cause.dependent_source = w.source;
+        }
+        cause.dependents.push_back(std::move(note));
+        ++out.dependent_changes;
+        continue;
+      }
+      Where w = WhereOf(y);
+      if (w.source.empty()) w = WhereOf(&x);
+      cause_of_[y] = out.causes.size();
+      if (own.empty()) {
+        own.push_back({ChangeKind::kShape, std::string(cb.name()), std::string(y->name()),
+                       std::string(hlo::OpcodeName(y->opcode())),
+                       fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y->shape())), "", "", "", {}, "", ""});
+      } else if (shape_changed) {
+        own.front().detail += (own.front().detail.empty() ? "" : "; ") +
+                              fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y->shape()));
+      }
+      for (Change& c : own) {
+        c.op_name = w.op_name;
+        c.source = w.source;
+        AddCause(out, std::move(c));
+      }
+    }
+    for (const Instruction* x : ca.instructions()) {
+      if (align_.a_to_b.count(x)) continue;
+      Where w = WhereOf(x);
+      AddCause(out, {x->opcode() == hlo::Opcode::kParameter && ca.is_entry() ? ChangeKind::kParameter
+                                                                              : ChangeKind::kRemoved,
+                     std::string(ca.name()), std::string(x->name()), std::string(hlo::OpcodeName(x->opcode())),
+                     x->opcode() == hlo::Opcode::kParameter && ca.is_entry()
+                         ? fmt::format("parameter {} '{}' removed: {}", x->parameter_number(), x->name(), ShapeText(x->shape()))
+                         : fmt::format("{} '{}' removed: {}", hlo::OpcodeName(x->opcode()), x->name(), ShapeText(x->shape())),
+                     "", w.op_name, w.source, {}, "", ""});
+    }
+    if (cb.is_entry() && !layout_change_.empty()) {
+      bool explained = std::any_of(out.causes.begin(), out.causes.end(),
+                                   [](const Change& c) { return c.kind == ChangeKind::kParameter; });
+      if (explained) {
+        ++out.dependent_changes;
+      } else {
+        AddCause(out, {ChangeKind::kSignature, "", "", "", layout_change_, "", "", "", {}, "", ""});
+      }
+      layout_change_.clear();
+    }
+  }
+
+  const Module& a_;
+  const Module& b_;
+  Alignment align_;
+  Substitutions subst_;
+  std::unordered_map<const Instruction*, size_t> cause_of_;  // B instruction -> its cause
+  std::string layout_change_;
+  std::string concat_growth_;
+};
+
+}  // namespace
+
+std::string_view ChangeKindName(ChangeKind kind) {
+  switch (kind) {
+    case ChangeKind::kSignature: return "signature";
+    case ChangeKind::kParameter: return "parameter";
+    case ChangeKind::kResult: return "result";
+    case ChangeKind::kConstant: return "constant";
+    case ChangeKind::kElidedConstant: return "elided-constant";
+    case ChangeKind::kAttribute: return "attribute";
+    case ChangeKind::kOpcode: return "opcode";
+    case ChangeKind::kOperands: return "operands";
+    case ChangeKind::kShape: return "shape";
+    case ChangeKind::kAdded: return "added";
+    case ChangeKind::kRemoved: return "removed";
+    case ChangeKind::kComputation: return "computation";
+  }
+  return "?";
+}
+
+std::optional<int> EqualLevel(const Module& a, const Module& b) {
+  if (a.source() == b.source()) return 0;
+  // Coarsest first: a level that differs means every finer one differs too.
+  if (LevelHash(a, hlo::kLevelSignature) != LevelHash(b, hlo::kLevelSignature)) return std::nullopt;
+  for (int level = hlo::kLevelSignature - 1; level >= hlo::kLevelRaw; --level)
+    if (LevelHash(a, level) != LevelHash(b, level)) return level + 1;
+  return 0;
+}
+
+std::string DescribeLevel(std::optional<int> level) {
+  if (!level) return "never equal: the entry signatures differ";
+  switch (*level) {
+    case 0: return "equal (level 0: the same module)";
+    case 1: return "equal once print style, whitespace and comments are ignored (level 1: cosmetic)";
+    case 2: return "equal once names and metadata are ignored (level 2: cosmetic; a cache keyed on raw text would miss)";
+    case 3: return "equal once instructions are renumbered and reordered (level 3: same fingerprint, no recompilation)";
+    case 4: return "equal only once backend_config and float constant values are ignored (level 4: recompiles)";
+    default: return "equal only in the entry signature (level 5: the graphs differ, recompiles)";
+  }
+}
+
+ModuleDiff DiffModules(const Module& a, const Module& b) {
+  ModuleDiff out;
+  if (a.source() == b.source()) {
+    out.equal_level = 0;
+    return out;
+  }
+  // Printing a level costs a pass over the module, so the levels are probed
+  // in the order the alignment suggests rather than all of them.
+  if (LevelHash(a, hlo::kLevelSignature) != LevelHash(b, hlo::kLevelSignature)) {
+    out = Differ(a, b).Run();
+    out.equal_level = std::nullopt;
+    return out;
+  }
+  out = Differ(a, b).Run();
+  bool config_only = !out.causes.empty();
+  for (const Change& c : out.causes) {
+    bool float_constant = c.kind == ChangeKind::kConstant;  // integer ones print at level 4
+    bool config = c.kind == ChangeKind::kAttribute &&
+                  (c.what.starts_with("backend_config:") || c.what.starts_with("infeed_config:") ||
+                   c.what.starts_with("outfeed_config:"));
+    config_only &= float_constant || config;
+  }
+  if (!out.causes.empty() && !config_only) {
+    // A structural cause shows at level 4 too; confirm the level 4 verdict
+    // only when the causes could all vanish there.
+    out.equal_level = hlo::kLevelSignature;
+    return out;
+  }
+  if (config_only) {
+    out.equal_level = LevelHash(a, hlo::kLevelConfig) == LevelHash(b, hlo::kLevelConfig)
+                          ? std::optional<int>(hlo::kLevelConfig)
+                          : std::optional<int>(hlo::kLevelSignature);
+    if (out.equal_level == hlo::kLevelConfig) return out;
+  }
+  // No cause found (or level 4 still differs): find the lowest equal level.
+  std::optional<int> level = EqualLevel(a, b);
+  out.equal_level = level;
+  if (level && *level <= hlo::kLevelStructure) {
+    out.causes.clear();  // renumbering noise of the alignment
+    out.dependent_changes = 0;
+  }
+  return out;
+}
+
+}  // namespace tileprof::analyzer

@@ -1,0 +1,137 @@
+// The built-in codelet catalogue: the vertex types an HLO lowering needs,
+// named in the style of the Poplar libraries (the names the text report's
+// "By Type" list shows, seed 004), plus the seed listing's SumVertex and
+// AdderVertex. docs/engine-graph.md lists every family with its fields, state
+// and code bytes and cycle formula.
+//
+// Numerics follow XLA's definitions where the HLO lowering needs them (see
+// each enumerator); f16 and bf16 are computed in f32 and rounded to nearest
+// even on store.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "common/expected.h"
+#include "engine/codelets/codelet.h"
+
+namespace tileprof::engine {
+
+// popops::expr::BinaryOpType names.
+enum class BinaryOp : uint8_t {
+  kAdd,       // integers wrap (two's complement)
+  kSubtract,  // integers wrap
+  kMultiply,  // integers wrap
+  kDivide,    // integers: x/0 = -1 (all ones), INT_MIN/-1 = INT_MIN (XLA)
+  kRemainder, // integers: x%0 = x, INT_MIN%-1 = 0 (XLA); floats: fmod
+  kPower,     // integers: by squaring, wrapping; negative exponent gives
+              // 1 if the base is 1, else 0 (XLA); floats: pow
+  kMaximum,   // floats: NaN if either is NaN; -0 < +0
+  kMinimum,   // floats: NaN if either is NaN; -0 < +0
+  kAtan2,     // floats only
+  kBitwiseAnd,  // integers and pred
+  kBitwiseOr,   // integers and pred
+  kBitwiseXor,  // integers and pred
+  kShiftLeft,   // integers; an amount >= bit width (as unsigned) gives 0
+  kShiftRight,  // logical; amount >= width gives 0
+  kShiftRightSignExtend,  // arithmetic; amount >= width fills with the sign
+  kEqual,       // comparisons: output pred; floats compare as IEEE
+  kNotEqual,    //   (NaN is unequal to everything, itself included)
+  kLessThan,
+  kLessThanEqual,
+  kGreaterThan,
+  kGreaterThanEqual,
+};
+
+// popops::expr::UnaryOpType names (ROUND_HALF_EVEN is tileprof's, for HLO
+// round-nearest-even).
+enum class UnaryOp : uint8_t {
+  kAbsolute,   // integers wrap: |INT_MIN| = INT_MIN; unsigned: identity
+  kNegate,     // integers wrap
+  kSignum,     // -1, 0, 1; floats keep NaN and the sign of zero
+  kFloor,      // floats only from here to kIsFinite
+  kCeil,
+  kRound,      // half away from zero (HLO round-nearest-afz)
+  kRoundHalfEven,
+  kExponent,
+  kExponentMinusOne,
+  kLogarithm,
+  kLogarithmOnePlus,
+  kTanh,
+  kSigmoid,    // HLO logistic: 1 / (1 + exp(-x))
+  kSqrt,
+  kRsqrt,
+  kSin,
+  kCos,
+  kIsFinite,   // output pred
+  kBitwiseNot, // integers
+  kLogicalNot, // pred
+};
+
+enum class ReduceOp : uint8_t { kAdd, kMul, kMax, kMin, kAnd, kOr };
+
+std::string_view BinaryOpName(BinaryOp op);  // "ADD"
+std::string_view UnaryOpName(UnaryOp op);    // "EXPONENT"
+std::string_view ReduceOpName(ReduceOp op);  // "ReduceAdd"
+bool IsComparison(BinaryOp op);
+// The element types the catalogue has the operation for.
+bool Supports(BinaryOp op, ElementType type);
+bool Supports(UnaryOp op, ElementType type);
+bool Supports(ReduceOp op, ElementType type);
+// Output element type of a unary op on `type` (pred for kIsFinite).
+ElementType UnaryOutputType(UnaryOp op, ElementType type);
+
+// Codelet names, e.g.
+//   popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::ADD,float>
+//   popops::UnaryOp1DSupervisor<popops::expr::UnaryOpType::EXPONENT,half>
+//   popops::Select<float>, popops::Clamp<float>, popops::Cast1D<float,half>
+//   poplar_rt::Copy1D<float>, popops::Fill<float>
+//   popops::ScaledAddSupervisor<float,float,true>  (false: scale is a tensor)
+//   popops::Reduce<popops::ReduceAdd,float,float,false,0>
+//   poplin::MatMulPartial<half,float>
+//   poplin::ConvPartial1x1Out<half,float,true,false>
+//   poprand::SetSeedSupervisor, SumVertex, AdderVertex
+std::string BinaryOpCodeletName(BinaryOp op, ElementType type);
+std::string UnaryOpCodeletName(UnaryOp op, ElementType type);
+std::string SelectCodeletName(ElementType type);
+std::string ClampCodeletName(ElementType type);
+std::string CastCodeletName(ElementType from, ElementType to);
+std::string CopyCodeletName(ElementType type);
+std::string FillCodeletName(ElementType type);
+// constant_scale: the scale is a constant in the vertex state (parameter
+// scaleB, f32 bits; float types only) rather than a scalar tensor field.
+std::string ScaledAddCodeletName(ElementType type, bool constant_scale);
+std::string ReduceCodeletName(ReduceOp op, ElementType type, bool is_update);
+std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator);
+std::string ConvPartial1x1OutCodeletName(ElementType input,
+                                         ElementType accumulator);
+inline constexpr std::string_view kSetSeedCodeletName = "poprand::SetSeedSupervisor";
+inline constexpr std::string_view kSumVertexCodeletName = "SumVertex";
+inline constexpr std::string_view kAdderVertexCodeletName = "AdderVertex";
+
+// The catalogue, built once on first use (thread-safe); codelets live for
+// the whole program.
+const Codelet* FindCodelet(std::string_view name);  // nullptr if unknown
+std::span<const Codelet* const> AllCodelets();      // sorted by name
+
+// Lookups by operation. Error when the catalogue lacks the combination:
+// "no codelet popops::BinaryOp1DSupervisor<...ATAN2,int>: ATAN2 is not
+// defined for s32".
+Expected<const Codelet*> GetBinaryOpCodelet(BinaryOp op, ElementType type);
+Expected<const Codelet*> GetUnaryOpCodelet(UnaryOp op, ElementType type);
+Expected<const Codelet*> GetSelectCodelet(ElementType type);
+Expected<const Codelet*> GetClampCodelet(ElementType type);
+Expected<const Codelet*> GetCastCodelet(ElementType from, ElementType to);
+Expected<const Codelet*> GetCopyCodelet(ElementType type);
+Expected<const Codelet*> GetFillCodelet(ElementType type);
+Expected<const Codelet*> GetScaledAddCodelet(ElementType type,
+                                             bool constant_scale);
+Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type,
+                                          bool is_update);
+Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,
+                                                 ElementType accumulator);
+Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input,
+                                                     ElementType accumulator);
+
+}  // namespace tileprof::engine

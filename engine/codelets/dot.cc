@@ -1,0 +1,210 @@
+// Matrix-multiply partials:
+//   poplin::MatMulPartial<In,Acc>   out[m x n] = in[m x k] . weights[k x n]
+//     worker vertex on the vector unit; parameters m, k, n.
+//   poplin::ConvPartial1x1Out<In,Acc,true,false>
+//     out[p][co] += sum over ci of in[p][ci] * weights[co][ci]
+//     supervisor vertex on the AMP unit; parameters inChans, outChans; the
+//     pixel count is |in| / inChans. It accumulates into `out` (partial sums
+//     over input-channel groups), as a 1x1 convolution is a matmul.
+// All matrices are row-major. Products and sums run in Acc's compute type
+// (f32 for f16/bf16 accumulators, which round once on store); half x half
+// products are exact in f32.
+#include "engine/codelets/codelets.h"
+#include "engine/codelets/cost_model.h"
+#include "engine/codelets/families.h"
+#include "engine/codelets/numeric.h"
+
+namespace tileprof::engine {
+namespace {
+
+using numeric::Get;
+using numeric::Put;
+
+template <typename C>
+C MulAdd(C acc, C a, C b) {
+  if constexpr (numeric::kIsInt<C>) return numeric::WrapAdd(acc, numeric::WrapMul(a, b));
+  else return acc + a * b;
+}
+
+// acc (+)= sum over i < count of a[a0 + i * a_step] * b[b0 + i * b_step].
+template <ElementType kIn, ElementType kAcc>
+typename numeric::Traits<kAcc>::Compute Dot(
+    typename numeric::Traits<kAcc>::Compute acc, std::span<const std::byte> a,
+    uint64_t a0, uint64_t a_step, std::span<const std::byte> b, uint64_t b0,
+    uint64_t b_step, uint64_t count) {
+  using C = typename numeric::Traits<kAcc>::Compute;
+  for (uint64_t i = 0; i < count; ++i) {
+    acc = MulAdd<C>(acc, static_cast<C>(Get<kIn>(a, a0 + i * a_step)),
+                    static_cast<C>(Get<kIn>(b, b0 + i * b_step)));
+  }
+  return acc;
+}
+
+// Calls f(TypeTag<in>, TypeTag<acc>) for the pairs the catalogue has (only
+// those are instantiated).
+template <typename F>
+Status DispatchPair(ElementType in, ElementType acc, F&& f) {
+  using T = ElementType;
+  using numeric::TypeTag;
+  if (in == T::kF32 && acc == T::kF32) return f(TypeTag<T::kF32>{}, TypeTag<T::kF32>{});
+  if (in == T::kF16 && acc == T::kF32) return f(TypeTag<T::kF16>{}, TypeTag<T::kF32>{});
+  if (in == T::kF16 && acc == T::kF16) return f(TypeTag<T::kF16>{}, TypeTag<T::kF16>{});
+  if (in == T::kBF16 && acc == T::kF32) return f(TypeTag<T::kBF16>{}, TypeTag<T::kF32>{});
+  if (in == T::kS32 && acc == T::kS32) return f(TypeTag<T::kS32>{}, TypeTag<T::kS32>{});
+  if (in == T::kF64 && acc == T::kF64) return f(TypeTag<T::kF64>{}, TypeTag<T::kF64>{});
+  return MakeError("no dot product for {} inputs and {} accumulators", HloName(in),
+                   HloName(acc));
+}
+
+class MatMulPartialCodelet final : public Codelet {
+ public:
+  MatMulPartialCodelet(ElementType in, ElementType acc)
+      : Codelet(MatMulPartialCodeletName(in, acc), ExecutionKind::kWorker,
+                {In("in", in), In("weights", in), Out("out", acc)},
+                {"m", "k", "n"}, cost::kMatMulCodeBytes),
+        in_(in),
+        acc_(acc) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    const uint64_t m = shape.params[0], k = shape.params[1], n = shape.params[2];
+    const uint64_t expected[] = {m * k, k * n, m * n};
+    const char* formula[] = {"m*k", "k*n", "m*n"};
+    for (size_t i = 0; i < 3; ++i) {
+      if (shape.field_elements[i] != expected[i]) {
+        return MakeError("field '{}' has {} elements, expected {} = {} (m={}, k={}, n={})",
+                         fields()[i].name, shape.field_elements[i], formula[i],
+                         expected[i], m, k, n);
+      }
+    }
+    return {};
+  }
+
+  // kWorkerOverhead + m*n * (kDotPerOutputCycles
+  //                          + ceil(k / width(In)) * (2 loads + 1 MAC)).
+  uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
+    const uint64_t m = shape.params[0], k = shape.params[1], n = shape.params[2];
+    const uint64_t per_output =
+        cost::kDotPerOutputCycles +
+        cost::CeilDiv(k, cost::Width(target, in_)) *
+            cost::CyclesPerVector(cost::OpClass::kSimple, in_, 2, 0);
+    return cost::kWorkerOverhead + m * n * per_output;
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const uint64_t m = io.params[0], k = io.params[1], n = io.params[2];
+    return DispatchPair(in_, acc_, [&](auto in_tag, auto acc_tag) -> Status {
+      constexpr ElementType kIn = decltype(in_tag)::value;
+      constexpr ElementType kAcc = decltype(acc_tag)::value;
+      using C = typename numeric::Traits<kAcc>::Compute;
+      for (uint64_t row = 0; row < m; ++row) {
+        for (uint64_t col = 0; col < n; ++col) {
+          const C sum = Dot<kIn, kAcc>(C(0), io.fields[0], row * k, 1, io.fields[1], col,
+                                       n, k);
+          Put<kAcc>(io.fields[2], row * n + col, sum);
+        }
+      }
+      return {};
+    });
+  }
+
+ private:
+  ElementType in_;
+  ElementType acc_;
+};
+
+class ConvPartial1x1OutCodelet final : public Codelet {
+ public:
+  ConvPartial1x1OutCodelet(ElementType in, ElementType acc)
+      : Codelet(ConvPartial1x1OutCodeletName(in, acc), ExecutionKind::kSupervisor,
+                {In("in", in, VectorLayout::kSpan), In("weights", in),
+                 InOut("out", acc)},
+                {"inChans", "outChans"}, cost::kConvCodeBytes),
+        in_(in),
+        acc_(acc) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    const uint64_t in_chans = shape.params[0], out_chans = shape.params[1];
+    if (in_chans == 0 || out_chans == 0) {
+      return MakeError("parameters inChans={} and outChans={} must be nonzero", in_chans,
+                       out_chans);
+    }
+    if (shape.field_elements[0] % in_chans != 0) {
+      return MakeError("field 'in' has {} elements, not a multiple of inChans={}",
+                       shape.field_elements[0], in_chans);
+    }
+    const uint64_t pixels = shape.field_elements[0] / in_chans;
+    if (shape.field_elements[1] != in_chans * out_chans) {
+      return MakeError("field 'weights' has {} elements, expected outChans*inChans = {}",
+                       shape.field_elements[1], in_chans * out_chans);
+    }
+    if (shape.field_elements[2] != pixels * out_chans) {
+      return MakeError("field 'out' has {} elements, expected pixels*outChans = {} "
+                       "({} pixels)", shape.field_elements[2], pixels * out_chans, pixels);
+    }
+    return {};
+  }
+
+  // kSupervisorOverhead + W * (kWorkerOverhead + ceil(P / W) * kConvPerPixelCycles)
+  //   + ceil(P * inChans * outChans / AMP MACs per cycle)
+  //   + ceil(weight bytes / 8)   (weights enter the AMP at 64 bits a cycle).
+  uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
+    const uint64_t in_chans = shape.params[0], out_chans = shape.params[1];
+    const uint64_t pixels = in_chans == 0 ? 0 : shape.field_elements[0] / in_chans;
+    const uint64_t workers = target.NumWorkerContexts();
+    uint64_t macs_per_cycle = target.AmpMacsPerCycle(in_, acc_);
+    if (macs_per_cycle == 0) macs_per_cycle = 1;
+    return cost::kSupervisorOverhead +
+           workers * (cost::kWorkerOverhead +
+                      cost::CeilDiv(pixels, workers) * cost::kConvPerPixelCycles) +
+           cost::CeilDiv(pixels * in_chans * out_chans, macs_per_cycle) +
+           cost::CeilDiv(in_chans * out_chans * SizeOf(in_), 8);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const uint64_t in_chans = io.params[0], out_chans = io.params[1];
+    const uint64_t pixels = Count(io, 0) / in_chans;
+    return DispatchPair(in_, acc_, [&](auto in_tag, auto acc_tag) -> Status {
+      constexpr ElementType kIn = decltype(in_tag)::value;
+      constexpr ElementType kAcc = decltype(acc_tag)::value;
+      for (uint64_t p = 0; p < pixels; ++p) {
+        for (uint64_t co = 0; co < out_chans; ++co) {
+          const uint64_t o = p * out_chans + co;
+          const auto sum = Dot<kIn, kAcc>(Get<kAcc>(io.fields[2], o), io.fields[0],
+                                          p * in_chans, 1, io.fields[1], co * in_chans,
+                                          1, in_chans);
+          Put<kAcc>(io.fields[2], o, sum);
+        }
+      }
+      return {};
+    });
+  }
+
+ private:
+  ElementType in_;
+  ElementType acc_;
+};
+
+}  // namespace
+
+void AddDotCodelets(CodeletList& out) {
+  using T = ElementType;
+  // The vector-unit matmul: the float pairs poplin has, bf16 inputs (common in
+  // JAX graphs), and s32 and f64 so that integer and double dots lower without
+  // conversion.
+  const std::pair<T, T> matmul_types[] = {{T::kF32, T::kF32}, {T::kF16, T::kF32},
+                                          {T::kF16, T::kF16}, {T::kBF16, T::kF32},
+                                          {T::kS32, T::kS32}, {T::kF64, T::kF64}};
+  for (const auto& [in, acc] : matmul_types) {
+    out.push_back(std::make_unique<MatMulPartialCodelet>(in, acc));
+  }
+  // The AMP pairs (Target::AmpMacsPerCycle is nonzero for exactly these).
+  const std::pair<T, T> conv_types[] = {
+      {T::kF32, T::kF32}, {T::kF16, T::kF32}, {T::kF16, T::kF16}};
+  for (const auto& [in, acc] : conv_types) {
+    out.push_back(std::make_unique<ConvPartial1x1OutCodelet>(in, acc));
+  }
+}
+
+}  // namespace tileprof::engine

@@ -1,0 +1,132 @@
+// Reductions: popops::Reduce<popops::ReduceOP,T,T,isUpdate,0>.
+//
+// Fields: `partials` (in, P x M elements, partial-major) and `out` (M
+// elements): out[j] = op over k of partials[k * M + j], k = 0 .. P-1, in that
+// order. With isUpdate the old value of out is combined first, which is how
+// an HLO reduce with a non-identity init value lowers: fill out with init,
+// then reduce with update. Reducing a whole region to one value is M = 1.
+// f16 and bf16 accumulate in f32 and round once; integers wrap; max and min
+// propagate NaN (XLA's maximum/minimum).
+#include <limits>
+
+#include "engine/codelets/codelets.h"
+#include "engine/codelets/cost_model.h"
+#include "engine/codelets/families.h"
+#include "engine/codelets/numeric.h"
+
+namespace tileprof::engine {
+namespace {
+
+using numeric::Get;
+using numeric::Put;
+
+template <typename C>
+C Identity(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kAdd: return C(0);
+    case ReduceOp::kMul: return C(1);
+    case ReduceOp::kMax:
+      if constexpr (numeric::kIsFloat<C>) return -std::numeric_limits<C>::infinity();
+      else return std::numeric_limits<C>::lowest();
+    case ReduceOp::kMin:
+      if constexpr (numeric::kIsFloat<C>) return std::numeric_limits<C>::infinity();
+      else return std::numeric_limits<C>::max();
+    case ReduceOp::kAnd: return C(1);
+    case ReduceOp::kOr: return C(0);
+  }
+  return C(0);
+}
+
+template <typename C>
+C Combine(ReduceOp op, C a, C b) {
+  if constexpr (numeric::kIsPred<C>) {
+    return op == ReduceOp::kAnd ? (a && b) : (a || b);
+  } else {
+    switch (op) {
+      case ReduceOp::kAdd:
+        if constexpr (numeric::kIsInt<C>) return numeric::WrapAdd(a, b);
+        else return a + b;
+      case ReduceOp::kMul:
+        if constexpr (numeric::kIsInt<C>) return numeric::WrapMul(a, b);
+        else return a * b;
+      case ReduceOp::kMax: return numeric::Max(a, b);
+      case ReduceOp::kMin: return numeric::Min(a, b);
+      default: return a;  // and/or: pred only (Supports)
+    }
+  }
+}
+
+class ReduceCodelet final : public Codelet {
+ public:
+  ReduceCodelet(ReduceOp op, ElementType type, bool is_update)
+      : Codelet(ReduceCodeletName(op, type, is_update), ExecutionKind::kWorker,
+                {In("partials", type, VectorLayout::kSpan),
+                 is_update ? InOut("out", type, VectorLayout::kSpan)
+                           : Out("out", type, VectorLayout::kSpan)},
+                {}, cost::kReduceCodeBytes),
+        op_(op),
+        type_(type),
+        is_update_(is_update) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    const uint64_t partials = shape.field_elements[0];
+    const uint64_t outputs = shape.field_elements[1];
+    if (outputs == 0 || partials % outputs != 0) {
+      return MakeError("field 'partials' has {} elements, not a multiple of the {} "
+                       "elements of 'out'", partials, outputs);
+    }
+    return {};
+  }
+
+  // kWorkerOverhead + ceil(M / width) * (P * (load + op) + store
+  //                                      [+ load + op when isUpdate]).
+  uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
+    const uint64_t outputs = shape.field_elements[1];
+    const uint64_t partials = outputs == 0 ? 0 : shape.field_elements[0] / outputs;
+    const uint64_t step =
+        cost::kMemoryAccessCycles + cost::OpCycles(cost::OpClass::kSimple, type_);
+    const uint64_t per_vector =
+        partials * step + cost::kMemoryAccessCycles + (is_update_ ? step : 0);
+    return cost::WorkerLoop(outputs, cost::Width(target, type_), per_vector);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const uint64_t outputs = Count(io, 1);
+    const uint64_t partials = Count(io, 0) / outputs;
+    return numeric::Dispatch(type_, [&](auto tag) -> Status {
+      constexpr ElementType kT = decltype(tag)::value;
+      using C = typename numeric::Traits<kT>::Compute;
+      for (uint64_t j = 0; j < outputs; ++j) {
+        C acc = is_update_ ? Get<kT>(io.fields[1], j) : Identity<C>(op_);
+        for (uint64_t k = 0; k < partials; ++k) {
+          acc = Combine(op_, acc, Get<kT>(io.fields[0], k * outputs + j));
+        }
+        Put<kT>(io.fields[1], j, acc);
+      }
+      return {};
+    });
+  }
+
+ private:
+  ReduceOp op_;
+  ElementType type_;
+  bool is_update_;
+};
+
+constexpr ReduceOp kReduceOps[] = {ReduceOp::kAdd, ReduceOp::kMul, ReduceOp::kMax,
+                                   ReduceOp::kMin, ReduceOp::kAnd, ReduceOp::kOr};
+
+}  // namespace
+
+void AddReduceCodelets(CodeletList& out) {
+  for (ElementType type : kAllElementTypes) {
+    for (ReduceOp op : kReduceOps) {
+      if (!Supports(op, type)) continue;
+      out.push_back(std::make_unique<ReduceCodelet>(op, type, false));
+      out.push_back(std::make_unique<ReduceCodelet>(op, type, true));
+    }
+  }
+}
+
+}  // namespace tileprof::engine

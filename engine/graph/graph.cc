@@ -1,0 +1,335 @@
+// Graph building: data, compute sets, vertices, edges, tile mapping, streams.
+// Validation and statistics are in graph_check.cc.
+#include "engine/graph/graph.h"
+
+#include <fmt/format.h>
+
+#include "engine/codelets/codelets.h"
+
+namespace tileprof::engine {
+namespace {
+
+std::string_view DirectionName(FieldDirection direction) {
+  switch (direction) {
+    case FieldDirection::kInput: return "input";
+    case FieldDirection::kOutput: return "output";
+    case FieldDirection::kInOut: return "in/out";
+  }
+  return "?";
+}
+
+std::string FieldList(const Codelet& codelet) {
+  std::string list;
+  for (const FieldSpec& field : codelet.fields()) {
+    list += list.empty() ? field.name : ", " + field.name;
+  }
+  return list.empty() ? "none" : list;
+}
+
+}  // namespace
+
+uint32_t VertexInfo::NumEdges() const {
+  uint32_t edges = 0;
+  for (const auto& field : fields) edges += field.has_value() ? 1 : 0;
+  return edges;
+}
+
+std::vector<uint64_t> VertexInfo::FieldElements() const {
+  std::vector<uint64_t> elements;
+  elements.reserve(fields.size());
+  for (const auto& field : fields) elements.push_back(field ? field->NumElements() : 0);
+  return elements;
+}
+
+std::vector<uint32_t> VertexInfo::ParamValues() const {
+  std::vector<uint32_t> values;
+  values.reserve(params.size());
+  for (const auto& param : params) values.push_back(param.value_or(0));
+  return values;
+}
+
+Graph::Graph(Target target) : target_(std::move(target)) {}
+
+Expected<Tensor> Graph::AddData(ElementType type, std::vector<uint64_t> shape,
+                                std::string_view name, bool is_constant,
+                                std::vector<std::byte> data) {
+  const char* kind = is_constant ? "constant" : "variable";
+  auto count = ElementCount(shape);
+  if (!count) return count.error().Within(fmt::format("{} '{}'", kind, name));
+  if (is_constant && data.size() != *count * SizeOf(type)) {
+    return MakeError("constant '{}' ({}{}): {} bytes of data, expected {} ({} x {})",
+                     name, HloName(type), fmt::format("[{}]", fmt::join(shape, ",")),
+                     data.size(), *count * SizeOf(type), *count, SizeOf(type));
+  }
+  if (variables_.size() >= UINT32_MAX) return MakeError("too many variables");
+  const auto id = static_cast<VariableId>(variables_.size());
+  Tensor tensor = Tensor::OfVariable(id, type, shape);
+  variables_.push_back(VariableInfo{std::string(name), type, std::move(shape), *count,
+                                    is_constant, std::move(data)});
+  tile_maps_.emplace_back();
+  return tensor;
+}
+
+Expected<Tensor> Graph::AddVariable(ElementType type, std::vector<uint64_t> shape,
+                                    std::string_view name) {
+  return AddData(type, std::move(shape), name, false, {});
+}
+
+Expected<Tensor> Graph::AddConstant(ElementType type, std::vector<uint64_t> shape,
+                                    std::vector<std::byte> data, std::string_view name) {
+  return AddData(type, std::move(shape), name, true, std::move(data));
+}
+
+Expected<Tensor> Graph::AddConstantFromDoubles(ElementType type,
+                                               std::vector<uint64_t> shape,
+                                               std::span<const double> values,
+                                               std::string_view name) {
+  std::vector<std::byte> data(values.size() * SizeOf(type));
+  for (size_t i = 0; i < values.size(); ++i) {
+    StoreFromDouble(type, values[i], data.data() + i * SizeOf(type));
+  }
+  return AddConstant(type, std::move(shape), std::move(data), name);
+}
+
+Expected<Tensor> Graph::AddConstantFromInts(ElementType type, std::vector<uint64_t> shape,
+                                            std::span<const int64_t> values,
+                                            std::string_view name) {
+  std::vector<std::byte> data(values.size() * SizeOf(type));
+  for (size_t i = 0; i < values.size(); ++i) {
+    StoreFromInt64(type, values[i], data.data() + i * SizeOf(type));
+  }
+  return AddConstant(type, std::move(shape), std::move(data), name);
+}
+
+Status Graph::CheckTensorRegions(const Tensor& tensor) const {
+  if (!tensor.valid()) return MakeError("invalid tensor");
+  for (const TensorRegion& region : tensor.regions()) {
+    if (region.variable >= variables_.size()) {
+      return MakeError("tensor refers to variable {}, which this graph does not have",
+                       region.variable);
+    }
+    const VariableInfo& info = variables_[region.variable];
+    if (region.end > info.num_elements || info.type != tensor.element_type()) {
+      return MakeError("tensor {} refers to elements [{}, {}) of {}, which do not match it",
+                       tensor.ShapeString(), region.begin, region.end,
+                       DescribeVariable(region.variable));
+    }
+  }
+  return {};
+}
+
+Status Graph::CheckTensor(const Tensor& tensor, std::string_view what) const {
+  if (auto status = CheckTensorRegions(tensor); !status) return status.error().Within(what);
+  return {};
+}
+
+Status Graph::SetTileMapping(const Tensor& tensor, uint32_t tile) {
+  TILEPROF_RETURN_IF_ERROR(CheckTensor(tensor, "set tile mapping"));
+  if (!target_.IsValidTile(tile)) {
+    return target_.CheckTile(tile, fmt::format("set tile mapping of {}", tensor.ShapeString()));
+  }
+  for (const TensorRegion& region : tensor.regions()) {
+    tile_maps_[region.variable].Assign(region.begin, region.end, tile);
+  }
+  return {};
+}
+
+ComputeSetId Graph::AddComputeSet(std::string_view name) {
+  compute_sets_.push_back({std::string(name), {}});
+  return static_cast<ComputeSetId>(compute_sets_.size() - 1);
+}
+
+Expected<VertexRef> Graph::AddVertex(ComputeSetId compute_set, std::string_view codelet,
+                                     std::string_view debug_name) {
+  const Codelet* found = nullptr;
+  if (auto it = custom_codelets_.find(std::string(codelet)); it != custom_codelets_.end()) {
+    found = it->second.get();
+  } else {
+    found = FindCodelet(codelet);
+  }
+  if (found == nullptr) {
+    return MakeError("add vertex '{}': unknown codelet '{}'", debug_name, codelet);
+  }
+  return AddVertex(compute_set, *found, debug_name);
+}
+
+Expected<VertexRef> Graph::AddVertex(ComputeSetId compute_set, const Codelet& codelet,
+                                     std::string_view debug_name) {
+  if (compute_set >= compute_sets_.size()) {
+    return MakeError("add vertex '{}' ({}): no compute set {} (graph has {})", debug_name,
+                     codelet.name(), compute_set, compute_sets_.size());
+  }
+  if (vertices_.size() >= UINT32_MAX) return MakeError("too many vertices");
+  VertexInfo info;
+  info.codelet = &codelet;
+  info.compute_set = compute_set;
+  info.debug_name = std::string(debug_name);
+  info.fields.resize(codelet.fields().size());
+  info.params.resize(codelet.params().size());
+  const auto id = static_cast<VertexId>(vertices_.size());
+  vertices_.push_back(std::move(info));
+  compute_sets_[compute_set].vertices.push_back(id);
+  return VertexRef{id};
+}
+
+Status Graph::Connect(const FieldRef& ref, const Tensor& tensor) {
+  if (ref.vertex >= vertices_.size()) {
+    return MakeError("connect field '{}': no vertex {} (graph has {})", ref.field,
+                     ref.vertex, vertices_.size());
+  }
+  VertexInfo& vertex = vertices_[ref.vertex];
+  const Codelet& codelet = *vertex.codelet;
+  const auto index = codelet.FindField(ref.field);
+  if (!index) {
+    if (codelet.FindParam(ref.field)) {
+      return MakeError("{}: '{}' is a parameter, not a field; use SetInitialValue",
+                       DescribeVertex(ref.vertex), ref.field);
+    }
+    return MakeError("{}: no field '{}' (fields: {})", DescribeVertex(ref.vertex), ref.field,
+                     FieldList(codelet));
+  }
+  const FieldSpec& field = codelet.fields()[*index];
+  // Built only on error: graphs may have millions of edges.
+  const auto place = [&] {
+    return fmt::format("{}: field '{}'", DescribeVertex(ref.vertex), field.name);
+  };
+  if (vertex.fields[*index]) return MakeError("{} is already connected", place());
+  if (auto status = CheckTensorRegions(tensor); !status) {
+    return status.error().Within(place());
+  }
+  if (tensor.element_type() != field.type) {
+    return MakeError("{} is {} ({}), the tensor is {}", place(), PoplarName(field.type),
+                     HloName(field.type), tensor.ShapeString());
+  }
+  const uint64_t elements = tensor.NumElements();
+  if (field.kind == FieldKind::kScalar && elements != 1) {
+    return MakeError("{} is a scalar, the tensor {} has {} elements", place(),
+                     tensor.ShapeString(), elements);
+  }
+  if (elements == 0) {
+    return MakeError("{}: the tensor {} is empty", place(), tensor.ShapeString());
+  }
+  if (field.IsWritten()) {
+    for (const TensorRegion& region : tensor.regions()) {
+      if (variables_[region.variable].is_constant) {
+        return MakeError("{} is {} but the tensor includes {}", place(),
+                         DirectionName(field.direction), DescribeVariable(region.variable));
+      }
+    }
+    if (tensor.HasAliases()) {
+      return MakeError("{} is {} but the tensor repeats elements", place(),
+                       DirectionName(field.direction));
+    }
+  }
+  vertex.fields[*index] = tensor;
+  return {};
+}
+
+Status Graph::SetInitialValue(const FieldRef& ref, uint32_t value) {
+  if (ref.vertex >= vertices_.size()) {
+    return MakeError("set initial value of '{}': no vertex {} (graph has {})", ref.field,
+                     ref.vertex, vertices_.size());
+  }
+  VertexInfo& vertex = vertices_[ref.vertex];
+  const auto index = vertex.codelet->FindParam(ref.field);
+  if (!index) {
+    return MakeError("{}: no parameter '{}'{}", DescribeVertex(ref.vertex), ref.field,
+                     vertex.codelet->FindField(ref.field) ? " (it is a field; use Connect)"
+                                                          : "");
+  }
+  vertex.params[*index] = value;
+  return {};
+}
+
+Status Graph::SetTileMapping(VertexRef ref, uint32_t tile) {
+  if (ref.id >= vertices_.size()) {
+    return MakeError("set tile mapping: no vertex {} (graph has {})", ref.id,
+                     vertices_.size());
+  }
+  if (!target_.IsValidTile(tile)) return target_.CheckTile(tile, DescribeVertex(ref.id));
+  vertices_[ref.id].tile = tile;
+  return {};
+}
+
+Status Graph::SetPerfEstimate(VertexRef ref, uint64_t cycles) {
+  if (ref.id >= vertices_.size()) {
+    return MakeError("set perf estimate: no vertex {} (graph has {})", ref.id,
+                     vertices_.size());
+  }
+  vertices_[ref.id].perf_estimate = cycles;
+  return {};
+}
+
+Status Graph::AddCodelet(std::shared_ptr<const Codelet> codelet) {
+  if (codelet == nullptr) return MakeError("add codelet: null codelet");
+  const std::string& name = codelet->name();
+  if (custom_codelets_.count(name) != 0 || FindCodelet(name) != nullptr) {
+    return MakeError("add codelet: a codelet named '{}' already exists", name);
+  }
+  custom_codelets_.emplace(name, std::move(codelet));
+  return {};
+}
+
+Expected<DataStream> Graph::AddStream(std::string_view name, ElementType type,
+                                      uint64_t num_elements, StreamDirection direction) {
+  if (num_elements == 0) return MakeError("stream '{}': zero elements per copy", name);
+  for (const StreamInfo& stream : streams_) {
+    if (stream.name == name) return MakeError("stream '{}' already exists", name);
+  }
+  streams_.push_back({std::string(name), type, num_elements, direction});
+  return DataStream{static_cast<StreamId>(streams_.size() - 1)};
+}
+
+Expected<DataStream> Graph::AddHostToDeviceFifo(std::string_view name, ElementType type,
+                                                uint64_t num_elements) {
+  return AddStream(name, type, num_elements, StreamDirection::kHostToDevice);
+}
+
+Expected<DataStream> Graph::AddDeviceToHostFifo(std::string_view name, ElementType type,
+                                                uint64_t num_elements) {
+  return AddStream(name, type, num_elements, StreamDirection::kDeviceToHost);
+}
+
+std::vector<TileRun> Graph::TileMapping(VariableId id) const { return tile_maps_.at(id).Runs(); }
+
+std::vector<MappedRegion> Graph::MapRegions(const Tensor& tensor) const {
+  std::vector<MappedRegion> pieces;
+  for (const TensorRegion& region : tensor.regions()) {
+    if (region.variable >= tile_maps_.size()) {
+      pieces.push_back({region, std::nullopt});
+      continue;
+    }
+    tile_maps_[region.variable].ForEachPiece(
+        region.begin, region.end,
+        [&](uint64_t begin, uint64_t end, std::optional<uint32_t> tile) {
+          pieces.push_back({{region.variable, begin, end}, tile});
+        });
+  }
+  return pieces;
+}
+
+uint64_t Graph::VertexCycles(VertexId id) const {
+  const VertexInfo& vertex = vertices_.at(id);
+  if (vertex.perf_estimate) return *vertex.perf_estimate;
+  const std::vector<uint64_t> elements = vertex.FieldElements();
+  const std::vector<uint32_t> params = vertex.ParamValues();
+  return vertex.codelet->EstimateCycles({elements, params}, target_);
+}
+
+std::string Graph::DescribeVertex(VertexId id) const {
+  if (id >= vertices_.size()) return fmt::format("vertex {}", id);
+  const VertexInfo& vertex = vertices_[id];
+  if (vertex.debug_name.empty()) {
+    return fmt::format("vertex {} ({})", id, vertex.codelet->name());
+  }
+  return fmt::format("vertex {} '{}' ({})", id, vertex.debug_name, vertex.codelet->name());
+}
+
+std::string Graph::DescribeVariable(VariableId id) const {
+  if (id >= variables_.size()) return fmt::format("variable {}", id);
+  const VariableInfo& info = variables_[id];
+  return fmt::format("{} {} '{}' ({}[{}])", info.is_constant ? "constant" : "variable", id,
+                     info.name, HloName(info.type), fmt::join(info.shape, ","));
+}
+
+}  // namespace tileprof::engine

@@ -1,0 +1,255 @@
+// Graph: the public graph API of the engine, in the spirit of the Poplar
+// programming model that seed 003 describes (listing 4.2): variables and
+// constants (tensors), compute sets, vertices (instances of codelets) whose
+// fields are connected to tensors by edges, tile mapping of both data and
+// vertices, host data streams, and programs (program.h) that run compute
+// sets, copy data and loop. The compiler builds a Graph from HLO; the
+// simulator and the memory model read it back through the accessors below.
+//
+//   Graph graph(target);
+//   Tensor v1 = *graph.AddVariable(ElementType::kF32, {4}, "v1");
+//   ComputeSetId cs = graph.AddComputeSet("computeSet");
+//   VertexRef vtx = *graph.AddVertex(cs, "SumVertex");
+//   graph.Connect(vtx["in"], *v1.Slice(i, 4));
+//   graph.SetTileMapping(vtx, i);
+//
+// Errors are values: mutators return Status / Expected and leave the graph
+// unchanged on error; messages name the vertex (id, debug name, codelet), the
+// field, the variable or the tile. Validate() checks what can only be checked
+// once the graph is complete (every element and vertex mapped, every field
+// connected, sizes consistent, no conflicting writes).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/expected.h"
+#include "engine/codelets/codelet.h"
+#include "engine/graph/tensor.h"
+#include "engine/graph/tile_map.h"
+#include "engine/target/target.h"
+
+namespace tileprof::engine {
+
+using ComputeSetId = uint32_t;
+using VertexId = uint32_t;
+using StreamId = uint32_t;
+
+// A field of a vertex, by name: `vtx["in"]`. The name is resolved when the
+// reference is used, so a misspelt field is reported with the vertex.
+struct FieldRef {
+  VertexId vertex = 0;
+  std::string field;
+};
+
+struct VertexRef {
+  VertexId id = 0;
+  FieldRef operator[](std::string_view field) const { return {id, std::string(field)}; }
+};
+
+enum class StreamDirection : uint8_t { kHostToDevice, kDeviceToHost };
+
+// A host data stream (FIFO); each copy moves num_elements elements.
+struct DataStream {
+  StreamId id = 0;
+};
+
+struct VariableInfo {
+  std::string name;
+  ElementType type = ElementType::kF32;
+  std::vector<uint64_t> shape;
+  uint64_t num_elements = 0;
+  bool is_constant = false;
+  std::vector<std::byte> constant_data;  // constants: num_elements encoded elements
+};
+
+struct ComputeSetInfo {
+  std::string name;
+  std::vector<VertexId> vertices;  // in creation order
+};
+
+struct VertexInfo {
+  const Codelet* codelet = nullptr;
+  ComputeSetId compute_set = 0;
+  std::string debug_name;
+  std::optional<uint32_t> tile;
+  std::vector<std::optional<Tensor>> fields;   // by codelet field index
+  std::vector<std::optional<uint32_t>> params; // by codelet parameter index
+  std::optional<uint64_t> perf_estimate;       // SetPerfEstimate override
+
+  // Edges: one per connected field (the report's "Number of edges").
+  uint32_t NumEdges() const;
+  // Elements per field (0 when unconnected) and parameter values (0 when
+  // unset), as the codelet's CheckShape and EstimateCycles take them.
+  std::vector<uint64_t> FieldElements() const;
+  std::vector<uint32_t> ParamValues() const;
+};
+
+struct StreamInfo {
+  std::string name;
+  ElementType type = ElementType::kF32;
+  uint64_t num_elements = 0;
+  StreamDirection direction = StreamDirection::kHostToDevice;
+};
+
+// A piece of a tensor region that lies on one tile (or on none yet).
+struct MappedRegion {
+  TensorRegion region;
+  std::optional<uint32_t> tile;
+};
+
+// Per codelet type: how much of the graph it accounts for.
+struct CodeletUsage {
+  const Codelet* codelet = nullptr;
+  uint64_t vertices = 0;
+  uint64_t edges = 0;
+  uint64_t state_bytes = 0;  // vertices * codelet state bytes
+  uint64_t tiles = 0;        // tiles running at least one of them
+};
+
+struct GraphStats {
+  uint64_t num_variables = 0;  // constants excluded
+  uint64_t num_constants = 0;
+  uint64_t variable_bytes = 0;
+  uint64_t constant_bytes = 0;
+  uint64_t num_compute_sets = 0;
+  uint64_t num_vertices = 0;
+  uint64_t num_edges = 0;
+  uint64_t num_streams = 0;
+  uint64_t edge_pointer_bytes = 0;    // summed over vertices
+  uint64_t internal_state_bytes = 0;  // summed over vertices
+  uint64_t vertex_code_bytes = 0;     // once per codelet type per tile
+  uint64_t tiles_used = 0;            // tiles holding data or vertices
+  std::vector<CodeletUsage> by_codelet;  // most state bytes first, then by name
+};
+
+// What one tile holds (raw sizes; the memory model adds layout and overheads).
+struct TileUsage {
+  uint32_t tile = 0;
+  uint64_t vertices = 0;
+  uint64_t edges = 0;
+  uint64_t data_bytes = 0;  // variable and constant elements mapped here
+  uint64_t vertex_state_bytes = 0;
+  uint64_t vertex_code_bytes = 0;  // once per codelet type on the tile
+};
+
+class Graph {
+ public:
+  explicit Graph(Target target);
+
+  const Target& target() const { return target_; }
+
+  // ---- Data --------------------------------------------------------------
+  // A variable of `shape` (may have zero elements). Error on element-count
+  // overflow.
+  Expected<Tensor> AddVariable(ElementType type, std::vector<uint64_t> shape,
+                               std::string_view name);
+  // A constant holding `data`: the encoded elements (SizeOf(type) bytes each,
+  // see element_type.h). Error if the size does not match the shape.
+  Expected<Tensor> AddConstant(ElementType type, std::vector<uint64_t> shape,
+                               std::vector<std::byte> data, std::string_view name);
+  // A constant from doubles or int64s, converted with XLA convert semantics.
+  Expected<Tensor> AddConstantFromDoubles(ElementType type, std::vector<uint64_t> shape,
+                                          std::span<const double> values,
+                                          std::string_view name);
+  Expected<Tensor> AddConstantFromInts(ElementType type, std::vector<uint64_t> shape,
+                                       std::span<const int64_t> values,
+                                       std::string_view name);
+  // Maps every element of `tensor` to `tile` (later mappings override).
+  Status SetTileMapping(const Tensor& tensor, uint32_t tile);
+
+  // ---- Compute -----------------------------------------------------------
+  ComputeSetId AddComputeSet(std::string_view name);
+  // A vertex of the codelet named `codelet` (custom codelets first, then the
+  // built-in catalogue). Error: unknown compute set or codelet.
+  Expected<VertexRef> AddVertex(ComputeSetId compute_set, std::string_view codelet,
+                                std::string_view debug_name = {});
+  // Same with a codelet object, which must outlive the graph (catalogue
+  // codelets live for the whole program).
+  Expected<VertexRef> AddVertex(ComputeSetId compute_set, const Codelet& codelet,
+                                std::string_view debug_name = {});
+  // Connects a field to a tensor (one edge). Errors: unknown vertex or field,
+  // field already connected, element type differs, a scalar field given other
+  // than one element, an empty tensor, a written field given constants or
+  // repeated elements, a tensor naming elements the graph does not have.
+  Status Connect(const FieldRef& field, const Tensor& tensor);
+  // Sets a codelet parameter (Poplar's setInitialValue).
+  Status SetInitialValue(const FieldRef& param, uint32_t value);
+  Status SetTileMapping(VertexRef vertex, uint32_t tile);
+  // Overrides the codelet's cycle estimate for this vertex (Poplar's
+  // setPerfEstimate; units as Codelet::EstimateCycles).
+  Status SetPerfEstimate(VertexRef vertex, uint64_t cycles);
+  // Registers a custom codelet for AddVertex by name. Error if the name is
+  // taken (by a custom or a built-in codelet).
+  Status AddCodelet(std::shared_ptr<const Codelet> codelet);
+
+  // ---- Host streams ------------------------------------------------------
+  Expected<DataStream> AddHostToDeviceFifo(std::string_view name, ElementType type,
+                                           uint64_t num_elements);
+  Expected<DataStream> AddDeviceToHostFifo(std::string_view name, ElementType type,
+                                           uint64_t num_elements);
+
+  // ---- Queries (ids are dense: 0 .. count-1) ------------------------------
+  size_t num_variables() const { return variables_.size(); }
+  const VariableInfo& variable(VariableId id) const { return variables_.at(id); }
+  size_t num_compute_sets() const { return compute_sets_.size(); }
+  const ComputeSetInfo& compute_set(ComputeSetId id) const { return compute_sets_.at(id); }
+  size_t num_vertices() const { return vertices_.size(); }
+  const VertexInfo& vertex(VertexId id) const { return vertices_.at(id); }
+  size_t num_streams() const { return streams_.size(); }
+  const StreamInfo& stream(StreamId id) const { return streams_.at(id); }
+
+  // The tile runs of a variable, in element order (unmapped gaps omitted).
+  std::vector<TileRun> TileMapping(VariableId id) const;
+  // The tensor's regions split where the tile changes, in element order.
+  std::vector<MappedRegion> MapRegions(const Tensor& tensor) const;
+  // The vertex's perf-estimate override, else its codelet's estimate.
+  uint64_t VertexCycles(VertexId id) const;
+  // "vertex 3 'add.1' (SumVertex)" for messages.
+  std::string DescribeVertex(VertexId id) const;
+  // "variable 0 'v1' (f32[4])" for messages.
+  std::string DescribeVariable(VariableId id) const;
+  // Error unless the tensor is valid and every region lies inside a variable
+  // of this graph; `what` starts the message.
+  Status CheckTensor(const Tensor& tensor, std::string_view what) const;
+
+  // ---- Validation and statistics -----------------------------------------
+  // Every problem of the finished graph (empty when valid): unmapped elements
+  // (as ranges, per variable), unmapped vertices, unconnected fields, unset
+  // parameters, codelet size checks, a written field overlapping another
+  // field of its vertex, two vertices of one compute set writing the same
+  // element.
+  std::vector<Error> Check() const;
+  // The first problem of Check(), with the number of others.
+  Status Validate() const;
+  GraphStats Stats() const;
+  // Tiles that hold data or vertices, in tile order.
+  std::vector<TileUsage> TileUsages() const;
+
+ private:
+  Expected<Tensor> AddData(ElementType type, std::vector<uint64_t> shape,
+                           std::string_view name, bool is_constant,
+                           std::vector<std::byte> data);
+  Expected<DataStream> AddStream(std::string_view name, ElementType type,
+                                 uint64_t num_elements, StreamDirection direction);
+  // CheckTensor without the leading place.
+  Status CheckTensorRegions(const Tensor& tensor) const;
+  Status CheckVertex(VertexId id) const;
+  void CheckComputeSetWrites(ComputeSetId id, std::vector<Error>& problems) const;
+
+  Target target_;
+  std::vector<VariableInfo> variables_;
+  std::vector<TileMap> tile_maps_;  // by variable
+  std::vector<ComputeSetInfo> compute_sets_;
+  std::vector<VertexInfo> vertices_;
+  std::vector<StreamInfo> streams_;
+  std::unordered_map<std::string, std::shared_ptr<const Codelet>> custom_codelets_;
+};
+
+}  // namespace tileprof::engine

@@ -1,0 +1,215 @@
+// Graph validation and statistics. See graph.h.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "engine/graph/graph.h"
+
+namespace tileprof::engine {
+namespace {
+
+// Unmapped ranges listed per variable before "and N more".
+constexpr size_t kMaxGapsListed = 3;
+// Write conflicts reported per compute set: the first few locate the bug;
+// thousands would drown it.
+constexpr size_t kMaxConflictsPerComputeSet = 3;
+
+// One field's elements of one variable, for the overlap sweep.
+struct Access {
+  VariableId variable;
+  uint64_t begin;
+  uint64_t end;
+  VertexId vertex;
+  size_t field;
+  bool written;
+};
+
+}  // namespace
+
+Status Graph::CheckVertex(VertexId id) const {
+  const VertexInfo& vertex = vertices_[id];
+  const Codelet& codelet = *vertex.codelet;
+  if (!vertex.tile) return MakeError("{}: not mapped to a tile", DescribeVertex(id));
+  for (size_t i = 0; i < vertex.fields.size(); ++i) {
+    if (!vertex.fields[i]) {
+      return MakeError("{}: field '{}' is not connected", DescribeVertex(id),
+                       codelet.fields()[i].name);
+    }
+  }
+  for (size_t i = 0; i < vertex.params.size(); ++i) {
+    if (!vertex.params[i]) {
+      return MakeError("{}: parameter '{}' is not set", DescribeVertex(id),
+                       codelet.params()[i]);
+    }
+  }
+  const std::vector<uint64_t> elements = vertex.FieldElements();
+  const std::vector<uint32_t> params = vertex.ParamValues();
+  if (auto status = codelet.CheckShape({elements, params}); !status) {
+    return status.error().Within(DescribeVertex(id));
+  }
+  return {};
+}
+
+// Sorts every access of the compute set's vertices by variable and start,
+// then sweeps, keeping the accesses still open at each start. Two accesses
+// conflict when they overlap and either (a) they are different fields of one
+// vertex and one is written (a vertex must not read what it is writing), or
+// (b) they belong to different vertices and both write (the result would
+// depend on the order the tiles' workers run in).
+void Graph::CheckComputeSetWrites(ComputeSetId id, std::vector<Error>& problems) const {
+  std::vector<Access> accesses;
+  for (VertexId v : compute_sets_[id].vertices) {
+    const VertexInfo& vertex = vertices_[v];
+    for (size_t f = 0; f < vertex.fields.size(); ++f) {
+      if (!vertex.fields[f]) continue;
+      const bool written = vertex.codelet->fields()[f].IsWritten();
+      for (const TensorRegion& r : vertex.fields[f]->regions()) {
+        accesses.push_back({r.variable, r.begin, r.end, v, f, written});
+      }
+    }
+  }
+  // Stable: ties keep vertex order, so messages name the earlier vertex first.
+  std::stable_sort(accesses.begin(), accesses.end(), [](const Access& a, const Access& b) {
+    return a.variable != b.variable ? a.variable < b.variable : a.begin < b.begin;
+  });
+  size_t reported = 0;
+  std::vector<const Access*> open;
+  for (const Access& access : accesses) {
+    std::erase_if(open, [&](const Access* a) {
+      return a->variable != access.variable || a->end <= access.begin;
+    });
+    for (const Access* other : open) {
+      const bool same_vertex = other->vertex == access.vertex;
+      const bool conflict =
+          same_vertex ? other->field != access.field && (other->written || access.written)
+                      : other->written && access.written;
+      if (!conflict) continue;
+      const uint64_t element = access.begin;  // the first element both touch
+      const auto field_name = [&](const Access& a) {
+        return vertices_[a.vertex].codelet->fields()[a.field].name;
+      };
+      if (same_vertex) {
+        problems.push_back(MakeError(
+            "{}: fields '{}' and '{}' overlap at element {} of {}, and one is written",
+            DescribeVertex(access.vertex), field_name(*other), field_name(access), element,
+            DescribeVariable(access.variable)));
+      } else {
+        problems.push_back(MakeError(
+            "compute set '{}': {} field '{}' and {} field '{}' both write element {} of {}",
+            compute_sets_[id].name, DescribeVertex(other->vertex), field_name(*other),
+            DescribeVertex(access.vertex), field_name(access), element,
+            DescribeVariable(access.variable)));
+      }
+      if (++reported == kMaxConflictsPerComputeSet) return;
+    }
+    open.push_back(&access);
+  }
+}
+
+std::vector<Error> Graph::Check() const {
+  std::vector<Error> problems;
+  for (VariableId id = 0; id < variables_.size(); ++id) {
+    const auto gaps = tile_maps_[id].Gaps(variables_[id].num_elements);
+    if (gaps.empty()) continue;
+    std::string ranges;
+    for (size_t i = 0; i < gaps.size() && i < kMaxGapsListed; ++i) {
+      ranges += fmt::format("{}[{}, {})", i == 0 ? "" : ", ", gaps[i].first, gaps[i].second);
+    }
+    if (gaps.size() > kMaxGapsListed) {
+      ranges += fmt::format(" and {} more ranges", gaps.size() - kMaxGapsListed);
+    }
+    problems.push_back(
+        MakeError("{}: elements {} are not mapped to a tile", DescribeVariable(id), ranges));
+  }
+  for (VertexId id = 0; id < vertices_.size(); ++id) {
+    if (auto status = CheckVertex(id); !status) problems.push_back(status.error());
+  }
+  for (ComputeSetId id = 0; id < compute_sets_.size(); ++id) {
+    CheckComputeSetWrites(id, problems);
+  }
+  return problems;
+}
+
+Status Graph::Validate() const {
+  const std::vector<Error> problems = Check();
+  if (problems.empty()) return {};
+  if (problems.size() == 1) return problems.front();
+  return MakeError("{} (and {} more problem{})", problems.front().message(),
+                   problems.size() - 1, problems.size() == 2 ? "" : "s");
+}
+
+std::vector<TileUsage> Graph::TileUsages() const {
+  std::map<uint32_t, TileUsage> tiles;
+  auto tile_entry = [&](uint32_t tile) -> TileUsage& {
+    TileUsage& usage = tiles[tile];
+    usage.tile = tile;
+    return usage;
+  };
+  for (VariableId id = 0; id < variables_.size(); ++id) {
+    const uint64_t size = SizeOf(variables_[id].type);
+    for (const TileRun& run : tile_maps_[id].Runs()) {
+      tile_entry(run.tile).data_bytes += (run.end - run.begin) * size;
+    }
+  }
+  std::set<std::pair<uint32_t, const Codelet*>> code_on_tile;
+  for (const VertexInfo& vertex : vertices_) {
+    if (!vertex.tile) continue;
+    TileUsage& usage = tile_entry(*vertex.tile);
+    usage.vertices += 1;
+    usage.edges += vertex.NumEdges();
+    usage.vertex_state_bytes += vertex.codelet->state_bytes();
+    if (code_on_tile.emplace(*vertex.tile, vertex.codelet).second) {
+      usage.vertex_code_bytes += vertex.codelet->code_bytes();
+    }
+  }
+  std::vector<TileUsage> result;
+  result.reserve(tiles.size());
+  for (auto& [tile, usage] : tiles) result.push_back(usage);
+  return result;
+}
+
+GraphStats Graph::Stats() const {
+  GraphStats stats;
+  for (const VariableInfo& info : variables_) {
+    const uint64_t bytes = info.num_elements * SizeOf(info.type);
+    if (info.is_constant) {
+      stats.num_constants += 1;
+      stats.constant_bytes += bytes;
+    } else {
+      stats.num_variables += 1;
+      stats.variable_bytes += bytes;
+    }
+  }
+  stats.num_compute_sets = compute_sets_.size();
+  stats.num_vertices = vertices_.size();
+  stats.num_streams = streams_.size();
+  std::map<const Codelet*, CodeletUsage> usage;
+  std::set<std::pair<const Codelet*, uint32_t>> tiles_per_codelet;
+  for (const VertexInfo& vertex : vertices_) {
+    const Codelet& codelet = *vertex.codelet;
+    stats.num_edges += vertex.NumEdges();
+    stats.edge_pointer_bytes += codelet.edge_pointer_bytes();
+    stats.internal_state_bytes += codelet.internal_state_bytes();
+    CodeletUsage& entry = usage[&codelet];
+    entry.codelet = &codelet;
+    entry.vertices += 1;
+    entry.edges += vertex.NumEdges();
+    entry.state_bytes += codelet.state_bytes();
+    if (vertex.tile && tiles_per_codelet.emplace(&codelet, *vertex.tile).second) {
+      entry.tiles += 1;
+      stats.vertex_code_bytes += codelet.code_bytes();
+    }
+  }
+  for (auto& [codelet, entry] : usage) stats.by_codelet.push_back(entry);
+  std::sort(stats.by_codelet.begin(), stats.by_codelet.end(),
+            [](const CodeletUsage& a, const CodeletUsage& b) {
+              if (a.state_bytes != b.state_bytes) return a.state_bytes > b.state_bytes;
+              return a.codelet->name() < b.codelet->name();
+            });
+  stats.tiles_used = TileUsages().size();
+  return stats;
+}
+
+}  // namespace tileprof::engine

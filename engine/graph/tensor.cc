@@ -1,0 +1,239 @@
+// Tensor views. See tensor.h.
+#include "engine/graph/tensor.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "common/checked.h"
+
+namespace tileprof::engine {
+namespace {
+
+std::string ShapeText(std::span<const uint64_t> shape) {
+  return fmt::format("[{}]", fmt::join(shape, ","));
+}
+
+// Finds, for a flat element index, the region holding it, using the prefix
+// sums of the region sizes (binary search, so views of fragmented tensors
+// stay O(n log r)).
+class RegionIndex {
+ public:
+  explicit RegionIndex(std::span<const TensorRegion> regions) : regions_(regions) {
+    starts_.reserve(regions.size());
+    uint64_t start = 0;
+    for (const TensorRegion& region : regions) {
+      starts_.push_back(start);
+      start += region.size();
+    }
+  }
+
+  // Appends flat elements [from, to) (within range) to `out`.
+  void Append(uint64_t from, uint64_t to, std::vector<TensorRegion>& out) const {
+    if (from >= to) return;
+    auto it = std::upper_bound(starts_.begin(), starts_.end(), from);
+    size_t index = static_cast<size_t>(it - starts_.begin()) - 1;
+    while (from < to) {
+      const TensorRegion& region = regions_[index];
+      const uint64_t offset = from - starts_[index];
+      const uint64_t take = std::min(region.size() - offset, to - from);
+      AppendRegion(out, {region.variable, region.begin + offset,
+                         region.begin + offset + take});
+      from += take;
+      ++index;
+    }
+  }
+
+ private:
+  std::span<const TensorRegion> regions_;
+  std::vector<uint64_t> starts_;
+};
+
+uint64_t Product(std::span<const uint64_t> dims) {
+  return std::accumulate(dims.begin(), dims.end(), uint64_t{1},
+                         [](uint64_t a, uint64_t b) { return a * b; });
+}
+
+}  // namespace
+
+void AppendRegion(std::vector<TensorRegion>& regions, TensorRegion region) {
+  if (region.begin == region.end) return;
+  if (!regions.empty() && regions.back().variable == region.variable &&
+      regions.back().end == region.begin) {
+    regions.back().end = region.end;
+    return;
+  }
+  regions.push_back(region);
+}
+
+Expected<uint64_t> ElementCount(std::span<const uint64_t> shape) {
+  uint64_t count = 1;
+  for (uint64_t dim : shape) {
+    const auto next = CheckedMul(count, dim);
+    if (!next) return MakeError("shape {} has too many elements", ShapeText(shape));
+    count = *next;
+  }
+  return count;
+}
+
+Tensor Tensor::OfVariable(VariableId variable, ElementType type,
+                          std::vector<uint64_t> shape) {
+  const uint64_t count = Product(shape);
+  std::vector<TensorRegion> regions;
+  AppendRegion(regions, {variable, 0, count});
+  return Tensor(type, std::move(shape), std::move(regions));
+}
+
+uint64_t Tensor::NumElements() const { return Product(shape_); }
+
+bool Tensor::HasAliases() const {
+  std::vector<TensorRegion> sorted(regions_.begin(), regions_.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.variable != b.variable ? a.variable < b.variable : a.begin < b.begin;
+  });
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    if (sorted[i].variable == sorted[i - 1].variable &&
+        sorted[i].begin < sorted[i - 1].end) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Expected<Tensor> Tensor::Slice(uint64_t begin, uint64_t end, size_t dim) const {
+  if (!valid_) return MakeError("slice of an invalid tensor");
+  if (dim >= shape_.size()) {
+    return MakeError("slice of dimension {} of {}: no such dimension", dim,
+                     ShapeString());
+  }
+  if (begin > end || end > shape_[dim]) {
+    return MakeError("slice [{}, {}) of dimension {} out of range for {}", begin,
+                     end, dim, ShapeString());
+  }
+  const std::span<const uint64_t> dims(shape_);
+  const uint64_t outer = Product(dims.first(dim));
+  const uint64_t inner = Product(dims.subspan(dim + 1));
+  const RegionIndex index(regions_);
+  std::vector<TensorRegion> regions;
+  for (uint64_t o = 0; o < outer; ++o) {
+    const uint64_t base = o * shape_[dim] * inner;
+    index.Append(base + begin * inner, base + end * inner, regions);
+  }
+  std::vector<uint64_t> shape = shape_;
+  shape[dim] = end - begin;
+  return Tensor(type_, std::move(shape), std::move(regions));
+}
+
+Expected<Tensor> Tensor::Index(uint64_t i) const {
+  if (!valid_) return MakeError("index of an invalid tensor");
+  if (shape_.empty()) return MakeError("cannot index scalar {}", ShapeString());
+  if (i >= shape_[0]) {
+    return MakeError("index {} out of range for {}", i, ShapeString());
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor sliced, Slice(i, i + 1, 0));
+  sliced.shape_.erase(sliced.shape_.begin());
+  return sliced;
+}
+
+Expected<Tensor> Tensor::Reshape(std::vector<uint64_t> shape) const {
+  if (!valid_) return MakeError("reshape of an invalid tensor");
+  TILEPROF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(shape));
+  if (count != NumElements()) {
+    return MakeError("cannot reshape {} ({} elements) to {} ({} elements)",
+                     ShapeString(), NumElements(), ShapeText(shape), count);
+  }
+  return Tensor(type_, std::move(shape), regions_);
+}
+
+Tensor Tensor::Flatten() const {
+  if (!valid_) return Tensor();
+  return Tensor(type_, {NumElements()}, regions_);
+}
+
+Expected<Tensor> Tensor::Dimshuffle(std::span<const size_t> permutation) const {
+  if (!valid_) return MakeError("dimshuffle of an invalid tensor");
+  const size_t rank = shape_.size();
+  std::vector<bool> seen(rank, false);
+  bool is_permutation = permutation.size() == rank;
+  for (size_t i = 0; is_permutation && i < rank; ++i) {
+    if (permutation[i] >= rank || seen[permutation[i]]) is_permutation = false;
+    else seen[permutation[i]] = true;
+  }
+  if (!is_permutation) {
+    return MakeError("dimshuffle [{}] is not a permutation of the {} dimensions of {}",
+                     fmt::join(permutation, ","), rank, ShapeString());
+  }
+  std::vector<uint64_t> in_strides(rank, 1);
+  for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * shape_[d];
+  std::vector<uint64_t> out_shape(rank);
+  std::vector<uint64_t> out_strides(rank);  // input stride of each output dim
+  for (size_t i = 0; i < rank; ++i) {
+    out_shape[i] = shape_[permutation[i]];
+    out_strides[i] = in_strides[permutation[i]];
+  }
+  const uint64_t count = NumElements();
+  std::vector<TensorRegion> regions;
+  if (count == 0) return Tensor(type_, std::move(out_shape), std::move(regions));
+  // When the innermost dimension stays innermost, whole rows stay contiguous.
+  const bool rows = rank > 0 && permutation[rank - 1] == rank - 1;
+  const uint64_t run = rows ? out_shape[rank - 1] : 1;
+  const size_t odometer_dims = rows ? rank - 1 : rank;
+  std::vector<uint64_t> position(odometer_dims, 0);
+  const RegionIndex index(regions_);
+  for (uint64_t emitted = 0; emitted < count; emitted += run) {
+    uint64_t flat = 0;
+    for (size_t d = 0; d < odometer_dims; ++d) flat += position[d] * out_strides[d];
+    index.Append(flat, flat + run, regions);
+    for (size_t d = odometer_dims; d-- > 0;) {
+      if (++position[d] < out_shape[d]) break;
+      position[d] = 0;
+    }
+  }
+  return Tensor(type_, std::move(out_shape), std::move(regions));
+}
+
+Expected<Tensor> Tensor::Concat(std::span<const Tensor> tensors, size_t dim) {
+  if (tensors.empty()) return MakeError("concat of no tensors");
+  const Tensor& first = tensors.front();
+  if (!first.valid_) return MakeError("concat of an invalid tensor");
+  if (dim >= first.Rank()) {
+    return MakeError("concat along dimension {} of {}: no such dimension", dim,
+                     first.ShapeString());
+  }
+  std::vector<uint64_t> shape = first.shape_;
+  shape[dim] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    bool compatible = t.valid_ && t.type_ == first.type_ && t.Rank() == first.Rank();
+    for (size_t d = 0; compatible && d < t.Rank(); ++d) {
+      if (d != dim && t.shape_[d] != first.shape_[d]) compatible = false;
+    }
+    if (!compatible) {
+      return MakeError("concat along dimension {}: operand {} is {}, operand 0 is {}",
+                       dim, i, t.valid_ ? t.ShapeString() : "invalid",
+                       first.ShapeString());
+    }
+    shape[dim] += t.shape_[dim];
+  }
+  const std::span<const uint64_t> dims(first.shape_);
+  const uint64_t outer = Product(dims.first(dim));
+  const uint64_t inner = Product(dims.subspan(dim + 1));
+  std::vector<RegionIndex> indexes;
+  indexes.reserve(tensors.size());
+  for (const Tensor& t : tensors) indexes.emplace_back(t.regions_);
+  std::vector<TensorRegion> regions;
+  for (uint64_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const uint64_t block = tensors[i].shape_[dim] * inner;
+      indexes[i].Append(o * block, (o + 1) * block, regions);
+    }
+  }
+  return Tensor(first.type_, std::move(shape), std::move(regions));
+}
+
+std::string Tensor::ShapeString() const {
+  return fmt::format("{}{}", HloName(type_), ShapeText(shape_));
+}
+
+}  // namespace tileprof::engine

@@ -1,0 +1,95 @@
+// Tensor: a typed, shaped view of elements of one or more graph variables, in
+// the spirit of the Poplar graph API (../shared/seeds/003_5bcbcef389f2c020.txt:
+// `v1.slice(i, 4)`, `v2[i]`). A tensor owns no data; it lists, in row-major
+// element order, the contiguous runs of variable elements it covers. Views
+// (slice, index, reshape, dimshuffle, concat) only rearrange that list, so
+// they are cheap and can be taken before or after tile mapping.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/expected.h"
+#include "engine/target/element_type.h"
+
+namespace tileprof::engine {
+
+using VariableId = uint32_t;
+
+// Elements [begin, end) of one variable, in the variable's flat row-major
+// order.
+struct TensorRegion {
+  VariableId variable = 0;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+
+  uint64_t size() const { return end - begin; }
+  bool operator==(const TensorRegion&) const = default;
+};
+
+class Tensor {
+ public:
+  // An empty, invalid tensor (valid() is false); every view of it fails.
+  Tensor() = default;
+
+  // The whole of a variable. Used by Graph; visible for testing.
+  static Tensor OfVariable(VariableId variable, ElementType type,
+                           std::vector<uint64_t> shape);
+
+  bool valid() const { return valid_; }
+  ElementType element_type() const { return type_; }
+  const std::vector<uint64_t>& shape() const { return shape_; }
+  size_t Rank() const { return shape_.size(); }
+  uint64_t NumElements() const;
+  uint64_t NumBytes() const { return NumElements() * SizeOf(type_); }
+  // The runs this tensor covers, coalesced (two adjacent runs never continue
+  // one another), in element order. Their sizes sum to NumElements().
+  std::span<const TensorRegion> regions() const { return regions_; }
+  // True if the tensor is one run of one variable (or empty).
+  bool IsContiguous() const { return regions_.size() <= 1; }
+  // True if some variable element appears more than once (a broadcast-like
+  // view); such a tensor cannot be written.
+  bool HasAliases() const;
+
+  // Elements [begin, end) along `dim`; the rank is kept. Poplar's
+  // `t.slice(begin, end, dim)`. Error if begin > end or end > shape[dim].
+  Expected<Tensor> Slice(uint64_t begin, uint64_t end, size_t dim = 0) const;
+  // Element `index` of dimension 0, dropping that dimension (Poplar's
+  // `t[index]`); indexing a rank-1 tensor gives a scalar (rank 0).
+  Expected<Tensor> Index(uint64_t index) const;
+  // Same elements, new shape; the element counts must agree.
+  Expected<Tensor> Reshape(std::vector<uint64_t> shape) const;
+  // Same elements as a rank-1 tensor.
+  Tensor Flatten() const;
+  // Permutes dimensions: result dimension i is input dimension
+  // permutation[i] (Poplar's `dimShuffle`, HLO's `transpose`).
+  Expected<Tensor> Dimshuffle(std::span<const size_t> permutation) const;
+  // Joins tensors along `dim`; all must have the same element type, rank and
+  // every other dimension.
+  static Expected<Tensor> Concat(std::span<const Tensor> tensors, size_t dim = 0);
+
+  // "f32[4,2]" (HLO style shape).
+  std::string ShapeString() const;
+
+ private:
+  Tensor(ElementType type, std::vector<uint64_t> shape,
+         std::vector<TensorRegion> regions)
+      : type_(type), shape_(std::move(shape)), regions_(std::move(regions)),
+        valid_(true) {}
+
+  ElementType type_ = ElementType::kF32;
+  std::vector<uint64_t> shape_;
+  std::vector<TensorRegion> regions_;
+  bool valid_ = false;
+};
+
+// Appends `region` to `regions`, merging it into the last run when it
+// continues it.
+void AppendRegion(std::vector<TensorRegion>& regions, TensorRegion region);
+
+// Product of the dimensions, or an error naming the shape on overflow.
+Expected<uint64_t> ElementCount(std::span<const uint64_t> shape);
+
+}  // namespace tileprof::engine

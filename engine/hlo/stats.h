@@ -1,0 +1,49 @@
+// Summary numbers of a module for `tileprof hlo stats`: sizes, the opcode
+// histogram, the entry signature and estimated FLOPs of dots and
+// convolutions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/hlo/module.h"
+
+namespace tileprof::hlo {
+
+struct ModuleStats {
+  std::string name;
+  int64_t computations = 0;
+  int64_t instructions = 0;
+  // Opcode -> instructions, most frequent first, ties by name.
+  std::vector<std::pair<std::string, int64_t>> opcodes;
+  struct Parameter {
+    int64_t number = 0;
+    std::string name;
+    std::string shape;
+  };
+  std::string entry;
+  std::vector<Parameter> parameters;  // of the entry, by number
+  std::string result;                  // the entry root's shape
+  int64_t elided_constants = 0;        // constant({...}): values unknown
+  // Multiply-adds count as 2 FLOPs. Each instruction counts once: calls
+  // and loop bodies are not multiplied by how often they run.
+  int64_t dots = 0;
+  int64_t convolutions = 0;
+  int64_t dot_flops = 0;
+  int64_t convolution_flops = 0;
+  // Dots and convolutions whose FLOPs could not be estimated (dynamic
+  // dimensions, missing dim_labels, overflow).
+  int64_t unestimated = 0;
+};
+
+ModuleStats ComputeStats(const Module& module);
+
+// 2 x output elements x contracted elements per output, for a dot or a
+// convolution; nullopt for other opcodes or when it cannot be computed.
+//   dot:         2 * |result| * prod(lhs contracting dimension sizes)
+//   convolution: 2 * |result| * prod(kernel spatial sizes) * kernel input features
+std::optional<int64_t> EstimateFlops(const Instruction& instruction);
+
+}  // namespace tileprof::hlo

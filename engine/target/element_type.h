@@ -1,0 +1,102 @@
+// Element types of tensors, vertex fields and tile memory: the XLA primitive
+// types the engine supports (../shared/spec/hlo-text.md names them: pred, s8,
+// ... f64), their Poplar spellings (used in codelet names such as
+// `popops::Reduce<popops::ReduceAdd,float,float,false,0>`), their sizes, and
+// the element conversions that XLA's `convert` defines. The conversions live
+// here, not in codelets/, because constants, host streams and the Cast
+// codelet must all round the same way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tileprof::engine {
+
+// In-memory encodings: little-endian two's complement integers, IEEE 754
+// binary16 (f16), bfloat16 (the upper half of a binary32), binary32, binary64;
+// pred is one byte, 0 or 1 (any nonzero byte reads as true).
+enum class ElementType : uint8_t {
+  kPred,
+  kS8,
+  kU8,
+  kS16,
+  kU16,
+  kS32,
+  kU32,
+  kS64,
+  kU64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+};
+
+inline constexpr ElementType kAllElementTypes[] = {
+    ElementType::kPred, ElementType::kS8,  ElementType::kU8,
+    ElementType::kS16,  ElementType::kU16, ElementType::kS32,
+    ElementType::kU32,  ElementType::kS64, ElementType::kU64,
+    ElementType::kF16,  ElementType::kBF16, ElementType::kF32,
+    ElementType::kF64};
+
+// Size of one element in bytes (pred: 1).
+uint32_t SizeOf(ElementType type);
+
+bool IsFloat(ElementType type);     // f16, bf16, f32, f64
+bool IsInteger(ElementType type);   // s8 ... u64 (not pred)
+bool IsSigned(ElementType type);    // signed integers and floats
+
+// "f32", "pred", ... as in HLO text.
+std::string_view HloName(ElementType type);
+// "float", "half", "bool", "unsigned int", ... as in Poplar type names and
+// codelet template arguments. bf16 has no Poplar name; we use "bfloat16".
+std::string_view PoplarName(ElementType type);
+
+std::optional<ElementType> ParseHloElementType(std::string_view name);
+std::optional<ElementType> ParsePoplarElementType(std::string_view name);
+
+// IEEE binary16 and bfloat16 from a double, rounding to nearest, ties to even
+// (one rounding step, so f64 -> f16 never double-rounds). Overflow gives
+// infinity, NaN stays NaN (quiet, sign kept), tiny values become subnormals or
+// signed zero.
+uint16_t HalfFromDouble(double value);
+uint16_t BFloat16FromDouble(double value);
+// binary32 from a double with the same rules (defined for out-of-range input,
+// unlike a C++ cast).
+float FloatFromDouble(double value);
+// Exact widenings.
+double HalfToDouble(uint16_t bits);
+double BFloat16ToDouble(uint16_t bits);
+inline float HalfToFloat(uint16_t bits) {
+  return static_cast<float>(HalfToDouble(bits));
+}
+inline float BFloat16ToFloat(uint16_t bits) {
+  return static_cast<float>(BFloat16ToDouble(bits));
+}
+inline uint16_t HalfFromFloat(float value) { return HalfFromDouble(value); }
+inline uint16_t BFloat16FromFloat(float value) {
+  return BFloat16FromDouble(value);
+}
+
+// Converts one element, with the semantics XLA gives `convert`:
+//  * float -> float: round to nearest even, overflow to infinity, NaN kept;
+//  * integer -> float: round to nearest even, correctly for 64-bit values;
+//  * float -> integer: truncate toward zero, saturate at the type's range,
+//    NaN -> 0 (XLA lowers this with llvm's fptosi.sat / fptoui.sat);
+//  * integer -> integer: two's complement wrap (truncate or extend by sign);
+//  * x -> pred: x != 0 (a NaN is true, as XLA's unordered compare gives);
+//    pred -> x: 0 or 1.
+// `src` and `dst` point at SizeOf(from) and SizeOf(to) bytes; they may alias
+// only if they are the same address and the types have the same size.
+void ConvertElement(ElementType from, const std::byte* src, ElementType to,
+                    std::byte* dst);
+
+// Convenience wrappers around ConvertElement for building constants.
+void StoreFromDouble(ElementType type, double value, std::byte* dst);
+void StoreFromInt64(ElementType type, int64_t value, std::byte* dst);
+// Reads an element widened to double (exact for every type but 64-bit
+// integers beyond 2^53, which round to nearest even).
+double LoadAsDouble(ElementType type, const std::byte* src);
+
+}  // namespace tileprof::engine

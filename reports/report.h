@@ -1,0 +1,384 @@
+// The report data model: plain structs for a compilation report (target,
+// graph, per-tile memory, variables) and an execution report, shared by every
+// reader and writer in reports/ and filled by the engine. The memory model is
+// ../shared/DESIGN.md "The memory model"; labels and layout come from
+// ../shared/spec/text-report.md.
+//
+// Two kinds of memory data live here:
+//  * per-tile data (TileMemory), complete and exact, which the engine fills
+//    for every tile; whole-graph numbers, the By Tile histogram and the
+//    five-most-used-tile blocks are DERIVED from it (Summarize,
+//    SummarizeByTile, TopTiles);
+//  * numbers read verbatim from a text report (CompilationReport::verbatim),
+//    which prints only the derived figures and at most five tile blocks, and
+//    may be an excerpt with rows left out. MemoryUsage::known says which rows
+//    were actually read.
+// The Resolve* functions give the derived figures when per-tile data is
+// present and the verbatim ones otherwise, so writers and the analyzer do not
+// care where a report came from.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reports/histogram.h"
+
+namespace tileprof::report {
+
+// The version of the report data model, carried by every format we write
+// (optional line in the text report). Readers accept any minor of a known
+// major and reject other majors naming both versions.
+struct FormatVersion {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+
+  bool operator==(const FormatVersion&) const = default;
+};
+inline constexpr FormatVersion kFormatVersion{1, 0};
+
+// ---------------------------------------------------------------------------
+// Categories, regions, vertex data categories (spec sections 4 and 8).
+
+// The 18 storage categories, in the order the text report prints them.
+enum class Category : uint8_t {
+  kVariables,
+  kConstants,
+  kHostExchangePacketHeaders,
+  kGlobalExchangePacketHeaders,
+  kStack,
+  kVertexInstances,
+  kCopyDescriptors,
+  kVectorListDescriptors,
+  kVertexFieldData,
+  kControlTable,
+  kControlCode,
+  kVertexCode,
+  kInternalExchangeCode,
+  kHostExchangeCode,
+  kGlobalExchangeCode,
+  kInstrumentationResults,
+  kSharedCodeStorage,
+  kSharedDataStorage,
+};
+inline constexpr size_t kNumCategories = 18;
+
+// "Host Exchange Packet Headers" (the text row label, without the colon).
+std::string_view CategoryLabel(Category category);
+// "hostExchangePacketHeader" (spec 8.2; some names are our inference).
+std::string_view CategoryMachineName(Category category);
+std::optional<Category> CategoryFromLabel(std::string_view label);
+// Note: "controlId" is a documented machine name with no text row; it maps to
+// nullopt, and whoever produces control-id bytes must choose a category.
+std::optional<Category> CategoryFromMachineName(std::string_view name);
+
+enum class Region : uint8_t { kNonInterleaved, kInterleaved, kOverflowed };
+inline constexpr size_t kNumRegions = 3;
+std::string_view RegionLabel(Region region);  // "Non-interleaved"
+
+// Vertex Data "By Category" rows.
+enum class VertexDataCategory : uint8_t {
+  kInternalVertexState,
+  kEdgePointers,
+  kCopyPointers,
+  kPadding,
+  kDescriptors,
+};
+inline constexpr size_t kNumVertexDataCategories = 5;
+std::string_view VertexDataCategoryLabel(VertexDataCategory category);  // "Edge pointers"
+
+// The categories whose bytes make up "Vertex Data (<n>B)" (spec 5.2).
+inline constexpr Category kVertexDataCategories[] = {
+    Category::kVertexInstances, Category::kVertexFieldData, Category::kCopyDescriptors,
+    Category::kVectorListDescriptors};
+
+using CategoryBytes = std::array<uint64_t, kNumCategories>;
+using VertexDataBytes = std::array<uint64_t, kNumVertexDataCategories>;
+
+template <typename Array, typename Enum>
+auto& At(Array& array, Enum e) {
+  return array[static_cast<size_t>(e)];
+}
+
+// ---------------------------------------------------------------------------
+// Target and graph (spec sections 3 and 9).
+
+struct Replication {
+  uint32_t num_replicas = 1;
+  uint32_t ipus_per_replica = 1;
+  uint64_t tiles_per_replica = 0;
+  uint64_t memory_per_replica = 0;  // bytes
+
+  bool operator==(const Replication&) const = default;
+};
+
+// What the Target section prints, plus the architecture name (not printed:
+// the text report does not distinguish targets; empty when read from text).
+// MakeTarget fills the derived fields exactly; the text report prints sizes
+// rounded to 0.1 of their unit, so a Target read from text says so.
+struct Target {
+  std::string arch;  // "ipu1", "ipu2", "ipu21", or a custom name
+  uint32_t num_ipus = 0;
+  uint64_t tiles_per_ipu = 0;
+  uint64_t total_tiles = 0;     // num_ipus * tiles_per_ipu
+  uint64_t bytes_per_tile = 0;  // printed "Memory Per-Tile"
+  uint64_t total_memory = 0;    // total_tiles * bytes_per_tile
+  double clock_hz = 0;
+  // The four replica lines newer SDKs print; absent in the Mk1 sample.
+  std::optional<Replication> replication;
+  // True when the byte sizes were read back from rounded text ("256.0 kB"):
+  // they are the closest values that print the same, not necessarily exact.
+  bool sizes_rounded = false;
+
+  bool operator==(const Target&) const = default;
+};
+
+// A Target with the derived fields computed. `ipus_per_replica` > 0 adds the
+// replica lines (num_ipus / ipus_per_replica replicas).
+Target MakeTarget(std::string arch, uint32_t num_ipus, uint64_t tiles_per_ipu,
+                  uint64_t bytes_per_tile, double clock_hz, uint32_t ipus_per_replica = 0);
+
+struct GraphInfo {
+  uint64_t num_vertices = 0;  // including control code vertices
+  uint64_t num_edges = 0;
+  uint64_t num_variables = 0;
+  uint64_t num_compute_sets = 0;
+
+  bool operator==(const GraphInfo&) const = default;
+};
+
+// ---------------------------------------------------------------------------
+// Per-tile memory, as the engine lays it out.
+
+struct RegionBytes {
+  uint64_t excluding_gaps = 0;
+  uint64_t including_gaps = 0;  // >= excluding_gaps
+
+  bool operator==(const RegionBytes&) const = default;
+};
+
+// Vertex data bytes of one vertex type on one tile. `type` indexes
+// CompilationReport::vertex_types (names are interned: 94,208 tiles times a
+// dozen types would otherwise be a million strings).
+struct VertexTypeBytes {
+  uint32_t type = 0;
+  uint64_t bytes = 0;
+
+  bool operator==(const VertexTypeBytes&) const = default;
+};
+
+// One tile. Invariants (CheckInvariants): categories sum to the regions'
+// excluding-gaps bytes; including >= excluding per region; always_live +
+// not_always_live equals the excluding-gaps total; vertex_data sums to the
+// four vertex-data categories.
+struct TileMemory {
+  uint32_t tile = 0;  // global tile id (tile / tiles_per_ipu is the IPU)
+  CategoryBytes by_category{};
+  std::array<RegionBytes, kNumRegions> by_region{};
+  // Everything but not-always-live variables (code, stack, descriptors, ...).
+  uint64_t always_live = 0;
+  // The peak of the memory that not-always-live variables share by liveness.
+  uint64_t not_always_live = 0;
+  VertexDataBytes vertex_data{};
+  std::vector<VertexTypeBytes> vertex_types;
+
+  uint64_t ExcludingGaps() const;  // sum of the regions' excluding-gaps bytes
+  uint64_t IncludingGaps() const;  // sum of the regions' including-gaps bytes
+  uint64_t CategoryTotal() const;  // sum of by_category
+
+  bool operator==(const TileMemory&) const = default;
+};
+
+// ---------------------------------------------------------------------------
+// A printed Memory Usage block: the whole graph (spec section 4) or one tile
+// (section 6).
+
+struct NamedBytes {
+  std::string name;
+  uint64_t bytes = 0;
+
+  bool operator==(const NamedBytes&) const = default;
+};
+
+// Which rows of a MemoryUsage are known. Everything is known for blocks
+// derived from per-tile data; a block read from text knows the rows it read.
+struct MemoryRowsKnown {
+  bool including_gaps = true;
+  std::bitset<kNumRegions> regions = std::bitset<kNumRegions>().set();
+  std::bitset<kNumCategories> categories = std::bitset<kNumCategories>().set();
+  bool vertex_data = true;  // the "Vertex Data (<n>B)" header
+  std::bitset<kNumVertexDataCategories> vertex_data_categories =
+      std::bitset<kNumVertexDataCategories>().set();
+  bool by_vertex_type = true;  // a "By Type:" list was present
+
+  static MemoryRowsKnown None();
+  bool IsComplete() const;
+  bool IsEmpty() const;
+  bool operator==(const MemoryRowsKnown&) const = default;
+};
+
+struct MemoryUsage {
+  uint64_t including_gaps = 0;
+  std::array<uint64_t, kNumRegions> by_region{};  // excluding gaps
+  CategoryBytes by_category{};                    // excluding gaps
+  uint64_t vertex_data = 0;                       // VI + VFD + CD + VLD when derived
+  VertexDataBytes vertex_data_by_category{};
+  std::vector<NamedBytes> by_vertex_type;  // descending bytes, ties by name, when derived
+  MemoryRowsKnown known;
+
+  uint64_t ExcludingGaps() const;  // sum of by_region (the known rows)
+  bool operator==(const MemoryUsage&) const = default;
+};
+
+struct TileUsage {
+  uint32_t tile = 0;
+  MemoryUsage usage;
+
+  bool operator==(const TileUsage&) const = default;
+};
+
+// ---------------------------------------------------------------------------
+// Compilation report.
+
+struct VertexType {
+  std::string name;  // C++ type, e.g. "popops::ScaledAddSupervisor<float,float,true>"
+
+  bool operator==(const VertexType&) const = default;
+};
+
+// A variable as the lowered-variables report knows it (spec appendix A).
+struct Variable {
+  std::string name;
+  uint32_t tile = 0;
+  uint64_t bytes = 0;
+  Category category = Category::kVariables;
+  bool always_live = false;
+  std::optional<uint64_t> offset;  // byte address on the tile, when laid out
+
+  bool operator==(const Variable&) const = default;
+};
+
+// Figures a text report printed, kept when per-tile data is absent.
+struct VerbatimMemory {
+  std::optional<MemoryUsage> total;        // whole-graph Memory Usage
+  std::optional<ByTileSummary> by_tile;    // histogram, maxima, OOM count
+  std::vector<TileUsage> tile_blocks;      // "Tile # N memory usage:" blocks, as printed
+
+  bool operator==(const VerbatimMemory&) const = default;
+};
+
+struct CompilationReport {
+  std::optional<Target> target;    // absent only when read from an excerpt
+  std::optional<GraphInfo> graph;  // likewise
+  std::vector<VertexType> vertex_types;
+  // Either empty (a report read from text) or one entry per tile, in tile
+  // order, for every tile of the target.
+  std::vector<TileMemory> tiles;
+  std::vector<Variable> variables;
+  VerbatimMemory verbatim;  // empty for reports the engine makes
+
+  bool operator==(const CompilationReport&) const = default;
+};
+
+// ---------------------------------------------------------------------------
+// Execution report (spec section 7).
+
+enum class CycleKind : uint8_t {
+  kComputeIncludingIdle,
+  kComputeExcludingIdle,
+  kIpuExchange,
+  kGlobalExchange,
+  kHostExchange,
+  kSync,
+};
+inline constexpr size_t kNumCycleKinds = 6;
+// "Tile average compute cycles (including idle threads)" (without the colon).
+std::string_view TileAverageLabel(CycleKind kind);
+
+struct TileCycles {
+  uint32_t tile = 0;
+  std::array<uint64_t, kNumCycleKinds> cycles{};
+
+  bool operator==(const TileCycles&) const = default;
+};
+
+struct VertexTypeCycles {
+  std::string name;
+  uint64_t instances = 0;
+  uint64_t cycles = 0;
+
+  bool operator==(const VertexTypeCycles&) const = default;
+};
+
+// One step of the program execution sequence (showExecutionSteps).
+struct ExecutionStep {
+  std::string program;
+  uint64_t cycles = 0;
+
+  bool operator==(const ExecutionStep&) const = default;
+};
+
+struct ExecutionReport {
+  std::vector<std::string> programs;  // "<anonymous>" for unnamed programs
+  uint64_t total_cycles = 0;          // compute + exchange + sync + host I/O, one tile
+  double clock_hz = 0;                // for "approx N microseconds"; 0 = unknown
+  // Averages over tiles; fill with AverageTileCycles. Unset = not known.
+  std::array<std::optional<double>, kNumCycleKinds> tile_average_cycles{};
+  std::vector<VertexTypeCycles> cycles_by_vertex_type;  // descending cycles
+  std::vector<ExecutionStep> steps;
+
+  bool operator==(const ExecutionReport&) const = default;
+};
+
+std::array<std::optional<double>, kNumCycleKinds> AverageTileCycles(
+    std::span<const TileCycles> tiles);
+
+// ---------------------------------------------------------------------------
+// Derivations.
+
+// One tile's block: every row known, vertex types named from `vertex_types`
+// and sorted by descending bytes, ties by name.
+MemoryUsage UsageOfTile(const TileMemory& tile, std::span<const VertexType> vertex_types);
+
+// The whole-graph block: the sum over tiles of UsageOfTile.
+MemoryUsage Summarize(std::span<const TileMemory> tiles, std::span<const VertexType> vertex_types);
+
+// The By Tile figures over excluding-gaps bytes. The out-of-memory count
+// (tiles whose excluding-gaps bytes exceed bytes_per_tile) is left unknown
+// when bytes_per_tile is.
+ByTileSummary SummarizeByTile(std::span<const TileMemory> tiles,
+                              std::optional<uint64_t> bytes_per_tile);
+
+// The `count` most used tiles by excluding-gaps bytes, descending, ties by
+// ascending tile id.
+std::vector<const TileMemory*> TopTiles(std::span<const TileMemory> tiles, size_t count);
+
+// tileprof's imbalance rule (the spec leaves it open): memory is imbalanced
+// when a tile is out of memory, or when the most used tile holds more than
+// twice the mean excluding-gaps bytes per tile.
+bool IsImbalanced(std::span<const TileMemory> tiles, std::optional<uint64_t> bytes_per_tile);
+
+// Derived figures when the report has per-tile data, else the verbatim ones.
+std::optional<MemoryUsage> ResolveTotal(const CompilationReport& report);
+std::optional<ByTileSummary> ResolveByTile(const CompilationReport& report);
+
+// Which tiles get a detailed block.
+enum class TileBlocks {
+  kWhenImbalanced,  // the default: as Poplar, only when IsImbalanced
+  kAlways,
+  kNever,
+};
+inline constexpr size_t kDefaultTileBlocks = 5;
+
+// The detailed tile blocks: the `count` most used tiles (TopTiles) under
+// `policy` when the report has per-tile data; else the blocks a text report
+// printed (all of them unless the policy is kNever).
+std::vector<TileUsage> ResolveTileBlocks(const CompilationReport& report, TileBlocks policy,
+                                         size_t count = kDefaultTileBlocks);
+
+}  // namespace tileprof::report

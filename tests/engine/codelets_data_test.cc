@@ -1,0 +1,245 @@
+// Select, clamp, cast, copy, fill, scaled add, reduce, matmul and conv
+// partials, set seed and the seed listing's vertices.
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "codelet_test_util.h"
+
+namespace tileprof::engine {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::Bytes;
+using testing::Get;
+using testing::RunOn;
+using testing::Values;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr auto kF32 = ElementType::kF32;
+constexpr auto kF16 = ElementType::kF16;
+constexpr auto kS32 = ElementType::kS32;
+
+template <typename T>
+std::vector<std::byte> Zeros(size_t n) {
+  return Bytes(std::vector<T>(n));
+}
+
+void ExpectOk(const Status& status) { EXPECT_TRUE(status) << status.error().message(); }
+
+TEST(Select, PicksByPredicate) {
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3}),
+                                           Bytes(std::vector<int32_t>{-1, -2, -3}),
+                                           Bytes(std::vector<uint8_t>{1, 0, 2}),
+                                           Zeros<int32_t>(3)};
+  ExpectOk(RunOn(**GetSelectCodelet(kS32), f));
+  EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(1, -2, 3));
+}
+
+TEST(Clamp, XlaSemanticsWithNaN) {
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{-5, 5, kNaN, 0.5f}),
+                                           Bytes(std::vector<float>{0, 0, 0, 0}),
+                                           Bytes(std::vector<float>{1, 1, 1, 1}),
+                                           Zeros<float>(4)};
+  ExpectOk(RunOn(**GetClampCodelet(kF32), f));
+  const auto out = Values<float>(f[3]);
+  EXPECT_EQ(out[0], 0.0f);
+  EXPECT_EQ(out[1], 1.0f);
+  EXPECT_TRUE(std::isnan(out[2]));
+  EXPECT_EQ(out[3], 0.5f);
+  EXPECT_FALSE(GetClampCodelet(ElementType::kPred));
+}
+
+TEST(Cast, UsesConvertSemantics) {
+  std::vector<std::vector<std::byte>> f = {
+      Bytes(std::vector<float>{0.1f, 65520.0f, kNaN, -1.0f}), Zeros<uint16_t>(4)};
+  ExpectOk(RunOn(**GetCastCodelet(kF32, kF16), f));
+  const auto h = Values<uint16_t>(f[1]);
+  EXPECT_EQ(h[0], 0x2E66);
+  EXPECT_EQ(h[1], 0x7C00);
+  EXPECT_EQ(h[2] & 0x7E00, 0x7E00);
+  EXPECT_EQ(h[3], 0xBC00);
+
+  f = {Bytes(std::vector<float>{3.9f, -1e10f, kNaN}), Zeros<int32_t>(3)};
+  ExpectOk(RunOn(**GetCastCodelet(kF32, kS32), f));
+  EXPECT_THAT(Values<int32_t>(f[1]), ElementsAre(3, INT32_MIN, 0));
+
+  f = {Bytes(std::vector<int32_t>{300, -1}), Zeros<int8_t>(2)};
+  ExpectOk(RunOn(**GetCastCodelet(kS32, ElementType::kS8), f));
+  EXPECT_THAT(Values<int8_t>(f[1]), ElementsAre(44, -1));
+
+  auto same = GetCastCodelet(kF32, kF32);
+  ASSERT_FALSE(same);
+  EXPECT_THAT(same.error().message(), HasSubstr("a cast needs two different types"));
+}
+
+TEST(CopyAndFill, MoveBytes) {
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<uint16_t>{1, 2, 3}),
+                                           Zeros<uint16_t>(3)};
+  ExpectOk(RunOn(**GetCopyCodelet(kF16), f));
+  EXPECT_THAT(Values<uint16_t>(f[1]), ElementsAre(1, 2, 3));
+
+  f = {Bytes(std::vector<double>{2.5}), Zeros<double>(5)};
+  ExpectOk(RunOn(**GetFillCodelet(ElementType::kF64), f));
+  EXPECT_THAT(Values<double>(f[1]), ElementsAre(2.5, 2.5, 2.5, 2.5, 2.5));
+
+  f = {Bytes(std::vector<double>{1, 2}), Zeros<double>(5)};  // a scalar field given 2
+  auto status = RunOn(**GetFillCodelet(ElementType::kF64), f);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().message(), "popops::Fill<double>: scalar field 'in' has 2 elements");
+}
+
+TEST(ScaledAdd, TensorAndConstantScale) {
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{1, 2}),
+                                           Bytes(std::vector<float>{2, 4}),
+                                           Bytes(std::vector<float>{0.5f})};
+  ExpectOk(RunOn(**GetScaledAddCodelet(kF32, false), f));
+  EXPECT_THAT(Values<float>(f[0]), ElementsAre(2, 4));
+
+  f = {Bytes(std::vector<int32_t>{INT32_MAX}), Bytes(std::vector<int32_t>{1}),
+       Bytes(std::vector<int32_t>{1})};
+  ExpectOk(RunOn(**GetScaledAddCodelet(kS32, false), f));
+  EXPECT_THAT(Values<int32_t>(f[0]), ElementsAre(INT32_MIN));  // wraps
+
+  const Codelet& constant = **GetScaledAddCodelet(kF32, true);
+  EXPECT_EQ(constant.name(), "popops::ScaledAddSupervisor<float,float,true>");
+  f = {Bytes(std::vector<float>{1, 1}), Bytes(std::vector<float>{3, -1})};
+  ExpectOk(RunOn(constant, f, {std::bit_cast<uint32_t>(2.0f)}));
+  EXPECT_THAT(Values<float>(f[0]), ElementsAre(7, -1));
+  EXPECT_FALSE(GetScaledAddCodelet(kS32, true));
+}
+
+TEST(Reduce, OverPartialsPerOutput) {
+  // P = 3 partials of M = 2 outputs: out[j] = sum_k partials[k * 2 + j].
+  const Codelet& add = **GetReduceCodelet(ReduceOp::kAdd, kF32, false);
+  EXPECT_EQ(add.name(), "popops::Reduce<popops::ReduceAdd,float,float,false,0>");
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{1, 2, 3, 4, 5, 6}),
+                                           Zeros<float>(2)};
+  ExpectOk(RunOn(add, f));
+  EXPECT_THAT(Values<float>(f[1]), ElementsAre(9, 12));
+
+  // isUpdate combines the old output first: the HLO reduce init value.
+  f[1] = Bytes(std::vector<float>{10, 20});
+  ExpectOk(RunOn(**GetReduceCodelet(ReduceOp::kAdd, kF32, true), f));
+  EXPECT_THAT(Values<float>(f[1]), ElementsAre(19, 32));
+
+  f = {Bytes(std::vector<float>{1, kNaN, 3}), Zeros<float>(1)};
+  ExpectOk(RunOn(**GetReduceCodelet(ReduceOp::kMax, kF32, false), f));
+  EXPECT_TRUE(std::isnan(Values<float>(f[1])[0]));
+
+  f = {Bytes(std::vector<int32_t>{65536, 65536, 7}), Zeros<int32_t>(1)};
+  ExpectOk(RunOn(**GetReduceCodelet(ReduceOp::kMul, kS32, false), f));
+  EXPECT_THAT(Values<int32_t>(f[1]), ElementsAre(0));  // 2^32 * 7 wraps to 0
+
+  f = {Bytes(std::vector<int32_t>{5, -3, 9}), Zeros<int32_t>(1)};
+  ExpectOk(RunOn(**GetReduceCodelet(ReduceOp::kMin, kS32, false), f));
+  EXPECT_THAT(Values<int32_t>(f[1]), ElementsAre(-3));
+
+  f = {Bytes(std::vector<uint8_t>{1, 1, 0, 1}), Zeros<uint8_t>(2)};
+  ExpectOk(RunOn(**GetReduceCodelet(ReduceOp::kAnd, ElementType::kPred, false), f));
+  EXPECT_THAT(Values<uint8_t>(f[1]), ElementsAre(0, 1));
+  ExpectOk(RunOn(**GetReduceCodelet(ReduceOp::kOr, ElementType::kPred, false), f));
+  EXPECT_THAT(Values<uint8_t>(f[1]), ElementsAre(1, 1));
+  EXPECT_FALSE(GetReduceCodelet(ReduceOp::kAnd, kF32, false));
+}
+
+TEST(Reduce, HalfAccumulatesInF32) {
+  // Summing 4096 ones in f16 arithmetic would stop at 2048 (2049 is not a
+  // half); accumulating in f32 and rounding once gives 4096 exactly.
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<uint16_t>(4096, 0x3C00)),
+                                           Zeros<uint16_t>(1)};
+  ExpectOk(RunOn(**GetReduceCodelet(ReduceOp::kAdd, kF16, false), f));
+  EXPECT_THAT(Values<uint16_t>(f[1]), ElementsAre(0x6C00));  // 4096
+}
+
+TEST(Reduce, ShapeErrors) {
+  std::vector<std::vector<std::byte>> f = {Zeros<float>(5), Zeros<float>(2)};
+  auto status = RunOn(**GetReduceCodelet(ReduceOp::kAdd, kF32, false), f);
+  ASSERT_FALSE(status);
+  EXPECT_THAT(status.error().message(),
+              HasSubstr("field 'partials' has 5 elements, not a multiple of the 2 elements "
+                        "of 'out'"));
+}
+
+TEST(MatMulPartial, MultipliesRowMajorMatrices) {
+  // [1 2 3; 4 5 6] . [7 8; 9 10; 11 12] = [58 64; 139 154].
+  const Codelet& mm = **GetMatMulPartialCodelet(kF32, kF32);
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{1, 2, 3, 4, 5, 6}),
+                                           Bytes(std::vector<float>{7, 8, 9, 10, 11, 12}),
+                                           Zeros<float>(4)};
+  ExpectOk(RunOn(mm, f, {2, 3, 2}));
+  EXPECT_THAT(Values<float>(f[2]), ElementsAre(58, 64, 139, 154));
+  auto bad = RunOn(mm, f, {2, 2, 2});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(),
+            "poplin::MatMulPartial<float,float>: field 'in' has 6 elements, expected m*k = 4 "
+            "(m=2, k=2, n=2)");
+}
+
+TEST(MatMulPartial, HalfInputsAccumulateInFloat) {
+  // 2048 + 1 + 1 + ... : with f32 accumulation the ones are kept.
+  const Codelet& mm = **GetMatMulPartialCodelet(kF16, kF32);
+  std::vector<uint16_t> a = {0x6800, 0x3C00, 0x3C00, 0x3C00};  // 2048, 1, 1, 1
+  std::vector<uint16_t> b = {0x3C00, 0x3C00, 0x3C00, 0x3C00};
+  std::vector<std::vector<std::byte>> f = {Bytes(a), Bytes(b), Zeros<float>(1)};
+  ExpectOk(RunOn(mm, f, {1, 4, 1}));
+  EXPECT_THAT(Values<float>(f[2]), ElementsAre(2051));
+  std::vector<std::vector<std::byte>> g = {Bytes(std::vector<int32_t>{INT32_MAX, 1}),
+                                           Bytes(std::vector<int32_t>{1, 1}),
+                                           Zeros<int32_t>(1)};
+  ExpectOk(RunOn(**GetMatMulPartialCodelet(kS32, kS32), g, {1, 2, 1}));
+  EXPECT_THAT(Values<int32_t>(g[2]), ElementsAre(INT32_MIN));
+}
+
+TEST(ConvPartial1x1Out, AccumulatesIntoPartials) {
+  // 2 pixels x 3 input channels, 2 output channels; weights [co][ci].
+  const Codelet& conv = **GetConvPartial1x1OutCodelet(kF32, kF32);
+  EXPECT_EQ(conv.name(), "poplin::ConvPartial1x1Out<float,float,true,false>");
+  EXPECT_EQ(conv.execution_kind(), ExecutionKind::kSupervisor);
+  std::vector<std::vector<std::byte>> f = {
+      Bytes(std::vector<float>{1, 2, 3, 4, 5, 6}),
+      Bytes(std::vector<float>{1, 0, -1, 2, 2, 2}),
+      Bytes(std::vector<float>{100, 200, 300, 400})};
+  ExpectOk(RunOn(conv, f, {3, 2}));
+  // pixel 0: [1-3, 2*(1+2+3)] = [-2, 12]; pixel 1: [4-6, 2*15] = [-2, 30].
+  EXPECT_THAT(Values<float>(f[2]), ElementsAre(98, 212, 298, 430));
+  auto bad = RunOn(conv, f, {4, 2});
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message(), HasSubstr("field 'in' has 6 elements, not a multiple of "
+                                               "inChans=4"));
+  EXPECT_FALSE(GetConvPartial1x1OutCodelet(kS32, kS32));
+}
+
+TEST(SetSeed, SeedsTheTileDeterministically) {
+  const Codelet& set_seed = Get(kSetSeedCodeletName);
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<uint32_t>{0x1234, 0x5678})};
+  TileState a, b, c;
+  ExpectOk(RunOn(set_seed, f, {7, 0}, &a));
+  ExpectOk(RunOn(set_seed, f, {7, 0}, &b));
+  ExpectOk(RunOn(set_seed, f, {7, 1}, &c));  // another tile
+  EXPECT_EQ(a.prng, b.prng);
+  EXPECT_NE(a.prng, c.prng);
+  EXPECT_NE(a.prng[1], 0u);
+  auto no_tile = RunOn(set_seed, f, {7, 0}, nullptr);
+  ASSERT_FALSE(no_tile);
+  EXPECT_EQ(no_tile.error().message(), "poprand::SetSeedSupervisor: no tile state to seed");
+  f = {Bytes(std::vector<uint32_t>{1, 2, 3})};
+  EXPECT_FALSE(RunOn(set_seed, f, {7, 0}, &a));
+}
+
+TEST(SeedListingVertices, SumAndAdd) {
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{1, 1.5f, 2, 2.5f}),
+                                           Zeros<float>(1)};
+  ExpectOk(RunOn(Get(kSumVertexCodeletName), f));
+  EXPECT_THAT(Values<float>(f[1]), ElementsAre(7));
+  f = {Bytes(std::vector<float>{1.5f}), Bytes(std::vector<float>{2.25f}), Zeros<float>(1)};
+  ExpectOk(RunOn(Get(kAdderVertexCodeletName), f));
+  EXPECT_THAT(Values<float>(f[2]), ElementsAre(3.75f));
+}
+
+}  // namespace
+}  // namespace tileprof::engine

@@ -1,0 +1,63 @@
+// Helpers shared by the HLO tests: corpus files and parsing shortcuts.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/file.h"
+#include "engine/hlo/parser.h"
+
+namespace tileprof::hlo::testing {
+
+inline std::filesystem::path CorpusDir() {
+  return std::filesystem::path(TILEPROF_SHARED_DIR) / "corpus" / "hlo";
+}
+
+// Every HLO file of the shared corpus (README.md and SOURCES.tsv excluded),
+// sorted by name.
+inline std::vector<std::string> CorpusFiles() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(CorpusDir())) {
+    std::string name = entry.path().filename().string();
+    if (name == "README.md" || name == "SOURCES.tsv") continue;
+    files.push_back(name);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+inline std::string ReadCorpus(const std::string& name) {
+  Expected<std::string> text = ReadFile((CorpusDir() / name).string());
+  EXPECT_TRUE(text.has_value()) << name;
+  return text ? *text : std::string();
+}
+
+// Parses or fails the test with the diagnostic.
+inline Module MustParse(std::string text, std::string name = "test.hlo") {
+  Expected<Module> module = ParseModule(std::move(text), {.source_name = name});
+  if (!module) {
+    ADD_FAILURE() << module.error().message();
+    std::abort();
+  }
+  return std::move(*module);
+}
+
+// The error message of a parse that must fail.
+inline std::string ParseError(std::string text) {
+  Expected<std::vector<Module>> modules = ParseModules(std::move(text), {.source_name = "bad.hlo"});
+  EXPECT_FALSE(modules.has_value()) << "parsed, but should not have";
+  return modules ? std::string() : modules.error().message();
+}
+
+// A gtest-safe parameter name from a file name.
+inline std::string TestName(const std::string& file) {
+  std::string name;
+  for (char c : file) name.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return name;
+}
+
+}  // namespace tileprof::hlo::testing
