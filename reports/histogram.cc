@@ -60,8 +60,11 @@ std::vector<std::string> RenderHistogramRows(std::span<const HistogramRow> rows)
   for (const HistogramRow& row : rows) {
     std::string range = fmt::format("{:>{}} - {:>{}}", row.lo_kib, digits, row.hi_kib, digits);
     std::string bar(static_cast<size_t>(BarLength(row.tiles, largest)), '*');
-    lines.push_back(
-        fmt::format("    {:>10} {:<40}{:>7}", range, bar, WithThousands(row.tiles)));
+    // The count is right-aligned in 7 characters, but always one space clear
+    // of a full bar: "1,000,000" tiles must still read back as a count.
+    std::string count = WithThousands(row.tiles);
+    lines.push_back(fmt::format("    {:>10} {:<40}{:>{}}", range, bar, count,
+                                std::max<size_t>(7, count.size() + 1)));
   }
   return lines;
 }

@@ -11,7 +11,9 @@
 //    number at most kMaxHistogramBuckets (128);
 //  * bar length: the largest count gets 40 stars, any other non-empty bucket
 //    round(40 * count / largest) with halves rounded up, but at least one;
-//  * range numbers carry no thousands separators.
+//  * range numbers carry no thousands separators;
+//  * a count wider than its 7-character column (over 999,999 tiles, only
+//    possible in text, not on a real target) still gets one space before it.
 #pragma once
 
 #include <cstdint>

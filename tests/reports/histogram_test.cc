@@ -94,6 +94,13 @@ TEST(RenderHistogramRows, PadsRangesToTheDigitsOfTheLargestBound) {
                           "    1000 - 1008 *                                             4"));
 }
 
+TEST(RenderHistogramRows, KeepsLargeCountsClearOfTheBar) {
+  std::vector<HistogramRow> rows = {{0, 8, 120000}, {8, 16, 5}};
+  EXPECT_THAT(RenderHistogramRows(rows),
+              ElementsAre("        0 -  8 **************************************** 120,000",
+                          "        8 - 16 *                                             5"));
+}
+
 TEST(RenderByTile, LeavesOutLinesThatAreNotKnown) {
   ByTileSummary by_tile;
   by_tile.rows = {{4, 5, 2}};
