@@ -1,34 +1,19 @@
 // End-to-end: `tileprof dumpdiff` and `tileprof logscan` on the samples in
 // samples/recompile/, whose README promises these explanations.
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_run.h"
+
 namespace {
 
 using ::testing::HasSubstr;
 
-struct CliRun {
-  std::string out;
-  int status;
-};
-
-CliRun Tileprof(const std::string& args) {
-  std::string command = std::string(TILEPROF_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  CliRun run{"", -1};
-  if (!pipe) return run;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  int status = pclose(pipe);
-  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+using tileprof::cli_test::CliRun;
+using tileprof::cli_test::Tileprof;
 
 std::string Sample(const std::string& name) {
   return std::string(TILEPROF_SOURCE_DIR) + "/samples/recompile/" + name;
