@@ -100,9 +100,10 @@ nlohmann::ordered_json StatsJson(const std::string& file, const hlo::ModuleStats
           {"opcodes", opcodes}};
 }
 
-int RunStats(const Options& options) {
-  nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  std::string text;
+// Calls `each(file, module)` for every module of every file; a file that
+// does not load makes the status kExitError and the rest still run.
+template <typename Each>
+int ForEachModule(const Options& options, Each each) {
   int status = kExitOk;
   for (const std::string& file : options.files) {
     auto modules = Load(file);
@@ -110,16 +111,23 @@ int RunStats(const Options& options) {
       status = kExitError;
       continue;
     }
-    for (const hlo::Module& module : *modules) {
-      hlo::ModuleStats stats = hlo::ComputeStats(module);
-      if (options.format == "json") {
-        all.push_back(StatsJson(file, stats));
-      } else {
-        if (!text.empty()) text += '\n';
-        text += StatsText(file, stats);
-      }
-    }
+    for (const hlo::Module& module : *modules) each(file, module);
   }
+  return status;
+}
+
+int RunStats(const Options& options) {
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  std::string text;
+  int status = ForEachModule(options, [&](const std::string& file, const hlo::Module& module) {
+    hlo::ModuleStats stats = hlo::ComputeStats(module);
+    if (options.format == "json") {
+      all.push_back(StatsJson(file, stats));
+    } else {
+      if (!text.empty()) text += '\n';
+      text += StatsText(file, stats);
+    }
+  });
   std::cout << (options.format == "json" ? all.dump(2) + "\n" : text);
   return status;
 }
@@ -134,21 +142,13 @@ int RunFmt(const Options& options) {
 
 int RunFingerprint(const Options& options) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  int status = kExitOk;
-  for (const std::string& file : options.files) {
-    auto modules = Load(file);
-    if (!modules) {
-      status = kExitError;
-      continue;
-    }
-    for (const hlo::Module& module : *modules) {
-      std::string fingerprint = hlo::FingerprintToString(hlo::Fingerprint(module));
-      if (options.format == "json")
-        all.push_back({{"file", file}, {"module", module.name()}, {"fingerprint", fingerprint}});
-      else
-        std::cout << fmt::format("{}  {}  {}\n", fingerprint, module.name(), file);
-    }
-  }
+  int status = ForEachModule(options, [&](const std::string& file, const hlo::Module& module) {
+    std::string fingerprint = hlo::FingerprintToString(hlo::Fingerprint(module));
+    if (options.format == "json")
+      all.push_back({{"file", file}, {"module", module.name()}, {"fingerprint", fingerprint}});
+    else
+      std::cout << fmt::format("{}  {}  {}\n", fingerprint, module.name(), file);
+  });
   if (options.format == "json") std::cout << all.dump(2) << '\n';
   return status;
 }
