@@ -215,6 +215,9 @@ LogScanSummary ScanLogs(const std::vector<std::vector<LogEvent>>& logs,
     if (!events.empty()) s.files.push_back(events.front().file);
     open.clear();  // a build never spans two logs
     last_open = kNone;
+    // Poplar's phase line and TensorFlow's "Begin Poplar graph construction."
+    // both mark a construction; a log at both levels has both for each one.
+    uint64_t phase_constructions = 0, tf_constructions = 0;
     for (const LogEvent& e : events) {
       switch (e.kind) {
         case LogEventKind::kBeginCompile:
@@ -256,10 +259,10 @@ LogScanSummary ScanLogs(const std::vector<std::vector<LogEvent>>& logs,
           }
           break;
         case LogEventKind::kPhaseStart:
-          if (e.phase == "graphConstruction") ++s.graph_constructions;
+          if (e.phase == "graphConstruction") ++phase_constructions;
           break;
         case LogEventKind::kGraphConstructionBegin:
-          ++s.graph_constructions;
+          ++tf_constructions;
           break;
         case LogEventKind::kPhaseEnd:
           if (e.duration_ms) {
@@ -273,6 +276,7 @@ LogScanSummary ScanLogs(const std::vector<std::vector<LogEvent>>& logs,
           break;
       }
     }
+    s.graph_constructions += static_cast<int>(std::max(phase_constructions, tf_constructions));
   }
 
   // Warm-up: until the first build of a module that was already built, unless told.

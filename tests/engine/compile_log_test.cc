@@ -136,3 +136,20 @@ TEST(ProgressBar, ModesAndTheAutoRule) {
 
 }  // namespace
 }  // namespace tileprof::engine
+
+namespace tileprof::engine {
+namespace {
+
+TEST(PhaseScope, BothConstructionLinesCountOnce) {
+  Capture capture;
+  {
+    CompileLog log(capture.file(), LogLevel::kVerbose);
+    PhaseScope phase(log, "graphConstruction");
+    log.Verbose("poplar_compiler.cc", "Begin Poplar graph construction.");
+  }
+  auto summary = analyzer::ScanLogs({analyzer::ParseLog(capture.Text(), "both.log")}, {});
+  EXPECT_EQ(summary.graph_constructions, 1);
+}
+
+}  // namespace
+}  // namespace tileprof::engine
