@@ -576,6 +576,7 @@ std::string NormalizeAttributeValue(std::string_view value) {
   out.reserve(value.size());
   Lexer lexer(value);
   TokKind previous = TokKind::kEof;
+  std::string_view previous_text;
   while (true) {
     Token token = lexer.Next();
     if (token.kind == TokKind::kEof) break;
@@ -584,11 +585,18 @@ std::string NormalizeAttributeValue(std::string_view value) {
       out.append(value.substr(token.offset));
       break;
     }
-    if (IsWordEnd(previous) && IsWordStart(token.kind)) out.push_back(' ');
+    // Joined, a stray '%' would become the next name's sigil (and vanish on
+    // the next normalisation), and "/ /" or "/ *" would open a comment: the
+    // result must lex as the same tokens, or levels are not fixed points.
+    const char first = token.text.empty() ? '\0' : token.text.front();
+    const bool would_merge = (previous_text == "%" && (IsIdentChar(first) || token.percent)) ||
+                             (previous_text == "/" && (first == '/' || first == '*'));
+    if ((IsWordEnd(previous) && IsWordStart(token.kind)) || would_merge) out.push_back(' ');
     out.append(token.text);
     if (token.kind == TokKind::kAttrName) out.push_back('=');
     if (token.kind == TokKind::kNameColon) out.push_back(':');
     previous = token.kind;
+    previous_text = previous == TokKind::kOther ? token.text : std::string_view();
   }
   return out;
 }

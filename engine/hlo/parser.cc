@@ -186,6 +186,14 @@ bool Parser::ParseShapeRef(const Shape** shape) {
     end = static_cast<uint32_t>(fast_end);
     scan = Lexer(text_, end);
   } else if (!ScanShape(scan, options_.max_nesting_depth, &end, &failure)) {
+    // The scan only balances brackets, so `f32[2, parameter(0)` fails lines
+    // later at the computation's '}'; the full parse points at the bad token.
+    Lexer full(text_, begin);
+    Shape ignored;
+    ParseFailure precise;
+    ShapeParseLimits limits;
+    limits.max_depth = options_.max_nesting_depth;
+    if (!ParseShape(full, limits, &ignored, &precise)) return Fail(precise.offset, precise.message);
     return Fail(failure.offset, failure.message);
   }
   std::string_view key = text_.substr(begin, end - begin);

@@ -54,7 +54,7 @@ std::string StripNestedMetadata(std::string_view normalized) {
 class ModulePrinter {
  public:
   ModulePrinter(const Module& module, const PrintOptions& options, TextSink* sink)
-      : module_(module), options_(options), sink_(sink), level_(std::clamp(options.level, 0, kMaxLevel)),
+      : module_(module), sink_(sink), level_(std::clamp(options.level, 0, kMaxLevel)),
         long_(options.style != PrintStyle::kShort), legacy_(options.style == PrintStyle::kLegacy) {}
 
   void Print() {
@@ -128,25 +128,27 @@ class ModulePrinter {
     }
   }
 
+  // A name may start with a digit ("%0"); without its '%' it would lex as a
+  // number, so it keeps the sigil even in the short style.
+  void AppendName(std::string_view name) {
+    if (long_ || (!name.empty() && name.front() >= '0' && name.front() <= '9')) out_.push_back('%');
+    out_.append(name);
+  }
+
   void AppendInstructionName(const Instruction& instruction) {
-    if (long_) out_.push_back('%');
     if (level_ < kLevelNames) {
-      out_.append(instruction.name());
+      AppendName(instruction.name());
     } else if (level_ == kLevelNames) {
-      out_.append(instruction_names_[instruction.index()]);
+      AppendName(instruction_names_[instruction.index()]);
     } else {
+      if (long_) out_.push_back('%');
       out_.append("tmp_");
       AppendInt(instruction_ranks_[instruction.index()]);
     }
   }
 
   void AppendComputationName(const Computation& computation) {
-    if (long_) out_.push_back('%');
-    if (level_ < kLevelNames) {
-      out_.append(computation.name());
-    } else {
-      out_.append(computation_names_[computation.index()]);
-    }
+    AppendName(level_ < kLevelNames ? computation.name() : std::string_view(computation_names_[computation.index()]));
   }
 
   // ---- module
@@ -374,7 +376,6 @@ class ModulePrinter {
   }
 
   const Module& module_;
-  const PrintOptions& options_;
   TextSink* sink_;
   const int level_;
   bool long_;
