@@ -1,0 +1,133 @@
+// `tileprof compile MODEL.hlo`: compile onto the tiles of a target and write
+// the text memory report (Trace_Event_Report.rep).
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/command.h"
+#include "common/file.h"
+#include "common/format.h"
+#include "engine/session/session.h"
+#include "reports/histogram.h"
+#include "reports/text_writer.h"
+
+namespace tileprof::cli {
+namespace {
+
+struct Options {
+  std::string model;
+  std::string output = "Trace_Event_Report.rep";
+  std::string target = "ipu2";
+  uint32_t ipus = 1;
+  uint32_t tiles_per_ipu = 0;  // 0: the preset's
+  bool allow_out_of_memory = false;
+  std::string progress;  // "": TF_POPLAR_FLAGS --show_progress_bar, else auto
+};
+
+void PrintSummary(const engine::CompiledModule& compiled, const std::string& output) {
+  const report::CompilationReport& report = compiled.result.report;
+  std::optional<report::MemoryUsage> total = report::ResolveTotal(report);
+  std::optional<report::ByTileSummary> by_tile = report::ResolveByTile(report);
+  std::cout << fmt::format("Compiled {} for {} in {:.2f} s\n", compiled.module.name(), compiled.target.Describe(),
+                           compiled.seconds);
+  if (total) {
+    uint64_t capacity = compiled.target.TotalMemory();
+    std::cout << fmt::format("  Memory:   {} B of {} B ({:.2f}%), {} B including gaps\n",
+                             WithThousands(total->ExcludingGaps()), WithThousands(capacity),
+                             capacity ? 100.0 * static_cast<double>(total->ExcludingGaps()) / static_cast<double>(capacity) : 0.0,
+                             WithThousands(total->including_gaps));
+  }
+  if (by_tile && by_tile->max_including_gaps)
+    std::cout << fmt::format("  Max tile: {} B on tile {} (of {} B per tile)\n",
+                             WithThousands(by_tile->max_including_gaps->bytes), by_tile->max_including_gaps->tile,
+                             WithThousands(compiled.target.BytesPerTile()));
+  std::cout << fmt::format("  Tiles out of memory: {}\n", compiled.result.tiles_out_of_memory);
+  if (!compiled.result.lowering.opaque_opcodes.empty()) {
+    std::string opcodes;
+    for (const std::string& op : compiled.result.lowering.opaque_opcodes) opcodes += (opcodes.empty() ? "" : ", ") + op;
+    std::cout << fmt::format("  Opaque ops (memory accounted, not executable): {}\n", opcodes);
+  }
+  std::cout << fmt::format("  Report:   {}\n", output);
+}
+
+int Run(const Options& options) {
+  auto env = engine::ReadEnvironment();
+  if (!env) {
+    PrintDiagnostic("compile", env.error().message());
+    return kExitUsage;
+  }
+  if (env->flags.help) {
+    std::cout << engine::PoplarFlagsUsage();
+    return kExitOk;
+  }
+  engine::SessionOptions session;
+  session.target.preset = options.target;
+  session.target.num_ipus = options.ipus;
+  if (options.tiles_per_ipu > 0) session.target.tiles_per_ipu = options.tiles_per_ipu;
+  session.flags = env->flags;
+  session.engine = env->engine;
+  std::string progress = options.progress.empty() ? env->flags.show_progress_bar : options.progress;
+  if (!engine::ParseProgressMode(progress, &session.progress)) {
+    PrintDiagnostic("compile", "--progress: '" + progress + "' is not auto, true or false");
+    return kExitUsage;
+  }
+  engine::CompileLog log(stderr, env->log_level);
+  auto compiled = engine::CompileHloFile(options.model, session, log);
+  if (!compiled) {
+    const std::string& message = compiled.error().message();
+    // Parse errors already read "file:line:col: error: ..." with a caret.
+    if (message.starts_with(options.model + ":")) std::cerr << message << (message.ends_with('\n') ? "" : "\n");
+    else PrintDiagnostic("compile", message);
+    return kExitError;
+  }
+  std::string text = report::WriteTextReport(compiled->result.report, nullptr, {});
+  if (Status written = WriteFileAtomic(options.output, text); !written) {
+    PrintDiagnostic("compile", written.error().message());
+    return kExitError;
+  }
+  PrintSummary(*compiled, options.output);
+  if (compiled->result.tiles_out_of_memory > 0) {
+    // Unlike Poplar since SDK 2.1, an out-of-memory compile fails unless
+    // asked not to: a user running one command wants to hear about it.
+    auto from_options = session.engine.GetBool("debug.allowOutOfMemory", false);
+    bool allowed = options.allow_out_of_memory || (from_options && *from_options);
+    if (!allowed) {
+      PrintDiagnostic("compile", engine::OutOfMemoryMessage(options.output));
+      return kExitError;
+    }
+  }
+  return kExitOk;
+}
+
+RunFn Setup(CLI::App& cmd) {
+  auto options = std::make_shared<Options>();
+  cmd.footer(
+      "Lowers the module onto the tiles of the target, lays out every tile's memory and writes\n"
+      "the text report (Target, Graph, Memory Usage, By Tile histogram, the most-used tiles when\n"
+      "memory is imbalanced). An out-of-memory graph still gets its report; the exit status is\n"
+      "then 1 with Poplar's 'Out of memory: ... Profile saved to: <path>' message, unless\n"
+      "--allow-out-of-memory or POPLAR_ENGINE_OPTIONS='{\"debug.allowOutOfMemory\":\"true\"}'.\n"
+      "Environment: TF_POPLAR_FLAGS (--ipu_model_tiles, --show_progress_bar, --help, ...),\n"
+      "POPLAR_ENGINE_OPTIONS, POPLAR_LOG_LEVEL=INFO (phase lines), TF_POPLAR_VLOG_LEVEL=1\n"
+      "(Begin/End XLA compilation lines). Log lines go to stderr, the progress bar to stdout.");
+  cmd.add_option("MODEL", options->model, "HLO text file (one module)")->required();
+  cmd.add_option("-o,--output", options->output, "Where to write the text report")->capture_default_str();
+  cmd.add_option("--target", options->target, "Target preset: ipu1, ipu2, ipu21")
+      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}))
+      ->capture_default_str();
+  cmd.add_option("--ipus", options->ipus, "Number of IPUs")->check(CLI::Range(1u, engine::kMaxIpus))->capture_default_str();
+  cmd.add_option("--tiles-per-ipu", options->tiles_per_ipu,
+                 "Tiles per IPU, fewer than the preset's (TF_POPLAR_FLAGS --ipu_model_tiles)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_flag("--allow-out-of-memory", options->allow_out_of_memory,
+               "Exit 0 even when tiles are out of memory (debug.allowOutOfMemory)");
+  cmd.add_option("--progress", options->progress,
+                 "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
+  return [options] { return Run(*options); };
+}
+
+const Registration kCompile{"compile", "Compile an HLO module onto the tiles of a target and write the memory report",
+                            Setup};
+
+}  // namespace
+}  // namespace tileprof::cli

@@ -1,0 +1,81 @@
+// The HLO compiler: lowers an hlo::Module onto the tiles of a Target as an
+// engine Graph plus a control program, lays out every tile's memory (the
+// model of docs/memory-model.md) and fills the compilation report that
+// reports/text_writer.h prints.
+//
+//   Expected<hlo::Module> module = hlo::ParseModule(text, {.source_name = path});
+//   Expected<Target> target = Target::FromPreset("ipu2");
+//   Expected<compiler::CompileResult> result =
+//       compiler::CompileModule(*module, *target, compiler::CompileOptions{});
+//   if (!result) { /* result.error().message() names the instruction */ }
+//   std::string rep = report::WriteTextReport(result->report, nullptr, {});
+//   if (result->tiles_out_of_memory > 0) { /* OOM: the report is still complete */ }
+//
+// Out-of-memory graphs compile: tiles over capacity are laid out into the
+// "Overflowed" region and counted in tiles_out_of_memory; the caller decides
+// whether that is an error (debug.allowOutOfMemory).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/expected.h"
+#include "engine/graph/graph.h"
+#include "engine/graph/program.h"
+#include "engine/hlo/module.h"
+#include "engine/target/target.h"
+#include "reports/report.h"
+
+namespace tileprof::engine::compiler {
+
+struct CompileOptions {
+  // Linear tile mapping: a tile gets a multiple of grain_bytes and at least
+  // min_bytes_per_tile (unless the tensor is smaller). 8: one 64-bit load or
+  // store, the data path width; 128: below that, the per-tile overheads of a
+  // vertex (state, exchange, control) outweigh the work it saves.
+  uint64_t grain_bytes = 8;
+  uint64_t min_bytes_per_tile = 128;
+  // Start each new tensor's linear mapping where the previous one ended, so
+  // that many small tensors do not all land on tile 0 (Poplar's
+  // mapTensorLinearlyWithOffset); false starts every tensor at tile 0.
+  bool rotate_start_tile = true;
+  // Add a poprand::SetSeedSupervisor vertex on every tile fed by a host seed
+  // stream, as the TensorFlow IPU backend does for every graph (seed 004's
+  // report: 1,216 of them on a Mk1).
+  bool set_seed_on_every_tile = true;
+  // Per-vertex instrumentation results (the seed's report was compiled with
+  // profiling on: "Instrumentation Results" is 4 B per vertex there).
+  bool instrument_vertices = true;
+};
+
+// Counts of what the lowering did, beyond the graph's own statistics.
+struct LoweringStats {
+  uint64_t instructions = 0;        // HLO instructions lowered (inlined calls counted per call)
+  uint64_t opaque_ops = 0;          // lowered as opaque ops
+  uint64_t exchanges = 0;           // (step, receiving tile) pairs with remote reads
+  uint64_t program_steps = 0;       // Execute/Copy/stream steps of the control program
+  std::vector<std::string> opaque_opcodes;  // distinct, sorted
+  // Constants whose values the HLO text elides ("{...}") or whose type the
+  // engine cannot compute on: lowered as variables in the Constants
+  // category, contents unknown.
+  std::vector<std::string> constants_without_values;
+};
+
+struct CompileResult {
+  std::unique_ptr<Graph> graph;  // owned here: programs refer to its ids
+  program::Sequence program;
+  GraphStats graph_stats;
+  LoweringStats lowering;
+  report::CompilationReport report;
+  uint64_t tiles_out_of_memory = 0;
+};
+
+// Compiles the entry computation of `module` for `target`. Errors name the
+// HLO instruction ("add.3 (add): ..."); an out-of-memory graph is not an
+// error.
+Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& target,
+                                      const CompileOptions& options);
+
+}  // namespace tileprof::engine::compiler

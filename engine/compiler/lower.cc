@@ -1,0 +1,436 @@
+// The lowering driver: computations, the instruction dispatch, the entry's
+// host streams and seed vertices, and the helpers every lower_*.cc uses.
+#include "engine/compiler/lower.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/codelets.h"
+#include "engine/compiler/types.h"
+
+namespace tileprof::engine::compiler {
+
+using hlo::Opcode;
+
+void Value::Leaves(std::vector<Tensor>& out) const {
+  if (is_tuple) {
+    for (const Value& element : elements) element.Leaves(out);
+  } else if (tensor.valid()) {
+    out.push_back(tensor);
+  }
+}
+
+std::string Describe(const hlo::Instruction& instruction) {
+  return fmt::format("{} ({})", instruction.name(), hlo::OpcodeName(instruction.opcode()));
+}
+
+Lowering::Lowering(Graph& graph, const CompileOptions& options, LoweringStats& stats)
+    : graph_(graph), options_(options), stats_(stats), mapper_(graph, options),
+      codelets_(graph) {}
+
+// ---- Helpers ---------------------------------------------------------------
+
+Expected<Tensor> Lowering::NewTensor(ElementType type, std::vector<uint64_t> shape,
+                                     std::string_view name, bool map) {
+  TILEPROF_ASSIGN_OR_RETURN(Tensor tensor, graph_.AddVariable(type, std::move(shape), name));
+  if (map) TILEPROF_RETURN_IF_ERROR(mapper_.Map(tensor));
+  return tensor;
+}
+
+Expected<Tensor> Lowering::NewTensor(const hlo::Shape& shape, std::string_view name, bool map) {
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> dims, StorageShape(shape));
+  return NewTensor(storage.type, std::move(dims), name, map);
+}
+
+Expected<Value> Lowering::NewValue(const hlo::Shape& shape, std::string_view name, bool map) {
+  if (shape.IsTuple()) {
+    Value value;
+    value.is_tuple = true;
+    for (size_t i = 0; i < shape.tuple_shapes.size(); ++i) {
+      TILEPROF_ASSIGN_OR_RETURN(Value element,
+                                NewValue(shape.tuple_shapes[i], fmt::format("{}.{}", name, i), map));
+      value.elements.push_back(std::move(element));
+    }
+    return value;
+  }
+  if (!shape.IsArray()) return Value{};  // token, opaque: no data
+  TILEPROF_ASSIGN_OR_RETURN(Tensor tensor, NewTensor(shape, name, map));
+  return Value::Array(std::move(tensor));
+}
+
+ComputeSetId Lowering::AddComputeSet(std::string_view name, program::Sequence& program) {
+  const ComputeSetId id = graph_.AddComputeSet(name);
+  program.Add(program::Execute(id));
+  return id;
+}
+
+Expected<Tensor> Lowering::FlatRange(const Tensor& tensor, uint64_t begin, uint64_t count) {
+  const uint64_t n = tensor.NumElements();
+  begin = std::min(begin, n);
+  return tensor.Flatten().Slice(begin, std::min(n, begin + count));
+}
+
+Expected<Tensor> Lowering::Proportional(const Tensor& tensor, uint64_t position, uint64_t count,
+                                        uint64_t total) {
+  const uint64_t n = tensor.NumElements();
+  if (total == 0 || n == 0) return FlatRange(tensor, 0, 0);
+  using Wide = unsigned __int128;
+  uint64_t begin = static_cast<uint64_t>(Wide(position) * n / total);
+  uint64_t size = static_cast<uint64_t>((Wide(count) * n + total - 1) / total);
+  size = std::clamp<uint64_t>(size, 1, n);
+  begin = std::min(begin, n - size);
+  return tensor.Flatten().Slice(begin, begin + size);
+}
+
+Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
+                             std::string_view out_field, const Tensor& out,
+                             std::span<const FieldInput> inputs, std::string_view debug_name) {
+  const uint64_t total = out.NumElements();
+  if (total == 0) return {};
+  // Positions of the output by tile, in element order within each tile.
+  std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> by_tile;
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(out.Flatten())) {
+    if (!piece.tile) return MakeError("output {} is not mapped", out.ShapeString());
+    auto& ranges = by_tile[*piece.tile];
+    if (!ranges.empty() && ranges.back().second == position) {
+      ranges.back().second += piece.region.size();
+    } else {
+      ranges.emplace_back(position, position + piece.region.size());
+    }
+    position += piece.region.size();
+  }
+  const Tensor flat_out = out.Flatten();
+  for (const auto& [tile, ranges] : by_tile) {
+    uint64_t count = 0;
+    for (const auto& [b, e] : ranges) count += e - b;
+    auto gather = [&](const Tensor& flat) -> Expected<Tensor> {
+      if (ranges.size() == 1) return flat.Slice(ranges[0].first, ranges[0].second);
+      std::vector<Tensor> parts;
+      parts.reserve(ranges.size());
+      for (const auto& [b, e] : ranges) {
+        TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat.Slice(b, e));
+        parts.push_back(std::move(part));
+      }
+      return Tensor::Concat(parts);
+    };
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                              graph_.AddVertex(compute_set, codelet, debug_name));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, gather(flat_out));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[out_field], out_part));
+    for (const FieldInput& input : inputs) {
+      Tensor part;
+      switch (input.access) {
+        case Access::kSame: {
+          TILEPROF_ASSIGN_OR_RETURN(part, gather(input.tensor.Flatten()));
+          break;
+        }
+        case Access::kWhole: part = input.tensor.Flatten(); break;
+        case Access::kProportional: {
+          TILEPROF_ASSIGN_OR_RETURN(part,
+                                    Proportional(input.tensor, ranges[0].first, count, total));
+          break;
+        }
+      }
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[input.field], part));
+    }
+  }
+  return {};
+}
+
+Expected<Tensor> Lowering::Fill(const Tensor& scalar, const hlo::Shape& shape,
+                                std::string_view name, program::Sequence& program) {
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, name, true));
+  if (out.element_type() != scalar.element_type()) {
+    return MakeError("fill of {} with a {} scalar", out.ShapeString(), scalar.ShapeString());
+  }
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(out.element_type()));
+  const ComputeSetId cs = AddComputeSet(name, program);
+  const FieldInput in{"in", scalar, Access::kWhole};
+  TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *fill, "out", out, {&in, 1}, name));
+  return out;
+}
+
+void Lowering::NoteOpaque(std::string_view opcode) {
+  ++stats_.opaque_ops;
+  auto& list = stats_.opaque_opcodes;
+  auto it = std::lower_bound(list.begin(), list.end(), opcode);
+  if (it == list.end() || *it != opcode) list.insert(it, std::string(opcode));
+}
+
+Expected<Value> Lowering::LowerOpaque(const hlo::Instruction& instruction,
+                                      std::span<const Value> operands,
+                                      program::Sequence& program) {
+  NoteOpaque(hlo::OpcodeName(instruction.opcode()));
+  TILEPROF_ASSIGN_OR_RETURN(Value result, NewValue(instruction.shape(), instruction.name(), true));
+  std::vector<Tensor> outputs = result.Leaves();
+  std::vector<FieldInput> inputs;
+  std::vector<ElementType> input_types;
+  for (const Value& operand : operands) {
+    for (const Tensor& leaf : operand.Leaves()) {
+      if (leaf.NumElements() == 0) continue;
+      inputs.push_back({fmt::format("in{}", inputs.size()), leaf, Access::kProportional});
+      input_types.push_back(leaf.element_type());
+    }
+  }
+  bool any = false;
+  for (const Tensor& out : outputs) any = any || out.NumElements() > 0;
+  if (!any) return result;
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  for (const Tensor& out : outputs) {
+    TILEPROF_ASSIGN_OR_RETURN(
+        const Codelet* codelet,
+        codelets_.Opaque(hlo::OpcodeName(instruction.opcode()), input_types, out.element_type()));
+    TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *codelet, "out", out, inputs, instruction.name()));
+  }
+  return result;
+}
+
+// ---- Computations ----------------------------------------------------------
+
+Status Lowering::LowerEntry(const hlo::Module& module, program::Sequence& program) {
+  const hlo::Computation* entry = module.entry();
+  if (entry == nullptr) return MakeError("module '{}' has no computations", module.name());
+  if (options_.set_seed_on_every_tile) {
+    // One seed for the whole graph, streamed from the host to tile 0 and
+    // read by a SetSeed vertex on every tile (poprand::setSeed's layout).
+    TILEPROF_ASSIGN_OR_RETURN(Tensor seed, NewTensor(ElementType::kU32, {2}, "seed", false));
+    TILEPROF_RETURN_IF_ERROR(mapper_.MapToTile(seed, 0));
+    TILEPROF_ASSIGN_OR_RETURN(DataStream stream,
+                              graph_.AddHostToDeviceFifo("seed", ElementType::kU32, 2));
+    program.Add(program::Copy(stream, seed));
+    const ComputeSetId cs = AddComputeSet("setSeed", program);
+    for (uint32_t tile = 0; tile < graph_.target().NumTiles(); ++tile) {
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, kSetSeedCodeletName));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["seed"], seed));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["seedModifierUser"], 0));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["seedModifierHw"], tile));
+    }
+  }
+  std::vector<Value> args;
+  for (const hlo::Instruction* parameter : entry->parameters()) {
+    if (parameter == nullptr) return MakeError("entry computation has a gap in its parameters");
+    TILEPROF_ASSIGN_OR_RETURN(Value value, NewValue(parameter->shape(), parameter->name(), true));
+    std::vector<Tensor> leaves = value.Leaves();
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (leaves[i].NumElements() == 0) continue;
+      TILEPROF_ASSIGN_OR_RETURN(
+          DataStream stream,
+          graph_.AddHostToDeviceFifo(leaves.size() == 1
+                                         ? std::string(parameter->name())
+                                         : fmt::format("{}.{}", parameter->name(), i),
+                                     leaves[i].element_type(), leaves[i].NumElements()));
+      program.Add(program::Copy(stream, leaves[i]));
+    }
+    args.push_back(std::move(value));
+  }
+  Value result;
+  TILEPROF_RETURN_IF_ERROR(LowerComputation(*entry, args, program, &result));
+  std::vector<Tensor> outputs = result.Leaves();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].NumElements() == 0) continue;
+    TILEPROF_ASSIGN_OR_RETURN(
+        DataStream stream,
+        graph_.AddDeviceToHostFifo(fmt::format("out.{}", i), outputs[i].element_type(),
+                                   outputs[i].NumElements()));
+    program.Add(program::Copy(outputs[i], stream));
+  }
+  return {};
+}
+
+Status Lowering::LowerComputation(const hlo::Computation& computation,
+                                  std::span<const Value> args, program::Sequence& program,
+                                  Value* result) {
+  // Calls nest at most as deep as the module's call graph; a recursive call
+  // graph (invalid HLO) would otherwise recurse forever.
+  if (call_depth_ > 64) {
+    return MakeError("computation '{}': calls nested more than 64 deep", computation.name());
+  }
+  ++call_depth_;
+  Scope scope;
+  for (const hlo::Instruction* instruction : computation.instructions()) {
+    if (instruction->opcode() == Opcode::kParameter) {
+      const int64_t number = instruction->parameter_number();
+      if (number < 0 || static_cast<size_t>(number) >= args.size()) {
+        --call_depth_;
+        return MakeError("{}: parameter {} of computation '{}' has no argument ({} given)",
+                         instruction->name(), number, computation.name(), args.size());
+      }
+      scope[instruction] = args[static_cast<size_t>(number)];
+      continue;
+    }
+    if (auto status = LowerInstruction(*instruction, scope, program); !status) {
+      --call_depth_;
+      return status;
+    }
+  }
+  --call_depth_;
+  const hlo::Instruction* root = computation.root();
+  if (root == nullptr) return MakeError("computation '{}' is empty", computation.name());
+  *result = scope.at(root);
+  return {};
+}
+
+Status Lowering::LowerInstruction(const hlo::Instruction& instruction, Scope& scope,
+                                  program::Sequence& program) {
+  std::vector<Value> operands;
+  operands.reserve(instruction.operand_count());
+  for (const hlo::Instruction* operand : instruction.operands()) {
+    auto it = scope.find(operand);
+    if (it == scope.end()) {
+      return MakeError("{}: operand '{}' is not defined before it", Describe(instruction),
+                       operand->name());
+    }
+    operands.push_back(it->second);
+  }
+  ++stats_.instructions;
+  Expected<Value> value = Lower(instruction, operands, program);
+  if (!value) return value.error().Within(Describe(instruction));
+  scope[&instruction] = std::move(*value);
+  return {};
+}
+
+namespace {
+
+bool IsUnary(Opcode op) {
+  switch (op) {
+    case Opcode::kAbs: case Opcode::kNegate: case Opcode::kSign: case Opcode::kFloor:
+    case Opcode::kCeil: case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven:
+    case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog: case Opcode::kLog1p:
+    case Opcode::kTanh: case Opcode::kLogistic: case Opcode::kSqrt: case Opcode::kRsqrt:
+    case Opcode::kSin: case Opcode::kCos: case Opcode::kIsFinite: case Opcode::kNot:
+    case Opcode::kCbrt: case Opcode::kTan: case Opcode::kAtan: case Opcode::kErf:
+    case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAsin: case Opcode::kAsinh:
+    case Opcode::kAtanh: case Opcode::kCosh: case Opcode::kSinh: case Opcode::kClz:
+    case Opcode::kPopulationCount: case Opcode::kReal: case Opcode::kImag:
+    case Opcode::kReducePrecision:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsBinary(Opcode op) {
+  switch (op) {
+    case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
+    case Opcode::kRemainder: case Opcode::kPower: case Opcode::kMaximum: case Opcode::kMinimum:
+    case Opcode::kAtan2: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
+    case Opcode::kShiftLeft: case Opcode::kShiftRightLogical:
+    case Opcode::kShiftRightArithmetic: case Opcode::kCompare: case Opcode::kComplex:
+    case Opcode::kMulhi: case Opcode::kStochasticConvert:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
+                                std::span<const Value> operands, program::Sequence& program) {
+  const Opcode op = instruction.opcode();
+  auto operand = [&](size_t i) -> const Value& { return operands[i]; };
+  if (IsUnary(op) && operands.size() == 1) return LowerUnary(instruction, operand(0), program);
+  if (IsBinary(op) && operands.size() == 2) return LowerBinary(instruction, operands, program);
+  switch (op) {
+    case Opcode::kConstant:
+      return LowerConstant(instruction);
+    case Opcode::kSelect:
+    case Opcode::kClamp:
+      if (operands.size() == 3) return LowerSelectOrClamp(instruction, operands, program);
+      break;
+    case Opcode::kConvert:
+      if (operands.size() == 1) return LowerConvert(instruction, operand(0), program);
+      break;
+    case Opcode::kBroadcast:
+      if (operands.size() == 1) return LowerBroadcast(instruction, operand(0), program);
+      break;
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
+    case Opcode::kDynamicReshape: {
+      if (operands.empty() || operand(0).is_tuple || !operand(0).tensor.valid()) break;
+      const Tensor& in = operand(0).tensor;
+      if (!instruction.shape().IsArray()) break;
+      auto storage = StorageOf(instruction.shape().element_type);
+      auto dims = StorageShape(instruction.shape());
+      if (!storage || !dims || storage->type != in.element_type()) break;
+      auto view = in.Reshape(*dims);
+      if (view) return Value::Array(std::move(*view));
+      break;
+    }
+    case Opcode::kTranspose:
+      if (operands.size() == 1) return LowerTranspose(instruction, operand(0), program);
+      break;
+    case Opcode::kSlice:
+      if (operands.size() == 1) return LowerSlice(instruction, operand(0), program);
+      break;
+    case Opcode::kConcatenate:
+      return LowerConcatenate(instruction, operands, program);
+    case Opcode::kPad:
+    case Opcode::kReverse:
+      if (!operands.empty()) return LowerRearrange(instruction, operand(0), program);
+      break;
+    case Opcode::kCopy:
+      if (operands.size() == 1) return LowerCopy(instruction, operand(0), program);
+      break;
+    case Opcode::kTuple: {
+      Value tuple;
+      tuple.is_tuple = true;
+      tuple.elements.assign(operands.begin(), operands.end());
+      return tuple;
+    }
+    case Opcode::kGetTupleElement: {
+      const hlo::Attribute* index = instruction.FindAttribute("index");
+      if (index == nullptr || operands.size() != 1 || !operand(0).is_tuple) break;
+      int64_t i = -1;
+      const std::string_view text = index->value();
+      if (std::from_chars(text.data(), text.data() + text.size(), i).ec != std::errc()) {
+        return MakeError("bad index={}", text);
+      }
+      if (i < 0 || static_cast<size_t>(i) >= operand(0).elements.size()) {
+        return MakeError("index {} out of range for a tuple of {}", i,
+                         operand(0).elements.size());
+      }
+      return operand(0).elements[static_cast<size_t>(i)];
+    }
+    // Identities on their first operand: they order or annotate, move nothing.
+    case Opcode::kAddDependency:
+    case Opcode::kDomain:
+    case Opcode::kOptimizationBarrier:
+      if (!operands.empty()) return operand(0);
+      break;
+    case Opcode::kAfterAll:
+      return Value{};
+    case Opcode::kDot:
+    case Opcode::kConvolution:
+      if (operands.size() == 2) return LowerDotLike(instruction, operands, program);
+      break;
+    case Opcode::kReduce:
+      return LowerReduce(instruction, operands, program);
+    case Opcode::kCall:
+    case Opcode::kFusion: {
+      if (instruction.called_computations().size() != 1) break;
+      Value result;
+      TILEPROF_RETURN_IF_ERROR(LowerComputation(*instruction.called_computations()[0], operands,
+                                                program, &result));
+      return result;
+    }
+    case Opcode::kWhile:
+      if (operands.size() == 1) return LowerWhile(instruction, operand(0), program);
+      break;
+    case Opcode::kConditional:
+      return LowerConditional(instruction, operands, program);
+    default:
+      break;
+  }
+  return LowerOpaque(instruction, operands, program);
+}
+
+}  // namespace tileprof::engine::compiler

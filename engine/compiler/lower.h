@@ -1,0 +1,159 @@
+// Internal to engine/compiler: the HLO -> graph lowering. One Lowering per
+// compilation; lower.cc walks computations and control flow, the other
+// lower_*.cc files lower families of instructions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/expected.h"
+#include "engine/compiler/compiler.h"
+#include "engine/compiler/mapping.h"
+#include "engine/compiler/opaque.h"
+#include "engine/graph/graph.h"
+#include "engine/graph/program.h"
+#include "engine/hlo/module.h"
+
+namespace tileprof::engine::compiler {
+
+// An HLO value: an array (tensor), a tuple of values, or nothing (token,
+// opaque handle).
+struct Value {
+  Tensor tensor;
+  std::vector<Value> elements;
+  bool is_tuple = false;
+
+  static Value Array(Tensor tensor) { return Value{std::move(tensor), {}, false}; }
+  // The array leaves in order (tokens skipped).
+  void Leaves(std::vector<Tensor>& out) const;
+  std::vector<Tensor> Leaves() const {
+    std::vector<Tensor> out;
+    Leaves(out);
+    return out;
+  }
+};
+
+// How a vertex input relates to the output elements the vertex writes.
+enum class Access : uint8_t {
+  kSame,          // the same flat positions of an operand of the output's size
+  kWhole,         // the whole operand (a scalar)
+  kProportional,  // the same fraction of the operand: exact volume, location
+                  // approximate (the element order of the op is not modelled)
+};
+
+struct FieldInput {
+  std::string field;
+  Tensor tensor;
+  Access access = Access::kSame;
+};
+
+using Scope = std::unordered_map<const hlo::Instruction*, Value>;
+
+class Lowering {
+ public:
+  Lowering(Graph& graph, const CompileOptions& options, LoweringStats& stats);
+
+  // Lowers the entry computation: host streams for parameters and results,
+  // the seed vertices, the body.
+  Status LowerEntry(const hlo::Module& module, program::Sequence& program);
+
+ private:
+  Status LowerComputation(const hlo::Computation& computation, std::span<const Value> args,
+                          program::Sequence& program, Value* result);
+  Status LowerInstruction(const hlo::Instruction& instruction, Scope& scope,
+                          program::Sequence& program);
+  Expected<Value> Lower(const hlo::Instruction& instruction, std::span<const Value> operands,
+                        program::Sequence& program);
+
+  // lower_elementwise.cc
+  Expected<Value> LowerUnary(const hlo::Instruction& instruction, const Value& operand,
+                             program::Sequence& program);
+  Expected<Value> LowerBinary(const hlo::Instruction& instruction,
+                              std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerSelectOrClamp(const hlo::Instruction& instruction,
+                                     std::span<const Value> operands,
+                                     program::Sequence& program);
+  Expected<Value> LowerConvert(const hlo::Instruction& instruction, const Value& operand,
+                               program::Sequence& program);
+  // lower_data.cc
+  Expected<Value> LowerConstant(const hlo::Instruction& instruction);
+  Expected<Value> LowerBroadcast(const hlo::Instruction& instruction, const Value& operand,
+                                 program::Sequence& program);
+  Expected<Value> LowerTranspose(const hlo::Instruction& instruction, const Value& operand,
+                                 program::Sequence& program);
+  Expected<Value> LowerSlice(const hlo::Instruction& instruction, const Value& operand,
+                             program::Sequence& program);
+  Expected<Value> LowerConcatenate(const hlo::Instruction& instruction,
+                                   std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerCopy(const hlo::Instruction& instruction, const Value& operand,
+                            program::Sequence& program);
+  Expected<Value> LowerRearrange(const hlo::Instruction& instruction, const Value& operand,
+                                 program::Sequence& program);
+  // lower_dot.cc
+  Expected<Value> LowerDotLike(const hlo::Instruction& instruction,
+                               std::span<const Value> operands, program::Sequence& program);
+  // lower_reduce.cc
+  Expected<Value> LowerReduce(const hlo::Instruction& instruction,
+                              std::span<const Value> operands, program::Sequence& program);
+  // lower_control.cc
+  Expected<Value> LowerWhile(const hlo::Instruction& instruction, const Value& operand,
+                             program::Sequence& program);
+  Expected<Value> LowerConditional(const hlo::Instruction& instruction,
+                                   std::span<const Value> operands, program::Sequence& program);
+
+ public:
+  // ---- Shared helpers (used by every lower_*.cc) ------------------------
+  // A new value of `shape`, every array leaf a new variable; mapped linearly
+  // when `map` (else the caller maps it).
+  Expected<Value> NewValue(const hlo::Shape& shape, std::string_view name, bool map);
+  Expected<Tensor> NewTensor(const hlo::Shape& shape, std::string_view name, bool map);
+  Expected<Tensor> NewTensor(ElementType type, std::vector<uint64_t> shape, std::string_view name,
+                             bool map);
+  // An opaque op: new output variables, one vertex per output tile per leaf
+  // reading its share of every operand.
+  Expected<Value> LowerOpaque(const hlo::Instruction& instruction,
+                              std::span<const Value> operands, program::Sequence& program);
+  // A compute set named after the instruction, executed by `program`.
+  ComputeSetId AddComputeSet(std::string_view name, program::Sequence& program);
+  // One vertex of `codelet` per tile of `out` (grouping the tile's elements),
+  // its `out_field` connected to them and each input per its access.
+  Status EmitPerTile(ComputeSetId compute_set, const Codelet& codelet, std::string_view out_field,
+                     const Tensor& out, std::span<const FieldInput> inputs,
+                     std::string_view debug_name);
+  // Elements [begin, begin + count) of the flattened tensor; count clipped.
+  static Expected<Tensor> FlatRange(const Tensor& tensor, uint64_t begin, uint64_t count);
+  // The share of `tensor` that `count` of `total` output elements starting
+  // at `position` read: same fraction, at least one element.
+  static Expected<Tensor> Proportional(const Tensor& tensor, uint64_t position, uint64_t count,
+                                       uint64_t total);
+  // A tensor of `shape` filled with the scalar `scalar` (popops::Fill).
+  Expected<Tensor> Fill(const Tensor& scalar, const hlo::Shape& shape, std::string_view name,
+                        program::Sequence& program);
+  void NoteOpaque(std::string_view opcode);
+
+  // Variables standing for constants whose values are unknown (elided in
+  // the HLO text, or of a type the engine has no arithmetic for).
+  const std::vector<VariableId>& valueless_constants() const { return valueless_constants_; }
+
+  Graph& graph() { return graph_; }
+  LinearMapper& mapper() { return mapper_; }
+  CompilerCodelets& codelets() { return codelets_; }
+  const CompileOptions& options() const { return options_; }
+
+ private:
+  Graph& graph_;
+  const CompileOptions& options_;
+  LoweringStats& stats_;
+  LinearMapper mapper_;
+  CompilerCodelets codelets_;
+  uint32_t call_depth_ = 0;
+  std::vector<VariableId> valueless_constants_;
+};
+
+// Error prefix naming the instruction: "add.3 (add)".
+std::string Describe(const hlo::Instruction& instruction);
+
+}  // namespace tileprof::engine::compiler

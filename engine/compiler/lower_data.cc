@@ -1,0 +1,205 @@
+// Data lowering: constants, and the ops that move or view data (broadcast,
+// transpose, slice, concatenate, copy, pad, reverse). Views cost nothing, as
+// in Poplar, but a view that splits a tensor into very many runs would make
+// every later vertex connect to thousands of pieces; past kMaxViewRegions
+// the data is rearranged into a new tensor instead.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/codelets.h"
+#include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
+#include "engine/hlo/attributes.h"
+#include "engine/hlo/literal.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+// Poplar views are cheap up to a few thousand regions; beyond that each
+// vertex reading the view would need a long region list in its state.
+constexpr uint64_t kMaxViewRegions = 4096;
+
+bool IsArrayValue(const Value& value) { return !value.is_tuple && value.tensor.valid(); }
+
+}  // namespace
+
+Expected<Value> Lowering::LowerConstant(const hlo::Instruction& instruction) {
+  const hlo::Shape& shape = instruction.shape();
+  if (shape.IsArray() && IsNative(shape)) {
+    Expected<hlo::Literal> literal = hlo::ParseLiteral(instruction.literal(), shape);
+    if (literal && literal->kind == hlo::Literal::Kind::kArray) {
+      TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
+      TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> dims, StorageShape(shape));
+      Expected<Tensor> tensor = Error("");
+      if (!literal->reals.empty() || IsFloat(storage.type)) {
+        tensor = graph_.AddConstantFromDoubles(storage.type, dims, literal->reals, instruction.name());
+      } else if (!literal->unsigneds.empty()) {
+        std::vector<int64_t> bits(literal->unsigneds.begin(), literal->unsigneds.end());
+        tensor = graph_.AddConstantFromInts(storage.type, dims, bits, instruction.name());
+      } else {
+        tensor = graph_.AddConstantFromInts(storage.type, dims, literal->integers, instruction.name());
+      }
+      if (!tensor) return tensor.error();
+      TILEPROF_RETURN_IF_ERROR(mapper_.Map(*tensor));
+      return Value::Array(std::move(*tensor));
+    }
+  }
+  // Values unknown: the memory is still needed, the contents are not
+  // invented.
+  TILEPROF_ASSIGN_OR_RETURN(Value value, NewValue(shape, instruction.name(), true));
+  for (const Tensor& leaf : value.Leaves())
+    for (const TensorRegion& region : leaf.regions()) valueless_constants_.push_back(region.variable);
+  stats_.constants_without_values.emplace_back(instruction.name());
+  return value;
+}
+
+Expected<Value> Lowering::LowerRearrange(const hlo::Instruction& instruction,
+                                         const Value& operand, program::Sequence& program) {
+  const hlo::Shape& shape = instruction.shape();
+  if (!shape.IsArray() || !IsArrayValue(operand) || operand.tensor.NumElements() == 0) {
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
+  if (storage.type != operand.tensor.element_type()) {
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(out);
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, codelets_.Rearrange(out.element_type()));
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  const FieldInput input{"in0", operand.tensor, Access::kProportional};
+  TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *codelet, "out", out, {&input, 1}, instruction.name()));
+  return Value::Array(out);
+}
+
+Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction,
+                                         const Value& operand, program::Sequence& program) {
+  const hlo::Shape& shape = instruction.shape();
+  if (!shape.IsArray() || !IsArrayValue(operand)) {
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  }
+  const Tensor& in = operand.tensor;
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> dims, StorageShape(shape));
+  uint64_t n = 1;
+  for (uint64_t d : dims) n *= d;
+  if (n == in.NumElements()) {
+    // Only size-1 dimensions added: a reshape.
+    TILEPROF_ASSIGN_OR_RETURN(Tensor view, in.Reshape(dims));
+    return Value::Array(std::move(view));
+  }
+  if (in.NumElements() == 1 && IsNative(shape)) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out, Fill(in, shape, instruction.name(), program));
+    return Value::Array(std::move(out));
+  }
+  return LowerRearrange(instruction, operand, program);
+}
+
+Expected<Value> Lowering::LowerTranspose(const hlo::Instruction& instruction,
+                                         const Value& operand, program::Sequence& program) {
+  const hlo::Attribute* attribute = instruction.FindAttribute("dimensions");
+  if (attribute == nullptr || !IsArrayValue(operand)) {
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> permutation, hlo::ParseIntList(attribute->value()));
+  const Tensor& in = operand.tensor;
+  std::vector<size_t> perm(permutation.begin(), permutation.end());
+  // c128 storage has an extra innermost dimension that stays put.
+  if (perm.size() + 1 == in.Rank()) perm.push_back(perm.size());
+  if (perm.size() != in.Rank()) return LowerOpaque(instruction, {&operand, 1}, program);
+  // Runs stay contiguous along the trailing dimensions the permutation keeps.
+  uint64_t run = 1;
+  for (size_t i = perm.size(); i-- > 0 && perm[i] == i;) run *= in.shape()[i];
+  const uint64_t n = in.NumElements();
+  if (run == 0 || n / std::max<uint64_t>(run, 1) <= kMaxViewRegions) {
+    Expected<Tensor> view = in.Dimshuffle(perm);
+    if (view) return Value::Array(std::move(*view));
+  }
+  return LowerRearrange(instruction, operand, program);
+}
+
+Expected<Value> Lowering::LowerSlice(const hlo::Instruction& instruction, const Value& operand,
+                                     program::Sequence& program) {
+  const hlo::Attribute* attribute = instruction.FindAttribute("slice");
+  if (attribute == nullptr || !IsArrayValue(operand)) {
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<hlo::SliceDimension> slice, hlo::ParseSlice(attribute->value()));
+  const Tensor& in = operand.tensor;
+  bool unit_strides = slice.size() <= in.Rank();
+  for (const hlo::SliceDimension& d : slice) unit_strides = unit_strides && d.stride == 1;
+  if (unit_strides) {
+    uint64_t run = 1;
+    uint64_t elements = 1;
+    bool partial_seen = false;
+    for (size_t i = in.Rank(); i-- > 0;) {
+      const uint64_t size = in.shape()[i];
+      const uint64_t taken = i < slice.size() ? static_cast<uint64_t>(slice[i].limit - slice[i].start) : size;
+      elements *= taken;
+      if (!partial_seen) {
+        run *= taken;
+        partial_seen = taken != size;
+      }
+    }
+    if (run == 0 || elements / run <= kMaxViewRegions) {
+      Tensor view = in;
+      for (size_t i = 0; i < slice.size(); ++i) {
+        Expected<Tensor> next = view.Slice(static_cast<uint64_t>(slice[i].start),
+                                           static_cast<uint64_t>(slice[i].limit), i);
+        if (!next) return next.error();
+        view = std::move(*next);
+      }
+      return Value::Array(std::move(view));
+    }
+  }
+  return LowerRearrange(instruction, operand, program);
+}
+
+Expected<Value> Lowering::LowerConcatenate(const hlo::Instruction& instruction,
+                                           std::span<const Value> operands,
+                                           program::Sequence& program) {
+  const hlo::Attribute* attribute = instruction.FindAttribute("dimensions");
+  if (attribute == nullptr || operands.empty()) return LowerOpaque(instruction, operands, program);
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> dims, hlo::ParseIntList(attribute->value()));
+  if (dims.size() != 1 || dims[0] < 0) return LowerOpaque(instruction, operands, program);
+  const auto dim = static_cast<size_t>(dims[0]);
+  std::vector<Tensor> parts;
+  uint64_t regions = 0;
+  for (const Value& operand : operands) {
+    if (!IsArrayValue(operand) || dim >= operand.tensor.Rank()) {
+      return LowerOpaque(instruction, operands, program);
+    }
+    uint64_t run = 1;
+    for (size_t i = dim; i < operand.tensor.Rank(); ++i) run *= operand.tensor.shape()[i];
+    if (run > 0) regions += operand.tensor.NumElements() / run;
+    parts.push_back(operand.tensor);
+  }
+  if (regions <= kMaxViewRegions) {
+    Expected<Tensor> view = Tensor::Concat(parts, dim);
+    if (view) return Value::Array(std::move(*view));
+  }
+  return LowerOpaque(instruction, operands, program);
+}
+
+Expected<Value> Lowering::LowerCopy(const hlo::Instruction& instruction, const Value& operand,
+                                    program::Sequence& program) {
+  if (!IsArrayValue(operand)) {
+    // Copying a tuple copies its leaves.
+    TILEPROF_ASSIGN_OR_RETURN(Value out, NewValue(instruction.shape(), instruction.name(), false));
+    std::vector<Tensor> from = operand.Leaves();
+    std::vector<Tensor> to = out.Leaves();
+    if (from.size() != to.size()) return LowerOpaque(instruction, {&operand, 1}, program);
+    for (size_t i = 0; i < to.size(); ++i) {
+      TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(to[i], from[i]));
+      if (to[i].NumElements() > 0) program.Add(program::Copy(from[i], to[i]));
+    }
+    return out;
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(operand.tensor.element_type(),
+                                                  operand.tensor.shape(), instruction.name(), false));
+  TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, operand.tensor));
+  if (out.NumElements() > 0) program.Add(program::Copy(operand.tensor, out));
+  return Value::Array(std::move(out));
+}
+
+}  // namespace tileprof::engine::compiler

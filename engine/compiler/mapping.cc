@@ -1,0 +1,78 @@
+#include "engine/compiler/mapping.h"
+
+#include <algorithm>
+
+#include "engine/compiler/compiler.h"
+
+namespace tileprof::engine::compiler {
+
+LinearMapper::LinearMapper(Graph& graph, const CompileOptions& options)
+    : graph_(graph), options_(options) {}
+
+uint64_t LinearMapper::ChunkElements(uint64_t elements, ElementType type) const {
+  const uint64_t size = SizeOf(type);
+  const uint64_t grain = std::max<uint64_t>(1, options_.grain_bytes / size);
+  const uint64_t minimum = std::max<uint64_t>(1, options_.min_bytes_per_tile / size);
+  const uint64_t tiles = graph_.target().NumTiles();
+  uint64_t chunk = std::max<uint64_t>((elements + tiles - 1) / tiles, minimum);
+  chunk = (chunk + grain - 1) / grain * grain;
+  return chunk;
+}
+
+Status LinearMapper::Map(const Tensor& tensor) {
+  const uint64_t n = tensor.NumElements();
+  if (n == 0) return {};
+  const uint64_t chunk = ChunkElements(n, tensor.element_type());
+  const uint32_t tiles = graph_.target().NumTiles();
+  const Tensor flat = tensor.Flatten();
+  uint32_t tile = options_.rotate_start_tile ? next_tile_ : 0;
+  for (uint64_t begin = 0; begin < n; begin += chunk) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor piece, flat.Slice(begin, std::min(n, begin + chunk)));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(piece, tile));
+    tile = (tile + 1) % tiles;
+  }
+  next_tile_ = tile;
+  return {};
+}
+
+uint32_t LinearMapper::TakeTiles(uint64_t count) {
+  const uint32_t tiles = graph_.target().NumTiles();
+  const uint32_t first = options_.rotate_start_tile ? next_tile_ : 0;
+  next_tile_ = static_cast<uint32_t>((first + count) % tiles);
+  return first;
+}
+
+Status LinearMapper::MapToTile(const Tensor& tensor, uint32_t tile) {
+  if (tensor.NumElements() == 0) return {};
+  return graph_.SetTileMapping(tensor, tile);
+}
+
+Status LinearMapper::MapLike(const Tensor& out, const Tensor& like) {
+  const uint64_t n = out.NumElements();
+  if (n == 0) return {};
+  std::vector<MappedRegion> pieces = graph_.MapRegions(like.Flatten());
+  // Coalesce neighbouring pieces on one tile: a view may split a tile's data
+  // into many runs that are adjacent in the view's order.
+  struct Run { uint64_t size; uint32_t tile; };
+  std::vector<Run> runs;
+  for (const MappedRegion& piece : pieces) {
+    if (!piece.tile) return Map(out);
+    if (!runs.empty() && runs.back().tile == *piece.tile) {
+      runs.back().size += piece.region.size();
+    } else {
+      runs.push_back({piece.region.size(), *piece.tile});
+    }
+  }
+  const uint64_t grain = std::max<uint64_t>(1, options_.grain_bytes / SizeOf(out.element_type()));
+  if (runs.size() > 1 && runs.size() * grain > n) return Map(out);
+  const Tensor flat = out.Flatten();
+  uint64_t begin = 0;
+  for (const Run& run : runs) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor piece, flat.Slice(begin, begin + run.size));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(piece, run.tile));
+    begin += run.size;
+  }
+  return {};
+}
+
+}  // namespace tileprof::engine::compiler

@@ -1,0 +1,435 @@
+#include "engine/compiler/memory_model.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace tileprof::engine::compiler {
+namespace {
+
+using program::ProgramKind;
+using report::Category;
+using report::Region;
+using report::VertexDataCategory;
+
+enum class StepKind : uint8_t { kExecute, kCopy, kStreamIn, kStreamOut, kBranch };
+
+struct Step {
+  StepKind kind;
+  program::Program program;
+};
+
+// The control program in execution order, each loop body once, both
+// branches of an If one after the other (their temporaries are never live
+// together, and a linear order keeps the interval analysis simple).
+struct Schedule {
+  std::vector<Step> steps;
+  std::vector<std::pair<uint64_t, uint64_t>> loops;  // [first step, end step)
+
+  void Walk(const program::Program& p) {
+    switch (p.kind()) {
+      case ProgramKind::kSequence:
+        for (const program::Program& step : p.steps()) Walk(step);
+        break;
+      case ProgramKind::kExecute: steps.push_back({StepKind::kExecute, p}); break;
+      case ProgramKind::kCopy: steps.push_back({StepKind::kCopy, p}); break;
+      case ProgramKind::kCopyFromStream: steps.push_back({StepKind::kStreamIn, p}); break;
+      case ProgramKind::kCopyToStream: steps.push_back({StepKind::kStreamOut, p}); break;
+      case ProgramKind::kRepeat: {
+        const uint64_t start = steps.size();
+        Walk(p.body());
+        loops.emplace_back(start, steps.size());
+        break;
+      }
+      case ProgramKind::kRepeatWhileTrue: {
+        const uint64_t start = steps.size();
+        Walk(p.condition());
+        steps.push_back({StepKind::kBranch, p});
+        Walk(p.body());
+        loops.emplace_back(start, steps.size());
+        break;
+      }
+      case ProgramKind::kIf:
+        steps.push_back({StepKind::kBranch, p});
+        Walk(p.then_body());
+        Walk(p.else_body());
+        break;
+    }
+  }
+};
+
+// A not-always-live allocation on one tile.
+struct Piece {
+  uint64_t bytes;
+  uint64_t first;  // steps, inclusive
+  uint64_t last;
+};
+
+struct TileAccount {
+  uint64_t active_steps = 0;
+  uint64_t host_steps = 0;
+  uint64_t host_regions = 0;
+  uint64_t exchange_steps = 0;
+  uint64_t exchange_regions = 0;
+  uint64_t copy_regions = 0;
+  uint64_t vertices = 0;
+  uint64_t internal_state = 0;
+  uint64_t edge_pointers = 0;
+  std::map<uint32_t, uint64_t> type_bytes;  // vertex type index -> state bytes
+  uint64_t vertex_code = 0;
+  uint64_t constant_bytes = 0;  // aligned
+  std::vector<Piece> pieces;
+};
+
+// What one step does on one tile.
+struct TileStep {
+  bool active = false;
+  uint64_t receive_regions = 0;
+  uint64_t receive_bytes = 0;  // into a buffer (vertex operands)
+  std::set<std::pair<VariableId, uint64_t>> sent;  // distinct regions sent
+  uint64_t host_regions = 0;
+};
+
+uint64_t AlignUp(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+// First-fit placement of the pieces by liveness; returns the extent.
+uint64_t FirstFitExtent(std::vector<Piece>& pieces) {
+  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+    return a.first != b.first ? a.first < b.first : a.bytes > b.bytes;
+  });
+  struct Placed {
+    uint64_t offset, bytes, last;
+  };
+  std::vector<Placed> active;  // by offset
+  uint64_t extent = 0;
+  for (const Piece& piece : pieces) {
+    std::erase_if(active, [&](const Placed& p) { return p.last < piece.first; });
+    uint64_t offset = 0;
+    size_t at = 0;
+    for (; at < active.size(); ++at) {
+      if (AlignUp(offset, memory::kDataAlignment) + piece.bytes <= active[at].offset) break;
+      offset = std::max(offset, active[at].offset + active[at].bytes);
+    }
+    offset = AlignUp(offset, memory::kDataAlignment);
+    active.insert(active.begin() + static_cast<std::ptrdiff_t>(at), {offset, piece.bytes, piece.last});
+    extent = std::max(extent, offset + piece.bytes);
+  }
+  return extent;
+}
+
+// The peak of the bytes live at once.
+uint64_t PeakLive(const std::vector<Piece>& pieces) {
+  std::vector<std::pair<uint64_t, int64_t>> events;
+  events.reserve(pieces.size() * 2);
+  for (const Piece& p : pieces) {
+    events.emplace_back(p.first, static_cast<int64_t>(p.bytes));
+    events.emplace_back(p.last + 1, -static_cast<int64_t>(p.bytes));
+  }
+  std::sort(events.begin(), events.end());  // ends (negative) before starts at one step
+  int64_t live = 0;
+  int64_t peak = 0;
+  for (const auto& [step, delta] : events) {
+    live += delta;
+    peak = std::max(peak, live);
+  }
+  return static_cast<uint64_t>(peak);
+}
+
+class RegionBytes {
+ public:
+  RegionBytes(uint64_t interleaved_start, uint64_t tile_bytes)
+      : bounds_{interleaved_start, tile_bytes} {}
+
+  // Bytes [start, start + size) of the tile, excluding gaps.
+  void Add(uint64_t start, uint64_t size) {
+    uint64_t lo = start;
+    const uint64_t hi = start + size;
+    for (size_t r = 0; r < 3 && lo < hi; ++r) {
+      const uint64_t region_end = r < 2 ? bounds_[r] : UINT64_MAX;
+      if (lo >= region_end) continue;
+      const uint64_t end = std::min(hi, region_end);
+      excluding_[r] += end - lo;
+      lo = end;
+    }
+  }
+  void Fill(uint64_t end, report::TileMemory& tile) const {
+    uint64_t lo = 0;
+    for (size_t r = 0; r < 3; ++r) {
+      const uint64_t region_end = r < 2 ? bounds_[r] : UINT64_MAX;
+      const uint64_t including = end > lo ? std::min(end, region_end) - lo : 0;
+      tile.by_region[r] = {excluding_[r], std::max(including, excluding_[r])};
+      lo = region_end;
+    }
+  }
+
+ private:
+  uint64_t bounds_[2];
+  uint64_t excluding_[3] = {0, 0, 0};
+};
+
+}  // namespace
+
+Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& program,
+                                    std::span<const VariableId> valueless_constants,
+                                    const MemoryOptions& options) {
+  const Target& target = graph.target();
+  const uint32_t num_tiles = target.NumTiles();
+  MemoryLayout layout;
+  std::vector<TileAccount> tiles(num_tiles);
+
+  // ---- Vertices: state, types, code, instrumentation -----------------------
+  std::unordered_map<const Codelet*, uint32_t> type_index;
+  std::vector<std::set<const Codelet*>> codelets_on_tile(num_tiles);
+  for (VertexId id = 0; id < graph.num_vertices(); ++id) {
+    const VertexInfo& vertex = graph.vertex(id);
+    if (!vertex.tile) return MakeError("{} is not mapped to a tile", graph.DescribeVertex(id));
+    TileAccount& tile = tiles[*vertex.tile];
+    const Codelet* codelet = vertex.codelet;
+    auto [it, added] = type_index.emplace(codelet, static_cast<uint32_t>(layout.vertex_types.size()));
+    if (added) layout.vertex_types.push_back({codelet->name()});
+    ++tile.vertices;
+    tile.internal_state += codelet->internal_state_bytes();
+    tile.edge_pointers += codelet->edge_pointer_bytes();
+    tile.type_bytes[it->second] += codelet->state_bytes();
+    if (codelets_on_tile[*vertex.tile].insert(codelet).second) tile.vertex_code += codelet->code_bytes();
+  }
+
+  // ---- The schedule: accesses, exchanges, participation --------------------
+  Schedule schedule;
+  schedule.Walk(program);
+  layout.program_steps = schedule.steps.size();
+  const size_t num_vars = graph.num_variables();
+  std::vector<uint64_t> first(num_vars, UINT64_MAX);
+  std::vector<uint64_t> last(num_vars, 0);
+  auto touch = [&](VariableId v, uint64_t step) {
+    first[v] = std::min(first[v], step);
+    last[v] = std::max(last[v], step);
+  };
+  uint64_t host_steps = 0;
+  std::unordered_map<uint32_t, TileStep> touched;
+  for (uint64_t i = 0; i < schedule.steps.size(); ++i) {
+    const Step& step = schedule.steps[i];
+    touched.clear();
+    // Elements of `regions` read on `reader` (or written there by a copy,
+    // when `buffered` is false).
+    auto read_on = [&](uint32_t reader, const Tensor& tensor, bool buffered) {
+      for (const MappedRegion& piece : graph.MapRegions(tensor)) {
+        touch(piece.region.variable, i);
+        if (!piece.tile || *piece.tile == reader) continue;
+        TileStep& receiver = touched[reader];
+        ++receiver.receive_regions;
+        if (buffered) {
+          receiver.receive_bytes += piece.region.size() * SizeOf(graph.variable(piece.region.variable).type);
+        }
+        touched[*piece.tile].sent.emplace(piece.region.variable, piece.region.begin);
+      }
+    };
+    switch (step.kind) {
+      case StepKind::kExecute: {
+        for (VertexId id : graph.compute_set(step.program.compute_set()).vertices) {
+          const VertexInfo& vertex = graph.vertex(id);
+          touched[*vertex.tile].active = true;
+          for (const std::optional<Tensor>& field : vertex.fields) {
+            if (field) read_on(*vertex.tile, *field, true);
+          }
+        }
+        break;
+      }
+      case StepKind::kCopy: {
+        // Walk source and destination pieces together.
+        std::vector<MappedRegion> src = graph.MapRegions(step.program.source());
+        std::vector<MappedRegion> dst = graph.MapRegions(step.program.destination());
+        size_t a = 0, b = 0;
+        uint64_t used_a = 0, used_b = 0;
+        while (a < src.size() && b < dst.size()) {
+          const uint64_t n = std::min(src[a].region.size() - used_a, dst[b].region.size() - used_b);
+          touch(src[a].region.variable, i);
+          touch(dst[b].region.variable, i);
+          if (src[a].tile && dst[b].tile) {
+            const uint32_t s = *src[a].tile;
+            const uint32_t d = *dst[b].tile;
+            touched[d].active = true;
+            touched[s].active = true;
+            if (s == d) {
+              ++tiles[d].copy_regions;
+            } else {
+              ++touched[d].receive_regions;
+              touched[s].sent.emplace(src[a].region.variable, src[a].region.begin + used_a);
+            }
+          }
+          used_a += n;
+          used_b += n;
+          if (used_a == src[a].region.size()) ++a, used_a = 0;
+          if (used_b == dst[b].region.size()) ++b, used_b = 0;
+        }
+        break;
+      }
+      case StepKind::kStreamIn:
+      case StepKind::kStreamOut: {
+        ++host_steps;
+        const Tensor& tensor = step.kind == StepKind::kStreamIn ? step.program.destination()
+                                                                : step.program.source();
+        for (const MappedRegion& piece : graph.MapRegions(tensor)) {
+          touch(piece.region.variable, i);
+          if (!piece.tile) continue;
+          TileStep& tile = touched[*piece.tile];
+          tile.active = true;
+          ++tile.host_regions;
+        }
+        break;
+      }
+      case StepKind::kBranch: {
+        // The predicate is broadcast from its tile to every tile, which all
+        // branch on it.
+        const std::vector<MappedRegion> pieces = graph.MapRegions(step.program.predicate());
+        const uint32_t holder = pieces.empty() || !pieces[0].tile ? 0 : *pieces[0].tile;
+        for (const MappedRegion& piece : pieces) touch(piece.region.variable, i);
+        for (uint32_t t = 0; t < num_tiles; ++t) {
+          TileStep& tile = touched[t];
+          tile.active = true;
+          if (t != holder) ++tile.receive_regions;
+        }
+        if (num_tiles > 1 && !pieces.empty()) {
+          touched[holder].sent.emplace(pieces[0].region.variable, pieces[0].region.begin);
+        }
+        break;
+      }
+    }
+    for (const auto& [t, info] : touched) {
+      TileAccount& tile = tiles[t];
+      if (info.active) ++tile.active_steps;
+      if (info.host_regions > 0) {
+        ++tile.host_steps;
+        tile.host_regions += info.host_regions;
+      }
+      if (info.receive_regions > 0 || !info.sent.empty()) {
+        ++tile.exchange_steps;
+        tile.exchange_regions += info.receive_regions + info.sent.size();
+      }
+      if (info.receive_regions > 0) ++layout.exchanges;
+      if (info.receive_bytes > 0) tile.pieces.push_back({info.receive_bytes, i, i});
+    }
+  }
+
+  // ---- Liveness: a variable used inside a loop and outside it lives for
+  // the whole loop (every iteration reads or rewrites it). -------------------
+  std::sort(schedule.loops.begin(), schedule.loops.end(), [](const auto& x, const auto& y) {
+    return x.second - x.first < y.second - y.first;
+  });
+  for (const auto& [start, end] : schedule.loops) {
+    if (start == end) continue;
+    for (size_t v = 0; v < num_vars; ++v) {
+      if (first[v] == UINT64_MAX) continue;
+      const bool overlaps = first[v] < end && last[v] >= start;
+      const bool inside = first[v] >= start && last[v] < end;
+      if (overlaps && !inside) {
+        first[v] = std::min(first[v], start);
+        last[v] = std::max(last[v], end - 1);
+      }
+    }
+  }
+  std::vector<bool> is_constant(num_vars, false);
+  for (VariableId v : valueless_constants) {
+    if (v < num_vars) is_constant[v] = true;
+  }
+  for (VariableId v = 0; v < num_vars; ++v) {
+    const VariableInfo& info = graph.variable(v);
+    const bool constant = info.is_constant || is_constant[v];
+    if (!constant && first[v] == UINT64_MAX) continue;  // never used: never allocated
+    const uint64_t size = SizeOf(info.type);
+    for (const TileRun& run : graph.TileMapping(v)) {
+      const uint64_t bytes = (run.end - run.begin) * size;
+      if (constant) {
+        tiles[run.tile].constant_bytes += AlignUp(bytes, memory::kDataAlignment);
+      } else {
+        tiles[run.tile].pieces.push_back({bytes, first[v], last[v]});
+      }
+    }
+  }
+
+  // ---- Per-tile layout -------------------------------------------------------
+  const std::span<const uint32_t> elements = target.MemoryElementOffsets();
+  layout.tiles.resize(num_tiles);
+  for (uint32_t t = 0; t < num_tiles; ++t) {
+    TileAccount& account = tiles[t];
+    report::TileMemory& tile = layout.tiles[t];
+    tile.tile = t;
+    auto& cat = tile.by_category;
+    const uint64_t steps = schedule.steps.size();
+    report::At(cat, Category::kVertexCode) = account.vertex_code;
+    report::At(cat, Category::kControlCode) =
+        memory::kControlCodeBaseBytes + account.active_steps * memory::kControlCodePerActiveStep +
+        (steps - std::min(steps, account.active_steps)) * memory::kControlCodePerIdleStep;
+    report::At(cat, Category::kInternalExchangeCode) =
+        account.exchange_steps * memory::kExchangeCodePerStep +
+        account.exchange_regions * memory::kExchangeCodePerRegion;
+    report::At(cat, Category::kHostExchangeCode) =
+        host_steps * memory::kHostExchangeCodePerStep +
+        account.host_steps * memory::kHostExchangeCodePerActiveStep +
+        account.host_regions * memory::kHostExchangeCodePerRegion;
+    report::At(cat, Category::kVertexInstances) = account.internal_state + account.edge_pointers;
+    report::At(cat, Category::kCopyDescriptors) = account.copy_regions * memory::kCopyDescriptorBytes;
+    report::At(cat, Category::kHostExchangePacketHeaders) =
+        account.host_regions * memory::kHostPacketHeaderBytes;
+    report::At(cat, Category::kInstrumentationResults) =
+        options.instrument_vertices ? account.vertices * memory::kInstrumentationBytesPerVertex : 0;
+    report::At(cat, Category::kStack) = memory::kStackBytes;
+    report::At(cat, Category::kConstants) = account.constant_bytes;
+    const uint64_t live_peak = PeakLive(account.pieces);
+    report::At(cat, Category::kVariables) = live_peak;
+
+    report::At(tile.vertex_data, VertexDataCategory::kInternalVertexState) = account.internal_state;
+    report::At(tile.vertex_data, VertexDataCategory::kEdgePointers) = account.edge_pointers;
+    report::At(tile.vertex_data, VertexDataCategory::kDescriptors) =
+        report::At(cat, Category::kCopyDescriptors);
+    for (const auto& [type, bytes] : account.type_bytes) tile.vertex_types.push_back({type, bytes});
+
+    // Addresses: code first (it must sit in non-interleaved memory), then
+    // vertex state and descriptors, the stack from the next memory element,
+    // constants, and the not-always-live pool.
+    RegionBytes regions(target.InterleavedMemoryStart(), target.BytesPerTile());
+    uint64_t cursor = 0;
+    auto place = [&](uint64_t bytes, uint64_t alignment) {
+      cursor = AlignUp(cursor, alignment);
+      regions.Add(cursor, bytes);
+      cursor += bytes;
+    };
+    for (Category c : {Category::kVertexCode, Category::kControlCode, Category::kInternalExchangeCode,
+                       Category::kHostExchangeCode, Category::kGlobalExchangeCode,
+                       Category::kSharedCodeStorage}) {
+      place(report::At(cat, c), memory::kDataAlignment);
+    }
+    for (Category c : {Category::kVertexInstances, Category::kCopyDescriptors,
+                       Category::kVectorListDescriptors, Category::kVertexFieldData,
+                       Category::kControlTable, Category::kHostExchangePacketHeaders,
+                       Category::kGlobalExchangePacketHeaders, Category::kInstrumentationResults,
+                       Category::kSharedDataStorage}) {
+      place(report::At(cat, c), memory::kWordAlignment);
+    }
+    // The stack starts a memory element of its own: worker stack traffic then
+    // never competes with instruction fetch for a bank. This is what makes a
+    // seed 004 tile span 19.6 KB including gaps for 4.4 KB of data.
+    for (uint32_t offset : elements) {
+      if (offset >= cursor) {
+        cursor = offset;
+        break;
+      }
+    }
+    place(memory::kStackBytes, memory::kDataAlignment);
+    place(account.constant_bytes, memory::kDataAlignment);
+    cursor = AlignUp(cursor, memory::kDataAlignment);
+    const uint64_t pool_start = cursor;
+    regions.Add(pool_start, live_peak);
+    const uint64_t extent = FirstFitExtent(account.pieces);
+    const uint64_t end = pool_start + std::max(extent, live_peak);
+    regions.Fill(end, tile);
+    tile.not_always_live = live_peak;
+    tile.always_live = tile.ExcludingGaps() - live_peak;
+  }
+  return layout;
+}
+
+}  // namespace tileprof::engine::compiler

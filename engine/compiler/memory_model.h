@@ -1,0 +1,85 @@
+// Internal to engine/compiler: the per-tile memory model of
+// docs/memory-model.md. Walks the control program in order (the schedule),
+// derives the exchanges the graph implies (a vertex reading data held by
+// another tile, a copy between tiles, host stream copies), computes variable
+// liveness over the schedule, lays out each tile's memory (code, vertex
+// state, stack, constants, then the not-always-live pool with first-fit
+// reuse) and fills one report::TileMemory per tile.
+//
+// Every constant below is explained in docs/memory-model.md; the ones
+// calibrated on seed 004 (the adder graph on a Mk1) say so.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/expected.h"
+#include "engine/graph/graph.h"
+#include "engine/graph/program.h"
+#include "reports/report.h"
+
+namespace tileprof::engine::compiler {
+
+namespace memory {
+// Stack per tile: both published per-tile figures show 3,168 B (seed 004:
+// 3,852,288 B over 1,216 tiles, and the OOM sample's tile 0).
+inline constexpr uint64_t kStackBytes = 3168;
+// Instrumentation: 4 B (a 32-bit cycle count) per vertex; seed 004 has
+// 4,876 B for 1,219 vertices.
+inline constexpr uint64_t kInstrumentationBytesPerVertex = 4;
+// Control code: every tile runs every step of the control program (it must
+// take part in each sync). A step that runs work on the tile costs a call
+// into the step's code plus the sync: 8 instructions, 32 B. A step the tile
+// sits out costs the sync and a branch past it: 2 instructions, 8 B. The
+// base is the program's entry, the host command loop and the exit path; it
+// is the residual that makes seed 004's adder graph land on its published
+// 851,272 B (700 B per tile).
+inline constexpr uint64_t kControlCodeBaseBytes = 604;
+inline constexpr uint64_t kControlCodePerActiveStep = 32;
+inline constexpr uint64_t kControlCodePerIdleStep = 8;
+// Internal exchange code per exchange step a tile takes part in (configure
+// the exchange, sync, wait: 10 instructions) and per contiguous region it
+// sends or receives (address and length, then the send/receive: 2
+// instructions). Seed 004: 60,792 B over 1,216 tiles, about 50 B each, is
+// one exchange of one region (the seed) per tile: 40 + 8 = 48 B.
+inline constexpr uint64_t kExchangeCodePerStep = 40;
+inline constexpr uint64_t kExchangeCodePerRegion = 8;
+// Host exchange code: host transfers are a global phase, so every tile runs
+// the host sync and the exchange program's prologue and epilogue for every
+// stream copy (14 instructions, 56 B), and the tiles that send or receive
+// add the transfer setup (16 instructions, 64 B) plus 8 B per region. Seed
+// 004: 351,328 B over 1,216 tiles is 289 B per tile for 5 stream copies.
+inline constexpr uint64_t kHostExchangeCodePerStep = 56;
+inline constexpr uint64_t kHostExchangeCodePerActiveStep = 64;
+inline constexpr uint64_t kHostExchangeCodePerRegion = 8;
+// A host packet header per region a tile sends or receives (destination
+// address and length in one 64-bit word).
+inline constexpr uint64_t kHostPacketHeaderBytes = 8;
+// An on-tile copy region is done by the supervisor's copy program from a
+// descriptor: source, destination and length, 8 B.
+inline constexpr uint64_t kCopyDescriptorBytes = 8;
+// Data is aligned for 64-bit loads and stores; code and vertex state are
+// word-aligned.
+inline constexpr uint64_t kDataAlignment = 8;
+inline constexpr uint64_t kWordAlignment = 4;
+}  // namespace memory
+
+struct MemoryLayout {
+  std::vector<report::VertexType> vertex_types;
+  std::vector<report::TileMemory> tiles;  // one per tile of the target
+  uint64_t exchanges = 0;      // (step, tile) pairs that receive data from another tile
+  uint64_t program_steps = 0;  // steps of the schedule
+};
+
+struct MemoryOptions {
+  bool instrument_vertices = true;
+};
+
+// Lays out every tile. `valueless_constants` are variables that stand for
+// constants (always live, category Constants).
+Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& program,
+                                    std::span<const VariableId> valueless_constants,
+                                    const MemoryOptions& options);
+
+}  // namespace tileprof::engine::compiler

@@ -1,0 +1,59 @@
+// Internal to engine/compiler: codelets the compiler defines for work the
+// built-in catalogue has no vertex for. They carry honest memory costs
+// (state from their fields, code bytes below) and a cycle estimate, and
+// their Compute is an explicit "not supported" error: the simulator must
+// refuse them rather than invent results.
+//
+//   tileprof::OpaqueOp<gather,float,int>  an HLO op the engine cannot run
+//                                         (gather, sort, custom-call, ...):
+//                                         inputs in0.., output out
+//   tileprof::Rearrange<float>            a data movement whose element
+//                                         order the engine does not model
+//                                         (transpose, reverse, pad, general
+//                                         broadcast, strided slice)
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/expected.h"
+#include "engine/graph/graph.h"
+
+namespace tileprof::engine::compiler {
+
+// An opaque op is a generic loop around unknown work: dispatch over the
+// workers, index arithmetic and a per-element body. 512 B is about twice a
+// supervisor elementwise vertex (274 B, calibrated on seed 004), for the
+// extra index computations.
+inline constexpr uint32_t kOpaqueCodeBytes = 512;
+// A rearrangement is a copy loop with computed addresses: a Copy1D (96 B)
+// plus an address table walk, 160 B.
+inline constexpr uint32_t kRearrangeCodeBytes = 160;
+// Worker cycles per output element: an opaque op does an unknown amount of
+// work per element; 8 (a load, a few index operations, a store) is a floor,
+// not a measurement. A rearrangement: one load and one store per element.
+inline constexpr uint64_t kOpaqueCyclesPerElement = 8;
+inline constexpr uint64_t kRearrangeCyclesPerElement = 2;
+
+// Creates and registers (once per name) the compiler's codelets on a graph.
+class CompilerCodelets {
+ public:
+  explicit CompilerCodelets(Graph& graph) : graph_(graph) {}
+
+  // Fields in0..in<k-1> of `inputs` types (vectors) and `out`.
+  Expected<const Codelet*> Opaque(std::string_view opcode, const std::vector<ElementType>& inputs,
+                                  ElementType output);
+  // Fields in and out of `type`.
+  Expected<const Codelet*> Rearrange(ElementType type);
+
+ private:
+  Expected<const Codelet*> Get(std::string name, std::vector<ElementType> inputs,
+                               ElementType output, uint32_t code_bytes, uint64_t cycles);
+
+  Graph& graph_;
+  std::map<std::string, std::shared_ptr<const Codelet>> by_name_;
+};
+
+}  // namespace tileprof::engine::compiler

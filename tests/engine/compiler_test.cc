@@ -1,0 +1,248 @@
+// The HLO compiler and memory model: every corpus module compiles for ipu2
+// with a report that satisfies the invariants of reports/invariants.h, and
+// small hand-made modules give hand-checked numbers, including the
+// calibration against seed 004's published adder report.
+#include <cstdio>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engine/codelets/codelets.h"
+#include "engine/compiler/compiler.h"
+#include "engine/compiler/memory_model.h"
+#include "reports/invariants.h"
+#include "reports/text_writer.h"
+#include "tests/hlo/test_util.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+using report::At;
+using report::Category;
+
+Target MustTarget(std::string_view preset) {
+  Expected<Target> target = Target::FromPreset(preset);
+  EXPECT_TRUE(target.has_value());
+  return std::move(*target);
+}
+
+CompileResult MustCompile(const hlo::Module& module, std::string_view preset,
+                          const CompileOptions& options = {}) {
+  Expected<CompileResult> result = CompileModule(module, MustTarget(preset), options);
+  if (!result) {
+    ADD_FAILURE() << result.error().message();
+    std::abort();
+  }
+  return std::move(*result);
+}
+
+uint64_t CategoryTotal(const report::CompilationReport& report, Category category) {
+  uint64_t total = 0;
+  for (const report::TileMemory& tile : report.tiles) total += At(tile.by_category, category);
+  return total;
+}
+
+void ExpectInvariants(const CompileResult& result, const std::string& what) {
+  const report::Violations violations = report::CheckInvariants(result.report);
+  EXPECT_TRUE(violations.empty()) << what << ": " << violations.size() << " violations, first: "
+                                  << (violations.empty() ? "" : violations.front());
+}
+
+
+// ---- Hand-made modules --------------------------------------------------------
+
+// Seed 004's basic_graph: o1 = a + b, o2 = a + c, out = o1 + o2 on f32[2].
+constexpr const char* kSeedAdder = R"(
+HloModule adder
+ENTRY main {
+  a = f32[2] parameter(0)
+  b = f32[2] parameter(1)
+  c = f32[2] parameter(2)
+  o1 = f32[2] add(a, b)
+  o2 = f32[2] add(a, c)
+  ROOT out = f32[2] add(o1, o2)
+}
+)";
+
+// The published numbers of seed 004's adder report (Mk1, 1,216 tiles).
+struct Published {
+  Category category;
+  uint64_t bytes;
+};
+constexpr Published kSeedCategories[] = {
+    {Category::kVariables, 39'108},          {Category::kHostExchangePacketHeaders, 10'512},
+    {Category::kStack, 3'852'288},           {Category::kVertexInstances, 14'640},
+    {Category::kControlCode, 851'272},       {Category::kVertexCode, 170'788},
+    {Category::kInternalExchangeCode, 60'792}, {Category::kHostExchangeCode, 351'328},
+    {Category::kInstrumentationResults, 4'876},
+};
+
+TEST(CompilerTest, SeedAdderOnIpu1AgainstThePublishedReport) {
+  const hlo::Module module = hlo::testing::MustParse(kSeedAdder);
+  const CompileResult result = MustCompile(module, "ipu1");
+  ExpectInvariants(result, "adder");
+  const report::CompilationReport& report = result.report;
+  ASSERT_EQ(report.tiles.size(), 1216u);
+  // Graph: 1,216 SetSeed vertices and three adds (published: 1,219 vertices,
+  // 1,223 edges, 4 compute sets).
+  EXPECT_EQ(report.graph->num_vertices, 1219u);
+  EXPECT_EQ(report.graph->num_edges, 1216u + 3 * 3);
+  EXPECT_EQ(report.graph->num_compute_sets, 4u);
+  // Exact by construction: stack and instrumentation are calibrated on this
+  // report.
+  EXPECT_EQ(CategoryTotal(report, Category::kStack), 3'852'288u);
+  EXPECT_EQ(CategoryTotal(report, Category::kInstrumentationResults), 4'876u);
+  // A tile that only sets the seed, by hand (docs/memory-model.md):
+  // vertex code 140, control 604 + 1 x 32 + 8 x 8 = 700, internal exchange
+  // 40 + 8 (receives the seed), host exchange 5 x 56, vertex state 12,
+  // instrumentation 4, stack 3,168, the seed's receive buffer 8.
+  const report::TileMemory& typical = report.tiles[100];
+  EXPECT_EQ(At(typical.by_category, Category::kControlCode), 700u);
+  EXPECT_EQ(At(typical.by_category, Category::kInternalExchangeCode), 48u);
+  EXPECT_EQ(At(typical.by_category, Category::kHostExchangeCode), 280u);
+  EXPECT_EQ(At(typical.by_category, Category::kVariables), 8u);
+  EXPECT_EQ(typical.ExcludingGaps(), 140u + 700 + 48 + 280 + 12 + 4 + 3168 + 8);
+  // Including gaps: code and state end at 1,192; the stack starts the second
+  // 16 KiB memory element (16,384 + 3,168), then the 8-byte buffer.
+  EXPECT_EQ(typical.IncludingGaps(), 16'384u + 3'168 + 8);
+  // Tile 0 (the inputs' and adds' tile) is the largest.
+  const auto top = report::TopTiles(report.tiles, 1);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0]->tile, 0u);
+  EXPECT_EQ(result.tiles_out_of_memory, 0u);
+
+  // The comparison (printed for docs/calibration.md; asserted loosely here).
+  const report::MemoryUsage total = report::Summarize(report.tiles, report.vertex_types);
+  std::printf("%-32s %12s %12s %7s\n", "seed 004 vs tileprof", "published", "tileprof", "ratio");
+  for (const Published& row : kSeedCategories) {
+    const uint64_t ours = At(total.by_category, row.category);
+    std::printf("%-32s %12llu %12llu %7.2f\n", std::string(report::CategoryLabel(row.category)).c_str(),
+                static_cast<unsigned long long>(row.bytes), static_cast<unsigned long long>(ours),
+                static_cast<double>(ours) / static_cast<double>(row.bytes));
+  }
+  const uint64_t excluding = total.ExcludingGaps();
+  std::printf("%-32s %12llu %12llu %7.2f\n", "Excluding gaps", 5'355'604ull,
+              static_cast<unsigned long long>(excluding), static_cast<double>(excluding) / 5'355'604.0);
+  std::printf("%-32s %12llu %12llu %7.2f\n", "Including gaps", 23'878'396ull,
+              static_cast<unsigned long long>(total.including_gaps),
+              static_cast<double>(total.including_gaps) / 23'878'396.0);
+  EXPECT_NEAR(static_cast<double>(excluding), 5'355'604.0, 0.15 * 5'355'604.0);
+  EXPECT_NEAR(static_cast<double>(total.including_gaps), 23'878'396.0, 0.15 * 23'878'396.0);
+}
+
+// The brief's case: two f32[1216] vectors added on ipu1, one element per
+// tile (grain and minimum 4 B, no rotation), so every tile holds one element
+// of a, b and the sum and runs one add vertex next to its SetSeed vertex.
+TEST(CompilerTest, VectorAddOneElementPerTileOnIpu1) {
+  const hlo::Module module = hlo::testing::MustParse(R"(
+HloModule vadd
+ENTRY main {
+  a = f32[1216] parameter(0)
+  b = f32[1216] parameter(1)
+  ROOT sum = f32[1216] add(a, b)
+}
+)");
+  CompileOptions options;
+  options.grain_bytes = 4;
+  options.min_bytes_per_tile = 4;
+  options.rotate_start_tile = false;
+  const CompileResult result = MustCompile(module, "ipu1", options);
+  ExpectInvariants(result, "vadd");
+  const report::CompilationReport& report = result.report;
+  EXPECT_EQ(report.graph->num_vertices, 2u * 1216);
+  EXPECT_EQ(report.graph->num_edges, 1216u + 3 * 1216);
+  EXPECT_EQ(report.graph->num_compute_sets, 2u);
+  // Steps: seed stream, setSeed, a, b, add, sum stream (6; 4 host copies).
+  EXPECT_EQ(result.lowering.program_steps, 6u);
+  EXPECT_EQ(result.lowering.exchanges, 1215u);  // only the seed moves between tiles
+  const report::TileMemory& tile = report.tiles[7];
+  EXPECT_EQ(At(tile.by_category, Category::kVertexCode), 140u + 274);
+  EXPECT_EQ(At(tile.by_category, Category::kVertexInstances), 12u + 16);
+  EXPECT_EQ(At(tile.by_category, Category::kInstrumentationResults), 8u);
+  EXPECT_EQ(At(tile.by_category, Category::kControlCode), 604u + 5 * 32 + 1 * 8);
+  EXPECT_EQ(At(tile.by_category, Category::kInternalExchangeCode), 48u);
+  EXPECT_EQ(At(tile.by_category, Category::kHostExchangeCode), 4u * 56 + 3 * 64 + 3 * 8);
+  EXPECT_EQ(At(tile.by_category, Category::kHostExchangePacketHeaders), 3u * 8);
+  // a, b and sum (4 B each) are live together at the add.
+  EXPECT_EQ(At(tile.by_category, Category::kVariables), 12u);
+  EXPECT_EQ(tile.ExcludingGaps(), 414u + 28 + 8 + 772 + 48 + 440 + 24 + 3168 + 12);
+  EXPECT_EQ(tile.not_always_live, 12u);
+  ASSERT_EQ(tile.vertex_types.size(), 2u);
+}
+
+// A dot big enough to split its contraction: partial sums on several tiles
+// and a reduction.
+TEST(CompilerTest, DotSplitsContractionWithPartialsAndReduction) {
+  const hlo::Module module = hlo::testing::MustParse(R"(
+HloModule matmul
+ENTRY main {
+  x = f32[16,512] parameter(0)
+  w = f32[512,16] parameter(1)
+  ROOT y = f32[16,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  const CompileResult result = MustCompile(module, "ipu2");
+  ExpectInvariants(result, "matmul");
+  // 256 outputs x 4 B = 1,024 B: 8 blocks of 32 outputs (2 rows of 16);
+  // each block does 32 x 512 MACs = 16,384, so K splits in 4 (4,096 each).
+  size_t partial = 0, reduce = 0;
+  for (const auto& usage : result.graph_stats.by_codelet) {
+    if (usage.codelet->name() == MatMulPartialCodeletName(ElementType::kF32, ElementType::kF32))
+      partial = usage.vertices;
+    if (usage.codelet->name() == ReduceCodeletName(ReduceOp::kAdd, ElementType::kF32, false))
+      reduce = usage.vertices;
+  }
+  EXPECT_EQ(partial, 8u * 4);
+  EXPECT_EQ(reduce, 8u);
+}
+
+// A module that does not fit: a 200 KiB constant-free parameter on one tile
+// target still compiles and reports the tile as out of memory.
+TEST(CompilerTest, OutOfMemoryStillReports) {
+  const hlo::Module module = hlo::testing::MustParse(R"(
+HloModule big
+ENTRY main {
+  a = f32[200000] parameter(0)
+  ROOT n = f32[200000] negate(a)
+}
+)");
+  Expected<Target> target = Target::FromPreset("ipu1", 1, 1);
+  ASSERT_TRUE(target.has_value());
+  Expected<CompileResult> result = CompileModule(module, *target, {});
+  ASSERT_TRUE(result.has_value()) << result.error().message();
+  ExpectInvariants(*result, "big");
+  EXPECT_EQ(result->tiles_out_of_memory, 1u);
+  const report::TileMemory& tile = result->report.tiles[0];
+  EXPECT_GT(tile.by_region[2].excluding_gaps, 0u);  // overflowed
+  EXPECT_EQ(At(tile.by_category, Category::kVariables), 2u * 800'000);
+}
+
+// ---- The corpus ---------------------------------------------------------------
+
+class CorpusCompileTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusCompileTest, CompilesForIpu2WithConsistentReport) {
+  Expected<std::vector<hlo::Module>> modules =
+      hlo::ParseModules(hlo::testing::ReadCorpus(GetParam()), {.source_name = GetParam()});
+  ASSERT_TRUE(modules.has_value()) << modules.error().message();
+  const Target target = MustTarget("ipu2");
+  for (const hlo::Module& module : *modules) {
+    Expected<CompileResult> result = CompileModule(module, target, {});
+    ASSERT_TRUE(result.has_value()) << module.name() << ": " << result.error().message();
+    ExpectInvariants(*result, std::string(module.name()));
+    ASSERT_EQ(result->report.tiles.size(), target.NumTiles());
+    // The text writer accepts it and the total is what the tiles sum to.
+    const std::string text = report::WriteTextReport(result->report, nullptr, {});
+    EXPECT_NE(text.find("Memory Usage:"), std::string::npos);
+    uint64_t excluding = 0;
+    for (const report::TileMemory& tile : result->report.tiles) excluding += tile.ExcludingGaps();
+    EXPECT_GT(excluding, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCompileTest,
+                         ::testing::ValuesIn(hlo::testing::CorpusFiles()),
+                         [](const auto& info) { return hlo::testing::TestName(info.param); });
+
+}  // namespace
+}  // namespace tileprof::engine::compiler
