@@ -263,6 +263,35 @@ struct Variable {
   bool operator==(const Variable&) const = default;
 };
 
+// The vertices one compute set runs, per vertex type over all tiles (the
+// libpva computeSets[].vertices[] shape without its countByTile).
+struct ComputeSetVertices {
+  uint32_t type = 0;  // indexes CompilationReport::vertex_types
+  uint64_t count = 0;
+
+  bool operator==(const ComputeSetVertices&) const = default;
+};
+
+struct ComputeSet {
+  std::string name;
+  std::vector<ComputeSetVertices> vertices;
+
+  bool operator==(const ComputeSet&) const = default;
+};
+
+// A node of the compiled program tree. `kind` is a string, not an enum, so
+// the engine can add program kinds without a format change; the vocabulary
+// is libpva's (Sequence, Execute, Copy, Repeat, If, Sync, DoExchange,
+// StreamCopy, ...).
+struct Program {
+  std::string name;
+  std::string kind;
+  std::vector<uint32_t> children;       // indexes CompilationReport::programs
+  std::optional<uint32_t> compute_set;  // indexes CompilationReport::compute_sets
+
+  bool operator==(const Program&) const = default;
+};
+
 // Figures a text report printed, kept when per-tile data is absent.
 struct VerbatimMemory {
   std::optional<MemoryUsage> total;        // whole-graph Memory Usage
@@ -281,6 +310,9 @@ struct CompilationReport {
   std::vector<TileMemory> tiles;
   std::vector<Variable> variables;
   VerbatimMemory verbatim;  // empty for reports the engine makes
+  // Empty when read from text, which prints neither.
+  std::vector<ComputeSet> compute_sets;
+  std::vector<Program> programs;
 
   bool operator==(const CompilationReport&) const = default;
 };
@@ -319,6 +351,9 @@ struct VertexTypeCycles {
 struct ExecutionStep {
   std::string program;
   uint64_t cycles = 0;
+  // Indexed by tile id; empty unless profiled at tile level (the text
+  // report never prints it).
+  std::vector<uint64_t> cycles_by_tile;
 
   bool operator==(const ExecutionStep&) const = default;
 };

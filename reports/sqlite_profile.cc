@@ -1,0 +1,813 @@
+#include "reports/sqlite_profile.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "reports/json_codec.h"
+#include "reports/schema.h"
+
+namespace tileprof::report {
+namespace {
+
+// Lookup tables first, then data tables, then indexes: the indexes are
+// built once over the inserted rows, which is faster than maintaining them
+// row by row.
+constexpr const char* kSchema = R"sql(
+CREATE TABLE metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
+CREATE TABLE regions (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
+CREATE TABLE vertex_data_categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
+  label TEXT NOT NULL);
+CREATE TABLE target (arch TEXT NOT NULL, num_ipus INTEGER NOT NULL,
+  tiles_per_ipu INTEGER NOT NULL, total_tiles INTEGER NOT NULL,
+  bytes_per_tile INTEGER NOT NULL, total_memory INTEGER NOT NULL, clock_hz REAL,
+  sizes_rounded INTEGER NOT NULL, num_replicas INTEGER, ipus_per_replica INTEGER,
+  tiles_per_replica INTEGER, memory_per_replica INTEGER);
+CREATE TABLE graph (num_vertices INTEGER NOT NULL, num_edges INTEGER NOT NULL,
+  num_variables INTEGER NOT NULL, num_compute_sets INTEGER NOT NULL);
+CREATE TABLE vertex_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE compute_sets (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE compute_set_vertices (compute_set INTEGER NOT NULL, position INTEGER NOT NULL,
+  vertex_type INTEGER NOT NULL, count INTEGER NOT NULL,
+  PRIMARY KEY (compute_set, position)) WITHOUT ROWID;
+CREATE TABLE programs (id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
+  compute_set INTEGER);
+CREATE TABLE program_children (program INTEGER NOT NULL, position INTEGER NOT NULL,
+  child INTEGER NOT NULL, PRIMARY KEY (program, position)) WITHOUT ROWID;
+CREATE TABLE tiles (tile INTEGER PRIMARY KEY, ipu INTEGER, excluding_gaps INTEGER NOT NULL,
+  including_gaps INTEGER NOT NULL, always_live INTEGER NOT NULL,
+  not_always_live INTEGER NOT NULL);
+CREATE TABLE tile_categories (tile INTEGER NOT NULL, category INTEGER NOT NULL,
+  bytes INTEGER NOT NULL, PRIMARY KEY (tile, category)) WITHOUT ROWID;
+CREATE TABLE tile_regions (tile INTEGER NOT NULL, region INTEGER NOT NULL,
+  excluding_gaps INTEGER NOT NULL, including_gaps INTEGER NOT NULL,
+  PRIMARY KEY (tile, region)) WITHOUT ROWID;
+CREATE TABLE tile_vertex_data (tile INTEGER NOT NULL, category INTEGER NOT NULL,
+  bytes INTEGER NOT NULL, PRIMARY KEY (tile, category)) WITHOUT ROWID;
+CREATE TABLE tile_vertex_types (tile INTEGER NOT NULL, position INTEGER NOT NULL,
+  vertex_type INTEGER NOT NULL, bytes INTEGER NOT NULL,
+  PRIMARY KEY (tile, position)) WITHOUT ROWID;
+CREATE TABLE variables (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tile INTEGER NOT NULL,
+  bytes INTEGER NOT NULL, category INTEGER NOT NULL, always_live INTEGER NOT NULL,
+  address INTEGER);
+CREATE TABLE verbatim (json TEXT NOT NULL);
+CREATE TABLE execution (total_cycles INTEGER NOT NULL, clock_hz REAL,
+  avg_compute_including_idle REAL, avg_compute_excluding_idle REAL, avg_ipu_exchange REAL,
+  avg_global_exchange REAL, avg_host_exchange REAL, avg_sync REAL);
+CREATE TABLE execution_programs (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE execution_vertex_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
+  instances INTEGER NOT NULL, cycles INTEGER NOT NULL);
+CREATE TABLE execution_steps (id INTEGER PRIMARY KEY, program TEXT NOT NULL,
+  cycles INTEGER NOT NULL, tiles INTEGER NOT NULL);
+CREATE TABLE step_cycles (step INTEGER NOT NULL, tile INTEGER NOT NULL,
+  cycles INTEGER NOT NULL, PRIMARY KEY (step, tile)) WITHOUT ROWID;
+)sql";
+
+constexpr const char* kIndexes = R"sql(
+CREATE INDEX tile_categories_by_category ON tile_categories (category);
+CREATE INDEX tile_vertex_types_by_type ON tile_vertex_types (vertex_type);
+CREATE INDEX variables_by_tile ON variables (tile);
+CREATE INDEX step_cycles_by_tile ON step_cycles (tile);
+)sql";
+
+constexpr std::string_view kAverageColumns[] = {
+    "avg_compute_including_idle", "avg_compute_excluding_idle", "avg_ipu_exchange",
+    "avg_global_exchange",        "avg_host_exchange",          "avg_sync"};
+static_assert(std::size(kAverageColumns) == kNumCycleKinds);
+
+// A step's cycles_by_tile is sized from a column; this bounds what an
+// untrusted database can make us allocate (64 IPUs have 94,208 tiles).
+constexpr uint64_t kMaxStepTiles = uint64_t{1} << 24;
+
+class Statement {
+ public:
+  Statement(sqlite3* db, sqlite3_stmt* statement) : db_(db), statement_(statement) {}
+  Statement(Statement&& other) noexcept
+      : db_(other.db_), statement_(std::exchange(other.statement_, nullptr)) {}
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement() { sqlite3_finalize(statement_); }
+
+  sqlite3_stmt* get() const { return statement_; }
+
+  // Binds the next parameter. Unsigned values keep their bits in SQLite's
+  // signed integer.
+  Statement& Uint(uint64_t value) {
+    sqlite3_bind_int64(statement_, ++bound_, static_cast<int64_t>(value));
+    return *this;
+  }
+  Statement& OptionalUint(std::optional<uint64_t> value) {
+    if (value) return Uint(*value);
+    sqlite3_bind_null(statement_, ++bound_);
+    return *this;
+  }
+  Statement& Double(std::optional<double> value) {
+    // SQLite turns NaN into NULL itself; binding NULL says so plainly.
+    if (value && !std::isnan(*value)) {
+      sqlite3_bind_double(statement_, ++bound_, *value);
+    } else {
+      sqlite3_bind_null(statement_, ++bound_);
+    }
+    return *this;
+  }
+  Statement& Text(std::string_view text) {
+    // SQLITE_TRANSIENT: the text may be a temporary; SQLite copies it.
+    sqlite3_bind_text64(statement_, ++bound_, text.data(), text.size(), SQLITE_TRANSIENT,
+                        SQLITE_UTF8);
+    return *this;
+  }
+
+  // Runs an insert and readies the statement for the next row.
+  bool Run() {
+    int rc = sqlite3_step(statement_);
+    sqlite3_reset(statement_);
+    sqlite3_clear_bindings(statement_);
+    bound_ = 0;
+    return rc == SQLITE_DONE;
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* statement_;
+  int bound_ = 0;
+};
+
+class Connection {
+ public:
+  Connection() = default;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection() { Close(); }
+
+  Status Open(const std::string& path, int flags) {
+    int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    if (rc != SQLITE_OK) return MakeError("{}: {}", path, db_ ? sqlite3_errmsg(db_) : "cannot open");
+    return {};
+  }
+  bool Close() {
+    int rc = sqlite3_close(db_);
+    db_ = nullptr;
+    return rc == SQLITE_OK;
+  }
+
+  Error LastError() const { return Error(sqlite3_errmsg(db_)); }
+
+  Status Exec(const char* sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+      Error error(message ? message : sqlite3_errmsg(db_));
+      sqlite3_free(message);
+      return error;
+    }
+    return {};
+  }
+
+  Expected<Statement> Prepare(std::string_view sql) {
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &statement, nullptr) !=
+        SQLITE_OK)
+      return LastError();
+    return Statement(db_, statement);
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------
+// Writing.
+
+class Writer {
+ public:
+  explicit Writer(Connection& db) : db_(db) {}
+
+  Status Write(const ReportDocument& document) {
+    TILEPROF_RETURN_IF_ERROR(db_.Exec("PRAGMA journal_mode = OFF; BEGIN"));
+    TILEPROF_RETURN_IF_ERROR(db_.Exec(kSchema));
+    TILEPROF_RETURN_IF_ERROR(Metadata(document));
+    TILEPROF_RETURN_IF_ERROR(Lookups());
+    if (document.compilation) TILEPROF_RETURN_IF_ERROR(Compilation(*document.compilation));
+    if (document.execution) TILEPROF_RETURN_IF_ERROR(Execution(*document.execution));
+    TILEPROF_RETURN_IF_ERROR(db_.Exec(kIndexes));
+    return db_.Exec("COMMIT");
+  }
+
+ private:
+  Status Done(Statement& statement, std::string_view table) {
+    if (!statement.Run()) return db_.LastError().Within(fmt::format("inserting into {}", table));
+    return {};
+  }
+
+  Status Metadata(const ReportDocument& document) {
+    TILEPROF_ASSIGN_OR_RETURN(Statement insert,
+                              db_.Prepare("INSERT INTO metadata VALUES (?, ?)"));
+    const std::pair<std::string_view, std::string> rows[] = {
+        {"format", std::string(kReportFormatName)},
+        {"version", fmt::format("{}.{}", kFormatVersion.major, kFormatVersion.minor)},
+        {"version_major", fmt::format("{}", kFormatVersion.major)},
+        {"version_minor", fmt::format("{}", kFormatVersion.minor)},
+        {"has_compilation", document.compilation ? "1" : "0"},
+        {"has_execution", document.execution ? "1" : "0"},
+    };
+    for (const auto& [key, value] : rows) {
+      insert.Text(key).Text(value);
+      TILEPROF_RETURN_IF_ERROR(Done(insert, "metadata"));
+    }
+    return {};
+  }
+
+  Status Lookups() {
+    auto fill = [&](const char* sql, size_t n, auto name, auto label) -> Status {
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare(sql));
+      for (size_t i = 0; i < n; ++i) {
+        insert.Uint(i).Text(name(i)).Text(label(i));
+        TILEPROF_RETURN_IF_ERROR(Done(insert, "lookup tables"));
+      }
+      return {};
+    };
+    TILEPROF_RETURN_IF_ERROR(fill(
+        "INSERT INTO categories VALUES (?, ?, ?)", kNumCategories,
+        [](size_t i) { return CategoryMachineName(static_cast<Category>(i)); },
+        [](size_t i) { return CategoryLabel(static_cast<Category>(i)); }));
+    TILEPROF_RETURN_IF_ERROR(fill(
+        "INSERT INTO regions VALUES (?, ?, ?)", kNumRegions,
+        [](size_t i) { return schema::RegionName(static_cast<Region>(i)); },
+        [](size_t i) { return RegionLabel(static_cast<Region>(i)); }));
+    return fill(
+        "INSERT INTO vertex_data_categories VALUES (?, ?, ?)", kNumVertexDataCategories,
+        [](size_t i) { return schema::VertexDataCategoryName(static_cast<VertexDataCategory>(i)); },
+        [](size_t i) { return VertexDataCategoryLabel(static_cast<VertexDataCategory>(i)); });
+  }
+
+  Status Compilation(const CompilationReport& report) {
+    if (report.target) {
+      const Target& t = *report.target;
+      TILEPROF_ASSIGN_OR_RETURN(
+          Statement insert, db_.Prepare("INSERT INTO target VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
+      insert.Text(t.arch).Uint(t.num_ipus).Uint(t.tiles_per_ipu).Uint(t.total_tiles);
+      insert.Uint(t.bytes_per_tile).Uint(t.total_memory).Double(t.clock_hz).Uint(t.sizes_rounded);
+      if (t.replication) {
+        insert.Uint(t.replication->num_replicas).Uint(t.replication->ipus_per_replica);
+        insert.Uint(t.replication->tiles_per_replica).Uint(t.replication->memory_per_replica);
+      } else {
+        insert.OptionalUint({}).OptionalUint({}).OptionalUint({}).OptionalUint({});
+      }
+      TILEPROF_RETURN_IF_ERROR(Done(insert, "target"));
+    }
+    if (report.graph) {
+      const GraphInfo& g = *report.graph;
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare("INSERT INTO graph VALUES (?,?,?,?)"));
+      insert.Uint(g.num_vertices).Uint(g.num_edges).Uint(g.num_variables).Uint(g.num_compute_sets);
+      TILEPROF_RETURN_IF_ERROR(Done(insert, "graph"));
+    }
+    {
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare("INSERT INTO vertex_types VALUES (?,?)"));
+      for (size_t i = 0; i < report.vertex_types.size(); ++i) {
+        insert.Uint(i).Text(report.vertex_types[i].name);
+        TILEPROF_RETURN_IF_ERROR(Done(insert, "vertex_types"));
+      }
+    }
+    TILEPROF_RETURN_IF_ERROR(ComputeSets(report));
+    TILEPROF_RETURN_IF_ERROR(Programs(report));
+    TILEPROF_RETURN_IF_ERROR(Tiles(report));
+    {
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
+                                db_.Prepare("INSERT INTO variables VALUES (?,?,?,?,?,?,?)"));
+      for (size_t i = 0; i < report.variables.size(); ++i) {
+        const Variable& v = report.variables[i];
+        insert.Uint(i).Text(v.name).Uint(v.tile).Uint(v.bytes);
+        insert.Uint(static_cast<uint64_t>(v.category)).Uint(v.always_live).OptionalUint(v.offset);
+        TILEPROF_RETURN_IF_ERROR(Done(insert, "variables"));
+      }
+    }
+    if (report.verbatim != VerbatimMemory{}) {
+      ReportDocument holder;
+      holder.compilation.emplace().verbatim = report.verbatim;
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare("INSERT INTO verbatim VALUES (?)"));
+      insert.Text(WriteJsonReport(holder));
+      TILEPROF_RETURN_IF_ERROR(Done(insert, "verbatim"));
+    }
+    return {};
+  }
+
+  Status ComputeSets(const CompilationReport& report) {
+    TILEPROF_ASSIGN_OR_RETURN(Statement sets, db_.Prepare("INSERT INTO compute_sets VALUES (?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement vertices,
+                              db_.Prepare("INSERT INTO compute_set_vertices VALUES (?,?,?,?)"));
+    for (size_t i = 0; i < report.compute_sets.size(); ++i) {
+      const ComputeSet& set = report.compute_sets[i];
+      sets.Uint(i).Text(set.name);
+      TILEPROF_RETURN_IF_ERROR(Done(sets, "compute_sets"));
+      for (size_t j = 0; j < set.vertices.size(); ++j) {
+        vertices.Uint(i).Uint(j).Uint(set.vertices[j].type).Uint(set.vertices[j].count);
+        TILEPROF_RETURN_IF_ERROR(Done(vertices, "compute_set_vertices"));
+      }
+    }
+    return {};
+  }
+
+  Status Programs(const CompilationReport& report) {
+    TILEPROF_ASSIGN_OR_RETURN(Statement programs, db_.Prepare("INSERT INTO programs VALUES (?,?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement children,
+                              db_.Prepare("INSERT INTO program_children VALUES (?,?,?)"));
+    for (size_t i = 0; i < report.programs.size(); ++i) {
+      const Program& program = report.programs[i];
+      programs.Uint(i).Text(program.name).Text(program.kind).OptionalUint(program.compute_set);
+      TILEPROF_RETURN_IF_ERROR(Done(programs, "programs"));
+      for (size_t j = 0; j < program.children.size(); ++j) {
+        children.Uint(i).Uint(j).Uint(program.children[j]);
+        TILEPROF_RETURN_IF_ERROR(Done(children, "program_children"));
+      }
+    }
+    return {};
+  }
+
+  Status Tiles(const CompilationReport& report) {
+    TILEPROF_ASSIGN_OR_RETURN(Statement tiles, db_.Prepare("INSERT INTO tiles VALUES (?,?,?,?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement categories,
+                              db_.Prepare("INSERT INTO tile_categories VALUES (?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement regions,
+                              db_.Prepare("INSERT INTO tile_regions VALUES (?,?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement vertex_data,
+                              db_.Prepare("INSERT INTO tile_vertex_data VALUES (?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement vertex_types,
+                              db_.Prepare("INSERT INTO tile_vertex_types VALUES (?,?,?,?)"));
+    uint64_t tiles_per_ipu = report.target ? report.target->tiles_per_ipu : 0;
+    for (const TileMemory& tile : report.tiles) {
+      std::optional<uint64_t> ipu;
+      if (tiles_per_ipu > 0) ipu = tile.tile / tiles_per_ipu;
+      tiles.Uint(tile.tile).OptionalUint(ipu).Uint(tile.ExcludingGaps()).Uint(tile.IncludingGaps());
+      tiles.Uint(tile.always_live).Uint(tile.not_always_live);
+      TILEPROF_RETURN_IF_ERROR(Done(tiles, "tiles"));
+      for (size_t i = 0; i < kNumCategories; ++i) {
+        if (tile.by_category[i] == 0) continue;
+        categories.Uint(tile.tile).Uint(i).Uint(tile.by_category[i]);
+        TILEPROF_RETURN_IF_ERROR(Done(categories, "tile_categories"));
+      }
+      for (size_t i = 0; i < kNumRegions; ++i) {
+        const RegionBytes& region = tile.by_region[i];
+        if (region == RegionBytes{}) continue;
+        regions.Uint(tile.tile).Uint(i).Uint(region.excluding_gaps).Uint(region.including_gaps);
+        TILEPROF_RETURN_IF_ERROR(Done(regions, "tile_regions"));
+      }
+      for (size_t i = 0; i < kNumVertexDataCategories; ++i) {
+        if (tile.vertex_data[i] == 0) continue;
+        vertex_data.Uint(tile.tile).Uint(i).Uint(tile.vertex_data[i]);
+        TILEPROF_RETURN_IF_ERROR(Done(vertex_data, "tile_vertex_data"));
+      }
+      for (size_t i = 0; i < tile.vertex_types.size(); ++i) {
+        vertex_types.Uint(tile.tile).Uint(i).Uint(tile.vertex_types[i].type);
+        vertex_types.Uint(tile.vertex_types[i].bytes);
+        TILEPROF_RETURN_IF_ERROR(Done(vertex_types, "tile_vertex_types"));
+      }
+    }
+    return {};
+  }
+
+  Status Execution(const ExecutionReport& execution) {
+    {
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
+                                db_.Prepare("INSERT INTO execution VALUES (?,?,?,?,?,?,?,?)"));
+      insert.Uint(execution.total_cycles).Double(execution.clock_hz);
+      for (const std::optional<double>& average : execution.tile_average_cycles) insert.Double(average);
+      TILEPROF_RETURN_IF_ERROR(Done(insert, "execution"));
+    }
+    {
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
+                                db_.Prepare("INSERT INTO execution_programs VALUES (?,?)"));
+      for (size_t i = 0; i < execution.programs.size(); ++i) {
+        insert.Uint(i).Text(execution.programs[i]);
+        TILEPROF_RETURN_IF_ERROR(Done(insert, "execution_programs"));
+      }
+    }
+    {
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
+                                db_.Prepare("INSERT INTO execution_vertex_types VALUES (?,?,?,?)"));
+      for (size_t i = 0; i < execution.cycles_by_vertex_type.size(); ++i) {
+        const VertexTypeCycles& type = execution.cycles_by_vertex_type[i];
+        insert.Uint(i).Text(type.name).Uint(type.instances).Uint(type.cycles);
+        TILEPROF_RETURN_IF_ERROR(Done(insert, "execution_vertex_types"));
+      }
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Statement steps,
+                              db_.Prepare("INSERT INTO execution_steps VALUES (?,?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement cycles, db_.Prepare("INSERT INTO step_cycles VALUES (?,?,?)"));
+    for (size_t i = 0; i < execution.steps.size(); ++i) {
+      const ExecutionStep& step = execution.steps[i];
+      steps.Uint(i).Text(step.program).Uint(step.cycles).Uint(step.cycles_by_tile.size());
+      TILEPROF_RETURN_IF_ERROR(Done(steps, "execution_steps"));
+      for (size_t tile = 0; tile < step.cycles_by_tile.size(); ++tile) {
+        if (step.cycles_by_tile[tile] == 0) continue;
+        cycles.Uint(i).Uint(tile).Uint(step.cycles_by_tile[tile]);
+        TILEPROF_RETURN_IF_ERROR(Done(cycles, "step_cycles"));
+      }
+    }
+    return {};
+  }
+
+  Connection& db_;
+};
+
+Status CheckTileOrder(const ReportDocument& document) {
+  if (!document.compilation) return {};
+  const std::vector<TileMemory>& tiles = document.compilation->tiles;
+  for (size_t i = 1; i < tiles.size(); ++i)
+    if (tiles[i].tile <= tiles[i - 1].tile)
+      return MakeError(
+          "tile ids must ascend (the database keys tiles by id): tiles[{}] is tile {} after tile {}",
+          i, tiles[i].tile, tiles[i - 1].tile);
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// Reading.
+
+// One result row of a query on `table`, with the first conversion error.
+class Row {
+ public:
+  Row(sqlite3_stmt* statement, std::string_view table, std::optional<Error>& error)
+      : statement_(statement), table_(table), error_(error) {}
+
+  void Fail(int column, std::string_view message) {
+    if (error_) return;
+    error_ = MakeError("table {}, row {}, column {}: {}", table_, row_,
+                       sqlite3_column_name(statement_, column), message);
+  }
+  bool IsNull(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
+
+  uint64_t Uint(int column) {
+    if (sqlite3_column_type(statement_, column) != SQLITE_INTEGER) {
+      Fail(column, "expected an integer");
+      return 0;
+    }
+    return static_cast<uint64_t>(sqlite3_column_int64(statement_, column));
+  }
+  uint32_t Uint32(int column) {
+    uint64_t value = Uint(column);
+    if (value > std::numeric_limits<uint32_t>::max()) {
+      Fail(column, fmt::format("{} does not fit 32 bits", value));
+      return 0;
+    }
+    return static_cast<uint32_t>(value);
+  }
+  // An id that must be below `limit` (a lookup table or a list length).
+  size_t Index(int column, size_t limit, std::string_view what) {
+    uint64_t value = Uint(column);
+    if (!error_ && value >= limit) {
+      Fail(column, fmt::format("{} {} does not exist (there are {})", what, value, limit));
+      return 0;
+    }
+    return static_cast<size_t>(value);
+  }
+  std::optional<uint64_t> OptionalUint(int column) {
+    if (IsNull(column)) return std::nullopt;
+    return Uint(column);
+  }
+  std::optional<double> OptionalDouble(int column) {
+    int type = sqlite3_column_type(statement_, column);
+    if (type == SQLITE_NULL) return std::nullopt;
+    if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) {
+      Fail(column, "expected a number");
+      return std::nullopt;
+    }
+    return sqlite3_column_double(statement_, column);
+  }
+  std::string Text(int column) {
+    if (sqlite3_column_type(statement_, column) != SQLITE_TEXT) {
+      Fail(column, "expected text");
+      return {};
+    }
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement_, column));
+    return std::string(text, static_cast<size_t>(sqlite3_column_bytes(statement_, column)));
+  }
+
+  void Next() { ++row_; }
+
+ private:
+  sqlite3_stmt* statement_;
+  std::string_view table_;
+  std::optional<Error>& error_;
+  uint64_t row_ = 0;
+};
+
+class Reader {
+ public:
+  explicit Reader(Connection& db) : db_(db) {}
+
+  Expected<ReportDocument> Read() {
+    std::string format;
+    std::optional<uint64_t> major;
+    std::optional<uint64_t> minor;
+    bool has_compilation = false;
+    bool has_execution = false;
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("metadata", "SELECT key, value FROM metadata", [&](Row& row) {
+          std::string key = row.Text(0);
+          std::string value = row.Text(1);
+          auto number = [&]() -> std::optional<uint64_t> {
+            uint64_t n = 0;
+            for (char c : value) {
+              if (c < '0' || c > '9' || n > std::numeric_limits<uint32_t>::max()) return std::nullopt;
+              n = n * 10 + static_cast<uint64_t>(c - '0');
+            }
+            if (value.empty()) return std::nullopt;
+            return n;
+          };
+          if (key == "format") format = value;
+          if (key == "version_major") major = number();
+          if (key == "version_minor") minor = number();
+          if (key == "has_compilation") has_compilation = value == "1";
+          if (key == "has_execution") has_execution = value == "1";
+        }));
+    if (format != kReportFormatName)
+      return MakeError("metadata: format is \"{}\", not \"{}\"", format, kReportFormatName);
+    if (!major || !minor) return Error("metadata: version_major or version_minor missing or malformed");
+    if (*major != kFormatVersion.major)
+      return MakeError("metadata: unsupported report format version {}.{} (this reader reads {}.x)",
+                       *major, *minor, kFormatVersion.major);
+    ReportDocument document;
+    if (has_compilation) {
+      TILEPROF_RETURN_IF_ERROR(Compilation(document.compilation.emplace()));
+    }
+    if (has_execution) {
+      TILEPROF_RETURN_IF_ERROR(Execution(document.execution.emplace()));
+    }
+    return document;
+  }
+
+ private:
+  // Runs `sql`, calling f(row) for each result row, and fails with the
+  // first conversion error or SQLite error.
+  template <typename F>
+  Status ForEach(std::string_view table, std::string_view sql, F&& f) {
+    TILEPROF_ASSIGN_OR_RETURN(Statement query, db_.Prepare(sql));
+    std::optional<Error> error;
+    Row row(query.get(), table, error);
+    int rc;
+    while ((rc = sqlite3_step(query.get())) == SQLITE_ROW) {
+      f(row);
+      if (error) return *error;
+      row.Next();
+    }
+    if (rc != SQLITE_DONE) return db_.LastError().Within(fmt::format("table {}", table));
+    return {};
+  }
+
+  // Rows of a table keyed 0, 1, 2, ... in order, so ids are vector indices.
+  static void CheckId(Row& row, size_t expected) {
+    uint64_t id = row.Uint(0);
+    if (id != expected) row.Fail(0, fmt::format("id {} out of sequence (expected {})", id, expected));
+  }
+
+  Status Compilation(CompilationReport& report) {
+    size_t targets = 0;
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "target",
+        "SELECT arch, num_ipus, tiles_per_ipu, total_tiles, bytes_per_tile, total_memory, clock_hz,"
+        " sizes_rounded, num_replicas, ipus_per_replica, tiles_per_replica, memory_per_replica"
+        " FROM target",
+        [&](Row& row) {
+          if (++targets > 1) return row.Fail(0, "more than one target row");
+          Target& t = report.target.emplace();
+          t.arch = row.Text(0);
+          t.num_ipus = row.Uint32(1);
+          t.tiles_per_ipu = row.Uint(2);
+          t.total_tiles = row.Uint(3);
+          t.bytes_per_tile = row.Uint(4);
+          t.total_memory = row.Uint(5);
+          t.clock_hz = row.OptionalDouble(6).value_or(std::numeric_limits<double>::quiet_NaN());
+          t.sizes_rounded = row.Uint(7) != 0;
+          if (!row.IsNull(8)) {
+            Replication& r = t.replication.emplace();
+            r.num_replicas = row.Uint32(8);
+            r.ipus_per_replica = row.Uint32(9);
+            r.tiles_per_replica = row.Uint(10);
+            r.memory_per_replica = row.Uint(11);
+          }
+        }));
+    size_t graphs = 0;
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "graph", "SELECT num_vertices, num_edges, num_variables, num_compute_sets FROM graph",
+        [&](Row& row) {
+          if (++graphs > 1) return row.Fail(0, "more than one graph row");
+          report.graph = GraphInfo{row.Uint(0), row.Uint(1), row.Uint(2), row.Uint(3)};
+        }));
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("vertex_types", "SELECT id, name FROM vertex_types ORDER BY id", [&](Row& row) {
+          CheckId(row, report.vertex_types.size());
+          report.vertex_types.push_back(VertexType{row.Text(1)});
+        }));
+    size_t num_types = report.vertex_types.size();
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("compute_sets", "SELECT id, name FROM compute_sets ORDER BY id", [&](Row& row) {
+          CheckId(row, report.compute_sets.size());
+          report.compute_sets.push_back(ComputeSet{row.Text(1), {}});
+        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "compute_set_vertices",
+        "SELECT compute_set, vertex_type, count FROM compute_set_vertices"
+        " ORDER BY compute_set, position",
+        [&](Row& row) {
+          size_t set = row.Index(0, report.compute_sets.size(), "compute set");
+          auto type = static_cast<uint32_t>(row.Index(1, num_types, "vertex type"));
+          uint64_t count = row.Uint(2);
+          report.compute_sets[set].vertices.push_back(ComputeSetVertices{type, count});
+        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "programs", "SELECT id, name, kind, compute_set FROM programs ORDER BY id", [&](Row& row) {
+          CheckId(row, report.programs.size());
+          Program program;
+          program.name = row.Text(1);
+          program.kind = row.Text(2);
+          if (!row.IsNull(3)) program.compute_set = row.Uint32(3);
+          report.programs.push_back(std::move(program));
+        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "program_children",
+        "SELECT program, child FROM program_children ORDER BY program, position", [&](Row& row) {
+          size_t program = row.Index(0, report.programs.size(), "program");
+          auto child = static_cast<uint32_t>(row.Index(1, report.programs.size(), "program"));
+          report.programs[program].children.push_back(child);
+        }));
+    for (size_t i = 0; i < report.programs.size(); ++i) {
+      const std::optional<uint32_t>& set = report.programs[i].compute_set;
+      if (set && *set >= report.compute_sets.size())
+        return MakeError("table programs, row {}, column compute_set: compute set {} does not exist",
+                         i, *set);
+    }
+    TILEPROF_RETURN_IF_ERROR(Tiles(report, num_types));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "variables",
+        "SELECT id, name, tile, bytes, category, always_live, address FROM variables ORDER BY id",
+        [&](Row& row) {
+          CheckId(row, report.variables.size());
+          Variable v;
+          v.name = row.Text(1);
+          v.tile = row.Uint32(2);
+          v.bytes = row.Uint(3);
+          v.category = static_cast<Category>(row.Index(4, kNumCategories, "category"));
+          v.always_live = row.Uint(5) != 0;
+          v.offset = row.OptionalUint(6);
+          report.variables.push_back(std::move(v));
+        }));
+    size_t verbatims = 0;
+    std::optional<Error> verbatim_error;
+    TILEPROF_RETURN_IF_ERROR(ForEach("verbatim", "SELECT json FROM verbatim", [&](Row& row) {
+      if (++verbatims > 1) return row.Fail(0, "more than one verbatim row");
+      std::string text = row.Text(0);
+      Expected<ReportDocument> holder = ReadJsonReport(text, "verbatim.json");
+      if (!holder) return row.Fail(0, holder.error().message());
+      if (holder->compilation) report.verbatim = std::move(holder->compilation->verbatim);
+    }));
+    return {};
+  }
+
+  Status Tiles(CompilationReport& report, size_t num_types) {
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "tiles", "SELECT tile, always_live, not_always_live FROM tiles ORDER BY tile",
+        [&](Row& row) {
+          TileMemory& tile = report.tiles.emplace_back();
+          tile.tile = row.Uint32(0);
+          tile.always_live = row.Uint(1);
+          tile.not_always_live = row.Uint(2);
+        }));
+    // Child rows name tiles by id; ids ascend, so a binary search finds them.
+    auto find = [&](Row& row, int column) -> TileMemory* {
+      uint32_t id = row.Uint32(column);
+      auto it = std::lower_bound(report.tiles.begin(), report.tiles.end(), id,
+                                 [](const TileMemory& t, uint32_t v) { return t.tile < v; });
+      if (it == report.tiles.end() || it->tile != id) {
+        row.Fail(column, fmt::format("tile {} is not in table tiles", id));
+        return nullptr;
+      }
+      return &*it;
+    };
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "tile_categories", "SELECT tile, category, bytes FROM tile_categories", [&](Row& row) {
+          TileMemory* tile = find(row, 0);
+          size_t category = row.Index(1, kNumCategories, "category");
+          if (tile) tile->by_category[category] = row.Uint(2);
+        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "tile_regions", "SELECT tile, region, excluding_gaps, including_gaps FROM tile_regions",
+        [&](Row& row) {
+          TileMemory* tile = find(row, 0);
+          size_t region = row.Index(1, kNumRegions, "region");
+          if (tile) tile->by_region[region] = RegionBytes{row.Uint(2), row.Uint(3)};
+        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "tile_vertex_data", "SELECT tile, category, bytes FROM tile_vertex_data", [&](Row& row) {
+          TileMemory* tile = find(row, 0);
+          size_t category = row.Index(1, kNumVertexDataCategories, "vertex data category");
+          if (tile) tile->vertex_data[category] = row.Uint(2);
+        }));
+    return ForEach(
+        "tile_vertex_types",
+        "SELECT tile, vertex_type, bytes FROM tile_vertex_types ORDER BY tile, position",
+        [&](Row& row) {
+          TileMemory* tile = find(row, 0);
+          auto type = static_cast<uint32_t>(row.Index(1, num_types, "vertex type"));
+          if (tile) tile->vertex_types.push_back(VertexTypeBytes{type, row.Uint(2)});
+        });
+  }
+
+  Status Execution(ExecutionReport& execution) {
+    size_t rows = 0;
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "execution",
+        "SELECT total_cycles, clock_hz, avg_compute_including_idle, avg_compute_excluding_idle,"
+        " avg_ipu_exchange, avg_global_exchange, avg_host_exchange, avg_sync FROM execution",
+        [&](Row& row) {
+          if (++rows > 1) return row.Fail(0, "more than one execution row");
+          execution.total_cycles = row.Uint(0);
+          execution.clock_hz =
+              row.OptionalDouble(1).value_or(std::numeric_limits<double>::quiet_NaN());
+          for (size_t i = 0; i < kNumCycleKinds; ++i)
+            execution.tile_average_cycles[i] = row.OptionalDouble(static_cast<int>(i) + 2);
+        }));
+    if (rows == 0) return Error("table execution: no row, but metadata says there is one");
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "execution_programs", "SELECT id, name FROM execution_programs ORDER BY id", [&](Row& row) {
+          CheckId(row, execution.programs.size());
+          execution.programs.push_back(row.Text(1));
+        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "execution_vertex_types",
+        "SELECT id, name, instances, cycles FROM execution_vertex_types ORDER BY id", [&](Row& row) {
+          CheckId(row, execution.cycles_by_vertex_type.size());
+          execution.cycles_by_vertex_type.push_back(
+              VertexTypeCycles{row.Text(1), row.Uint(2), row.Uint(3)});
+        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "execution_steps", "SELECT id, program, cycles, tiles FROM execution_steps ORDER BY id",
+        [&](Row& row) {
+          CheckId(row, execution.steps.size());
+          ExecutionStep step;
+          step.program = row.Text(1);
+          step.cycles = row.Uint(2);
+          uint64_t tiles = row.Uint(3);
+          if (tiles > kMaxStepTiles)
+            return row.Fail(3, fmt::format("{} tiles is more than {}", tiles, kMaxStepTiles));
+          step.cycles_by_tile.resize(tiles);
+          execution.steps.push_back(std::move(step));
+        }));
+    return ForEach("step_cycles", "SELECT step, tile, cycles FROM step_cycles", [&](Row& row) {
+      size_t step = row.Index(0, execution.steps.size(), "step");
+      std::vector<uint64_t>& cycles = execution.steps[step].cycles_by_tile;
+      size_t tile = row.Index(1, cycles.size(), "tile");
+      if (!cycles.empty()) cycles[tile] = row.Uint(2);
+    });
+  }
+
+  Connection& db_;
+};
+
+}  // namespace
+
+Status WriteProfileDatabase(const std::string& path, const ReportDocument& document) {
+  if (Status order = CheckTileOrder(document); !order) return order.error().Within(path);
+  std::string temp = fmt::format("{}.tmp-{}", path, ::getpid());
+  std::error_code ignored;
+  std::filesystem::remove(temp, ignored);  // left by a crashed writer with our pid
+  Status written = [&]() -> Status {
+    Connection db;
+    TILEPROF_RETURN_IF_ERROR(db.Open(temp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
+    TILEPROF_RETURN_IF_ERROR(Writer(db).Write(document));
+    if (!db.Close()) return Error("cannot close the database");
+    return {};
+  }();
+  if (!written) {
+    std::filesystem::remove(temp, ignored);
+    return written.error().Within(path);
+  }
+  std::error_code error;
+  std::filesystem::rename(temp, path, error);
+  if (error) {
+    std::filesystem::remove(temp, ignored);
+    return MakeError("cannot rename '{}' onto '{}': {}", temp, path, error.message());
+  }
+  return {};
+}
+
+Expected<ReportDocument> ReadProfileDatabase(const std::string& path) {
+  Connection db;
+  TILEPROF_RETURN_IF_ERROR(db.Open(path, SQLITE_OPEN_READONLY));
+  Expected<ReportDocument> document = Reader(db).Read();
+  if (!document) return document.error().Within(path);
+  return document;
+}
+
+}  // namespace tileprof::report
