@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <future>
+
 #include "engine/compiler/lower.h"
 #include "engine/compiler/memory_model.h"
 
@@ -17,11 +19,15 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   if (auto status = lowering.LowerEntry(module, result.program); !status) {
     return status.error().Within(fmt::format("module '{}'", module.name()));
   }
-  TILEPROF_ASSIGN_OR_RETURN(
-      MemoryLayout layout,
+  // The statistics walk every vertex once more; the graph is complete and
+  // only read from here on, so they are gathered while the memory is laid out.
+  std::future<GraphStats> stats = std::async(std::launch::async, [&graph] { return graph.Stats(); });
+  Expected<MemoryLayout> laid_out =
       LayOutMemory(graph, result.program, lowering.valueless_constants(),
-                   MemoryOptions{.instrument_vertices = options.instrument_vertices}));
-  result.graph_stats = graph.Stats();
+                   MemoryOptions{.instrument_vertices = options.instrument_vertices});
+  result.graph_stats = stats.get();
+  if (!laid_out) return laid_out.error();
+  MemoryLayout layout = std::move(*laid_out);
   result.lowering.exchanges = layout.exchanges;
   result.lowering.program_steps = layout.program_steps;
 

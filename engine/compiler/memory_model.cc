@@ -1,8 +1,10 @@
 #include "engine/compiler/memory_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 namespace tileprof::engine::compiler {
@@ -82,13 +84,95 @@ struct TileAccount {
   std::vector<Piece> pieces;
 };
 
-// What one step does on one tile.
+// What one step does on one tile. Dense per tile and reset after each step:
+// steps touch up to every tile, and a hash map or a set per tile here was
+// most of the compile time of the large corpus modules.
 struct TileStep {
   bool active = false;
+  bool touched = false;
   uint64_t receive_regions = 0;
   uint64_t receive_bytes = 0;  // into a buffer (vertex operands)
-  std::set<std::pair<VariableId, uint64_t>> sent;  // distinct regions sent
+  uint64_t sent_regions = 0;   // distinct regions sent
   uint64_t host_regions = 0;
+};
+
+// The tiles one step touches.
+class StepTiles {
+ public:
+  explicit StepTiles(uint32_t num_tiles) : tiles_(num_tiles) {}
+
+  TileStep& operator[](uint32_t tile) {
+    TileStep& step = tiles_[tile];
+    if (!step.touched) {
+      step.touched = true;
+      list_.push_back(tile);
+    }
+    return step;
+  }
+  // A region (variable, first element) sent by `tile`; a region read by
+  // several vertices of a step is sent once. Many vertices of a step read
+  // the same regions (a broadcast operand), so duplicates are dropped on
+  // insertion by an open-addressing set cleared after each step.
+  void Send(uint32_t tile, VariableId variable, uint64_t begin) {
+    (*this)[tile];
+    if (2 * (used_.size() + 1) > slots_.size()) Grow();
+    if (Insert({tile, variable, begin})) ++tiles_[tile].sent_regions;
+  }
+  // Calls f(tile, step) per tile the step touched, then resets.
+  template <typename F>
+  void Finish(F&& f) {
+    for (size_t slot : used_) slots_[slot].tile = kEmpty;
+    used_.clear();
+    for (uint32_t tile : list_) {
+      f(tile, tiles_[tile]);
+      tiles_[tile] = TileStep{};
+    }
+    list_.clear();
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  struct Sent {
+    uint32_t tile = kEmpty;
+    VariableId variable = 0;
+    uint64_t begin = 0;
+  };
+
+  static size_t Hash(VariableId variable, uint64_t begin) {
+    uint64_t h = (static_cast<uint64_t>(variable) * 0x9E3779B97F4A7C15ull) ^ begin;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    return static_cast<size_t>(h);
+  }
+  bool Insert(const Sent& sent) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t slot = Hash(sent.variable, sent.begin) & mask;; slot = (slot + 1) & mask) {
+      Sent& entry = slots_[slot];
+      if (entry.tile == kEmpty) {
+        entry = sent;
+        used_.push_back(slot);
+        return true;
+      }
+      if (entry.variable == sent.variable && entry.begin == sent.begin && entry.tile == sent.tile) {
+        return false;
+      }
+    }
+  }
+  void Grow() {
+    std::vector<Sent> old;
+    old.swap(slots_);
+    slots_.assign(std::max<size_t>(64, old.size() * 2), Sent{});
+    used_.clear();
+    for (const Sent& entry : old) {
+      if (entry.tile != kEmpty) Insert(entry);
+    }
+  }
+
+  std::vector<TileStep> tiles_;
+  std::vector<uint32_t> list_;
+  std::vector<Sent> slots_;
+  std::vector<size_t> used_;  // occupied slots, to clear them cheaply
 };
 
 uint64_t AlignUp(uint64_t value, uint64_t alignment) {
@@ -105,8 +189,14 @@ uint64_t FirstFitExtent(std::vector<Piece>& pieces) {
   };
   std::vector<Placed> active;  // by offset
   uint64_t extent = 0;
+  uint64_t earliest_end = UINT64_MAX;  // the smallest `last` of `active`
   for (const Piece& piece : pieces) {
-    std::erase_if(active, [&](const Placed& p) { return p.last < piece.first; });
+    if (earliest_end < piece.first) {
+      std::erase_if(active, [&](const Placed& p) { return p.last < piece.first; });
+      earliest_end = UINT64_MAX;
+      for (const Placed& p : active) earliest_end = std::min(earliest_end, p.last);
+    }
+    earliest_end = std::min(earliest_end, piece.last);
     uint64_t offset = 0;
     size_t at = 0;
     for (; at < active.size(); ++at) {
@@ -136,6 +226,30 @@ uint64_t PeakLive(const std::vector<Piece>& pieces) {
     peak = std::max(peak, live);
   }
   return static_cast<uint64_t>(peak);
+}
+
+// Tiles are laid out independently: spread them over the machine's cores
+// (the per-tile first-fit placement dominates on large graphs).
+template <typename F>
+void ParallelForTiles(uint32_t num_tiles, F&& f) {
+  const uint32_t workers =
+      std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, std::max<uint32_t>(1, num_tiles / 64));
+  if (workers <= 1) {
+    for (uint32_t t = 0; t < num_tiles; ++t) f(t);
+    return;
+  }
+  std::atomic<uint32_t> next{0};
+  auto work = [&] {
+    // Small batches keep the cores busy when a few tiles hold most pieces.
+    constexpr uint32_t kBatch = 16;
+    for (uint32_t lo = next.fetch_add(kBatch); lo < num_tiles; lo = next.fetch_add(kBatch)) {
+      for (uint32_t t = lo; t < std::min(num_tiles, lo + kBatch); ++t) f(t);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (uint32_t i = 1; i < workers; ++i) threads.emplace_back(work);
+  work();
+  for (std::thread& thread : threads) thread.join();
 }
 
 class RegionBytes {
@@ -209,10 +323,10 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     last[v] = std::max(last[v], step);
   };
   uint64_t host_steps = 0;
-  std::unordered_map<uint32_t, TileStep> touched;
+  std::set<StreamId> host_streams;
+  StepTiles touched(num_tiles);
   for (uint64_t i = 0; i < schedule.steps.size(); ++i) {
     const Step& step = schedule.steps[i];
-    touched.clear();
     // Elements of `regions` read on `reader` (or written there by a copy,
     // when `buffered` is false).
     auto read_on = [&](uint32_t reader, const Tensor& tensor, bool buffered) {
@@ -224,7 +338,7 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
         if (buffered) {
           receiver.receive_bytes += piece.region.size() * SizeOf(graph.variable(piece.region.variable).type);
         }
-        touched[*piece.tile].sent.emplace(piece.region.variable, piece.region.begin);
+        touched.Send(*piece.tile, piece.region.variable, piece.region.begin);
       }
     };
     switch (step.kind) {
@@ -257,7 +371,7 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
               ++tiles[d].copy_regions;
             } else {
               ++touched[d].receive_regions;
-              touched[s].sent.emplace(src[a].region.variable, src[a].region.begin + used_a);
+              touched.Send(s, src[a].region.variable, src[a].region.begin + used_a);
             }
           }
           used_a += n;
@@ -270,6 +384,7 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
       case StepKind::kStreamIn:
       case StepKind::kStreamOut: {
         ++host_steps;
+        host_streams.insert(step.program.stream().id);
         const Tensor& tensor = step.kind == StepKind::kStreamIn ? step.program.destination()
                                                                 : step.program.source();
         for (const MappedRegion& piece : graph.MapRegions(tensor)) {
@@ -293,25 +408,25 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
           if (t != holder) ++tile.receive_regions;
         }
         if (num_tiles > 1 && !pieces.empty()) {
-          touched[holder].sent.emplace(pieces[0].region.variable, pieces[0].region.begin);
+          touched.Send(holder, pieces[0].region.variable, pieces[0].region.begin);
         }
         break;
       }
     }
-    for (const auto& [t, info] : touched) {
+    touched.Finish([&](uint32_t t, const TileStep& info) {
       TileAccount& tile = tiles[t];
       if (info.active) ++tile.active_steps;
       if (info.host_regions > 0) {
         ++tile.host_steps;
         tile.host_regions += info.host_regions;
       }
-      if (info.receive_regions > 0 || !info.sent.empty()) {
+      if (info.receive_regions > 0 || info.sent_regions > 0) {
         ++tile.exchange_steps;
-        tile.exchange_regions += info.receive_regions + info.sent.size();
+        tile.exchange_regions += info.receive_regions + info.sent_regions;
       }
       if (info.receive_regions > 0) ++layout.exchanges;
       if (info.receive_bytes > 0) tile.pieces.push_back({info.receive_bytes, i, i});
-    }
+    });
   }
 
   // ---- Liveness: a variable used inside a loop and outside it lives for
@@ -353,7 +468,8 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   // ---- Per-tile layout -------------------------------------------------------
   const std::span<const uint32_t> elements = target.MemoryElementOffsets();
   layout.tiles.resize(num_tiles);
-  for (uint32_t t = 0; t < num_tiles; ++t) {
+  const uint64_t runtime_variables = host_streams.size() * memory::kStreamPositionBytes;
+  auto lay_out_tile = [&](uint32_t t) {
     TileAccount& account = tiles[t];
     report::TileMemory& tile = layout.tiles[t];
     tile.tile = t;
@@ -373,13 +489,14 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     report::At(cat, Category::kVertexInstances) = account.internal_state + account.edge_pointers;
     report::At(cat, Category::kCopyDescriptors) = account.copy_regions * memory::kCopyDescriptorBytes;
     report::At(cat, Category::kHostExchangePacketHeaders) =
+        (host_steps > 0 ? memory::kHostSyncPacketHeaderBytes : 0) +
         account.host_regions * memory::kHostPacketHeaderBytes;
     report::At(cat, Category::kInstrumentationResults) =
         options.instrument_vertices ? account.vertices * memory::kInstrumentationBytesPerVertex : 0;
     report::At(cat, Category::kStack) = memory::kStackBytes;
     report::At(cat, Category::kConstants) = account.constant_bytes;
     const uint64_t live_peak = PeakLive(account.pieces);
-    report::At(cat, Category::kVariables) = live_peak;
+    report::At(cat, Category::kVariables) = runtime_variables + live_peak;
 
     report::At(tile.vertex_data, VertexDataCategory::kInternalVertexState) = account.internal_state;
     report::At(tile.vertex_data, VertexDataCategory::kEdgePointers) = account.edge_pointers;
@@ -420,6 +537,7 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     }
     place(memory::kStackBytes, memory::kDataAlignment);
     place(account.constant_bytes, memory::kDataAlignment);
+    place(runtime_variables, memory::kWordAlignment);
     cursor = AlignUp(cursor, memory::kDataAlignment);
     const uint64_t pool_start = cursor;
     regions.Add(pool_start, live_peak);
@@ -428,7 +546,9 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     regions.Fill(end, tile);
     tile.not_always_live = live_peak;
     tile.always_live = tile.ExcludingGaps() - live_peak;
-  }
+    std::vector<Piece>().swap(account.pieces);
+  };
+  ParallelForTiles(num_tiles, lay_out_tile);
   return layout;
 }
 

@@ -56,6 +56,20 @@ inline constexpr uint64_t kHostExchangeCodePerRegion = 8;
 // A host packet header per region a tile sends or receives (destination
 // address and length in one 64-bit word).
 inline constexpr uint64_t kHostPacketHeaderBytes = 8;
+// Every tile takes part in every host exchange (the code model above charges
+// each tile the host sync and the exchange program of every stream copy), so
+// every tile keeps one packet header of its own for the host-exchange
+// handshake, whether or not it moves data: seed 004 publishes 10,512 B of
+// headers for a graph whose streamed data sits on one tile, which is about
+// one 8-byte header per tile (1,216 x 8 = 9,728) plus the data's headers.
+inline constexpr uint64_t kHostSyncPacketHeaderBytes = 8;
+// Runtime variables Poplar keeps on every tile that takes part in host
+// exchange: per host stream, the position in the stream's host buffer the
+// tile's exchange program reads from or writes to (one 32-bit word the host
+// advances between runs). Always live. With the seed copy every tile
+// receives, this is what brings the adder's Variables from 8 B to 28 B per
+// tile (seed 004: 39,108 B over 1,216 tiles, 32 B each).
+inline constexpr uint64_t kStreamPositionBytes = 4;
 // An on-tile copy region is done by the supervisor's copy program from a
 // descriptor: source, destination and length, 8 B.
 inline constexpr uint64_t kCopyDescriptorBytes = 8;

@@ -95,16 +95,19 @@ TEST(CompilerTest, SeedAdderOnIpu1AgainstThePublishedReport) {
   // A tile that only sets the seed, by hand (docs/memory-model.md):
   // vertex code 140, control 604 + 1 x 32 + 8 x 8 = 700, internal exchange
   // 40 + 8 (receives the seed), host exchange 5 x 56, vertex state 12,
-  // instrumentation 4, stack 3,168, the seed's receive buffer 8.
+  // instrumentation 4, stack 3,168, the seed's receive buffer 8, the five
+  // host streams' positions 5 x 4 and the host-exchange header 8.
   const report::TileMemory& typical = report.tiles[100];
   EXPECT_EQ(At(typical.by_category, Category::kControlCode), 700u);
   EXPECT_EQ(At(typical.by_category, Category::kInternalExchangeCode), 48u);
   EXPECT_EQ(At(typical.by_category, Category::kHostExchangeCode), 280u);
-  EXPECT_EQ(At(typical.by_category, Category::kVariables), 8u);
-  EXPECT_EQ(typical.ExcludingGaps(), 140u + 700 + 48 + 280 + 12 + 4 + 3168 + 8);
-  // Including gaps: code and state end at 1,192; the stack starts the second
-  // 16 KiB memory element (16,384 + 3,168), then the 8-byte buffer.
-  EXPECT_EQ(typical.IncludingGaps(), 16'384u + 3'168 + 8);
+  EXPECT_EQ(At(typical.by_category, Category::kVariables), 8u + 5 * 4);
+  EXPECT_EQ(At(typical.by_category, Category::kHostExchangePacketHeaders), 8u);
+  EXPECT_EQ(typical.ExcludingGaps(), 140u + 700 + 48 + 280 + 12 + 8 + 4 + 3168 + 20 + 8);
+  // Including gaps: code and state end at 1,200; the stack starts the second
+  // 16 KiB memory element (16,384 + 3,168), then the stream positions (20,
+  // padded to 24 for the pool's 8-byte alignment) and the 8-byte buffer.
+  EXPECT_EQ(typical.IncludingGaps(), 16'384u + 3'168 + 24 + 8);
   // Tile 0 (the inputs' and adds' tile) is the largest.
   const auto top = report::TopTiles(report.tiles, 1);
   ASSERT_EQ(top.size(), 1u);
@@ -162,10 +165,11 @@ ENTRY main {
   EXPECT_EQ(At(tile.by_category, Category::kControlCode), 604u + 5 * 32 + 1 * 8);
   EXPECT_EQ(At(tile.by_category, Category::kInternalExchangeCode), 48u);
   EXPECT_EQ(At(tile.by_category, Category::kHostExchangeCode), 4u * 56 + 3 * 64 + 3 * 8);
-  EXPECT_EQ(At(tile.by_category, Category::kHostExchangePacketHeaders), 3u * 8);
-  // a, b and sum (4 B each) are live together at the add.
-  EXPECT_EQ(At(tile.by_category, Category::kVariables), 12u);
-  EXPECT_EQ(tile.ExcludingGaps(), 414u + 28 + 8 + 772 + 48 + 440 + 24 + 3168 + 12);
+  EXPECT_EQ(At(tile.by_category, Category::kHostExchangePacketHeaders), 8u + 3 * 8);
+  // a, b and sum (4 B each) are live together at the add; the four host
+  // streams' positions are always live.
+  EXPECT_EQ(At(tile.by_category, Category::kVariables), 4u * 4 + 12);
+  EXPECT_EQ(tile.ExcludingGaps(), 414u + 28 + 8 + 772 + 48 + 440 + 32 + 3168 + 16 + 12);
   EXPECT_EQ(tile.not_always_live, 12u);
   ASSERT_EQ(tile.vertex_types.size(), 2u);
 }
@@ -214,7 +218,8 @@ ENTRY main {
   EXPECT_EQ(result->tiles_out_of_memory, 1u);
   const report::TileMemory& tile = result->report.tiles[0];
   EXPECT_GT(tile.by_region[2].excluding_gaps, 0u);  // overflowed
-  EXPECT_EQ(At(tile.by_category, Category::kVariables), 2u * 800'000);
+  // a and n, plus the positions of the seed, a and n host streams.
+  EXPECT_EQ(At(tile.by_category, Category::kVariables), 2u * 800'000 + 3 * 4);
 }
 
 // ---- The corpus ---------------------------------------------------------------
