@@ -17,7 +17,7 @@ RunFn Setup(CLI::App& cmd) {
     }
     for (CLI::App* sub : root->get_subcommands({})) {
       if (sub->get_name() == *topic) {
-        std::cout << sub->help();
+        std::cout << sub->help(root->get_name());
         return kExitOk;
       }
     }

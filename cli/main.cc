@@ -41,8 +41,15 @@ int main(int argc, char** argv) {
   std::vector<Command> commands = Registry();
   std::sort(commands.begin(), commands.end(),
             [](const Command& a, const Command& b) { return a.name < b.name; });
+  // Building every command's options costs more than GNU size's whole run
+  // on a small archive, so when the command is named only that one is set
+  // up; the full tree is built for --help, `help` and mistakes.
+  std::string_view named = argc > 1 ? std::string_view(argv[1]) : std::string_view();
+  bool only_named = !named.empty() && named != "help" &&
+                    std::any_of(commands.begin(), commands.end(), [&](const Command& c) { return c.name == named; });
   std::map<CLI::App*, RunFn> runners;
   for (const Command& command : commands) {
+    if (only_named && command.name != named) continue;
     CLI::App* sub = app.add_subcommand(command.name, command.summary);
     runners[sub] = command.setup(*sub);
   }
