@@ -35,11 +35,13 @@ uint64_t SimpleWorkerLoop(uint64_t n, ElementType type, uint32_t inputs,
                           cost::CyclesPerVector(cost::OpClass::kSimple, type, inputs, 1));
 }
 
-class SelectCodelet final : public Codelet {
+// Select and clamp: three same-sized inputs (the third of type `third`),
+// one output of type `type`, one simple op per element.
+class ThreeInputCodelet : public Codelet {
  public:
-  explicit SelectCodelet(ElementType type)
-      : Codelet(SelectCodeletName(type), ExecutionKind::kWorker,
-                {In("in1", type), In("in2", type), In("in3", kPred),
+  ThreeInputCodelet(std::string name, ElementType type, ElementType third)
+      : Codelet(std::move(name), ExecutionKind::kWorker,
+                {In("in1", type), In("in2", type), In("in3", third),
                  Out("out", type, VectorLayout::kSpan)},
                 {}, cost::kWorkerElementwiseCodeBytes),
         type_(type) {}
@@ -51,6 +53,14 @@ class SelectCodelet final : public Codelet {
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     return SimpleWorkerLoop(shape.field_elements[3], type_, 3, target);
   }
+
+ protected:
+  ElementType type_;
+};
+
+class SelectCodelet final : public ThreeInputCodelet {
+ public:
+  explicit SelectCodelet(ElementType type) : ThreeInputCodelet(SelectCodeletName(type), type, kPred) {}
 
  protected:
   Status Compute(const VertexIo& io) const override {
@@ -65,26 +75,11 @@ class SelectCodelet final : public Codelet {
     });
   }
 
- private:
-  ElementType type_;
 };
 
-class ClampCodelet final : public Codelet {
+class ClampCodelet final : public ThreeInputCodelet {
  public:
-  explicit ClampCodelet(ElementType type)
-      : Codelet(ClampCodeletName(type), ExecutionKind::kWorker,
-                {In("in1", type), In("in2", type), In("in3", type),
-                 Out("out", type, VectorLayout::kSpan)},
-                {}, cost::kWorkerElementwiseCodeBytes),
-        type_(type) {}
-  Status CheckShape(const VertexShape& shape) const override {
-    for (size_t i = 0; i < 3; ++i) TILEPROF_RETURN_IF_ERROR(CheckSameSize(*this, shape, 3, i));
-    return {};
-  }
-  // WorkerLoop(n, width(T), 3 loads + 1 store + 1 op).
-  uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
-    return SimpleWorkerLoop(shape.field_elements[3], type_, 3, target);
-  }
+  explicit ClampCodelet(ElementType type) : ThreeInputCodelet(ClampCodeletName(type), type, type) {}
 
  protected:
   // XLA clamp(low, x, high) = min(max(x, low), high), NaN-propagating.
@@ -107,8 +102,6 @@ class ClampCodelet final : public Codelet {
     });
   }
 
- private:
-  ElementType type_;
 };
 
 class CastCodelet final : public Codelet {

@@ -607,18 +607,22 @@ Expected<std::string> DecodeStringLiteral(std::string_view token) {
   return out;
 }
 
-Expected<std::vector<int64_t>> ParseIntList(std::string_view value) {
-  std::vector<int64_t> out;
+// The typed parsers below share one shape: run the text parser into a fresh
+// value and turn a failure into an Error.
+template <typename T, typename TextParser>
+Expected<T> ParseWith(std::string_view value, TextParser parse) {
+  T out;
   ParseFailure failure;
-  if (!ParseIntListText(value, &out, &failure)) return FailureToError(failure);
+  if (!parse(value, &out, &failure)) return FailureToError(failure);
   return out;
 }
 
+Expected<std::vector<int64_t>> ParseIntList(std::string_view value) {
+  return ParseWith<std::vector<int64_t>>(value, ParseIntListText);
+}
+
 Expected<std::vector<std::vector<int64_t>>> ParseIntListList(std::string_view value) {
-  std::vector<std::vector<int64_t>> out;
-  ParseFailure failure;
-  if (!ParseIntListListText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<std::vector<std::vector<int64_t>>>(value, ParseIntListListText);
 }
 
 Expected<bool> ParseBool(std::string_view value) {
@@ -653,31 +657,19 @@ Expected<std::vector<bool>> ParseBoolList(std::string_view value) {
 }
 
 Expected<std::vector<WindowDimension>> ParseWindow(std::string_view value) {
-  std::vector<WindowDimension> out;
-  ParseFailure failure;
-  if (!ParseWindowText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<std::vector<WindowDimension>>(value, ParseWindowText);
 }
 
 Expected<ConvolutionDimensions> ParseDimLabels(std::string_view value) {
-  ConvolutionDimensions out;
-  ParseFailure failure;
-  if (!ParseDimLabelsText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<ConvolutionDimensions>(value, ParseDimLabelsText);
 }
 
 Expected<std::vector<SliceDimension>> ParseSlice(std::string_view value) {
-  std::vector<SliceDimension> out;
-  ParseFailure failure;
-  if (!ParseSliceText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<std::vector<SliceDimension>>(value, ParseSliceText);
 }
 
 Expected<std::vector<PaddingDimension>> ParsePadding(std::string_view value) {
-  std::vector<PaddingDimension> out;
-  ParseFailure failure;
-  if (!ParsePaddingText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<std::vector<PaddingDimension>>(value, ParsePaddingText);
 }
 
 Expected<DotDimensions> GetDotDimensions(const Instruction& dot) {
@@ -704,10 +696,7 @@ const std::string* Metadata::Find(std::string_view key) const {
 }
 
 Expected<Metadata> ParseMetadata(std::string_view value) {
-  Metadata out;
-  ParseFailure failure;
-  if (!ParseMetadataText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<Metadata>(value, ParseMetadataText);
 }
 
 Expected<std::vector<std::pair<std::string, std::string>>> ParseFrontendAttributes(
@@ -752,17 +741,11 @@ Expected<BackendConfig> ParseBackendConfig(std::string_view value) {
 }
 
 Expected<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(std::string_view value) {
-  std::vector<OutputOperandAlias> out;
-  ParseFailure failure;
-  if (!ParseOutputOperandAliasingText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<std::vector<OutputOperandAlias>>(value, ParseOutputOperandAliasingText);
 }
 
 Expected<std::vector<Shape>> ParseShapeList(std::string_view value) {
-  std::vector<Shape> out;
-  ParseFailure failure;
-  if (!ParseShapeListText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<std::vector<Shape>>(value, ParseShapeListText);
 }
 
 Expected<CustomCall> GetCustomCall(const Instruction& instruction) {
@@ -792,24 +775,15 @@ Expected<CustomCall> GetCustomCall(const Instruction& instruction) {
 }
 
 Expected<std::vector<InputOutputAlias>> ParseInputOutputAlias(std::string_view value) {
-  std::vector<InputOutputAlias> out;
-  ParseFailure failure;
-  if (!ParseInputOutputAliasText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<std::vector<InputOutputAlias>>(value, ParseInputOutputAliasText);
 }
 
 Expected<std::vector<BufferDonor>> ParseBufferDonor(std::string_view value) {
-  std::vector<BufferDonor> out;
-  ParseFailure failure;
-  if (!ParseBufferDonorText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<std::vector<BufferDonor>>(value, ParseBufferDonorText);
 }
 
 Expected<ProgramShape> ParseProgramShape(std::string_view value) {
-  ProgramShape out;
-  ParseFailure failure;
-  if (!ParseProgramShapeText(value, &out, &failure)) return FailureToError(failure);
-  return out;
+  return ParseWith<ProgramShape>(value, ParseProgramShapeText);
 }
 
 // Defined in sharding.cc: the non-allocating checks behind ParseSharding and

@@ -1,0 +1,768 @@
+// Decoding of the report schema (docs/report-schema.md): the checked
+// decoder of one value with its path for messages, and the streaming
+// DocumentBuilder that JSON (SAX) and CBOR readers feed.
+#include "reports/schema.h"
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "reports/schema_tables.h"
+
+namespace tileprof::report::schema {
+namespace {
+
+using json = nlohmann::json;
+using internal::CategoryNames;
+using internal::kCycleKindNames;
+using internal::kMaxDepth;
+using internal::kRegionNames;
+using internal::kVertexDataNames;
+
+// ---------------------------------------------------------------------------
+// Decoding.
+
+// A place in the document, built on the stack as decoding descends and
+// rendered only when an error needs it.
+struct Path {
+  const Path* parent = nullptr;
+  std::string_view key;
+  size_t index = 0;
+  bool is_index = false;
+
+  Path Key(std::string_view k) const { return Path{this, k, 0, false}; }
+  Path Index(size_t i) const { return Path{this, {}, i, true}; }
+
+  std::string Render() const {
+    if (!parent) return std::string(key);
+    std::string out = parent->Render();
+    if (is_index) {
+      fmt::format_to(std::back_inserter(out), "[{}]", index);
+    } else {
+      if (!out.empty()) out += '.';
+      out += key;
+    }
+    return out;
+  }
+};
+
+const json* Find(const json& object, std::string_view key) {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// Decodes values into structs, keeping the first error: callers check ok()
+// once per record instead of after every field.
+class Decoder {
+ public:
+  bool ok() const { return !error_.has_value(); }
+  const std::optional<Error>& error() const { return error_; }
+
+  void Fail(const Path& path, std::string_view message) {
+    if (error_) return;
+    std::string where = path.Render();
+    error_ = Error(fmt::format("{}: {}", where.empty() ? "top level" : where, message));
+  }
+
+  bool IsObject(const json& value, const Path& path) {
+    if (value.is_object()) return true;
+    Fail(path, "expected an object");
+    return false;
+  }
+
+  uint64_t Uint(const json& value, const Path& path) {
+    if (value.is_number_unsigned()) return value.get<uint64_t>();
+    Fail(path, "expected an unsigned integer");
+    return 0;
+  }
+  uint32_t Uint32(const json& value, const Path& path) {
+    uint64_t wide = Uint(value, path);
+    if (wide > std::numeric_limits<uint32_t>::max()) {
+      Fail(path, "expected an unsigned 32-bit integer");
+      return 0;
+    }
+    return static_cast<uint32_t>(wide);
+  }
+  double Double(const json& value, const Path& path) {
+    if (value.is_number()) return value.get<double>();
+    if (value.is_string()) {
+      const auto& text = value.get_ref<const std::string&>();
+      if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
+      if (text == "Infinity") return std::numeric_limits<double>::infinity();
+      if (text == "-Infinity") return -std::numeric_limits<double>::infinity();
+    }
+    Fail(path, "expected a number");
+    return 0;
+  }
+  bool Bool(const json& value, const Path& path) {
+    if (value.is_boolean()) return value.get<bool>();
+    Fail(path, "expected true or false");
+    return false;
+  }
+  std::string String(const json& value, const Path& path) {
+    if (value.is_string()) return value.get<std::string>();
+    Fail(path, "expected a string");
+    return {};
+  }
+
+  const json* Required(const json& object, const Path& path, std::string_view key) {
+    const json* member = Find(object, key);
+    if (!member) Fail(path.Key(key), "missing");
+    return member;
+  }
+  uint64_t RequiredUint(const json& object, const Path& path, std::string_view key) {
+    const json* member = Required(object, path, key);
+    return member ? Uint(*member, path.Key(key)) : 0;
+  }
+  uint32_t RequiredUint32(const json& object, const Path& path, std::string_view key) {
+    const json* member = Required(object, path, key);
+    return member ? Uint32(*member, path.Key(key)) : 0;
+  }
+  double RequiredDouble(const json& object, const Path& path, std::string_view key) {
+    const json* member = Required(object, path, key);
+    return member ? Double(*member, path.Key(key)) : 0;
+  }
+  std::string RequiredString(const json& object, const Path& path, std::string_view key) {
+    const json* member = Required(object, path, key);
+    return member ? String(*member, path.Key(key)) : std::string();
+  }
+  uint64_t OptionalUint(const json& object, const Path& path, std::string_view key) {
+    const json* member = Find(object, key);
+    return member ? Uint(*member, path.Key(key)) : 0;
+  }
+  bool OptionalBool(const json& object, const Path& path, std::string_view key) {
+    const json* member = Find(object, key);
+    return member ? Bool(*member, path.Key(key)) : false;
+  }
+
+  // Calls f(element, path) for each element of an array member; absent
+  // means empty.
+  template <typename F>
+  void Elements(const json& object, const Path& path, std::string_view key, F&& f) {
+    const json* member = Find(object, key);
+    if (!member) return;
+    Path array_path = path.Key(key);
+    if (!member->is_array()) return Fail(array_path, "expected an array");
+    for (size_t i = 0; i < member->size() && ok(); ++i) f((*member)[i], array_path.Index(i));
+  }
+
+  // Calls f(index, value, path) for each member of an object keyed by enum
+  // names; an unknown name is an error, since its bytes would be dropped.
+  template <typename F>
+  void Named(const json& object, const Path& path, std::string_view key,
+             std::span<const std::string_view> names, std::string_view what, F&& f) {
+    const json* member = Find(object, key);
+    if (!member) return;
+    Path object_path = path.Key(key);
+    if (!IsObject(*member, object_path)) return;
+    for (auto it = member->begin(); it != member->end() && ok(); ++it) {
+      const std::string& name = it.key();
+      size_t index = 0;
+      while (index < names.size() && names[index] != name) ++index;
+      Path member_path = object_path.Key(name);
+      if (index == names.size()) return Fail(member_path, fmt::format("unknown {}", what));
+      f(index, it.value(), member_path);
+    }
+  }
+
+ private:
+  std::optional<Error> error_;
+};
+
+Target DecodeTarget(Decoder& d, const json& value, const Path& path) {
+  Target target;
+  if (!d.IsObject(value, path)) return target;
+  target.arch = d.RequiredString(value, path, "arch");
+  target.num_ipus = d.RequiredUint32(value, path, "numIpus");
+  target.tiles_per_ipu = d.RequiredUint(value, path, "tilesPerIpu");
+  target.total_tiles = d.RequiredUint(value, path, "totalTiles");
+  target.bytes_per_tile = d.RequiredUint(value, path, "bytesPerTile");
+  target.total_memory = d.RequiredUint(value, path, "totalMemory");
+  target.clock_hz = d.RequiredDouble(value, path, "clockFrequency");
+  target.sizes_rounded = d.OptionalBool(value, path, "sizesRounded");
+  if (const json* replication = Find(value, "replication")) {
+    Path p = path.Key("replication");
+    if (d.IsObject(*replication, p)) {
+      Replication r;
+      r.num_replicas = d.RequiredUint32(*replication, p, "numReplicas");
+      r.ipus_per_replica = d.RequiredUint32(*replication, p, "ipusPerReplica");
+      r.tiles_per_replica = d.RequiredUint(*replication, p, "tilesPerReplica");
+      r.memory_per_replica = d.RequiredUint(*replication, p, "memoryPerReplica");
+      target.replication = r;
+    }
+  }
+  return target;
+}
+
+GraphInfo DecodeGraph(Decoder& d, const json& value, const Path& path) {
+  GraphInfo graph;
+  if (!d.IsObject(value, path)) return graph;
+  graph.num_vertices = d.RequiredUint(value, path, "numVertices");
+  graph.num_edges = d.RequiredUint(value, path, "numEdges");
+  graph.num_variables = d.RequiredUint(value, path, "numVariables");
+  graph.num_compute_sets = d.RequiredUint(value, path, "numComputeSets");
+  return graph;
+}
+
+VertexType DecodeVertexType(Decoder& d, const json& value, const Path& path) {
+  VertexType type;
+  if (d.IsObject(value, path)) type.name = d.RequiredString(value, path, "name");
+  return type;
+}
+
+ComputeSet DecodeComputeSet(Decoder& d, const json& value, const Path& path) {
+  ComputeSet set;
+  if (!d.IsObject(value, path)) return set;
+  set.name = d.RequiredString(value, path, "name");
+  d.Elements(value, path, "vertices", [&](const json& element, const Path& p) {
+    if (!d.IsObject(element, p)) return;
+    ComputeSetVertices vertices;
+    vertices.type = d.RequiredUint32(element, p, "type");
+    vertices.count = d.RequiredUint(element, p, "count");
+    set.vertices.push_back(vertices);
+  });
+  return set;
+}
+
+Program DecodeProgram(Decoder& d, const json& value, const Path& path) {
+  Program program;
+  if (!d.IsObject(value, path)) return program;
+  program.name = d.RequiredString(value, path, "name");
+  program.kind = d.RequiredString(value, path, "kind");
+  d.Elements(value, path, "children", [&](const json& element, const Path& p) {
+    program.children.push_back(d.Uint32(element, p));
+  });
+  if (const json* set = Find(value, "computeSet"))
+    program.compute_set = d.Uint32(*set, path.Key("computeSet"));
+  return program;
+}
+
+TileMemory DecodeTile(Decoder& d, const json& value, const Path& path) {
+  TileMemory tile;
+  if (!d.IsObject(value, path)) return tile;
+  tile.tile = d.RequiredUint32(value, path, "tile");
+  d.Named(value, path, "categories", CategoryNames(), "category",
+          [&](size_t i, const json& v, const Path& p) { tile.by_category[i] = d.Uint(v, p); });
+  d.Named(value, path, "regions", kRegionNames, "region",
+          [&](size_t i, const json& v, const Path& p) {
+            if (!d.IsObject(v, p)) return;
+            tile.by_region[i].excluding_gaps = d.RequiredUint(v, p, "excludingGaps");
+            tile.by_region[i].including_gaps = d.RequiredUint(v, p, "includingGaps");
+          });
+  tile.always_live = d.OptionalUint(value, path, "alwaysLiveBytes");
+  tile.not_always_live = d.OptionalUint(value, path, "notAlwaysLiveBytes");
+  d.Named(value, path, "vertexData", kVertexDataNames, "vertex data category",
+          [&](size_t i, const json& v, const Path& p) { tile.vertex_data[i] = d.Uint(v, p); });
+  d.Elements(value, path, "vertexTypes", [&](const json& element, const Path& p) {
+    if (!d.IsObject(element, p)) return;
+    VertexTypeBytes type;
+    type.type = d.RequiredUint32(element, p, "type");
+    type.bytes = d.RequiredUint(element, p, "bytes");
+    tile.vertex_types.push_back(type);
+  });
+  return tile;
+}
+
+Variable DecodeVariable(Decoder& d, const json& value, const Path& path) {
+  Variable variable;
+  if (!d.IsObject(value, path)) return variable;
+  variable.name = d.RequiredString(value, path, "name");
+  variable.tile = d.RequiredUint32(value, path, "tile");
+  variable.bytes = d.RequiredUint(value, path, "bytes");
+  std::string category = d.RequiredString(value, path, "category");
+  if (d.ok()) {
+    if (std::optional<Category> c = CategoryFromMachineName(category)) {
+      variable.category = *c;
+    } else {
+      d.Fail(path.Key("category"), fmt::format("unknown category \"{}\"", category));
+    }
+  }
+  variable.always_live = d.OptionalBool(value, path, "alwaysLive");
+  if (const json* offset = Find(value, "offset")) variable.offset = d.Uint(*offset, path.Key("offset"));
+  return variable;
+}
+
+// Absent rows are unknown here, not zero: a text report may print a subset.
+MemoryUsage DecodeUsage(Decoder& d, const json& value, const Path& path) {
+  MemoryUsage usage;
+  usage.known = MemoryRowsKnown::None();
+  if (!d.IsObject(value, path)) return usage;
+  if (const json* including = Find(value, "includingGaps")) {
+    usage.including_gaps = d.Uint(*including, path.Key("includingGaps"));
+    usage.known.including_gaps = true;
+  }
+  d.Named(value, path, "regions", kRegionNames, "region",
+          [&](size_t i, const json& v, const Path& p) {
+            usage.by_region[i] = d.Uint(v, p);
+            usage.known.regions.set(i);
+          });
+  d.Named(value, path, "categories", CategoryNames(), "category",
+          [&](size_t i, const json& v, const Path& p) {
+            usage.by_category[i] = d.Uint(v, p);
+            usage.known.categories.set(i);
+          });
+  if (const json* vertex_data = Find(value, "vertexData")) {
+    usage.vertex_data = d.Uint(*vertex_data, path.Key("vertexData"));
+    usage.known.vertex_data = true;
+  }
+  d.Named(value, path, "vertexDataCategories", kVertexDataNames, "vertex data category",
+          [&](size_t i, const json& v, const Path& p) {
+            usage.vertex_data_by_category[i] = d.Uint(v, p);
+            usage.known.vertex_data_categories.set(i);
+          });
+  if (Find(value, "vertexTypes")) {
+    usage.known.by_vertex_type = true;
+    d.Elements(value, path, "vertexTypes", [&](const json& element, const Path& p) {
+      if (!d.IsObject(element, p)) return;
+      NamedBytes type;
+      type.name = d.RequiredString(element, p, "name");
+      type.bytes = d.RequiredUint(element, p, "bytes");
+      usage.by_vertex_type.push_back(std::move(type));
+    });
+  }
+  return usage;
+}
+
+std::optional<TileMaximum> DecodeMaximum(Decoder& d, const json& object, const Path& path,
+                                         std::string_view key) {
+  const json* value = Find(object, key);
+  if (!value) return std::nullopt;
+  Path p = path.Key(key);
+  if (!d.IsObject(*value, p)) return std::nullopt;
+  TileMaximum maximum;
+  maximum.bytes = d.RequiredUint(*value, p, "bytes");
+  maximum.tile = d.RequiredUint32(*value, p, "tile");
+  return maximum;
+}
+
+VerbatimMemory DecodeVerbatim(Decoder& d, const json& value, const Path& path) {
+  VerbatimMemory verbatim;
+  if (!d.IsObject(value, path)) return verbatim;
+  if (const json* total = Find(value, "total"))
+    verbatim.total = DecodeUsage(d, *total, path.Key("total"));
+  if (const json* by_tile = Find(value, "byTile")) {
+    Path p = path.Key("byTile");
+    if (d.IsObject(*by_tile, p)) {
+      ByTileSummary summary;
+      if (d.Required(*by_tile, p, "rows")) {
+        d.Elements(*by_tile, p, "rows", [&](const json& element, const Path& q) {
+          if (!d.IsObject(element, q)) return;
+          HistogramRow row;
+          row.lo_kib = d.RequiredUint(element, q, "loKib");
+          row.hi_kib = d.RequiredUint(element, q, "hiKib");
+          row.tiles = d.RequiredUint(element, q, "tiles");
+          summary.rows.push_back(row);
+        });
+      }
+      summary.max_including_gaps = DecodeMaximum(d, *by_tile, p, "maxIncludingGaps");
+      summary.max_excluding_gaps = DecodeMaximum(d, *by_tile, p, "maxExcludingGaps");
+      if (const json* oom = Find(*by_tile, "tilesOutOfMemory"))
+        summary.tiles_out_of_memory = d.Uint(*oom, p.Key("tilesOutOfMemory"));
+      verbatim.by_tile = std::move(summary);
+    }
+  }
+  d.Elements(value, path, "tileBlocks", [&](const json& element, const Path& p) {
+    if (!d.IsObject(element, p)) return;
+    TileUsage block;
+    block.tile = d.RequiredUint32(element, p, "tile");
+    if (const json* usage = d.Required(element, p, "usage"))
+      block.usage = DecodeUsage(d, *usage, p.Key("usage"));
+    verbatim.tile_blocks.push_back(std::move(block));
+  });
+  return verbatim;
+}
+
+ExecutionStep DecodeStep(Decoder& d, const json& value, const Path& path) {
+  ExecutionStep step;
+  if (!d.IsObject(value, path)) return step;
+  step.program = d.RequiredString(value, path, "program");
+  step.cycles = d.RequiredUint(value, path, "cycles");
+  d.Elements(value, path, "cyclesByTile", [&](const json& element, const Path& p) {
+    step.cycles_by_tile.push_back(d.Uint(element, p));
+  });
+  return step;
+}
+
+// The arrays decoded element by element as they arrive.
+enum class Stream : uint8_t {
+  kNone,
+  kVertexTypes,
+  kComputeSets,
+  kPrograms,
+  kTiles,
+  kVariables,
+  kSteps,
+};
+
+struct StreamInfo {
+  Stream stream;
+  std::string_view section;
+  std::string_view key;
+};
+constexpr StreamInfo kStreams[] = {
+    {Stream::kVertexTypes, "compilation", "vertexTypes"},
+    {Stream::kComputeSets, "compilation", "computeSets"},
+    {Stream::kPrograms, "compilation", "programs"},
+    {Stream::kTiles, "compilation", "tiles"},
+    {Stream::kVariables, "compilation", "variables"},
+    {Stream::kSteps, "execution", "steps"},
+};
+
+const StreamInfo& InfoOf(Stream stream) {
+  for (const StreamInfo& info : kStreams)
+    if (info.stream == stream) return info;
+  return kStreams[0];  // unreachable: every Stream but kNone is listed
+}
+
+// Index references are checked once everything is read, because a
+// key-sorted file has "tiles" before "vertexTypes".
+void CheckReferences(Decoder& d, const CompilationReport& report) {
+  Path root;
+  Path compilation = root.Key("compilation");
+  auto check = [&](uint64_t index, size_t size, std::string_view what, const Path& p) {
+    if (index >= size)
+      d.Fail(p, fmt::format("{} {} does not exist (the report has {})", what, index, size));
+  };
+  size_t num_types = report.vertex_types.size();
+  Path tiles = compilation.Key("tiles");
+  for (size_t i = 0; i < report.tiles.size() && d.ok(); ++i) {
+    Path tile = tiles.Index(i);
+    Path types = tile.Key("vertexTypes");
+    const auto& list = report.tiles[i].vertex_types;
+    for (size_t j = 0; j < list.size() && d.ok(); ++j)
+      check(list[j].type, num_types, "vertex type", types.Index(j).Key("type"));
+  }
+  Path sets = compilation.Key("computeSets");
+  for (size_t i = 0; i < report.compute_sets.size() && d.ok(); ++i) {
+    Path set = sets.Index(i);  // named: a Path points at its parent
+    Path vertices = set.Key("vertices");
+    const auto& list = report.compute_sets[i].vertices;
+    for (size_t j = 0; j < list.size() && d.ok(); ++j)
+      check(list[j].type, num_types, "vertex type", vertices.Index(j).Key("type"));
+  }
+  Path programs = compilation.Key("programs");
+  for (size_t i = 0; i < report.programs.size() && d.ok(); ++i) {
+    const Program& program = report.programs[i];
+    Path p = programs.Index(i);
+    Path children = p.Key("children");
+    for (size_t j = 0; j < program.children.size() && d.ok(); ++j)
+      check(program.children[j], report.programs.size(), "program", children.Index(j));
+    if (program.compute_set)
+      check(*program.compute_set, report.compute_sets.size(), "compute set", p.Key("computeSet"));
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// DocumentBuilder.
+
+struct DocumentBuilder::State {
+  // An open container. Objects and arrays outside the streamed arrays are
+  // built as trees; a streamed array keeps no value, only its position.
+  struct Frame {
+    json value;
+    Stream stream = Stream::kNone;
+    std::string key;  // the member being read, in an object
+    size_t index = 0;  // elements so far, in an array
+  };
+  struct Pending {
+    Stream stream;
+    size_t index;
+    json value;
+  };
+
+  std::vector<Frame> stack;
+  std::optional<json> root;
+  ReportDocument document;
+  std::optional<Error> error;
+  bool syntax_error = false;  // the error is "line:col: ..." or "byte N: ..."
+  bool format_ok = false;
+  bool version_ok = false;
+  std::vector<Pending> pending;
+
+  bool HeaderKnown() const { return format_ok && version_ok; }
+
+  bool Fail(std::string message) {
+    if (!error) error = Error(std::move(message));
+    return false;
+  }
+
+  // The path of the value being read, for errors found while building.
+  std::string Where() const {
+    std::string out;
+    for (const Frame& frame : stack) {
+      if (frame.stream == Stream::kNone && frame.value.is_object()) {
+        if (!out.empty()) out += '.';
+        out += frame.key;
+      } else {
+        fmt::format_to(std::back_inserter(out), "[{}]", frame.index);
+      }
+    }
+    return out.empty() ? "top level" : out;
+  }
+
+  Stream StreamHere() const {
+    if (stack.size() != 2) return Stream::kNone;
+    const Frame& top = stack[0];
+    const Frame& section = stack[1];
+    if (!top.value.is_object() || !section.value.is_object()) return Stream::kNone;
+    for (const StreamInfo& info : kStreams)
+      if (info.section == top.key && info.key == section.key) return info.stream;
+    return Stream::kNone;
+  }
+
+  bool Open(bool object) {
+    if (error) return false;
+    if (stack.size() >= kMaxDepth)
+      return Fail(fmt::format("{}: nested deeper than {} levels", Where(), kMaxDepth));
+    Stream stream = object ? Stream::kNone : StreamHere();
+    if (stream != Stream::kNone) {
+      // Present in the tree (as []) so that a second "tiles" is a duplicate.
+      stack.back().value[stack.back().key] = json::array();
+      stack.push_back(Frame{json(), stream});
+      return true;
+    }
+    stack.push_back(Frame{object ? json::object() : json::array()});
+    return true;
+  }
+
+  bool Close() {
+    if (error) return false;
+    if (stack.empty()) return Fail("unbalanced end of container");
+    Frame frame = std::move(stack.back());
+    stack.pop_back();
+    if (frame.stream != Stream::kNone) return true;
+    return Value(std::move(frame.value));
+  }
+
+  bool Key(std::string& key) {
+    if (error) return false;
+    if (stack.empty() || !stack.back().value.is_object()) return Fail("key outside an object");
+    Frame& top = stack.back();
+    top.key = std::move(key);
+    if (top.value.contains(top.key)) return Fail(fmt::format("{}: duplicate key", Where()));
+    return true;
+  }
+
+  bool Value(json value) {
+    if (error) return false;
+    if (stack.empty()) {
+      root = std::move(value);
+      return true;
+    }
+    Frame& top = stack.back();
+    if (top.stream != Stream::kNone) {
+      size_t index = top.index++;
+      if (HeaderKnown()) {
+        DecodeElement(top.stream, index, value);
+      } else {
+        pending.push_back(Pending{top.stream, index, std::move(value)});
+      }
+      return !error;
+    }
+    if (top.value.is_array()) {
+      top.value.push_back(std::move(value));
+      ++top.index;
+      return true;
+    }
+    json& slot = top.value[top.key];
+    slot = std::move(value);
+    if (stack.size() == 1) CheckHeader(top.key, slot);
+    return !error;
+  }
+
+  void CheckHeader(const std::string& key, const json& value) {
+    Path root_path;
+    Decoder d;
+    if (key == "format") {
+      std::string format = d.String(value, root_path.Key("format"));
+      if (d.ok() && format != kReportFormatName)
+        d.Fail(root_path.Key("format"),
+               fmt::format("\"{}\" is not \"{}\"", format, kReportFormatName));
+      format_ok = d.ok();
+    } else if (key == "version") {
+      Path p = root_path.Key("version");
+      if (d.IsObject(value, p)) {
+        uint32_t major = d.RequiredUint32(value, p, "major");
+        uint32_t minor = d.RequiredUint32(value, p, "minor");
+        if (d.ok() && major != kFormatVersion.major)
+          d.Fail(p, fmt::format("unsupported report format version {}.{} (this reader reads {}.x)",
+                                major, minor, kFormatVersion.major));
+      }
+      version_ok = d.ok();
+    } else {
+      return;
+    }
+    if (!d.ok()) {
+      Fail(d.error()->message());
+      return;
+    }
+    if (HeaderKnown()) {
+      for (Pending& held : pending) {
+        DecodeElement(held.stream, held.index, held.value);
+        if (error) break;
+      }
+      pending.clear();
+    }
+  }
+
+  CompilationReport& Compilation() {
+    if (!document.compilation) document.compilation.emplace();
+    return *document.compilation;
+  }
+  ExecutionReport& Execution() {
+    if (!document.execution) document.execution.emplace();
+    return *document.execution;
+  }
+
+  void DecodeElement(Stream stream, size_t index, const json& value) {
+    const StreamInfo& info = InfoOf(stream);
+    Path root_path;
+    Path section = root_path.Key(info.section);
+    Path array = section.Key(info.key);
+    Path p = array.Index(index);
+    Decoder d;
+    switch (stream) {
+      case Stream::kVertexTypes:
+        Compilation().vertex_types.push_back(DecodeVertexType(d, value, p));
+        break;
+      case Stream::kComputeSets:
+        Compilation().compute_sets.push_back(DecodeComputeSet(d, value, p));
+        break;
+      case Stream::kPrograms:
+        Compilation().programs.push_back(DecodeProgram(d, value, p));
+        break;
+      case Stream::kTiles:
+        Compilation().tiles.push_back(DecodeTile(d, value, p));
+        break;
+      case Stream::kVariables:
+        Compilation().variables.push_back(DecodeVariable(d, value, p));
+        break;
+      case Stream::kSteps:
+        Execution().steps.push_back(DecodeStep(d, value, p));
+        break;
+      case Stream::kNone:
+        break;
+    }
+    if (!d.ok()) Fail(d.error()->message());
+  }
+
+  // The members that were not streamed.
+  void DecodeCompilation(Decoder& d, const json& value, const Path& path) {
+    if (!d.IsObject(value, path)) return;
+    CompilationReport& report = Compilation();
+    if (const json* target = Find(value, "target"))
+      report.target = DecodeTarget(d, *target, path.Key("target"));
+    if (const json* graph = Find(value, "graph"))
+      report.graph = DecodeGraph(d, *graph, path.Key("graph"));
+    if (const json* verbatim = Find(value, "verbatim"))
+      report.verbatim = DecodeVerbatim(d, *verbatim, path.Key("verbatim"));
+    // A streamed key left a [] behind; anything else was not an array.
+    for (const StreamInfo& info : kStreams) {
+      if (info.section != "compilation") continue;
+      if (const json* member = Find(value, info.key); member && !member->is_array())
+        d.Fail(path.Key(info.key), "expected an array");
+    }
+  }
+
+  void DecodeExecution(Decoder& d, const json& value, const Path& path) {
+    if (!d.IsObject(value, path)) return;
+    ExecutionReport& execution = Execution();
+    d.Elements(value, path, "programs", [&](const json& element, const Path& p) {
+      execution.programs.push_back(d.String(element, p));
+    });
+    execution.total_cycles = d.RequiredUint(value, path, "totalCycles");
+    execution.clock_hz = d.RequiredDouble(value, path, "clockFrequency");
+    d.Named(value, path, "tileAverageCycles", kCycleKindNames, "cycle kind",
+            [&](size_t i, const json& v, const Path& p) {
+              execution.tile_average_cycles[i] = d.Double(v, p);
+            });
+    d.Elements(value, path, "cyclesByVertexType", [&](const json& element, const Path& p) {
+      if (!d.IsObject(element, p)) return;
+      VertexTypeCycles type;
+      type.name = d.RequiredString(element, p, "name");
+      type.instances = d.RequiredUint(element, p, "instances");
+      type.cycles = d.RequiredUint(element, p, "cycles");
+      execution.cycles_by_vertex_type.push_back(std::move(type));
+    });
+    if (const json* steps = Find(value, "steps"); steps && !steps->is_array())
+      d.Fail(path.Key("steps"), "expected an array");
+  }
+
+  Expected<ReportDocument> Finish() {
+    if (error) return *error;
+    if (!stack.empty() || !root) return Error("unexpected end of input");
+    if (!root->is_object()) return Error("top level: expected an object");
+    if (!Find(*root, "format")) return Error("format: missing (not a tileprof report)");
+    if (!Find(*root, "version")) return Error("version: missing");
+    Decoder d;
+    Path root_path;
+    if (const json* compilation = Find(*root, "compilation"))
+      DecodeCompilation(d, *compilation, root_path.Key("compilation"));
+    if (const json* execution = Find(*root, "execution"))
+      DecodeExecution(d, *execution, root_path.Key("execution"));
+    if (d.ok() && document.compilation) CheckReferences(d, *document.compilation);
+    if (!d.ok()) return *d.error();
+    return std::move(document);
+  }
+};
+
+DocumentBuilder::DocumentBuilder() : state_(std::make_unique<State>()) {}
+DocumentBuilder::~DocumentBuilder() = default;
+
+bool DocumentBuilder::null() { return state_->Value(json()); }
+bool DocumentBuilder::boolean(bool value) { return state_->Value(json(value)); }
+bool DocumentBuilder::number_integer(json::number_integer_t value) {
+  return state_->Value(json(value));
+}
+bool DocumentBuilder::number_unsigned(json::number_unsigned_t value) {
+  return state_->Value(json(value));
+}
+bool DocumentBuilder::number_float(json::number_float_t value, const json::string_t&) {
+  return state_->Value(json(value));
+}
+bool DocumentBuilder::string(json::string_t& value) { return state_->Value(json(std::move(value))); }
+bool DocumentBuilder::binary(json::binary_t&) {
+  return state_->Fail(fmt::format("{}: unexpected binary data", state_->Where()));
+}
+bool DocumentBuilder::start_object(std::size_t) { return state_->Open(true); }
+bool DocumentBuilder::key(json::string_t& key) { return state_->Key(key); }
+bool DocumentBuilder::end_object() { return state_->Close(); }
+bool DocumentBuilder::start_array(std::size_t) { return state_->Open(false); }
+bool DocumentBuilder::end_array() { return state_->Close(); }
+
+bool DocumentBuilder::parse_error(std::size_t position, const std::string&,
+                                  const nlohmann::detail::exception& error) {
+  // nlohmann says "[json.exception.parse_error.101] parse error at line 1,
+  // column 5: syntax error ..."; our convention is "1:5: syntax error ...".
+  if (!state_->error) state_->syntax_error = true;
+  std::string_view text = error.what();
+  if (size_t end = text.find("] "); text.starts_with("[json.exception.") && end != text.npos)
+    text.remove_prefix(end + 2);
+  constexpr std::string_view kAtLine = "parse error at line ";
+  if (text.starts_with(kAtLine)) {
+    text.remove_prefix(kAtLine.size());
+    size_t comma = text.find(", column ");
+    size_t colon = text.find(": ");
+    if (comma != text.npos && colon != text.npos && comma < colon)
+      return state_->Fail(fmt::format("{}:{}: {}", text.substr(0, comma),
+                                      text.substr(comma + 9, colon - comma - 9),
+                                      text.substr(colon + 2)));
+  }
+  return state_->Fail(fmt::format("byte {}: {}", position, text));
+}
+
+void DocumentBuilder::Fail(Error error) { state_->Fail(error.message()); }
+bool DocumentBuilder::failed() const { return state_->error.has_value(); }
+bool DocumentBuilder::syntax_error() const { return state_->syntax_error; }
+bool DocumentBuilder::done() const { return state_->root.has_value() && state_->stack.empty(); }
+
+Expected<ReportDocument> DocumentBuilder::Finish() { return state_->Finish(); }
+
+}  // namespace tileprof::report::schema
