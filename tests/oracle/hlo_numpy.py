@@ -541,7 +541,8 @@ class Evaluator:
         out = [ls[i] for i in lb] + [ls[i] for i in range(x.ndim) if i not in lb and i not in lc] \
             + [rs[j] for j in range(y.ndim) if j not in rb and j not in rc]
         acc = accumulator(x)
-        result = np.einsum(f"{''.join(ls)},{''.join(rs)}->{''.join(out)}", x.astype(acc), y.astype(acc))
+        result = np.einsum(f"{''.join(ls)},{''.join(rs)}->{''.join(out)}", x.astype(acc), y.astype(acc),
+                           optimize=True)
         return result
 
     # -- convolution -----------------------------------------------------------
@@ -586,7 +587,13 @@ class Evaluator:
         result = np.zeros([Bo, O] + out_sp, acc)
         groups = fgc * bgc  # one of the two counts is 1
         og = O // groups
-        for offset in np.ndindex(*(window["size"] if nsp else [])):
+        if nsp and np.prod(out_sp) < np.prod(window["size"]):
+            # Weight gradients: a window as big as the input, a few outputs.
+            self.conv_by_output(xi, ki, window, out_sp, result, groups, fgc, I, Bo, og)
+            offsets = []
+        else:
+            offsets = np.ndindex(*(window["size"] if nsp else []))
+        for offset in offsets:
             idx = [slice(None), slice(None)]
             for d in range(nsp):
                 start = offset[d] * window["rhs_dilate"][d]
@@ -597,12 +604,29 @@ class Evaluator:
             for g in range(groups):
                 # feature groups split the input features, batch groups the batch
                 xg = xs[:, g * I:(g + 1) * I] if fgc > 1 else xs[g * Bo:(g + 1) * Bo]
-                result[:, g * og:(g + 1) * og] += np.einsum("bf...,of->bo...", xg, kk[g * og:(g + 1) * og])
+                result[:, g * og:(g + 1) * og] += np.moveaxis(
+                    np.tensordot(xg, kk[g * og:(g + 1) * og], axes=([1], [1])), -1, 1)
         perm = [0] * (nsp + 2)
         canon = ["b", "f"] + sp
         for pos, label in enumerate(out):
             perm[pos] = canon.index(label)
         return np.transpose(result, perm)
+
+    @staticmethod
+    def conv_by_output(xi, ki, window, out_sp, result, groups, fgc, I, Bo, og):
+        nsp = len(out_sp)
+        for pos in np.ndindex(*out_sp):
+            idx = [slice(None), slice(None)]
+            for d in range(nsp):
+                start = pos[d] * window["stride"][d]
+                stop = start + (window["size"][d] - 1) * window["rhs_dilate"][d] + 1
+                idx.append(slice(start, stop, window["rhs_dilate"][d]))
+            patch = xi[tuple(idx)]  # [B, F, window...]
+            for g in range(groups):
+                xg = patch[:, g * I:(g + 1) * I] if fgc > 1 else patch[g * Bo:(g + 1) * Bo]
+                kg = ki[g * og:(g + 1) * og]
+                result[(slice(None), slice(g * og, (g + 1) * og)) + pos] += \
+                    xg.reshape(xg.shape[0], -1) @ kg.reshape(kg.shape[0], -1).T
 
     # -- reductions ------------------------------------------------------------
 
