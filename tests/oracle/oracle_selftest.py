@@ -432,6 +432,133 @@ ENTRY e {
             np.testing.assert_array_equal(np.load(os.path.join(out, "out.1.npy")), [-1, -2])
 
 
+def module_io(name, seed=1):
+    """The oracle's outputs for modules/NAME.hlo on compare.py's inputs of that seed."""
+    import compare
+    path = os.path.join(HERE, "modules", name + ".hlo")
+    with open(path) as f:
+        text = f.read()
+    module = parse_module(text, path)
+    with tempfile.TemporaryDirectory() as d:
+        specs = compare.generate_inputs(module, text, seed, d)[1::2]
+        inputs = {s.partition("=")[0]: np.load(s.partition("=")[2]) for s in specs}
+    params = [module.entry.params[i].name for i in sorted(module.entry.params)]
+    return inputs, run_module(module, [inputs[p] for p in params])
+
+
+class ModulesAgainstPlainNumpy(unittest.TestCase):
+    """The comparison modules, recomputed here with plain NumPy indexing and loops."""
+
+    def test_dot(self):
+        i, out = module_io("dot")
+        a, b = i["a"].astype(np.float64), i["b"].astype(np.float64)
+        mm = a @ b
+        np.testing.assert_allclose(out[0], mm, rtol=1e-6)
+        np.testing.assert_allclose(out[1], a.T @ out[0].astype(np.float64), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(out[3], np.matmul(i["c"].astype(np.float64), i["d"]), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out[4], a @ i["v"], rtol=1e-5, atol=1e-6)
+
+    def test_convolution_forward(self):
+        i, out = module_io("convolution")
+        np.testing.assert_allclose(out[0], naive_conv_nhwc(i["x"], i["k"], 1, [(0, 0), (0, 0)]), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(out[1], naive_conv_nhwc(i["x"], i["k"], 2, [(1, 1), (1, 1)]), rtol=1e-5, atol=1e-5)
+        same = naive_conv_nhwc(i["x"], i["k"], 1, [(1, 1), (1, 1)])
+        np.testing.assert_allclose(out[5], same.transpose(0, 3, 1, 2), rtol=1e-5, atol=1e-5)
+        # the input gradient: the adjoint of the forward convolution, <g, conv(x)> = <igrad(g), x>
+        lhs = np.sum(i["g"].astype(np.float64) * naive_conv_nhwc(i["x"], i["k"], 1, [(0, 0), (0, 0)]))
+        self.assertAlmostEqual(lhs, float(np.sum(out[3].astype(np.float64) * i["x"])), delta=1e-3)
+        # and the weight gradient: <g, conv(x, k)> = <wgrad, k>
+        self.assertAlmostEqual(lhs, float(np.sum(out[2].astype(np.float64) * i["k"])), delta=1e-3)
+
+    def test_reduce(self):
+        i, out = module_io("reduce")
+        x = i["x"].astype(np.float64)
+        np.testing.assert_allclose(out[0], x.sum(2), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(out[3], x.sum(), rtol=1e-6, atol=1e-5)
+        np.testing.assert_array_equal(out[4], i["x"].max(1))
+        np.testing.assert_allclose(out[6], (x * x).sum(2), rtol=1e-5)
+        np.testing.assert_array_equal(out[7], i["n"].sum((1, 2)))
+        np.testing.assert_array_equal(out[8], i["x"].max(2))
+        np.testing.assert_array_equal(out[9], i["x"].argmax(2))
+
+    def test_reduce_window_and_select_and_scatter(self):
+        i, out = module_io("reduce_window")
+        x, g = i["x"], i["g"]
+        pool = np.zeros((2, 4, 4, 3), np.float32)
+        grad = np.zeros_like(x)
+        for b in range(2):
+            for r in range(4):
+                for c in range(4):
+                    for f in range(3):
+                        win = x[b, 2 * r:2 * r + 2, 2 * c:2 * c + 2, f]
+                        pool[b, r, c, f] = win.max()
+                        k = int(np.argmax(win.reshape(-1)))  # the first maximum
+                        grad[b, 2 * r + k // 2, 2 * c + k % 2, f] += g[b, r, c, f]
+        np.testing.assert_array_equal(out[0], pool)
+        np.testing.assert_allclose(out[3], grad, rtol=1e-6)
+        padded = np.pad(x.astype(np.float64), [(0, 0), (1, 1), (1, 1), (0, 0)])
+        avg = sum(padded[:, dy:dy + 9, dx:dx + 9, :] for dy in range(3) for dx in range(3))
+        np.testing.assert_allclose(out[2], avg, rtol=1e-5, atol=1e-5)
+
+    def test_gather(self):
+        i, out = module_io("gather")
+        t = i["table"]
+        np.testing.assert_array_equal(out[0], t[i["ids"]])
+        for n, (r, c) in enumerate(i["starts"]):
+            np.testing.assert_array_equal(out[1][n], t[r:r + 3, c:c + 2])
+        np.testing.assert_array_equal(out[2], t[np.clip(i["wild"], 0, 9), 0:2])
+
+    def test_scatter(self):
+        i, out = module_io("scatter")
+        summed = i["base"].astype(np.float64).copy()
+        np.add.at(summed, i["ids"], i["upd"])
+        np.testing.assert_allclose(out[0], summed, rtol=1e-6, atol=1e-6)
+        placed = i["base"][:, 1].copy()
+        placed[i["uniq"]] = i["vals"]
+        np.testing.assert_array_equal(out[1], placed)
+        skipped = i["base"].astype(np.float64).copy()
+        for row, u in zip(i["wild"][:, 0], i["wupd"]):
+            if 0 <= row < 10:
+                skipped[row] += u
+        np.testing.assert_allclose(out[2], skipped, rtol=1e-6, atol=1e-6)
+
+    def test_sort(self):
+        i, out = module_io("sort")
+        x, k = i["x"], i["k"]
+        np.testing.assert_array_equal(out[0], np.sort(x, 1))
+        np.testing.assert_array_equal(out[1], -np.sort(-x, 0))
+        np.testing.assert_array_equal(out[3], np.argsort(x, 1, kind="stable"))
+        np.testing.assert_array_equal(out[4], np.sort(k))
+        np.testing.assert_array_equal(out[5], np.argsort(k, kind="stable"))
+
+    def test_while(self):
+        i, out = module_io("while")
+        s, rows = i["state"].copy(), i["rows"]
+        hist = np.zeros(20, np.float32)
+        n = 0
+        while n < 20 and float(np.sum(s.astype(np.float64) ** 2)) < 8:
+            s = (s * np.float32(1.25) + rows[n]) if n % 3 else (np.tanh(s) - rows[n])
+            hist[n] = s.sum()
+            n += 1
+        self.assertEqual(int(out[1]), n)
+        self.assertEqual(n, 9)  # as the module's comment says
+        np.testing.assert_allclose(out[0], s, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out[2], hist, rtol=1e-5, atol=1e-5)
+
+    def test_elementwise_integers(self):
+        i, out = module_io("elementwise")
+        a, b = i["i"].astype(np.int64), i["j"].astype(np.int64)
+        q = np.where(b == 0, -1, np.trunc(a / np.where(b == 0, 1, b))).astype(np.int32)
+        np.testing.assert_array_equal(out[19], q)
+        r = np.where(b == 0, a, np.fmod(a, np.where(b == 0, 1, b))).astype(np.int32)
+        np.testing.assert_array_equal(out[20], r)
+        wrapped = ((a * 100000000 + b + 2**31) % 2**32 - 2**31).astype(np.int32)
+        np.testing.assert_array_equal(out[18], wrapped)
+        k = i["k"].astype(np.int64)
+        shl = np.where(k >= 32, 0, ((a << np.minimum(k, 31)) + 2**31) % 2**32 - 2**31).astype(np.int32)
+        np.testing.assert_array_equal(out[23], shl)
+
+
 STAND_IN = """#!/bin/sh
 # A stand-in for the tileprof binary in compare.py's own tests: `help run`
 # answers as configured; `run` evaluates with the oracle and, with
