@@ -164,4 +164,42 @@ Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled, con
   return written;
 }
 
+Expected<WrittenReports> WriteRunOutputs(const CompiledModule& compiled, const report::ExecutionReport& execution,
+                                         const ReportSettings& settings) {
+  WrittenReports written;
+  const ReportFiles& files = settings.config.files;
+  const report::ReportDocument document{compiled.result.report, execution};
+  auto write = [&](const std::string& path, std::string_view contents) -> Status {
+    TILEPROF_RETURN_IF_ERROR(WriteOutputFile(path, contents));
+    written.files.push_back(path);
+    return {};
+  };
+  if (!files.text.empty()) {
+    TILEPROF_RETURN_IF_ERROR(write(files.text, report::WriteTextReport(compiled.result.report, &execution,
+                                                                       {.show_execution_steps = true})));
+  }
+  if (!files.json.empty()) TILEPROF_RETURN_IF_ERROR(write(files.json, report::WriteJsonReport(document)));
+  if (!files.cbor.empty()) TILEPROF_RETURN_IF_ERROR(write(files.cbor, report::WriteCborReport(document)));
+  if (!files.sqlite.empty()) {
+    TILEPROF_RETURN_IF_ERROR(report::WriteProfileDatabase(files.sqlite, document));
+    written.files.push_back(files.sqlite);
+  }
+  if (std::string profile = AutoReportProfilePath(settings.engine);
+      !profile.empty() && settings.engine.OutputExecutionProfile()) {
+    std::filesystem::path parent = std::filesystem::path(profile).parent_path();
+    std::error_code error;
+    if (!parent.empty()) std::filesystem::create_directories(parent, error);
+    if (error) return MakeError("'{}': cannot create the directory: {}", parent.string(), error.message());
+    // The graph profile only when it was asked for too, as Poplar's
+    // separate outputGraphProfile / outputExecutionProfile switches.
+    report::ReportDocument profiled{std::nullopt, execution};
+    if (settings.engine.OutputGraphProfile()) profiled.compilation = compiled.result.report;
+    TILEPROF_RETURN_IF_ERROR(report::WriteProfileDatabase(profile, profiled));
+    written.files.push_back(profile);
+    written.profile = profile;
+  }
+  if (written.profile.empty()) written.profile = files.text;
+  return written;
+}
+
 }  // namespace tileprof::engine

@@ -81,4 +81,12 @@ Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled, con
                                              EventSink& events,
                                              CompileLog& log);
 
+// After a run (for `tileprof run`): rewrites the report files of
+// settings.config.files (text, JSON, CBOR, SQLite) with the compilation and
+// the execution report, and the autoReport profile when
+// autoReport.outputExecutionProfile (or .all) is on. The EXECUTE event and
+// the report directory's execution file are EventSink::Execute's.
+Expected<WrittenReports> WriteRunOutputs(const CompiledModule& compiled, const report::ExecutionReport& execution,
+                                         const ReportSettings& settings);
+
 }  // namespace tileprof::engine

@@ -10,6 +10,7 @@
 #include "common/file.h"
 #include "reports/cbor_codec.h"
 #include "reports/json_codec.h"
+#include "reports/sqlite_profile.h"
 #include "reports/text_writer.h"
 
 namespace tileprof::engine {
@@ -317,6 +318,45 @@ TEST(ReportOutput, AutoReportProfilePath) {
   engine.values["autoReport.all"] = "false";
   engine.values["autoReport.outputExecutionProfile"] = "true";
   EXPECT_EQ(AutoReportProfilePath(engine), "./report/profile.db");
+}
+
+TEST(ReportOutput, RunOutputsHoldBothReports) {
+  std::string dir = TempDir("run");
+  SessionOptions options;
+  options.target.preset = "ipu1";
+  options.progress = ProgressMode::kOff;
+  CompileLog log;
+  Expected<CompiledModule> compiled =
+      CompileHloFile(std::string(TILEPROF_SOURCE_DIR) + "/samples/adder.hlo", options, log);
+  ASSERT_TRUE(compiled) << compiled.error().message();
+  ReportSettings settings;
+  settings.config.files.text = dir + "/r.rep";
+  settings.config.files.json = dir + "/r.json";
+  settings.config.files.sqlite = dir + "/r.db";
+  settings.engine.values["autoReport.outputExecutionProfile"] = "true";
+  settings.engine.values["autoReport.directory"] = dir + "/auto";
+  report::ExecutionReport execution = SmallExecution();
+  Expected<WrittenReports> written = WriteRunOutputs(*compiled, execution, settings);
+  ASSERT_TRUE(written) << written.error().message();
+  EXPECT_EQ(written->files, (std::vector<std::string>{dir + "/r.rep", dir + "/r.json", dir + "/r.db",
+                                                      dir + "/auto/profile.db"}));
+  EXPECT_EQ(written->profile, dir + "/auto/profile.db");
+  Expected<report::ReportDocument> json = report::ReadJsonReportFile(dir + "/r.json");
+  ASSERT_TRUE(json) << json.error().message();
+  EXPECT_EQ(json->compilation, compiled->result.report);
+  EXPECT_EQ(json->execution, execution);
+  Expected<report::ReportDocument> db = report::ReadProfileDatabase(dir + "/r.db");
+  ASSERT_TRUE(db) << db.error().message();
+  EXPECT_EQ(db->execution, execution);
+  // Only the execution profile was asked of autoReport.
+  Expected<report::ReportDocument> profile = report::ReadProfileDatabase(dir + "/auto/profile.db");
+  ASSERT_TRUE(profile) << profile.error().message();
+  EXPECT_FALSE(profile->compilation);
+  EXPECT_EQ(profile->execution, execution);
+  std::string text = *ReadFile(dir + "/r.rep");
+  EXPECT_NE(text.find("Memory Usage:"), std::string::npos);
+  EXPECT_NE(text.find("Execution"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -139,5 +139,37 @@ TEST(JsonSax, ReadErrorsAreNotSyntaxErrors) {
   EXPECT_EQ(parser.read_error(), "disk on fire");
 }
 
+// The builder keeps a step's cyclesByTile as plain integers while it can;
+// a key-sorted file (execution before format/version) and a bad element
+// must still read exactly as before.
+TEST(JsonReportReader, PackedTileCyclesReadBackInEveryOrder) {
+  ReportDocument document = testing::FullDocument();
+  std::string compact = WriteJsonReport(document);
+  Expected<ReportDocument> read = ReadJsonReport(compact, "r.json");
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(*read, document);
+  // nlohmann's json sorts keys: "compilation", "execution", "format", "version".
+  std::string sorted = json::parse(compact).dump(1);
+  ASSERT_LT(sorted.find("\"execution\""), sorted.find("\"format\""));
+  Expected<ReportDocument> held = ReadJsonReport(sorted, "sorted.json");
+  ASSERT_TRUE(held) << held.error().message();
+  EXPECT_EQ(*held, document);
+}
+
+TEST(JsonReportReader, ABadTileCycleIsReportedWithItsPath) {
+  std::string text = R"({"format":"tileprof-report","version":{"major":1,"minor":0},"execution":{"totalCycles":1,)"
+                     R"("clockFrequency":1.0,"steps":[{"program":"a","cycles":1,"cyclesByTile":[1,2]},)"
+                     R"({"program":"b","cycles":1,"cyclesByTile":[3,"x",4]}]}})";
+  Expected<ReportDocument> read = ReadJsonReport(text, "bad.json");
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().message(), "bad.json: execution.steps[1].cyclesByTile[1]: expected an unsigned integer");
+  std::string ok = text;
+  ok.replace(ok.find("\"x\""), 3, "9");
+  Expected<ReportDocument> fixed = ReadJsonReport(ok, "ok.json");
+  ASSERT_TRUE(fixed) << fixed.error().message();
+  EXPECT_EQ(fixed->execution->steps[0].cycles_by_tile, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(fixed->execution->steps[1].cycles_by_tile, (std::vector<uint64_t>{3, 9, 4}));
+}
+
 }  // namespace
 }  // namespace tileprof::report::json_sax
