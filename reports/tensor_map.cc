@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <iterator>
 #include <set>
 
 namespace tileprof::report {
@@ -85,18 +86,36 @@ std::string_view MlTypeName(MlType type) {
 }
 
 std::string WriteTensorMapJson(const TensorMap& map) {
-  Json mappings = Json::object();
-  for (const ComputationTensors& computation : map.computations) {
-    Json tensors = Json::array();
-    for (const MappedTensor& t : computation.tensors) {
-      Json tiles = Json::array();
-      for (const TileElements& tile : t.tiles) tiles.push_back(Json::array({tile.tile, tile.elements}));
-      tensors.push_back(Json::array({t.instruction, t.output_index, t.shape, t.type, t.has_constant ? 1 : 0,
-                                     t.has_aliases ? 1 : 0, t.total_elements, std::move(tiles), t.op_name}));
+  // Written directly rather than through a DOM: a large module's map has
+  // millions of [tile, n] pairs, and a tree of them costs ~80 bytes each.
+  std::string out = "{\"mappings\":{";
+  auto quote = [&out](std::string_view text) { out += Dump(Json(std::string(text))); };
+  for (size_t c = 0; c < map.computations.size(); ++c) {
+    const ComputationTensors& computation = map.computations[c];
+    if (c > 0) out += ',';
+    quote(computation.computation);
+    out += ":[";
+    for (size_t i = 0; i < computation.tensors.size(); ++i) {
+      const MappedTensor& t = computation.tensors[i];
+      if (i > 0) out += ',';
+      out += '[';
+      quote(t.instruction);
+      fmt::format_to(std::back_inserter(out), ",{},[", t.output_index);
+      for (size_t d = 0; d < t.shape.size(); ++d) fmt::format_to(std::back_inserter(out), "{}{}", d ? "," : "", t.shape[d]);
+      out += "],";
+      quote(t.type);
+      fmt::format_to(std::back_inserter(out), ",{},{},{},[", t.has_constant ? 1 : 0, t.has_aliases ? 1 : 0,
+                     t.total_elements);
+      for (size_t k = 0; k < t.tiles.size(); ++k)
+        fmt::format_to(std::back_inserter(out), "{}[{},{}]", k ? "," : "", t.tiles[k].tile, t.tiles[k].elements);
+      out += "],";
+      quote(t.op_name);
+      out += ']';
     }
-    mappings[computation.computation] = std::move(tensors);
+    out += ']';
   }
-  return Dump(Json{{"mappings", std::move(mappings)}});
+  out += "}}";
+  return out;
 }
 
 std::string WriteInstructionInfoJson(const InstructionInfo& info) {

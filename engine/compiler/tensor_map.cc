@@ -73,6 +73,7 @@ void Lowering::RecordOutputs(const hlo::Instruction& instruction, const Value& v
       else tiles[out++] = tiles[i];
     }
     tiles.resize(out);
+    tiles.shrink_to_fit();  // pieces can far outnumber tiles
     tensors.emplace_back(instruction.index(), std::move(mapped));
   }
 }

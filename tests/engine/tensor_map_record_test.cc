@@ -215,5 +215,44 @@ ENTRY e {
                                {"/d", report::MlType::kTrainingFwd}}));
 }
 
+// Every corpus module: recording changes nothing else the compiler produces,
+// and the map is one the reader accepts (unique ids, per-tile counts that
+// ascend and sum to the total) and reads back unchanged.
+class CorpusTensorMapTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusTensorMapTest, RecordsAReadableMapAndChangesNothingElse) {
+  Expected<std::vector<hlo::Module>> modules =
+      hlo::ParseModules(hlo::testing::ReadCorpus(GetParam()), {.source_name = GetParam()});
+  ASSERT_TRUE(modules) << modules.error().message();
+  Expected<Target> target = Target::FromPreset("ipu2");
+  ASSERT_TRUE(target);
+  for (const hlo::Module& module : *modules) {
+    compiler::CompileOptions on;
+    on.record_tensor_map = true;
+    Expected<compiler::CompileResult> with = compiler::CompileModule(module, *target, on);
+    Expected<compiler::CompileResult> without = compiler::CompileModule(module, *target, {});
+    ASSERT_TRUE(with && without) << module.name();
+    EXPECT_EQ(with->report, without->report) << module.name();
+    EXPECT_EQ(with->graph_stats.num_vertices, without->graph_stats.num_vertices);
+    const report::TensorMap& map = with->tensor_map;
+    ASSERT_FALSE(map.computations.empty()) << module.name();
+    EXPECT_EQ(map.computations.back().computation, module.entry()->name()) << "entry is last in module order";
+    Expected<report::TensorMap> read = report::ReadTensorMapJson(report::WriteTensorMapJson(map), "map.json");
+    ASSERT_TRUE(read) << module.name() << ": " << read.error().message();
+    EXPECT_EQ(*read, map);
+    // The entry's parameters are all there.
+    std::set<std::string> entry_names;
+    for (const auto& t : map.computations.back().tensors) entry_names.insert(t.instruction);
+    for (const hlo::Instruction* parameter : module.entry()->parameters()) {
+      if (parameter->shape().IsArray()) {
+        EXPECT_TRUE(entry_names.contains(std::string(parameter->name()))) << parameter->name();
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTensorMapTest, ::testing::ValuesIn(hlo::testing::CorpusFiles()),
+                         [](const auto& info) { return hlo::testing::TestName(info.param); });
+
 }  // namespace
 }  // namespace tileprof::engine
