@@ -25,6 +25,7 @@ void AddReportFlags(CLI::App& cmd, ReportFlags& flags, bool text_output) {
   cmd.add_option("--config", flags.config_file,
                  "JSON object of report options: profiling, enable_ipu_events, use_poplar_text_report, ... "
                  "(the flags below override it)")
+      ->type_name("FILE")
       ->group(group);
   cmd.add_flag("--profiling", flags.profiling,
                "Compilation (and execution) reports in the trace events, COMPILE_BEGIN/END and I/O events")
@@ -40,27 +41,37 @@ void AddReportFlags(CLI::App& cmd, ReportFlags& flags, bool text_output) {
       ->group(group);
   cmd.add_option("--profile-execution", flags.profile_execution, "EXECUTE events: none, device, ipu or tile")
       ->check(CLI::IsMember({"none", "device", "ipu", "tile"}))
+      ->type_name("LEVEL")
       ->group(group);
   cmd.add_option("--report-every-nth-execution", flags.report_every_nth_execution,
                  "Execution report every N-th execution (0: the first only)")
+      ->type_name("N")
       ->group(group);
   cmd.add_option("--max-report-size", flags.max_report_size,
                  "Reports larger than this many bytes are dropped from events (default 0x10000000)")
+      ->type_name("BYTES")
       ->group(group);
   cmd.add_option("--report-directory", flags.report_directory,
                  "Write reports to DIR/<module>/ (graph, tensor_map.json, framework.json, execution); events "
                  "then hold the paths")
+      ->type_name("DIR")
       ->group(group);
   if (!text_output)
-    cmd.add_option("--text-report", flags.files.text, "Also write the text report to FILE")->group(group);
+    cmd.add_option("--text-report", flags.files.text, "Also write the text report to FILE")->type_name("FILE")
+      ->group(group);
   cmd.add_option("--json-report", flags.files.json, "Also write the report as JSON (docs/report-schema.md)")
+      ->type_name("FILE")
       ->group(group);
-  cmd.add_option("--cbor-report", flags.files.cbor, "Also write the report as CBOR")->group(group);
+  cmd.add_option("--cbor-report", flags.files.cbor, "Also write the report as CBOR")->type_name("FILE")
+      ->group(group);
   cmd.add_option("--profile-db", flags.files.sqlite, "Also write the SQLite profile database (profile.db)")
+      ->type_name("FILE")
       ->group(group);
-  cmd.add_option("--tensor-map", flags.files.tensor_map, "Write the tensor map JSON to FILE")->group(group);
+  cmd.add_option("--tensor-map", flags.files.tensor_map, "Write the tensor map JSON to FILE")->type_name("FILE")
+      ->group(group);
   cmd.add_option("--events", flags.files.events,
                  "Write trace events to FILE (length-delimited IpuTraceEvent; implies --enable-ipu-events)")
+      ->type_name("FILE")
       ->group(group);
 }
 

@@ -21,7 +21,9 @@
 // compilation report rides in COMPILE_END only with profiling (events
 // alone are "timing only"); the execution report in EXECUTE on the first
 // execution of a module not loaded from the cache, or every N-th with
-// report_every_nth_execution = N.
+// report_every_nth_execution = N. The caller keeps the spec's "no compile
+// events" rules that depend on what it did: no CompileBegin/CompileEnd for a
+// module loaded from the executable cache.
 #pragma once
 
 #include <chrono>
