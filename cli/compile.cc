@@ -5,26 +5,30 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "common/file.h"
+#include "cli/report_flags.h"
 #include "common/format.h"
+#include "engine/session/event_sink.h"
+#include "engine/session/report_output.h"
 #include "engine/session/session.h"
 #include "reports/histogram.h"
-#include "reports/text_writer.h"
 
 namespace tileprof::cli {
 namespace {
 
 struct Options {
   std::string model;
-  std::string output = "Trace_Event_Report.rep";
+  std::string output;  // "": the config's text_report, else Trace_Event_Report.rep
   std::string target = "ipu2";
   uint32_t ipus = 1;
   uint32_t tiles_per_ipu = 0;  // 0: the preset's
   bool allow_out_of_memory = false;
   std::string progress;  // "": TF_POPLAR_FLAGS --show_progress_bar, else auto
+  ReportFlags report;
 };
 
-void PrintSummary(const engine::CompiledModule& compiled, const std::string& output) {
+constexpr const char* kDefaultTextReport = "Trace_Event_Report.rep";
+
+void PrintSummary(const engine::CompiledModule& compiled, const engine::WrittenReports& written) {
   const report::CompilationReport& report = compiled.result.report;
   std::optional<report::MemoryUsage> total = report::ResolveTotal(report);
   std::optional<report::ByTileSummary> by_tile = report::ResolveByTile(report);
@@ -47,7 +51,8 @@ void PrintSummary(const engine::CompiledModule& compiled, const std::string& out
     for (const std::string& op : compiled.result.lowering.opaque_opcodes) opcodes += (opcodes.empty() ? "" : ", ") + op;
     std::cout << fmt::format("  Opaque ops (memory accounted, not executable): {}\n", opcodes);
   }
-  std::cout << fmt::format("  Report:   {}\n", output);
+  for (const std::string& file : written.files) std::cout << fmt::format("  Wrote:    {}\n", file);
+  for (const std::string& note : written.notes) std::cout << "  Note:     " << note.substr(0, note.find('.') + 1) << '\n';
 }
 
 int Run(const Options& options) {
@@ -71,7 +76,24 @@ int Run(const Options& options) {
     PrintDiagnostic("compile", "--progress: '" + progress + "' is not auto, true or false");
     return kExitUsage;
   }
+  engine::ReportSettings settings{.flags = env->flags, .engine = env->engine};
+  if (auto config = ResolveReportConfig(options.report); config) {
+    settings.config = std::move(*config);
+  } else {
+    PrintDiagnostic("compile", config.error().message());
+    return kExitUsage;
+  }
+  std::string& text_report = settings.config.files.text;
+  if (!options.output.empty()) text_report = options.output;
+  if (text_report.empty()) text_report = kDefaultTextReport;
+  session.compile.record_tensor_map = settings.NeedsTensorMap();
   engine::CompileLog log(stderr, env->log_level);
+  auto events = engine::EventSink::Open(settings, {.path = settings.config.files.events}, &log);
+  if (!events) {
+    PrintDiagnostic("compile", events.error().message());
+    return kExitError;
+  }
+  session.events = &*events;
   auto compiled = engine::CompileHloFile(options.model, session, log);
   if (!compiled) {
     const std::string& message = compiled.error().message();
@@ -80,19 +102,20 @@ int Run(const Options& options) {
     else PrintDiagnostic("compile", message);
     return kExitError;
   }
-  std::string text = report::WriteTextReport(compiled->result.report, nullptr, {});
-  if (Status written = WriteFileAtomic(options.output, text); !written) {
-    PrintDiagnostic("compile", written.error().message());
+  auto written = engine::WriteCompileOutputs(*compiled, settings, *events, log);
+  Status closed = events->Close();
+  if (!written || !closed) {
+    PrintDiagnostic("compile", (!written ? written.error() : closed.error()).message());
     return kExitError;
   }
-  PrintSummary(*compiled, options.output);
+  PrintSummary(*compiled, *written);
   if (compiled->result.tiles_out_of_memory > 0) {
     // Unlike Poplar since SDK 2.1, an out-of-memory compile fails unless
     // asked not to: a user running one command wants to hear about it.
     auto from_options = session.engine.GetBool("debug.allowOutOfMemory", false);
     bool allowed = options.allow_out_of_memory || (from_options && *from_options);
     if (!allowed) {
-      PrintDiagnostic("compile", engine::OutOfMemoryMessage(options.output));
+      PrintDiagnostic("compile", engine::OutOfMemoryMessage(written->profile));
       return kExitError;
     }
   }
@@ -109,9 +132,16 @@ RunFn Setup(CLI::App& cmd) {
       "--allow-out-of-memory or POPLAR_ENGINE_OPTIONS='{\"debug.allowOutOfMemory\":\"true\"}'.\n"
       "Environment: TF_POPLAR_FLAGS (--ipu_model_tiles, --show_progress_bar, --help, ...),\n"
       "POPLAR_ENGINE_OPTIONS, POPLAR_LOG_LEVEL=INFO (phase lines), TF_POPLAR_VLOG_LEVEL=1\n"
-      "(Begin/End XLA compilation lines). Log lines go to stderr, the progress bar to stdout.");
+      "(Begin/End XLA compilation lines). Log lines go to stderr, the progress bar to stdout.\n"
+      "Report options (also as a --config JSON object, flags win): --json-report, --cbor-report and\n"
+      "--profile-db write the report in other formats; --tensor-map FILE and TF_POPLAR_FLAGS\n"
+      "--tensor_map_file_path=DIR (DIR/<module>.tensor_map.json) the tensor map; --events FILE\n"
+      "COMPILE_BEGIN/COMPILE_END trace events (with --profiling, the report inside, in the\n"
+      "--use-poplar-*-report format, dropped above --max-report-size); --report-directory DIR\n"
+      "DIR/<module>/{graph.<ext>,tensor_map.json,framework.json}. POPLAR_ENGINE_OPTIONS\n"
+      "autoReport.all / outputGraphProfile write <autoReport.directory>/profile.db.");
   cmd.add_option("MODEL", options->model, "HLO text file (one module)")->required();
-  cmd.add_option("-o,--output", options->output, "Where to write the text report")->capture_default_str();
+  cmd.add_option("-o,--output", options->output, "Where to write the text report (default Trace_Event_Report.rep)");
   cmd.add_option("--target", options->target, "Target preset: ipu1, ipu2, ipu21")
       ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}))
       ->capture_default_str();
@@ -123,6 +153,7 @@ RunFn Setup(CLI::App& cmd) {
                "Exit 0 even when tiles are out of memory (debug.allowOutOfMemory)");
   cmd.add_option("--progress", options->progress,
                  "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
+  AddReportFlags(cmd, options->report, /*text_output=*/true);
   return [options] { return Run(*options); };
 }
 

@@ -1,6 +1,11 @@
 #include "reports/json_codec.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <iterator>
 #include <vector>
@@ -9,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file.h"
-#include "common/mapped_file.h"
+#include "reports/json_sax.h"
 #include "reports/schema.h"
 
 namespace tileprof::report {
@@ -114,31 +119,59 @@ Status WriteJsonReportFile(const std::string& path, const ReportDocument& docume
   return WriteFileAtomic(path, WriteJsonReport(document));
 }
 
-Expected<ReportDocument> ReadJsonReport(std::string_view text, std::string_view filename) {
+namespace {
+
+Expected<ReportDocument> ReadWith(json_sax::Parser& parser, std::string_view filename) {
   schema::DocumentBuilder builder;
   try {
-    nlohmann::json::sax_parse(text.begin(), text.end(), &builder,
-                              nlohmann::json::input_format_t::json, /*strict=*/true);
+    parser.Parse(builder);
   } catch (const std::exception& e) {
-    // sax_parse reports syntax errors through the builder; anything thrown
-    // (allocation failure, a library invariant) still must not escape.
+    // Allocation failure or a library invariant: still no exception escapes.
     builder.Fail(Error(e.what()));
   }
-  Expected<ReportDocument> document = builder.Finish();
-  if (!document) {
-    if (builder.syntax_error())
-      return MakeError("{}:{}", filename, document.error().message());
-    return document.error().Within(filename);
+  if (!parser.read_error().empty()) return MakeError("{}: {}", filename, parser.read_error());
+  if (parser.has_syntax_error()) {
+    const json_sax::SyntaxError& error = parser.syntax_error();
+    return MakeError("{}:{}:{}: {}", filename, error.line, error.column, error.message);
   }
+  Expected<ReportDocument> document = builder.Finish();
+  if (!document) return document.error().Within(filename);
   return document;
 }
 
+}  // namespace
+
+Expected<ReportDocument> ReadJsonReport(std::string_view text, std::string_view filename) {
+  json_sax::Parser parser(text);
+  return ReadWith(parser, filename);
+}
+
 Expected<ReportDocument> ReadJsonReportFile(const std::string& path) {
-  Expected<MappedFile> file = MappedFile::Open(path);
-  if (!file) return file.error().Within(path);
-  std::span<const uint8_t> bytes = file->bytes();
-  return ReadJsonReport(
-      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+  // Read in chunks rather than mapped: the file's pages then never count
+  // toward the reader's resident memory, which stays the structs plus one
+  // chunk however large the report (bench/reports/compare.sh).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    Expected<std::string> probe = ReadFile(path);  // the usual "'<path>': No such file" text
+    if (!probe) return probe.error();
+    return MakeError("'{}': {}", path, std::strerror(errno));
+  }
+  std::vector<char> chunk(size_t{1} << 20);
+  json_sax::Parser parser([&](std::string_view& out, std::string& error) {
+    for (;;) {
+      ssize_t n = ::read(fd, chunk.data(), chunk.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        error = fmt::format("read failed: {}", std::strerror(errno));
+        return false;
+      }
+      out = std::string_view(chunk.data(), static_cast<size_t>(n));
+      return true;
+    }
+  });
+  Expected<ReportDocument> document = ReadWith(parser, path);
+  ::close(fd);
+  return document;
 }
 
 }  // namespace tileprof::report

@@ -2,7 +2,7 @@
 // "tileprof-report", "version": {"major": 1, "minor": 0}, "compilation":
 // {...}, "execution": {...}}), written compactly in one line.
 //
-// The reader streams (nlohmann's SAX parser feeding schema::DocumentBuilder):
+// The reader streams (json_sax.h's parser feeding schema::DocumentBuilder):
 // tiles, variables and execution steps are decoded one at a time, so reading
 // a report costs the structs plus the input, not a DOM of the whole file.
 // Errors are "<file>:<line>:<col>: <syntax error>" or "<file>: <path>:
@@ -28,7 +28,7 @@ Status WriteJsonReportFile(const std::string& path, const ReportDocument& docume
 
 // `filename` only names the input in messages.
 Expected<ReportDocument> ReadJsonReport(std::string_view text, std::string_view filename);
-// Maps the file instead of reading it into memory.
+// Reads the file in 1 MiB chunks: memory is the structs plus one chunk.
 Expected<ReportDocument> ReadJsonReportFile(const std::string& path);
 
 }  // namespace tileprof::report

@@ -470,11 +470,17 @@ struct DocumentBuilder::State {
     Stream stream = Stream::kNone;
     std::string key;  // the member being read, in an object
     size_t index = 0;  // elements so far, in an array
+    // A step's cyclesByTile, kept as plain integers while every element is
+    // one: a json value per tile costs 16 bytes and an allocation pattern
+    // that dominated reading tile-level profiles.
+    bool packed = false;
+    std::vector<uint64_t> uints;
   };
   struct Pending {
     Stream stream;
     size_t index;
     json value;
+    std::optional<std::vector<uint64_t>> cycles;  // a packed cyclesByTile
   };
 
   std::vector<Frame> stack;
@@ -485,6 +491,8 @@ struct DocumentBuilder::State {
   bool format_ok = false;
   bool version_ok = false;
   std::vector<Pending> pending;
+  // The packed cyclesByTile of the step being read (see Frame::packed).
+  std::optional<std::vector<uint64_t>> packed_cycles;
 
   bool HeaderKnown() const { return format_ok && version_ok; }
 
@@ -522,6 +530,14 @@ struct DocumentBuilder::State {
     if (stack.size() >= kMaxDepth)
       return Fail(fmt::format("{}: nested deeper than {} levels", Where(), kMaxDepth));
     Stream stream = object ? Stream::kNone : StreamHere();
+    if (object && stack.size() == 3 && stack[2].stream == Stream::kSteps) packed_cycles.reset();
+    if (!object && stack.size() == 4 && stack[2].stream == Stream::kSteps && stack[3].value.is_object() &&
+        stack[3].key == "cyclesByTile") {
+      Frame frame{json::array()};
+      frame.packed = true;
+      stack.push_back(std::move(frame));
+      return true;
+    }
     if (stream != Stream::kNone) {
       // Present in the tree (as []) so that a second "tiles" is a duplicate.
       stack.back().value[stack.back().key] = json::array();
@@ -538,7 +554,21 @@ struct DocumentBuilder::State {
     Frame frame = std::move(stack.back());
     stack.pop_back();
     if (frame.stream != Stream::kNone) return true;
+    if (frame.packed) {
+      packed_cycles = std::move(frame.uints);
+      return Value(json::array());  // the member exists; its elements are in packed_cycles
+    }
     return Value(std::move(frame.value));
+  }
+
+  // An unsigned integer: appended to a packed array, or an ordinary value.
+  bool Uint(uint64_t value) {
+    if (!error && !stack.empty() && stack.back().packed) {
+      stack.back().uints.push_back(value);
+      ++stack.back().index;
+      return true;
+    }
+    return Value(json(value));
   }
 
   bool Key(std::string& key) {
@@ -557,12 +587,20 @@ struct DocumentBuilder::State {
       return true;
     }
     Frame& top = stack.back();
+    if (top.packed) {
+      // Not an unsigned integer: back to a tree, so the decoder reports it.
+      for (uint64_t n : top.uints) top.value.push_back(n);
+      top.uints = {};
+      top.packed = false;
+    }
     if (top.stream != Stream::kNone) {
       size_t index = top.index++;
+      std::optional<std::vector<uint64_t>> cycles = std::move(packed_cycles);
+      packed_cycles.reset();
       if (HeaderKnown()) {
-        DecodeElement(top.stream, index, value);
+        DecodeElement(top.stream, index, value, cycles ? &*cycles : nullptr);
       } else {
-        pending.push_back(Pending{top.stream, index, std::move(value)});
+        pending.push_back(Pending{top.stream, index, std::move(value), std::move(cycles)});
       }
       return !error;
     }
@@ -605,7 +643,7 @@ struct DocumentBuilder::State {
     }
     if (HeaderKnown()) {
       for (Pending& held : pending) {
-        DecodeElement(held.stream, held.index, held.value);
+        DecodeElement(held.stream, held.index, held.value, held.cycles ? &*held.cycles : nullptr);
         if (error) break;
       }
       pending.clear();
@@ -621,7 +659,7 @@ struct DocumentBuilder::State {
     return *document.execution;
   }
 
-  void DecodeElement(Stream stream, size_t index, const json& value) {
+  void DecodeElement(Stream stream, size_t index, const json& value, std::vector<uint64_t>* packed) {
     const StreamInfo& info = InfoOf(stream);
     Path root_path;
     Path section = root_path.Key(info.section);
@@ -644,9 +682,12 @@ struct DocumentBuilder::State {
       case Stream::kVariables:
         Compilation().variables.push_back(DecodeVariable(d, value, p));
         break;
-      case Stream::kSteps:
-        Execution().steps.push_back(DecodeStep(d, value, p));
+      case Stream::kSteps: {
+        ExecutionStep step = DecodeStep(d, value, p);
+        if (packed != nullptr) step.cycles_by_tile = std::move(*packed);
+        Execution().steps.push_back(std::move(step));
         break;
+      }
       case Stream::kNone:
         break;
     }
@@ -722,7 +763,7 @@ bool DocumentBuilder::number_integer(json::number_integer_t value) {
   return state_->Value(json(value));
 }
 bool DocumentBuilder::number_unsigned(json::number_unsigned_t value) {
-  return state_->Value(json(value));
+  return state_->Uint(value);
 }
 bool DocumentBuilder::number_float(json::number_float_t value, const json::string_t&) {
   return state_->Value(json(value));

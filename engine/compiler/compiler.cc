@@ -16,9 +16,11 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   result.graph = std::make_unique<Graph>(target);
   Graph& graph = *result.graph;
   Lowering lowering(graph, options, result.lowering);
+  if (options.record_tensor_map) lowering.RecordTensorMapInto(&result.tensor_map);
   if (auto status = lowering.LowerEntry(module, result.program); !status) {
     return status.error().Within(fmt::format("module '{}'", module.name()));
   }
+  lowering.FinishTensorMap();
   // The statistics walk every vertex once more; the graph is complete and
   // only read from here on, so they are gathered while the memory is laid out.
   std::future<GraphStats> stats = std::async(std::launch::async, [&graph] { return graph.Stats(); });

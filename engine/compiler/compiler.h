@@ -27,6 +27,7 @@
 #include "engine/hlo/module.h"
 #include "engine/target/target.h"
 #include "reports/report.h"
+#include "reports/tensor_map.h"
 
 namespace tileprof::engine::compiler {
 
@@ -48,6 +49,10 @@ struct CompileOptions {
   // Per-vertex instrumentation results (the seed's report was compiled with
   // profiling on: "Instrumentation Results" is 4 B per vertex there).
   bool instrument_vertices = true;
+  // Fill CompileResult::tensor_map. Off by default: it keeps a per-tile
+  // element count for every instruction output, which only the tensor map
+  // and trace events need.
+  bool record_tensor_map = false;
 };
 
 // Counts of what the lowering did, beyond the graph's own statistics.
@@ -70,6 +75,12 @@ struct CompileResult {
   LoweringStats lowering;
   report::CompilationReport report;
   uint64_t tiles_out_of_memory = 0;
+  // Where every instruction output landed (../shared/spec/tensor-map.md),
+  // when CompileOptions::record_tensor_map: computations in module order,
+  // instructions in computation order; an instruction lowered more than once
+  // (a computation called from several places) is recorded at its first
+  // lowering.
+  report::TensorMap tensor_map;
 };
 
 // Compiles the entry computation of `module` for `target`. Errors name the

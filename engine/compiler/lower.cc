@@ -264,6 +264,7 @@ Status Lowering::LowerComputation(const hlo::Computation& computation,
                          instruction->name(), number, computation.name(), args.size());
       }
       scope[instruction] = args[static_cast<size_t>(number)];
+      RecordOutputs(*instruction, scope[instruction]);
       continue;
     }
     if (auto status = LowerInstruction(*instruction, scope, program); !status) {
@@ -293,7 +294,7 @@ Status Lowering::LowerInstruction(const hlo::Instruction& instruction, Scope& sc
   ++stats_.instructions;
   Expected<Value> value = Lower(instruction, operands, program);
   if (!value) return value.error().Within(Describe(instruction));
-  scope[&instruction] = std::move(*value);
+  RecordOutputs(instruction, scope[&instruction] = std::move(*value));
   return {};
 }
 

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/expected.h"
@@ -138,6 +140,12 @@ class Lowering {
   // the HLO text, or of a type the engine has no arithmetic for).
   const std::vector<VariableId>& valueless_constants() const { return valueless_constants_; }
 
+  // Tensor map recording (tensor_map.cc): RecordOutputs is called for every
+  // instruction once its value is complete; FinishTensorMap orders the map.
+  void RecordTensorMapInto(report::TensorMap* map) { tensor_map_ = map; }
+  void RecordOutputs(const hlo::Instruction& instruction, const Value& value);
+  void FinishTensorMap();
+
   Graph& graph() { return graph_; }
   LinearMapper& mapper() { return mapper_; }
   CompilerCodelets& codelets() { return codelets_; }
@@ -151,6 +159,17 @@ class Lowering {
   CompilerCodelets codelets_;
   uint32_t call_depth_ = 0;
   std::vector<VariableId> valueless_constants_;
+  // Tensor map state (see RecordTensorMapInto).
+  report::TensorMap* tensor_map_ = nullptr;
+  // Instruction names recorded: consumers key tensors by "<name>,<index>"
+  // across the whole map, so a name seen again (a computation lowered per
+  // call, or a name reused in another computation) keeps its first record.
+  std::unordered_set<std::string_view> recorded_;
+  std::unordered_set<VariableId> constant_variables_;
+  size_t valueless_seen_ = 0;
+  // By computation index, then (instruction index, tensor) in record order.
+  std::map<uint32_t, std::pair<std::string, std::vector<std::pair<uint32_t, report::MappedTensor>>>>
+      recorded_tensors_;
 };
 
 // Error prefix naming the instruction: "add.3 (add)".

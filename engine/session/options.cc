@@ -297,7 +297,12 @@ Expected<ReportConfig> ParseReportConfig(std::string_view json, ReportConfig con
   const std::string kValid =
       "profiling, enable_ipu_events, use_poplar_text_report, use_poplar_cbor_report, profile_execution, "
       "enable_poplar_serialized_graph, report_every_nth_execution, max_report_size, report_directory, "
-      "device_connection, ipu_version";
+      "device_connection, ipu_version, text_report, json_report, cbor_report, profile_db, tensor_map, events";
+  using FileMember = std::string ReportFiles::*;
+  static const std::map<std::string, FileMember, std::less<>> kFiles = {
+      {"text_report", &ReportFiles::text}, {"json_report", &ReportFiles::json},
+      {"cbor_report", &ReportFiles::cbor}, {"profile_db", &ReportFiles::sqlite},
+      {"tensor_map", &ReportFiles::tensor_map}, {"events", &ReportFiles::events}};
   for (const auto& [key, value] : doc.items()) {
     if (auto b = kBools.find(key); b != kBools.end()) {
       if (!value.is_boolean()) return MakeError("{}: expected true or false, got {}", key, value.dump());
@@ -325,6 +330,10 @@ Expected<ReportConfig> ParseReportConfig(std::string_view json, ReportConfig con
       (key == "report_directory" ? config.report_directory
        : key == "device_connection" ? config.device_connection
                                     : config.ipu_version) = text;
+    } else if (auto f = kFiles.find(key); f != kFiles.end()) {
+      if (!value.is_string() || value.get<std::string>().empty())
+        return MakeError("{}: expected a file name, got {}", key, value.dump());
+      config.files.*(f->second) = value.get<std::string>();
     } else {
       return MakeError("unknown option '{}'; valid options: {}", key, kValid);
     }

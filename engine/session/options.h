@@ -89,6 +89,19 @@ Expected<EngineOptions> ParseEngineOptions(std::string_view json);
 
 enum class ExecutionProfile : uint8_t { kNone, kDevice, kIpu, kTile };
 
+// tileprof's own outputs, which create_ipu_config has no equivalent of: the
+// files a command writes the report, tensor map and events to ("" = not
+// written). --config keys text_report, json_report, cbor_report,
+// profile_db, tensor_map, events.
+struct ReportFiles {
+  std::string text;        // text report (Trace_Event_Report.rep layout)
+  std::string json;        // JSON report (docs/report-schema.md)
+  std::string cbor;        // CBOR report
+  std::string sqlite;      // SQLite profile database
+  std::string tensor_map;  // tensor map JSON (spec tensor-map.md)
+  std::string events;      // trace-event file (length-delimited IpuTraceEvent)
+};
+
 // The report options of create_ipu_config / IpuOptions.Profiling, as CLI
 // flags and in a --config JSON file.
 struct ReportConfig {
@@ -104,6 +117,7 @@ struct ReportConfig {
   // Device connection (issue 8): "always" (default) or "pre-compile".
   std::string device_connection = "always";
   std::string ipu_version;  // "ipu1", "ipu2", "ipu21"; "" = the default target
+  ReportFiles files;
 
   // The events the spec's gates allow (trace-events.md section 3).
   bool CompileEvents() const { return profiling || enable_ipu_events; }

@@ -8,6 +8,7 @@
 #include "common/file.h"
 #include "engine/hlo/fingerprint.h"
 #include "engine/hlo/parser.h"
+#include "engine/session/event_sink.h"
 
 namespace tileprof::engine {
 namespace {
@@ -75,6 +76,7 @@ Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOp
   TILEPROF_ASSIGN_OR_RETURN(hlo::Module module, hlo::ParseModule(std::move(text), {.source_name = path}));
   uint64_t fingerprint = hlo::Fingerprint(module);
   std::string hash = hlo::FingerprintToString(fingerprint);
+  if (options.events != nullptr) TILEPROF_RETURN_IF_ERROR(options.events->CompileBegin(module.name()));
   log.Verbose("poplar_compiler.cc", fmt::format("Begin XLA compilation: {}  (Hash: {}) for ordinal  0",
                                                 module.name(), hash));
 

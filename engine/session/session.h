@@ -24,6 +24,8 @@
 
 namespace tileprof::engine {
 
+class EventSink;
+
 // The environment variables users set, parsed. Errors name the variable.
 struct Environment {
   PoplarFlags flags;      // TF_POPLAR_FLAGS
@@ -41,6 +43,10 @@ struct SessionOptions {
   ProgressMode progress = ProgressMode::kAuto;
   std::FILE* progress_out = stdout;  // where the bar goes (the original: stdout)
   compiler::CompileOptions compile;
+  // Gets COMPILE_BEGIN once the module is parsed, before graph
+  // construction (the caller sends COMPILE_END when its reports are
+  // serialised: the original's duration covers that). May be null.
+  EventSink* events = nullptr;
 };
 
 struct CompiledModule {
