@@ -70,6 +70,10 @@ struct CompileResult {
   LoweringStats lowering;
   report::CompilationReport report;
   uint64_t tiles_out_of_memory = 0;
+  // Variables standing for constants whose values are unknown (the HLO text
+  // elides them, or the engine has no arithmetic for their type): a run
+  // that reads them cannot give real results, so the simulator refuses it.
+  std::vector<VariableId> valueless_constants;
 };
 
 // Compiles the entry computation of `module` for `target`. Errors name the
