@@ -44,7 +44,8 @@ int Fail(std::string_view message, int status = kExitError) {
 }
 
 // The inputs of the first execution, by stream name.
-Expected<engine::sim::HostData> BuildInputs(const Options& options, const engine::HostInterface& host) {
+Expected<engine::sim::HostData> BuildInputs(const Options& options, const engine::HostInterface& host,
+                                            const engine::Graph& graph) {
   std::vector<std::optional<std::vector<std::byte>>> given(host.inputs.size());
   for (const std::string& spec : options.input_files) {
     const size_t eq = spec.find('=');
@@ -69,10 +70,18 @@ Expected<engine::sim::HostData> BuildInputs(const Options& options, const engine
     else if (options.inputs == "random") data[leaf.stream] = engine::RandomInput(leaf, options.seed);
     else data[leaf.stream] = engine::ZeroInput(leaf);
   }
-  // The compiler's seed stream (poprand's seed for every tile): --seed.
-  std::vector<std::byte> seed(8);
-  for (size_t i = 0; i < 8; ++i) seed[i] = std::byte(static_cast<uint8_t>(options.seed >> (8 * i)));
-  data["seed"] = std::move(seed);
+  // The compiler's seed stream (poprand's seed for every tile), when it made
+  // one: --seed.
+  for (engine::StreamId id = 0; id < graph.num_streams(); ++id) {
+    const engine::StreamInfo& stream = graph.stream(id);
+    if (stream.name != "seed" || stream.direction != engine::StreamDirection::kHostToDevice ||
+        data.contains(stream.name)) {
+      continue;
+    }
+    std::vector<std::byte> seed(8);
+    for (size_t i = 0; i < 8; ++i) seed[i] = std::byte(static_cast<uint8_t>(options.seed >> (8 * i)));
+    data["seed"] = std::move(seed);
+  }
   return data;
 }
 
@@ -127,7 +136,7 @@ int Run(const Options& options) {
   }
   Expected<engine::HostInterface> host = engine::DescribeHostInterface(compiled->module);
   if (!host) return Fail(host.error().message());
-  Expected<engine::sim::HostData> inputs = BuildInputs(options, *host);
+  Expected<engine::sim::HostData> inputs = BuildInputs(options, *host, *compiled->result.graph);
   if (!inputs) return Fail(inputs.error().message());
   auto simulator = engine::sim::Simulator::Create(
       compiled->result, {.threads = options.threads, .module = &compiled->module});

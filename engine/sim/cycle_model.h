@@ -29,7 +29,7 @@ inline constexpr uint64_t kIpuSyncCycles = 100;
 // A sync across IPUs (over IPU-Links): ten times an internal one.
 inline constexpr uint64_t kGlobalSyncCycles = 1000;
 // A sync with the host before a stream copy: a PCIe round trip, about 1.5 us
-// (2,000 cycles at 1.33 GHz).
+// (2,000 cycles at 1.33 GHz). Counted as host exchange, not sync.
 inline constexpr uint64_t kHostSyncCycles = 2000;
 // ---- Links -----------------------------------------------------------------
 // Host link: PCIe Gen4 x16, 64 GB/s both ways (spec section 9), 32 GB/s in

@@ -176,15 +176,16 @@ uint32_t Planner::CodeletIndex(const Codelet* codelet) {
 void Planner::CheckValues(std::span<const Piece> pieces, std::string_view who) {
   for (const Piece& piece : pieces) {
     if (!valueless_.contains(piece.run.variable)) continue;
+    // One refusal per constant (its name is the constant instruction's),
+    // naming the first reader.
     const VariableInfo& variable = graph_.variable(piece.run.variable);
-    std::string reason = fmt::format(
-        "reads constant '{}' whose values are unknown (elided as {{...}} in the HLO text, or of a "
-        "type the engine has no arithmetic for)",
-        variable.name);
-    if (refused_.insert(std::string(who) + "\n" + reason).second) {
-      plans_.refusals.push_back({std::string(who), std::move(reason)});
+    if (refused_.insert("constant\n" + variable.name).second) {
+      plans_.refusals.push_back(
+          {variable.name,
+           fmt::format("its values are unknown (elided as {{...}} in the HLO text, or of a type the "
+                       "engine has no arithmetic for), and '{}' reads it",
+                       who)});
     }
-    return;
   }
 }
 
@@ -379,16 +380,18 @@ Status Planner::PlanTransfer(const program::Program& program) {
     plan.cost = traffic.Cost(ipus.size() > 1);
   } else {
     // The host link carries the bytes; each tile takes its share through its
-    // own exchange port; the slower of the two sets the pace, and every tile
-    // waits for the transfer.
+    // own exchange port; the slower of the two sets the pace.
     std::map<uint32_t, uint64_t> per_tile;
     for (const Piece& piece : program.kind() == ProgramKind::kCopyFromStream ? destination : source) {
       per_tile[piece.tile] += piece.run.end - piece.run.begin;
     }
     uint64_t transfer = HostTransferCycles(plan.bytes, target);
     for (const auto& [tile, bytes] : per_tile) transfer = std::max(transfer, CeilDiv(bytes, kExchangeBytesPerCycle));
+    // The host round trip and the transfer are both host exchange for every
+    // tile: the device waits on the host link (as in Poplar's reports, where
+    // host exchange dominates a host-bound run).
     plan.cost.duration = kHostSyncCycles + transfer;
-    plan.cost.host_exchange = transfer * target.NumTiles();
+    plan.cost.host_exchange = plan.cost.duration * target.NumTiles();
   }
   plans_.transfers.emplace(program.id(), std::move(plan));
   return {};

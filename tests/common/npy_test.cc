@@ -64,7 +64,7 @@ TEST(Npy, ScalarsVersionsAndSpellings) {
   ASSERT_TRUE(v2.has_value()) << v2.error().message();
   EXPECT_EQ(v2->dtype, Dtype::kU1);
   EXPECT_EQ(v2->shape, (std::vector<uint64_t>{3}));
-  Expected<Array> v3 = Parse(Bytes(File(3, "{\"descr\": \"|b1\", \"fortran_order\": True, \"shape\": (2,)}", "\1\0")),
+  Expected<Array> v3 = Parse(Bytes(File(3, "{\"descr\": \"|b1\", \"fortran_order\": True, \"shape\": (2,)}", std::string("\1\0", 2))),
                              "v3.npy");
   ASSERT_TRUE(v3.has_value()) << v3.error().message();  // Fortran order is C order in 1-D
   EXPECT_EQ(v3->dtype, Dtype::kBool);
