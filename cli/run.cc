@@ -215,7 +215,9 @@ RunFn Setup(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--seed", options->seed, "Seed of --inputs random and of the device's seed stream")
       ->capture_default_str();
-  cmd.add_option("--input", options->input_files, "NAME_OR_INDEX=FILE.npy for one parameter (repeatable)");
+  // One value per --input, so `--input a=x.npy MODEL` leaves MODEL alone.
+  cmd.add_option("--input", options->input_files, "NAME_OR_INDEX=FILE.npy for one parameter (repeatable)")
+      ->allow_extra_args(false);
   cmd.add_option("--outputs", options->outputs_dir, "Directory for out.<i>.npy result files");
   cmd.add_option("--threads", options->threads, "Host threads (default: all cores)");
   cmd.add_flag("--show-execution-steps", options->show_execution_steps,

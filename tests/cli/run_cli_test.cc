@@ -78,7 +78,8 @@ TEST_F(RunCli, AdderFromNpyInputsToNpyOutputsAndReport) {
   const std::string a = WriteFloats("a.npy", {2}, {1, 2});
   const std::string b = WriteFloats("b.npy", {2}, {10, 20});
   const std::string c = WriteFloats("c.npy", {2}, {100, 200});
-  CliRun run = Tileprof("run " + Adder() + kSmall + " --input a=" + a + " --input 1=" + b + " --input c=" + c +
+  // An --input before MODEL takes one value, not MODEL too.
+  CliRun run = Tileprof("run --input a=" + a + " " + Adder() + kSmall + " --input 1=" + b + " --input c=" + c +
                         " --outputs " + Path("out") + " -o " + Path("report.rep") + " --show-execution-steps");
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_THAT(ReadFloats(Path("out/out.0.npy")), ::testing::ElementsAre(112.0f, 224.0f));
