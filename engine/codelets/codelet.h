@@ -128,6 +128,10 @@ class Codelet {
   // holds whole elements, scalars exactly one, and CheckShape; never reads or
   // writes outside the spans.
   Status Run(const VertexIo& io) const;
+  // False for codelets that carry memory and cycle costs but no compute
+  // function (the compiler's opaque ops): the simulator refuses a program
+  // that would run one, before it starts, rather than invent results.
+  virtual bool executable() const { return true; }
 
  protected:
   Codelet(std::string name, ExecutionKind kind, std::vector<FieldSpec> fields,

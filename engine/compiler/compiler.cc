@@ -30,6 +30,7 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   result.graph_stats = stats.get();
   if (!laid_out) return laid_out.error();
   MemoryLayout layout = std::move(*laid_out);
+  result.valueless_constants = lowering.valueless_constants();
   result.lowering.exchanges = layout.exchanges;
   result.lowering.program_steps = layout.program_steps;
 

@@ -81,6 +81,10 @@ struct CompileResult {
   // (a computation called from several places) is recorded at its first
   // lowering.
   report::TensorMap tensor_map;
+  // Variables standing for constants whose values are unknown (the HLO text
+  // elides them, or the engine has no arithmetic for their type): a run
+  // that reads them cannot give real results, so the simulator refuses it.
+  std::vector<VariableId> valueless_constants;
 };
 
 // Compiles the entry computation of `module` for `target`. Errors name the

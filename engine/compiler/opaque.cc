@@ -20,6 +20,7 @@ class AccountedCodelet final : public Codelet {
     const uint64_t out = shape.field_elements.empty() ? 0 : shape.field_elements.back();
     return cost::WorkerLoop(out, 1, cycles_per_element_);
   }
+  bool executable() const override { return false; }
 
  protected:
   Status Compute(const VertexIo&) const override {

@@ -209,8 +209,6 @@ uint64_t FloatToIntegerBits(double value, ElementType to) {
 
 }  // namespace
 
-uint32_t SizeOf(ElementType type) { return Row(type).size; }
-
 bool IsFloat(ElementType type) {
   return type == ElementType::kF16 || type == ElementType::kBF16 ||
          type == ElementType::kF32 || type == ElementType::kF64;

@@ -40,8 +40,30 @@ inline constexpr ElementType kAllElementTypes[] = {
     ElementType::kF16,  ElementType::kBF16, ElementType::kF32,
     ElementType::kF64};
 
-// Size of one element in bytes (pred: 1).
-uint32_t SizeOf(ElementType type);
+// Size of one element in bytes (pred: 1). Inline so that typed element
+// access in codelet inner loops folds it to a constant.
+constexpr uint32_t SizeOf(ElementType type) {
+  switch (type) {
+    case ElementType::kPred:
+    case ElementType::kS8:
+    case ElementType::kU8:
+      return 1;
+    case ElementType::kS16:
+    case ElementType::kU16:
+    case ElementType::kF16:
+    case ElementType::kBF16:
+      return 2;
+    case ElementType::kS32:
+    case ElementType::kU32:
+    case ElementType::kF32:
+      return 4;
+    case ElementType::kS64:
+    case ElementType::kU64:
+    case ElementType::kF64:
+      return 8;
+  }
+  return 0;
+}
 
 bool IsFloat(ElementType type);     // f16, bf16, f32, f64
 bool IsInteger(ElementType type);   // s8 ... u64 (not pred)

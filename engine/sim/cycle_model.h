@@ -1,0 +1,84 @@
+// The simulator's cycle model: what one bulk-synchronous step costs on a
+// tile, from the codelets' cycle estimates, the bytes a step moves and the
+// target's clock. Every constant is named here and justified, with its
+// source, in docs/cycle-model.md; the step structure (sync, exchange,
+// compute) is the IPU's BSP execution (seed 003's "compute, sync,
+// exchange" phases).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "engine/target/target.h"
+
+namespace tileprof::engine::sim {
+
+// ---- Exchange --------------------------------------------------------------
+// Bytes a tile can receive (and, separately, send) per tile clock cycle over
+// the on-chip exchange: one 32-bit word. 4 B x 1,472 tiles x 1.33 GHz =
+// 7.8 TB/s, the published 8 TB/s IPU-Exchange of a Mk2 (spec section 9).
+inline constexpr uint64_t kExchangeBytesPerCycle = 4;
+// Fixed cost of a tile's part in one exchange phase: the exchange code sets
+// up each transfer and data crosses the chip before the first word lands.
+// tileprof's choice (no public per-exchange figure).
+inline constexpr uint64_t kExchangeSetupCycles = 32;
+// ---- Synchronisation -------------------------------------------------------
+// A sync of the tiles of one IPU (the hardware barrier before every exchange
+// phase). tileprof's choice: the barrier signal crosses a ~25 mm die and back.
+inline constexpr uint64_t kIpuSyncCycles = 100;
+// A sync across IPUs (over IPU-Links): ten times an internal one.
+inline constexpr uint64_t kGlobalSyncCycles = 1000;
+// A sync with the host before a stream copy: a PCIe round trip, about 1.5 us
+// (2,000 cycles at 1.33 GHz). Counted as host exchange, not sync.
+inline constexpr uint64_t kHostSyncCycles = 2000;
+// ---- Links -----------------------------------------------------------------
+// Host link: PCIe Gen4 x16, 64 GB/s both ways (spec section 9), 32 GB/s in
+// each direction.
+inline constexpr double kHostLinkBytesPerSecond = 32e9;
+// IPU-Links: 10 links, 320 GB/s per IPU (spec section 9), 160 GB/s each way.
+inline constexpr double kIpuLinkBytesPerSecond = 160e9;
+// ---- On-tile copies ----------------------------------------------------------
+// A copy within one tile's memory: each of the 6 workers moves 8 B (one
+// 64-bit load and one store) every 2 worker cycles, i.e. 48 B per 12 tile
+// cycles: 4 B per tile cycle.
+inline constexpr uint64_t kLocalCopyBytesPerCycle = 4;
+
+uint64_t CeilDiv(uint64_t a, uint64_t b);
+
+// Cycles of one tile's part in an exchange phase: setup plus the larger of
+// its bytes in and out at kExchangeBytesPerCycle; 0 when it moves nothing.
+uint64_t ExchangeCycles(uint64_t bytes_in, uint64_t bytes_out);
+// Cycles to move `bytes` over the host link / one IPU's links at the
+// target's clock.
+uint64_t HostTransferCycles(uint64_t bytes, const Target& target);
+uint64_t IpuLinkCycles(uint64_t bytes, const Target& target);
+// Cycles of an on-tile copy of `bytes`.
+uint64_t LocalCopyCycles(uint64_t bytes);
+
+// A tile's compute phase. Worker vertices are dispatched in order, each onto
+// the worker context that frees up first (ties: the lowest context), as a
+// supervisor starts workers as contexts become free; a worker cycle is
+// `contexts` tile cycles, so the tile's time is contexts x the busiest
+// context's worker cycles. Supervisor vertices take the whole tile and run
+// one after the other.
+struct TileCompute {
+  uint64_t including_idle = 0;  // tile cycles the compute phase lasts
+  uint64_t excluding_idle = 0;  // tile cycles some context issued in
+};
+TileCompute PackTile(std::span<const uint64_t> worker_cycles,
+                     std::span<const uint64_t> supervisor_cycles, uint32_t contexts);
+
+// What one step cost. Every tile spends `duration` cycles in it (that is
+// what bulk-synchronous means); the sums split that time per tile into
+// compute, exchange and host exchange, and the rest of each tile's time is
+// sync (the barrier itself and waiting for the slowest tile).
+struct StepCost {
+  uint64_t duration = 0;
+  uint64_t compute_including_idle = 0;  // summed over tiles
+  uint64_t compute_excluding_idle = 0;
+  uint64_t exchange = 0;
+  uint64_t global_exchange = 0;
+  uint64_t host_exchange = 0;
+};
+
+}  // namespace tileprof::engine::sim

@@ -1,0 +1,417 @@
+#include "engine/sim/plan.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace tileprof::engine::sim {
+namespace {
+
+using program::ProgramKind;
+
+// A tensor's bytes on one tile.
+struct Piece {
+  ByteRun run;
+  uint32_t tile = 0;
+};
+
+Expected<std::vector<Piece>> Pieces(const Graph& graph, const Tensor& tensor) {
+  const uint64_t size = SizeOf(tensor.element_type());
+  std::vector<Piece> pieces;
+  for (const MappedRegion& mapped : graph.MapRegions(tensor)) {
+    const TensorRegion& region = mapped.region;
+    if (!mapped.tile) {
+      return MakeError("elements [{}, {}) of {} are not mapped to a tile", region.begin, region.end,
+                       graph.DescribeVariable(region.variable));
+    }
+    pieces.push_back({{region.variable, region.begin * size, region.end * size}, *mapped.tile});
+  }
+  return pieces;
+}
+
+std::vector<ByteRun> Runs(std::span<const Piece> pieces) {
+  std::vector<ByteRun> runs;
+  for (const Piece& piece : pieces) {
+    if (!runs.empty() && runs.back().variable == piece.run.variable &&
+        runs.back().end == piece.run.begin) {
+      runs.back().end = piece.run.end;
+    } else {
+      runs.push_back(piece.run);
+    }
+  }
+  return runs;
+}
+
+uint64_t Align8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
+
+// Bytes a step moves, per tile and per IPU, and what they cost.
+class Traffic {
+ public:
+  explicit Traffic(const Target& target) : target_(target) {}
+
+  // `bytes` owned by `from` are needed on `to`; `after` puts the transfer
+  // after the compute phase (a written field on another tile).
+  void Move(uint32_t from, uint32_t to, uint64_t bytes, bool after = false) {
+    if (from == to || bytes == 0) return;
+    const uint32_t from_ipu = target_.IpuOfTile(from);
+    const uint32_t to_ipu = target_.IpuOfTile(to);
+    if (from_ipu != to_ipu) {
+      global_[from_ipu].out += bytes;
+      global_[to_ipu].in += bytes;
+      global_tiles_.insert(from);
+      global_tiles_.insert(to);
+      return;
+    }
+    auto& phase = after ? after_ : before_;
+    phase[from].out += bytes;
+    phase[to].in += bytes;
+  }
+
+  void Local(uint32_t tile, uint64_t cycles_including, uint64_t cycles_excluding) {
+    auto& compute = compute_[tile];
+    compute.first += cycles_including;
+    compute.second += cycles_excluding;
+  }
+
+  // Sync, then the exchange before compute, the global exchange, compute,
+  // and the exchange of written fields after it.
+  StepCost Cost(bool spans_ipus) const {
+    StepCost cost;
+    uint64_t before = 0, after = 0, compute = 0, global = 0;
+    for (const auto& [tile, bytes] : before_) {
+      const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
+      before = std::max(before, cycles);
+      cost.exchange += cycles;
+    }
+    for (const auto& [tile, bytes] : after_) {
+      const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
+      after = std::max(after, cycles);
+      cost.exchange += cycles;
+    }
+    for (const auto& [tile, cycles] : compute_) {
+      compute = std::max(compute, cycles.first);
+      cost.compute_including_idle += cycles.first;
+      cost.compute_excluding_idle += cycles.second;
+    }
+    for (const auto& [ipu, bytes] : global_) {
+      global = std::max(global, kExchangeSetupCycles + IpuLinkCycles(std::max(bytes.in, bytes.out), target_));
+    }
+    cost.global_exchange = global * global_tiles_.size();
+    const bool global_sync = spans_ipus || !global_.empty();
+    cost.duration = (global_sync ? kGlobalSyncCycles : kIpuSyncCycles) + before + global + compute + after;
+    return cost;
+  }
+
+ private:
+  struct Bytes {
+    uint64_t in = 0;
+    uint64_t out = 0;
+  };
+  const Target& target_;
+  std::map<uint32_t, Bytes> before_, after_;
+  std::map<uint32_t, Bytes> global_;
+  std::unordered_set<uint32_t> global_tiles_;
+  std::map<uint32_t, std::pair<uint64_t, uint64_t>> compute_;
+};
+
+// A read interval a tile needs from another tile, for counting each remote
+// byte once per receiving tile however many of its vertices read it.
+struct RemoteRead {
+  ByteRun run;
+  uint32_t owner = 0;
+};
+
+void CountRemoteReads(uint32_t tile, std::vector<RemoteRead>& reads, Traffic& traffic) {
+  std::sort(reads.begin(), reads.end(), [](const RemoteRead& a, const RemoteRead& b) {
+    return a.run.variable != b.run.variable ? a.run.variable < b.run.variable : a.run.begin < b.run.begin;
+  });
+  VariableId variable = 0;
+  uint64_t covered = 0;
+  bool any = false;
+  for (const RemoteRead& read : reads) {
+    if (!any || read.run.variable != variable) {
+      variable = read.run.variable;
+      covered = 0;
+      any = true;
+    }
+    const uint64_t begin = std::max(read.run.begin, covered);
+    if (read.run.end > begin) {
+      traffic.Move(read.owner, tile, read.run.end - begin);
+      covered = read.run.end;
+    }
+  }
+}
+
+class Planner {
+ public:
+  Planner(const Graph& graph, std::span<const VariableId> valueless)
+      : graph_(graph), valueless_(valueless.begin(), valueless.end()) {}
+
+  Status Walk(const program::Program& program);
+  Plans Take() { return std::move(plans_); }
+
+ private:
+  Status PlanComputeSet(ComputeSetId id);
+  Status PlanTransfer(const program::Program& program);
+  uint32_t CodeletIndex(const Codelet* codelet);
+  // Refuses reading a valueless constant.
+  void CheckValues(std::span<const Piece> pieces, std::string_view who);
+
+  const Graph& graph_;
+  std::unordered_set<VariableId> valueless_;
+  std::unordered_set<const void*> seen_;
+  std::unordered_map<const Codelet*, uint32_t> codelet_index_;
+  std::unordered_set<std::string> refused_;  // "instruction\nreason", reported once
+  Plans plans_;
+};
+
+uint32_t Planner::CodeletIndex(const Codelet* codelet) {
+  auto [it, added] = codelet_index_.emplace(codelet, static_cast<uint32_t>(plans_.codelets.size()));
+  if (added) plans_.codelets.push_back(codelet);
+  return it->second;
+}
+
+void Planner::CheckValues(std::span<const Piece> pieces, std::string_view who) {
+  for (const Piece& piece : pieces) {
+    if (!valueless_.contains(piece.run.variable)) continue;
+    // One refusal per constant (its name is the constant instruction's),
+    // naming the first reader.
+    const VariableInfo& variable = graph_.variable(piece.run.variable);
+    if (refused_.insert("constant\n" + variable.name).second) {
+      plans_.refusals.push_back(
+          {variable.name,
+           fmt::format("its values are unknown (elided as {{...}} in the HLO text, or of a type the "
+                       "engine has no arithmetic for), and '{}' reads it",
+                       who)});
+    }
+  }
+}
+
+Status Planner::Walk(const program::Program& program) {
+  if (!seen_.insert(program.id()).second) return {};
+  switch (program.kind()) {
+    case ProgramKind::kSequence:
+      for (const program::Program& step : program.steps()) TILEPROF_RETURN_IF_ERROR(Walk(step));
+      return {};
+    case ProgramKind::kExecute:
+      if (plans_.compute_sets.contains(program.compute_set())) return {};
+      return PlanComputeSet(program.compute_set());
+    case ProgramKind::kCopy:
+    case ProgramKind::kCopyFromStream:
+    case ProgramKind::kCopyToStream:
+      return PlanTransfer(program);
+    case ProgramKind::kRepeat:
+      return Walk(program.body());
+    case ProgramKind::kRepeatWhileTrue:
+      TILEPROF_RETURN_IF_ERROR(Walk(program.condition()));
+      return Walk(program.body());
+    case ProgramKind::kIf:
+      TILEPROF_RETURN_IF_ERROR(Walk(program.then_body()));
+      return Walk(program.else_body());
+  }
+  return {};
+}
+
+Status Planner::PlanComputeSet(ComputeSetId id) {
+  const ComputeSetInfo& info = graph_.compute_set(id);
+  const Target& target = graph_.target();
+  ComputeSetPlan plan;
+  plan.id = id;
+  std::map<uint32_t, TilePlan> tiles;
+  std::map<uint32_t, std::vector<RemoteRead>> remote_reads;
+  std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> cycles;  // workers, supervisors
+  std::map<uint32_t, CodeletCount> counts;
+  Traffic traffic(target);
+  // Written byte runs (pairwise disjoint: the graph forbids two vertices of
+  // a compute set writing one element) and the reads, for the in-place rule.
+  struct Access {
+    ByteRun run;
+    TilePlan* tile;
+    size_t vertex;  // index in tile->vertices
+    size_t field;
+  };
+  std::vector<Access> writes, reads;
+  std::unordered_set<uint32_t> ipus;
+
+  for (VertexId vertex_id : info.vertices) {
+    const VertexInfo& vertex = graph_.vertex(vertex_id);
+    const std::string who = vertex.debug_name.empty() ? graph_.DescribeVertex(vertex_id) : vertex.debug_name;
+    if (!vertex.codelet->executable()) {
+      std::string reason = fmt::format("{} has no compute function in the simulator", vertex.codelet->name());
+      if (refused_.insert(who + "\n" + reason).second) plans_.refusals.push_back({who, std::move(reason)});
+      continue;
+    }
+    if (!vertex.tile) return MakeError("{} is not mapped to a tile", graph_.DescribeVertex(vertex_id));
+    const uint32_t tile = *vertex.tile;
+    ipus.insert(target.IpuOfTile(tile));
+    TilePlan& tile_plan = tiles[tile];
+    tile_plan.tile = tile;
+    VertexPlan vertex_plan;
+    vertex_plan.id = vertex_id;
+    vertex_plan.codelet = vertex.codelet;
+    vertex_plan.params = vertex.ParamValues();
+    const auto specs = vertex.codelet->fields();
+    for (size_t f = 0; f < specs.size(); ++f) {
+      if (f >= vertex.fields.size() || !vertex.fields[f]) {
+        return MakeError("{}: field '{}' is not connected", graph_.DescribeVertex(vertex_id), specs[f].name);
+      }
+      Expected<std::vector<Piece>> pieces = Pieces(graph_, *vertex.fields[f]);
+      if (!pieces) {
+        return pieces.error().Within(fmt::format("{} field '{}'", graph_.DescribeVertex(vertex_id), specs[f].name));
+      }
+      const bool reads_field = specs[f].direction != FieldDirection::kOutput;
+      if (reads_field) CheckValues(*pieces, who);
+      FieldPlan field;
+      field.written = specs[f].IsWritten();
+      for (const Piece& piece : *pieces) {
+        const uint64_t bytes = piece.run.end - piece.run.begin;
+        field.bytes += bytes;
+        if (piece.tile != tile) {
+          if (reads_field) remote_reads[tile].push_back({piece.run, piece.tile});
+          if (field.written) traffic.Move(tile, piece.tile, bytes, /*after=*/true);
+        }
+      }
+      field.runs = Runs(*pieces);
+      field.in_place = field.runs.size() == 1;
+      const size_t index = tile_plan.vertices.size();
+      for (const ByteRun& run : field.runs) {
+        (field.written ? writes : reads).push_back({run, &tile_plan, index, f});
+      }
+      vertex_plan.fields.push_back(std::move(field));
+    }
+    vertex_plan.spans.resize(vertex_plan.fields.size());
+    const uint64_t vertex_cycles = graph_.VertexCycles(vertex_id);
+    auto& lists = cycles[tile];
+    (vertex.codelet->execution_kind() == ExecutionKind::kWorker ? lists.first : lists.second)
+        .push_back(vertex_cycles);
+    CodeletCount& count = counts[CodeletIndex(vertex.codelet)];
+    ++count.instances;
+    count.cycles += vertex_cycles;
+    tile_plan.vertices.push_back(std::move(vertex_plan));
+  }
+
+  // A written run is used in place only if no other vertex reads its bytes.
+  auto by_start = [](const Access& a, const Access& b) {
+    return a.run.variable != b.run.variable ? a.run.variable < b.run.variable : a.run.begin < b.run.begin;
+  };
+  std::sort(writes.begin(), writes.end(), by_start);
+  for (const Access& read : reads) {
+    auto it = std::lower_bound(writes.begin(), writes.end(), read, [](const Access& w, const Access& r) {
+      return w.run.variable != r.run.variable ? w.run.variable < r.run.variable : w.run.end <= r.run.begin;
+    });
+    for (; it != writes.end() && it->run.variable == read.run.variable && it->run.begin < read.run.end; ++it) {
+      if (it->tile != read.tile || it->vertex != read.vertex) {
+        it->tile->vertices[it->vertex].fields[it->field].in_place = false;
+      }
+    }
+  }
+
+  for (auto& [tile, reads_of_tile] : remote_reads) CountRemoteReads(tile, reads_of_tile, traffic);
+  for (const auto& [tile, lists] : cycles) {
+    const TileCompute compute = PackTile(lists.first, lists.second, target.NumWorkerContexts());
+    traffic.Local(tile, compute.including_idle, compute.excluding_idle);
+  }
+  for (auto& [tile, tile_plan] : tiles) {
+    for (VertexPlan& vertex : tile_plan.vertices) {
+      for (FieldPlan& field : vertex.fields) {
+        if (field.in_place) continue;
+        field.arena_offset = plan.arena_bytes;
+        plan.arena_bytes = Align8(plan.arena_bytes + field.bytes);
+        if (field.written) tile_plan.scatters = true;
+      }
+    }
+    plan.tiles.push_back(std::move(tile_plan));
+  }
+  plan.cost = traffic.Cost(ipus.size() > 1);
+  for (const auto& [index, count] : counts) {
+    plan.codelets.push_back(count);
+    plan.codelets.back().codelet = index;
+  }
+  plans_.arena_bytes = std::max(plans_.arena_bytes, plan.arena_bytes);
+  plans_.compute_sets.emplace(id, std::move(plan));
+  return {};
+}
+
+Status Planner::PlanTransfer(const program::Program& program) {
+  const Target& target = graph_.target();
+  TransferPlan plan;
+  std::vector<Piece> source, destination;
+  if (program.kind() != ProgramKind::kCopyFromStream) {
+    TILEPROF_ASSIGN_OR_RETURN(source, Pieces(graph_, program.source()));
+  }
+  if (program.kind() != ProgramKind::kCopyToStream) {
+    TILEPROF_ASSIGN_OR_RETURN(destination, Pieces(graph_, program.destination()));
+  }
+  if (program.kind() != ProgramKind::kCopy) plan.stream = program.stream().id;
+  plan.source = Runs(source);
+  plan.destination = Runs(destination);
+  for (const Piece& piece : program.kind() == ProgramKind::kCopyFromStream ? destination : source) {
+    plan.bytes += piece.run.end - piece.run.begin;
+  }
+  if (!source.empty()) CheckValues(source, graph_.variable(source[0].run.variable).name);
+
+  if (program.kind() == ProgramKind::kCopy) {
+    // Walk both sides in element order: bytes that stay on a tile are an
+    // on-tile copy, the others are exchanged.
+    Traffic traffic(target);
+    std::map<uint32_t, uint64_t> local;
+    std::unordered_set<uint32_t> ipus;
+    size_t i = 0, j = 0;
+    uint64_t used_i = 0, used_j = 0;
+    while (i < source.size() && j < destination.size()) {
+      const uint64_t left_i = source[i].run.end - source[i].run.begin - used_i;
+      const uint64_t left_j = destination[j].run.end - destination[j].run.begin - used_j;
+      const uint64_t bytes = std::min(left_i, left_j);
+      ipus.insert(target.IpuOfTile(source[i].tile));
+      ipus.insert(target.IpuOfTile(destination[j].tile));
+      if (source[i].tile == destination[j].tile) local[source[i].tile] += bytes;
+      else traffic.Move(source[i].tile, destination[j].tile, bytes);
+      used_i += bytes;
+      used_j += bytes;
+      if (used_i == source[i].run.end - source[i].run.begin) ++i, used_i = 0;
+      if (used_j == destination[j].run.end - destination[j].run.begin) ++j, used_j = 0;
+    }
+    for (const auto& [tile, bytes] : local) {
+      const uint64_t copy = LocalCopyCycles(bytes);
+      traffic.Local(tile, copy, copy);
+    }
+    plan.cost = traffic.Cost(ipus.size() > 1);
+  } else {
+    // The host link carries the bytes; each tile takes its share through its
+    // own exchange port; the slower of the two sets the pace.
+    std::map<uint32_t, uint64_t> per_tile;
+    for (const Piece& piece : program.kind() == ProgramKind::kCopyFromStream ? destination : source) {
+      per_tile[piece.tile] += piece.run.end - piece.run.begin;
+    }
+    uint64_t transfer = HostTransferCycles(plan.bytes, target);
+    for (const auto& [tile, bytes] : per_tile) transfer = std::max(transfer, CeilDiv(bytes, kExchangeBytesPerCycle));
+    // The host round trip and the transfer are both host exchange for every
+    // tile: the device waits on the host link (as in Poplar's reports, where
+    // host exchange dominates a host-bound run).
+    plan.cost.duration = kHostSyncCycles + transfer;
+    plan.cost.host_exchange = plan.cost.duration * target.NumTiles();
+  }
+  plans_.transfers.emplace(program.id(), std::move(plan));
+  return {};
+}
+
+}  // namespace
+
+Expected<Plans> PlanProgram(const Graph& graph, const program::Program& program,
+                            std::span<const VariableId> valueless_constants) {
+  Planner planner(graph, valueless_constants);
+  TILEPROF_RETURN_IF_ERROR(planner.Walk(program));
+  return planner.Take();
+}
+
+StepCost PredicateCost(const Target& target, uint64_t bytes) {
+  StepCost cost;
+  const uint64_t broadcast = ExchangeCycles(bytes, 0);
+  cost.duration = (target.NumIpus() > 1 ? kGlobalSyncCycles : kIpuSyncCycles) + broadcast;
+  cost.exchange = broadcast * target.NumTiles();
+  return cost;
+}
+
+}  // namespace tileprof::engine::sim

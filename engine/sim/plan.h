@@ -1,0 +1,97 @@
+// Internal to engine/sim: what the simulator works out once, before the
+// first run, for every step the program can reach: where each vertex field's
+// bytes are, which fields can be used in place, how big the scratch arena
+// must be, and what each step costs (a step's cost depends on the graph,
+// never on the data, so it is computed once).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/expected.h"
+#include "engine/graph/graph.h"
+#include "engine/graph/program.h"
+#include "engine/sim/cycle_model.h"
+
+namespace tileprof::engine::sim {
+
+// Bytes [begin, end) of one variable's buffer.
+struct ByteRun {
+  VariableId variable = 0;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+struct FieldPlan {
+  std::vector<ByteRun> runs;  // in the field's element order
+  uint64_t bytes = 0;
+  bool written = false;
+  bool in_place = false;      // one run, used directly in the variable's buffer
+  uint64_t arena_offset = 0;  // where it is gathered otherwise
+};
+
+struct VertexPlan {
+  VertexId id = 0;
+  const Codelet* codelet = nullptr;
+  std::vector<FieldPlan> fields;
+  std::vector<uint32_t> params;
+  std::vector<std::span<std::byte>> spans;  // refilled on every execution
+};
+
+struct TilePlan {
+  uint32_t tile = 0;
+  std::vector<VertexPlan> vertices;  // in creation order
+  bool scatters = false;             // some written field was gathered
+};
+
+struct CodeletCount {
+  uint32_t codelet = 0;  // index into Plans::codelets
+  uint64_t instances = 0;
+  uint64_t cycles = 0;   // per execution of the compute set, codelet units
+};
+
+struct ComputeSetPlan {
+  ComputeSetId id = 0;
+  std::vector<TilePlan> tiles;  // tiles with vertices, in tile order
+  uint64_t arena_bytes = 0;
+  StepCost cost;
+  std::vector<CodeletCount> codelets;
+};
+
+// Copy, CopyFromStream and CopyToStream. A device copy goes through a
+// buffer, so a source and destination that share bytes copy correctly.
+struct TransferPlan {
+  std::vector<ByteRun> source;       // empty when from the host
+  std::vector<ByteRun> destination;  // empty when to the host
+  uint64_t bytes = 0;
+  StreamId stream = 0;
+  StepCost cost;
+};
+
+// A problem that stops the program from running, found while planning.
+struct Refusal {
+  std::string instruction;  // vertex debug name (the HLO instruction)
+  std::string reason;
+};
+
+struct Plans {
+  std::unordered_map<ComputeSetId, ComputeSetPlan> compute_sets;
+  std::unordered_map<const void*, TransferPlan> transfers;  // by program node
+  std::vector<const Codelet*> codelets;                     // every type planned
+  uint64_t arena_bytes = 0;  // the largest compute set's
+  std::vector<Refusal> refusals;
+};
+
+// Plans every step `program` can reach. Errors are graph inconsistencies
+// (an unmapped element); refusals are collected in Plans::refusals.
+Expected<Plans> PlanProgram(const Graph& graph, const program::Program& program,
+                            std::span<const VariableId> valueless_constants);
+
+// The cost of evaluating a control-flow predicate of `bytes`: a sync and a
+// broadcast of the value to every tile.
+StepCost PredicateCost(const Target& target, uint64_t bytes);
+
+}  // namespace tileprof::engine::sim

@@ -1,0 +1,362 @@
+#include "engine/sim/simulator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "engine/sim/plan.h"
+#include "engine/sim/thread_pool.h"
+
+namespace tileprof::engine::sim {
+namespace {
+
+using program::ProgramKind;
+
+// "gather.3 (gather)" when the module has the instruction, else the name.
+std::string DescribeInstruction(const hlo::Module* module, const std::string& name) {
+  if (module != nullptr) {
+    for (const hlo::Computation* computation : module->computations()) {
+      for (const hlo::Instruction* instruction : computation->instructions()) {
+        if (instruction->name() == name) {
+          return fmt::format("{} ({})", name, hlo::OpcodeName(instruction->opcode()));
+        }
+      }
+    }
+  }
+  return name;
+}
+
+Error RefusalError(const std::vector<Refusal>& refusals, const hlo::Module* module) {
+  // At most this many are listed; the count says how many more there are.
+  constexpr size_t kListed = 10;
+  std::string text = fmt::format("cannot run: {} instruction(s) cannot be executed by the simulator",
+                                 refusals.size());
+  for (size_t i = 0; i < refusals.size() && i < kListed; ++i) {
+    text += fmt::format("\n  {}: {}", DescribeInstruction(module, refusals[i].instruction),
+                        refusals[i].reason);
+  }
+  if (refusals.size() > kListed) text += fmt::format("\n  ... and {} more", refusals.size() - kListed);
+  return Error(std::move(text));
+}
+
+}  // namespace
+
+struct Simulator::State {
+  const Graph* graph = nullptr;
+  program::Program program;
+  SimOptions options;
+  Plans plans;
+  ThreadPool pool;
+  std::vector<std::vector<std::byte>> memory;  // by variable
+  std::vector<TileState> tile_states;          // by tile
+  std::vector<std::byte> arena;
+  std::vector<std::byte> copy_buffer;
+  std::set<ComputeSetId> executed;  // compute sets run at least once
+
+  // Report accumulators.
+  uint64_t total_cycles = 0;
+  uint64_t compute_including_idle = 0;  // summed over tiles
+  uint64_t compute_excluding_idle = 0;
+  uint64_t exchange = 0;
+  uint64_t global_exchange = 0;
+  uint64_t host_exchange = 0;
+  std::vector<uint64_t> codelet_instances;  // by Plans::codelets index
+  std::vector<uint64_t> codelet_cycles;
+  std::vector<report::ExecutionStep> steps;
+  uint64_t unrecorded_steps = 0;
+  uint64_t unrecorded_cycles = 0;
+
+  // The current run.
+  const HostData* inputs = nullptr;
+  HostData* outputs = nullptr;
+  uint64_t run_cycles = 0;
+
+  State(const Graph& g, program::Program p, const SimOptions& o, Plans pl)
+      : graph(&g), program(std::move(p)), options(o), plans(std::move(pl)), pool(o.threads) {}
+
+  void AddStep(std::string name, const StepCost& cost);
+  Status Execute(const program::Program& program);
+  Status RunComputeSet(ComputeSetId id);
+  Status RunTransfer(const program::Program& program);
+  Expected<bool> ReadPredicate(const Tensor& predicate);
+
+  void Gather(std::span<const ByteRun> runs, std::byte* out) const {
+    for (const ByteRun& run : runs) {
+      std::memcpy(out, memory[run.variable].data() + run.begin, run.end - run.begin);
+      out += run.end - run.begin;
+    }
+  }
+  void Scatter(std::span<const ByteRun> runs, const std::byte* in) {
+    for (const ByteRun& run : runs) {
+      std::memcpy(memory[run.variable].data() + run.begin, in, run.end - run.begin);
+      in += run.end - run.begin;
+    }
+  }
+};
+
+void Simulator::State::AddStep(std::string name, const StepCost& cost) {
+  total_cycles += cost.duration;
+  run_cycles += cost.duration;
+  compute_including_idle += cost.compute_including_idle;
+  compute_excluding_idle += cost.compute_excluding_idle;
+  exchange += cost.exchange;
+  global_exchange += cost.global_exchange;
+  host_exchange += cost.host_exchange;
+  if (steps.size() < options.max_recorded_steps) {
+    steps.push_back({std::move(name), cost.duration, {}});
+  } else {
+    ++unrecorded_steps;
+    unrecorded_cycles += cost.duration;
+  }
+}
+
+Status Simulator::State::RunComputeSet(ComputeSetId id) {
+  ComputeSetPlan& plan = plans.compute_sets.at(id);
+  if (executed.insert(id).second) {
+    for (const CodeletCount& count : plan.codelets) codelet_instances[count.codelet] += count.instances;
+  }
+  for (const CodeletCount& count : plan.codelets) codelet_cycles[count.codelet] += count.cycles;
+
+  std::vector<std::string> errors(plan.tiles.size());
+  pool.ParallelFor(plan.tiles.size(), [&](size_t t) {
+    TilePlan& tile = plan.tiles[t];
+    TileState& tile_state = tile_states[tile.tile];
+    for (VertexPlan& vertex : tile.vertices) {
+      for (size_t f = 0; f < vertex.fields.size(); ++f) {
+        const FieldPlan& field = vertex.fields[f];
+        if (field.in_place) {
+          const ByteRun& run = field.runs[0];
+          vertex.spans[f] = {memory[run.variable].data() + run.begin, field.bytes};
+        } else {
+          std::byte* at = arena.data() + field.arena_offset;
+          Gather(field.runs, at);
+          vertex.spans[f] = {at, field.bytes};
+        }
+      }
+      VertexIo io{vertex.spans, vertex.params, &tile_state};
+      if (Status status = vertex.codelet->Run(io); !status) {
+        errors[t] = fmt::format("{} on tile {}: {}", graph->DescribeVertex(vertex.id), tile.tile,
+                                status.error().message());
+        return;
+      }
+    }
+  });
+  for (const std::string& error : errors) {
+    if (!error.empty()) return Error(error);
+  }
+  pool.ParallelFor(plan.tiles.size(), [&](size_t t) {
+    const TilePlan& tile = plan.tiles[t];
+    if (!tile.scatters) return;
+    for (const VertexPlan& vertex : tile.vertices) {
+      for (const FieldPlan& field : vertex.fields) {
+        if (field.written && !field.in_place) Scatter(field.runs, arena.data() + field.arena_offset);
+      }
+    }
+  });
+  AddStep(graph->compute_set(id).name, plan.cost);
+  return {};
+}
+
+Status Simulator::State::RunTransfer(const program::Program& step) {
+  const TransferPlan& plan = plans.transfers.at(step.id());
+  switch (step.kind()) {
+    case ProgramKind::kCopy: {
+      copy_buffer.resize(plan.bytes);
+      Gather(plan.source, copy_buffer.data());
+      Scatter(plan.destination, copy_buffer.data());
+      AddStep(plan.destination.empty()
+                  ? std::string("Copy")
+                  : fmt::format("Copy to {}", graph->variable(plan.destination.front().variable).name),
+              plan.cost);
+      return {};
+    }
+    case ProgramKind::kCopyFromStream: {
+      const StreamInfo& stream = graph->stream(plan.stream);
+      auto it = inputs->find(stream.name);
+      if (it == inputs->end()) return MakeError("no data for host-to-device stream '{}'", stream.name);
+      Scatter(plan.destination, it->second.data());
+      AddStep(fmt::format("Host to device: {}", stream.name), plan.cost);
+      return {};
+    }
+    case ProgramKind::kCopyToStream: {
+      const StreamInfo& stream = graph->stream(plan.stream);
+      std::vector<std::byte>& out = (*outputs)[stream.name];
+      out.resize(plan.bytes);
+      Gather(plan.source, out.data());
+      AddStep(fmt::format("Device to host: {}", stream.name), plan.cost);
+      return {};
+    }
+    default:
+      return MakeError("not a transfer");
+  }
+}
+
+Expected<bool> Simulator::State::ReadPredicate(const Tensor& predicate) {
+  if (predicate.NumElements() != 1 || predicate.regions().size() != 1) {
+    return MakeError("predicate {} is not one element", predicate.ShapeString());
+  }
+  const TensorRegion& region = predicate.regions()[0];
+  const uint64_t size = SizeOf(predicate.element_type());
+  const std::byte* at = memory[region.variable].data() + region.begin * size;
+  // pred is one byte, nonzero for true; other types: any nonzero bit, as
+  // Poplar's If and RepeatWhileTrue test a scalar against zero.
+  bool value = false;
+  for (uint64_t i = 0; i < size; ++i) value = value || at[i] != std::byte{0};
+  AddStep("Sync (predicate)", PredicateCost(graph->target(), size));
+  return value;
+}
+
+Status Simulator::State::Execute(const program::Program& step) {
+  switch (step.kind()) {
+    case ProgramKind::kSequence:
+      for (const program::Program& child : step.steps()) TILEPROF_RETURN_IF_ERROR(Execute(child));
+      return {};
+    case ProgramKind::kExecute:
+      return RunComputeSet(step.compute_set());
+    case ProgramKind::kCopy:
+    case ProgramKind::kCopyFromStream:
+    case ProgramKind::kCopyToStream:
+      return RunTransfer(step);
+    case ProgramKind::kRepeat:
+      for (uint32_t i = 0; i < step.count(); ++i) TILEPROF_RETURN_IF_ERROR(Execute(step.body()));
+      return {};
+    case ProgramKind::kRepeatWhileTrue: {
+      TILEPROF_RETURN_IF_ERROR(Execute(step.condition()));
+      for (uint64_t iteration = 0;; ++iteration) {
+        TILEPROF_ASSIGN_OR_RETURN(bool go_on, ReadPredicate(step.predicate()));
+        if (!go_on) return {};
+        if (iteration == options.max_loop_iterations) {
+          return MakeError("a loop ran {} iterations without its condition turning false",
+                           options.max_loop_iterations);
+        }
+        TILEPROF_RETURN_IF_ERROR(Execute(step.body()));
+        TILEPROF_RETURN_IF_ERROR(Execute(step.condition()));
+      }
+    }
+    case ProgramKind::kIf: {
+      TILEPROF_ASSIGN_OR_RETURN(bool taken, ReadPredicate(step.predicate()));
+      return Execute(taken ? step.then_body() : step.else_body());
+    }
+  }
+  return {};
+}
+
+Simulator::Simulator(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Simulator::~Simulator() = default;
+
+const Graph& Simulator::graph() const { return *state_->graph; }
+uint32_t Simulator::threads() const { return state_->pool.size(); }
+
+Expected<std::unique_ptr<Simulator>> Simulator::Create(const Graph& graph,
+                                                       const program::Program& program,
+                                                       std::span<const VariableId> valueless_constants,
+                                                       const SimOptions& options) {
+  TILEPROF_ASSIGN_OR_RETURN(Plans plans, PlanProgram(graph, program, valueless_constants));
+  if (!plans.refusals.empty()) return RefusalError(plans.refusals, options.module);
+  auto state = std::make_unique<State>(graph, program, options, std::move(plans));
+  state->memory.resize(graph.num_variables());
+  for (VariableId id = 0; id < graph.num_variables(); ++id) {
+    const VariableInfo& variable = graph.variable(id);
+    const uint64_t bytes = variable.num_elements * SizeOf(variable.type);
+    if (variable.is_constant) {
+      if (variable.constant_data.size() != bytes) {
+        return MakeError("{} has {} bytes of values, expected {}", graph.DescribeVariable(id),
+                         variable.constant_data.size(), bytes);
+      }
+      state->memory[id] = variable.constant_data;
+    } else {
+      state->memory[id].assign(bytes, std::byte{0});
+    }
+  }
+  state->tile_states.resize(graph.target().NumTiles());
+  for (uint32_t tile = 0; tile < state->tile_states.size(); ++tile) state->tile_states[tile].tile = tile;
+  state->arena.resize(state->plans.arena_bytes);
+  state->codelet_instances.assign(state->plans.codelets.size(), 0);
+  state->codelet_cycles.assign(state->plans.codelets.size(), 0);
+  return std::unique_ptr<Simulator>(new Simulator(std::move(state)));
+}
+
+Expected<std::unique_ptr<Simulator>> Simulator::Create(const compiler::CompileResult& compiled,
+                                                       const SimOptions& options) {
+  if (!compiled.graph) return MakeError("the compile result has no graph");
+  return Create(*compiled.graph, compiled.program, compiled.valueless_constants, options);
+}
+
+Expected<RunResult> Simulator::Run(const HostData& inputs) {
+  State& state = *state_;
+  const Graph& graph = *state.graph;
+  for (StreamId id = 0; id < graph.num_streams(); ++id) {
+    const StreamInfo& stream = graph.stream(id);
+    if (stream.direction != StreamDirection::kHostToDevice) continue;
+    const uint64_t bytes = stream.num_elements * SizeOf(stream.type);
+    auto it = inputs.find(stream.name);
+    if (it == inputs.end()) {
+      return MakeError("no input for host-to-device stream '{}' ({}[{}])", stream.name,
+                       HloName(stream.type), stream.num_elements);
+    }
+    if (it->second.size() != bytes) {
+      return MakeError("input for stream '{}' has {} bytes, the stream takes {} ({} x {})", stream.name,
+                       it->second.size(), bytes, stream.num_elements, HloName(stream.type));
+    }
+  }
+  for (const auto& [name, data] : inputs) {
+    bool known = false;
+    for (StreamId id = 0; id < graph.num_streams() && !known; ++id) {
+      known = graph.stream(id).direction == StreamDirection::kHostToDevice && graph.stream(id).name == name;
+    }
+    if (!known) return MakeError("no host-to-device stream named '{}'", name);
+  }
+  RunResult result;
+  state.inputs = &inputs;
+  state.outputs = &result.outputs;
+  state.run_cycles = 0;
+  Status status = state.Execute(state.program);
+  state.inputs = nullptr;
+  state.outputs = nullptr;
+  if (!status) return status.error();
+  result.cycles = state.run_cycles;
+  return result;
+}
+
+report::ExecutionReport Simulator::Report() const {
+  const State& state = *state_;
+  report::ExecutionReport report;
+  report.programs = {"<anonymous>"};
+  report.total_cycles = state.total_cycles;
+  report.clock_hz = state.graph->target().ClockHz();
+  const double tiles = state.graph->target().NumTiles();
+  using report::CycleKind;
+  auto set = [&](CycleKind kind, double value) {
+    report.tile_average_cycles[static_cast<size_t>(kind)] = value;
+  };
+  const double compute = static_cast<double>(state.compute_including_idle) / tiles;
+  const double exchange = static_cast<double>(state.exchange) / tiles;
+  const double global = static_cast<double>(state.global_exchange) / tiles;
+  const double host = static_cast<double>(state.host_exchange) / tiles;
+  set(CycleKind::kComputeIncludingIdle, compute);
+  set(CycleKind::kComputeExcludingIdle, static_cast<double>(state.compute_excluding_idle) / tiles);
+  set(CycleKind::kIpuExchange, exchange);
+  set(CycleKind::kGlobalExchange, global);
+  set(CycleKind::kHostExchange, host);
+  // Every tile spends every step's whole duration somewhere; what is not
+  // compute or exchange is sync (the barrier and waiting for other tiles).
+  set(CycleKind::kSync, std::max(0.0, static_cast<double>(state.total_cycles) - compute - exchange - global - host));
+  for (size_t i = 0; i < state.plans.codelets.size(); ++i) {
+    if (state.codelet_instances[i] == 0) continue;
+    report.cycles_by_vertex_type.push_back(
+        {state.plans.codelets[i]->name(), state.codelet_instances[i], state.codelet_cycles[i]});
+  }
+  std::stable_sort(report.cycles_by_vertex_type.begin(), report.cycles_by_vertex_type.end(),
+                   [](const auto& a, const auto& b) {
+                     return a.cycles != b.cycles ? a.cycles > b.cycles : a.name < b.name;
+                   });
+  report.steps = state.steps;
+  if (state.unrecorded_steps > 0) {
+    report.steps.push_back({fmt::format("({} more steps)", state.unrecorded_steps), state.unrecorded_cycles, {}});
+  }
+  return report;
+}
+
+}  // namespace tileprof::engine::sim
