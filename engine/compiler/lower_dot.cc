@@ -314,6 +314,18 @@ Expected<Value> Lowering::LowerConvolution(const hlo::Instruction& instruction,
          in_range(cd.output_spatial[s]) && window[s].stride >= 1 && window[s].base_dilation >= 1 &&
          window[s].window_dilation >= 1;
   }
+  // Only the TensorFlow/JAX default layouts (b01f, 01io, b01f) for now:
+  // other layouts need per-element views of huge tensors to be built first
+  // (mobilenet's NCHW convolutions took gigabytes), which is future work.
+  ok = ok && cd.input_batch == 0 && cd.input_feature == static_cast<int64_t>(rank - 1) &&
+       cd.output_batch == 0 && cd.output_feature == static_cast<int64_t>(rank - 1) &&
+       cd.kernel_input_feature == static_cast<int64_t>(rank - 2) &&
+       cd.kernel_output_feature == static_cast<int64_t>(rank - 1);
+  for (size_t s = 0; ok && s < spatial; ++s) {
+    ok = cd.input_spatial[s] == static_cast<int64_t>(1 + s) &&
+         cd.output_spatial[s] == static_cast<int64_t>(1 + s) &&
+         cd.kernel_spatial[s] == static_cast<int64_t>(s);
+  }
   if (!ok) return LowerOpaque(instruction, operands, program);
   auto dim = [](const Tensor& t, int64_t d) { return t.shape()[static_cast<size_t>(d)]; };
   const uint64_t g = static_cast<uint64_t>(groups);
@@ -348,7 +360,11 @@ Expected<Value> Lowering::LowerConvolution(const hlo::Instruction& instruction,
   for (uint64_t d : patch_dims) patch_elements *= d;
   // Patches beyond this are more memory than a real convolution would ever
   // take (Poplar never materialises them): such convolutions stay opaque.
-  if (!(trivial && g == 1) && patch_elements > kMaxPatchElements) {
+  // Grouped convolutions (depthwise ones have G = C) are exact in this
+  // scheme but need a view of G-interleaved results per element, which on
+  // real models (mobilenet) costs gigabytes of host memory to build: opaque
+  // until a grouped convolution codelet exists.
+  if (g > 1 || (!trivial && patch_elements > kMaxPatchElements)) {
     return LowerOpaque(instruction, operands, program);
   }
   Tensor lhs3;
@@ -423,13 +439,19 @@ Expected<Value> Lowering::LowerConvolution(const hlo::Instruction& instruction,
   to_output[static_cast<size_t>(cd.output_batch)] = 0;
   for (size_t s = 0; s < spatial; ++s) to_output[static_cast<size_t>(cd.output_spatial[s])] = 1 + s;
   to_output[static_cast<size_t>(cd.output_feature)] = rank - 1;
-  TILEPROF_ASSIGN_OR_RETURN(Tensor final_view, view.Dimshuffle(to_output));
-  if (final_view.regions().size() > kMaxOperandRegions) {
+  if (EstimatedRuns(view.shape(), to_output) > kMaxOperandRegions) {
+    // Rearranged without building the (per-element) view first.
     std::vector<SourceDim> map(rank);
-    for (size_t i = 0; i < rank; ++i) map[to_output[i]].src = map[to_output[i]].src2 = static_cast<uint32_t>(i);
-    TILEPROF_ASSIGN_OR_RETURN(final_view, EmitRearrange(view, map, nullptr, final_view.shape(),
-                                                        name + "/result", program));
+    std::vector<uint64_t> final_dims(rank);
+    for (size_t i = 0; i < rank; ++i) {
+      map[to_output[i]].src = map[to_output[i]].src2 = static_cast<uint32_t>(i);
+      final_dims[i] = view.shape()[to_output[i]];
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor copy, EmitRearrange(view, map, nullptr, final_dims,
+                                                         name + "/result", program));
+    return Value::Array(copy);
   }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor final_view, view.Dimshuffle(to_output));
   return Value::Array(final_view);
 }
 
