@@ -28,6 +28,26 @@ std::string Describe(const hlo::Instruction& instruction) {
   return fmt::format("{} ({})", instruction.name(), hlo::OpcodeName(instruction.opcode()));
 }
 
+uint64_t EstimatedRuns(std::span<const uint64_t> shape, std::span<const size_t> permutation) {
+  uint64_t n = 1, run = 1;
+  for (uint64_t d : shape) n *= d;
+  for (size_t i = permutation.size(); i-- > 0 && permutation[i] == i;) run *= shape[i];
+  return run == 0 ? 0 : n / run;
+}
+
+Expected<std::optional<int64_t>> IntAttribute(const hlo::Instruction& instruction,
+                                              std::string_view name) {
+  const hlo::Attribute* attribute = instruction.FindAttribute(name);
+  if (attribute == nullptr) return std::optional<int64_t>();
+  const std::string_view text = attribute->value();
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return MakeError("bad {}={}", name, text);
+  }
+  return std::optional<int64_t>(value);
+}
+
 Lowering::Lowering(Graph& graph, const CompileOptions& options, LoweringStats& stats)
     : graph_(graph), options_(options), stats_(stats), mapper_(graph, options),
       codelets_(graph) {}
@@ -375,9 +395,16 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
     case Opcode::kConcatenate:
       return LowerConcatenate(instruction, operands, program);
     case Opcode::kPad:
+      return LowerPad(instruction, operands, program);
     case Opcode::kReverse:
-      if (!operands.empty()) return LowerRearrange(instruction, operand(0), program);
+      if (operands.size() == 1) return LowerReverse(instruction, operand(0), program);
       break;
+    case Opcode::kIota:
+      if (operands.empty()) return LowerIota(instruction, program);
+      break;
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+      return LowerDynamicSlice(instruction, operands, program);
     case Opcode::kCopy:
       if (operands.size() == 1) return LowerCopy(instruction, operand(0), program);
       break;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 #include "engine/compiler/opaque.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/program.h"
+#include "engine/hlo/attributes.h"
 #include "engine/hlo/module.h"
 
 namespace tileprof::engine::compiler {
@@ -44,6 +46,19 @@ enum class Access : uint8_t {
   kWhole,         // the whole operand (a scalar)
   kProportional,  // the same fraction of the operand: exact volume, location
                   // approximate (the element order of the op is not modelled)
+};
+
+// How a rearrangement (tileprof::Rearrange, engine/codelets/indexed.h)
+// finds source coordinate j from output coordinates o:
+// c = add + mul * o[src] + mul2 * o[src2], an element when c >= 0,
+// c % div == 0 and c / div is inside the source (else padding).
+struct SourceDim {
+  uint32_t src = 0;
+  uint32_t src2 = 0;
+  int64_t mul = 1;
+  int64_t mul2 = 0;
+  int64_t add = 0;
+  uint64_t div = 1;
 };
 
 struct FieldInput {
@@ -92,11 +107,42 @@ class Lowering {
                                    std::span<const Value> operands, program::Sequence& program);
   Expected<Value> LowerCopy(const hlo::Instruction& instruction, const Value& operand,
                             program::Sequence& program);
-  Expected<Value> LowerRearrange(const hlo::Instruction& instruction, const Value& operand,
-                                 program::Sequence& program);
+  // lower_index.cc
+  Expected<Value> LowerMapped(const hlo::Instruction& instruction, const Value& operand,
+                              std::span<const SourceDim> map, const Tensor* padding,
+                              program::Sequence& program);
+  Expected<Value> LowerReverse(const hlo::Instruction& instruction, const Value& operand,
+                               program::Sequence& program);
+  Expected<Value> LowerPad(const hlo::Instruction& instruction, std::span<const Value> operands,
+                           program::Sequence& program);
+  Expected<Value> LowerTransposeRearrange(const hlo::Instruction& instruction,
+                                          const Value& operand,
+                                          std::span<const size_t> permutation,
+                                          program::Sequence& program);
+  Expected<Value> LowerBroadcastRearrange(const hlo::Instruction& instruction,
+                                          const Value& operand, program::Sequence& program);
+  Expected<Value> LowerSliceRearrange(const hlo::Instruction& instruction, const Value& operand,
+                                      std::span<const hlo::SliceDimension> slice,
+                                      program::Sequence& program);
+  Expected<Value> LowerIota(const hlo::Instruction& instruction, program::Sequence& program);
+  Expected<Value> LowerDynamicSlice(const hlo::Instruction& instruction,
+                                    std::span<const Value> operands, program::Sequence& program);
   // lower_dot.cc
   Expected<Value> LowerDotLike(const hlo::Instruction& instruction,
                                std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerConvolution(const hlo::Instruction& instruction,
+                                   std::span<const Value> operands, ElementType out_type,
+                                   const std::vector<uint64_t>& out_dims,
+                                   program::Sequence& program);
+  // out[b] = lhs[b] . rhs[b]: lhs [B, M, K], rhs [B, K, N], out [B, M, N]
+  // (views; out's elements get mapped here).
+  Status EmitMatMul(const Tensor& lhs, const Tensor& rhs, const Tensor& out,
+                    std::string_view name, program::Sequence& program);
+  // `tensor` dimshuffled by `order` and reshaped to `shape`; rearranged into
+  // a new tensor when the view would be too fragmented.
+  Expected<Tensor> Canonical(const Tensor& tensor, std::span<const size_t> order,
+                             std::vector<uint64_t> shape, std::string_view name,
+                             program::Sequence& program);
   // lower_reduce.cc
   Expected<Value> LowerReduce(const hlo::Instruction& instruction,
                               std::span<const Value> operands, program::Sequence& program);
@@ -118,6 +164,11 @@ class Lowering {
   // reading its share of every operand.
   Expected<Value> LowerOpaque(const hlo::Instruction& instruction,
                               std::span<const Value> operands, program::Sequence& program);
+  // out[o] = source[map(o)] (or *padding) as tileprof::Rearrange vertices,
+  // one per tile run of the new, linearly mapped result of `out_dims`.
+  Expected<Tensor> EmitRearrange(const Tensor& source, std::span<const SourceDim> map,
+                                 const Tensor* padding, std::vector<uint64_t> out_dims,
+                                 std::string_view name, program::Sequence& program);
   // A compute set named after the instruction, executed by `program`.
   ComputeSetId AddComputeSet(std::string_view name, program::Sequence& program);
   // One vertex of `codelet` per tile of `out` (grouping the tile's elements),
@@ -171,6 +222,15 @@ class Lowering {
   std::map<uint32_t, std::pair<std::string, std::vector<std::pair<uint32_t, report::MappedTensor>>>>
       recorded_tensors_;
 };
+
+// Runs of a contiguous tensor of `shape` after Dimshuffle(permutation),
+// without building the view: the trailing dimensions the permutation keeps
+// in place stay contiguous.
+uint64_t EstimatedRuns(std::span<const uint64_t> shape, std::span<const size_t> permutation);
+
+// An integer attribute such as iota_dimension=1 (nullopt when absent).
+Expected<std::optional<int64_t>> IntAttribute(const hlo::Instruction& instruction,
+                                              std::string_view name);
 
 // Error prefix naming the instruction: "add.3 (add)".
 std::string Describe(const hlo::Instruction& instruction);

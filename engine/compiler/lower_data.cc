@@ -54,25 +54,6 @@ Expected<Value> Lowering::LowerConstant(const hlo::Instruction& instruction) {
   return value;
 }
 
-Expected<Value> Lowering::LowerRearrange(const hlo::Instruction& instruction,
-                                         const Value& operand, program::Sequence& program) {
-  const hlo::Shape& shape = instruction.shape();
-  if (!shape.IsArray() || !IsArrayValue(operand) || operand.tensor.NumElements() == 0) {
-    return LowerOpaque(instruction, {&operand, 1}, program);
-  }
-  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
-  if (storage.type != operand.tensor.element_type()) {
-    return LowerOpaque(instruction, {&operand, 1}, program);
-  }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
-  if (out.NumElements() == 0) return Value::Array(out);
-  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, codelets_.Rearrange(out.element_type()));
-  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
-  const FieldInput input{"in0", operand.tensor, Access::kProportional};
-  TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *codelet, "out", out, {&input, 1}, instruction.name()));
-  return Value::Array(out);
-}
-
 Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction,
                                          const Value& operand, program::Sequence& program) {
   const hlo::Shape& shape = instruction.shape();
@@ -92,7 +73,7 @@ Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction,
     TILEPROF_ASSIGN_OR_RETURN(Tensor out, Fill(in, shape, instruction.name(), program));
     return Value::Array(std::move(out));
   }
-  return LowerRearrange(instruction, operand, program);
+  return LowerBroadcastRearrange(instruction, operand, program);
 }
 
 Expected<Value> Lowering::LowerTranspose(const hlo::Instruction& instruction,
@@ -115,7 +96,7 @@ Expected<Value> Lowering::LowerTranspose(const hlo::Instruction& instruction,
     Expected<Tensor> view = in.Dimshuffle(perm);
     if (view) return Value::Array(std::move(*view));
   }
-  return LowerRearrange(instruction, operand, program);
+  return LowerTransposeRearrange(instruction, operand, perm, program);
 }
 
 Expected<Value> Lowering::LowerSlice(const hlo::Instruction& instruction, const Value& operand,
@@ -152,7 +133,7 @@ Expected<Value> Lowering::LowerSlice(const hlo::Instruction& instruction, const 
       return Value::Array(std::move(view));
     }
   }
-  return LowerRearrange(instruction, operand, program);
+  return LowerSliceRearrange(instruction, operand, slice, program);
 }
 
 Expected<Value> Lowering::LowerConcatenate(const hlo::Instruction& instruction,
@@ -178,7 +159,19 @@ Expected<Value> Lowering::LowerConcatenate(const hlo::Instruction& instruction,
     Expected<Tensor> view = Tensor::Concat(parts, dim);
     if (view) return Value::Array(std::move(*view));
   }
-  return LowerOpaque(instruction, operands, program);
+  // Too fragmented for a view: copy each operand into its slab of a new,
+  // linearly mapped tensor.
+  TILEPROF_ASSIGN_OR_RETURN(Tensor joined, Tensor::Concat(parts, dim));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(joined.element_type(), joined.shape(),
+                                                  instruction.name(), true));
+  uint64_t offset = 0;
+  for (const Tensor& part : parts) {
+    const uint64_t size = part.shape()[dim];
+    TILEPROF_ASSIGN_OR_RETURN(Tensor slab, out.Slice(offset, offset + size, dim));
+    if (part.NumElements() > 0) program.Add(program::Copy(part, slab));
+    offset += size;
+  }
+  return Value::Array(std::move(out));
 }
 
 Expected<Value> Lowering::LowerCopy(const hlo::Instruction& instruction, const Value& operand,

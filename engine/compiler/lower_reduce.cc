@@ -1,7 +1,12 @@
 // reduce: the reduction computation is recognised from its root (add,
 // multiply, maximum, minimum, and, or of the two parameters) and lowered to
 // popops::Reduce vertices; variadic reductions and other computations are
-// opaque ops.
+// opaque ops. The input is viewed as [F, outputs] (reduced dimensions
+// first, kept ones after, the layout the Reduce vertices' partials take),
+// so each vertex reads exactly its outputs' inputs; a view too fragmented
+// for that (more than kMaxViewRegions runs) is first rearranged into a new
+// tensor. An init value other than the operation's identity fills the
+// output first and the vertices combine into it (isUpdate).
 //
 // One stage: the outputs are mapped linearly and each output tile reduces
 // the F = |input| / |output| inputs of each of its outputs. When a tile's
@@ -9,8 +14,9 @@
 // over (a few outputs of a large input), the reduction takes two stages:
 // P1 groups (P1 divides F) each reduce F / P1 inputs per output on their own
 // tiles into a partials tensor, and the output tiles reduce the P1 partials.
-// As for dots, volumes are exact and locations proportional.
+// Volumes and locations are exact.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
@@ -18,6 +24,7 @@
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/lower.h"
 #include "engine/compiler/types.h"
+#include "engine/hlo/literal.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -43,6 +50,35 @@ std::optional<ReduceOp> ReduceOpOf(const hlo::Computation& computation) {
   }
 }
 
+// Runs per view beyond which the input is rearranged (lower_data.cc's
+// kMaxViewRegions).
+constexpr uint64_t kMaxReduceViewRegions = 4096;
+// A vertex per output costs ~16 B of state and a worker start; past 64 per
+// tile, rearranging the input (one pass) is the cheaper plan.
+constexpr uint64_t kMaxVerticesPerTile = 64;
+
+// True when `init` is a constant equal to the identity of `op`.
+bool IsIdentity(const hlo::Instruction& init, ReduceOp op) {
+  if (init.opcode() != hlo::Opcode::kConstant || !init.shape().IsArray()) return false;
+  Expected<hlo::Literal> literal = hlo::ParseLiteral(init.literal(), init.shape());
+  if (!literal || literal->kind != hlo::Literal::Kind::kArray) return false;
+  double value = 0;
+  if (literal->reals.size() == 1) value = literal->reals[0];
+  else if (literal->integers.size() == 1) value = static_cast<double>(literal->integers[0]);
+  else if (literal->unsigneds.size() == 1) value = static_cast<double>(literal->unsigneds[0]);
+  else return false;
+  const bool is_float = literal->reals.size() == 1;
+  switch (op) {
+    case ReduceOp::kAdd: case ReduceOp::kOr: return value == 0;
+    case ReduceOp::kMul: case ReduceOp::kAnd: return value == 1;
+    // Integers: the type's lowest value; checking it needs the type, so
+    // only the float identities are recognised there.
+    case ReduceOp::kMax: return is_float && std::isinf(value) && value < 0;
+    case ReduceOp::kMin: return is_float && std::isinf(value) && value > 0;
+  }
+  return false;
+}
+
 }  // namespace
 
 Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
@@ -61,8 +97,75 @@ Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
   if (!op || storage.type != in.element_type() || out_n == 0 || in_n == 0 || in_n % out_n != 0) {
     return LowerOpaque(instruction, operands, program);
   }
-  Expected<const Codelet*> codelet = GetReduceCodelet(*op, storage.type, false);
+  const hlo::Attribute* dims_attribute = instruction.FindAttribute("dimensions");
+  const hlo::Instruction& init = *instruction.operand(1);
+  const bool update = !IsIdentity(init, *op);
+  const Tensor& init_tensor = operands[1].tensor;
+  if (dims_attribute == nullptr || operands[1].is_tuple || !init_tensor.valid() ||
+      init_tensor.NumElements() != 1 || init_tensor.element_type() != storage.type ||
+      storage.per_element != 1) {
+    return LowerOpaque(instruction, operands, program);
+  }
+  Expected<const Codelet*> codelet = GetReduceCodelet(*op, storage.type, update);
   if (!codelet) return LowerOpaque(instruction, operands, program);
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, hlo::ParseIntList(dims_attribute->value()));
+  std::vector<bool> is_reduced(in.Rank(), false);
+  for (int64_t d : reduced) {
+    if (d < 0 || static_cast<size_t>(d) >= in.Rank() || is_reduced[static_cast<size_t>(d)]) {
+      return MakeError("reduce dimension {} invalid for rank {}", d, in.Rank());
+    }
+    is_reduced[static_cast<size_t>(d)] = true;
+  }
+  std::vector<size_t> order;
+  for (size_t d = 0; d < in.Rank(); ++d) if (is_reduced[d]) order.push_back(d);
+  for (size_t d = 0; d < in.Rank(); ++d) if (!is_reduced[d]) order.push_back(d);
+  // Reduced dimensions innermost: each output's inputs are one run, and a
+  // vertex per output reads it as P partials of M = 1 output.
+  bool trailing = true;
+  for (size_t d = 0; d + reduced.size() < in.Rank(); ++d) trailing = trailing && !is_reduced[d];
+  if (trailing && reduced.size() < in.Rank() && out_n > 1 &&
+      out_n <= kMaxVerticesPerTile * graph_.target().NumTiles()) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
+    TILEPROF_ASSIGN_OR_RETURN(const Tensor rows, in.Reshape({out_n, in_n / out_n}));
+    if (update) {
+      TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(storage.type));
+      const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
+      const FieldInput in_field{"in", init_tensor, Access::kWhole};
+      TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *fill, "out", out, {&in_field, 1}, instruction.name()));
+    }
+    const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+    const Tensor flat_out = out.Flatten();
+    uint64_t position = 0;
+    for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+      if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+      for (uint64_t j = position; j < position + piece.region.size(); ++j) {
+        TILEPROF_ASSIGN_OR_RETURN(Tensor partials, rows.Index(j));
+        TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(j, j + 1));
+        TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
+        TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], partials));
+        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
+      }
+      position += piece.region.size();
+    }
+    return Value::Array(out);
+  }
+  // The [F, outputs] view of the input.
+  Tensor shuffled;
+  if (EstimatedRuns(in.shape(), order) * std::max<size_t>(in.regions().size(), 1) >
+      kMaxReduceViewRegions) {
+    std::vector<SourceDim> map(in.Rank());
+    std::vector<uint64_t> dims(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      map[order[i]].src = map[order[i]].src2 = static_cast<uint32_t>(i);
+      dims[i] = in.shape()[order[i]];
+    }
+    TILEPROF_ASSIGN_OR_RETURN(shuffled, EmitRearrange(in, map, nullptr, dims,
+                                                      fmt::format("{}/rearrange", instruction.name()),
+                                                      program));
+  } else {
+    TILEPROF_ASSIGN_OR_RETURN(shuffled, in.Dimshuffle(order));
+  }
   const uint64_t factor = in_n / out_n;
   const uint64_t size = SizeOf(storage.type);
   const uint32_t tiles = graph_.target().NumTiles();
@@ -74,12 +177,32 @@ Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
         tiles / out_tiles, (factor * chunk * size + kMaxReduceInputBytes - 1) / kMaxReduceInputBytes);
     for (groups = std::min(want, factor); groups > 1 && factor % groups != 0;) --groups;
   }
+  TILEPROF_ASSIGN_OR_RETURN(const Tensor view, shuffled.Reshape({factor, out_n}));
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), false));
+  auto fill_init = [&](const Tensor& target) -> Status {
+    if (!update) return {};
+    TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(storage.type));
+    const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
+    const FieldInput in_field{"in", init_tensor, Access::kWhole};
+    return EmitPerTile(cs, *fill, "out", target, {&in_field, 1}, instruction.name());
+  };
   if (groups == 1) {
     TILEPROF_RETURN_IF_ERROR(mapper_.Map(out));
+    TILEPROF_RETURN_IF_ERROR(fill_init(out));
     const ComputeSetId cs = AddComputeSet(instruction.name(), program);
-    const FieldInput input{"partials", in, Access::kProportional};
-    TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, **codelet, "out", out, {&input, 1}, instruction.name()));
+    const Tensor flat_out = out.Flatten();
+    uint64_t position = 0;
+    for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+      const uint64_t begin = position;
+      position += piece.region.size();
+      if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+      TILEPROF_ASSIGN_OR_RETURN(Tensor partials, view.Slice(begin, position, 1));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(begin, position));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], partials));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
+    }
     return Value::Array(out);
   }
   const uint32_t first = mapper_.TakeTiles(std::min<uint64_t>(out_tiles * groups, tiles));
@@ -87,8 +210,19 @@ Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
   TILEPROF_ASSIGN_OR_RETURN(Tensor partials, NewTensor(storage.type, {groups, out_n},
                                                        fmt::format("{}.partials", instruction.name()), false));
   const Tensor flat_partials = partials.Flatten();
-  const Tensor flat_in = in.Flatten();
   const uint64_t per_group = factor / groups;
+  Expected<const Codelet*> stage1_codelet = GetReduceCodelet(*op, storage.type, false);
+  if (!stage1_codelet) return stage1_codelet.error();
+  if (update) {
+    for (uint64_t j = 0; j < out_tiles; ++j) {
+      const uint64_t begin = j * chunk;
+      TILEPROF_ASSIGN_OR_RETURN(Tensor target,
+                                flat_out.Slice(begin, begin + std::min(chunk, out_n - begin)));
+      TILEPROF_RETURN_IF_ERROR(
+          graph_.SetTileMapping(target, static_cast<uint32_t>((first + j) % tiles)));
+    }
+    TILEPROF_RETURN_IF_ERROR(fill_init(out));
+  }
   const ComputeSetId stage1 = AddComputeSet(instruction.name(), program);
   const ComputeSetId stage2 = AddComputeSet(fmt::format("{}/reduce", instruction.name()), program);
   for (uint64_t j = 0; j < out_tiles; ++j) {
@@ -103,8 +237,9 @@ Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
       const uint64_t at = g * out_n + begin;
       TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_partials.Slice(at, at + count));
       TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(part, tile));
-      TILEPROF_ASSIGN_OR_RETURN(Tensor inputs, flat_in.Slice(at * per_group, (at + count) * per_group));
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(stage1, **codelet, instruction.name()));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor rows, view.Slice(g * per_group, (g + 1) * per_group, 0));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor inputs, rows.Slice(begin, begin + count, 1));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(stage1, **stage1_codelet, instruction.name()));
       TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], inputs));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], part));

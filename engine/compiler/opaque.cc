@@ -4,6 +4,7 @@
 
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/families.h"
+#include "engine/codelets/indexed.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -58,9 +59,37 @@ Expected<const Codelet*> CompilerCodelets::Opaque(std::string_view opcode,
   return Get(std::move(name), inputs, output, kOpaqueCodeBytes, kOpaqueCyclesPerElement);
 }
 
-Expected<const Codelet*> CompilerCodelets::Rearrange(ElementType type) {
-  return Get(fmt::format("tileprof::Rearrange<{}>", PoplarName(type)), {type}, type,
-             kRearrangeCodeBytes, kRearrangeCyclesPerElement);
+Expected<const Codelet*> CompilerCodelets::Register(Expected<std::unique_ptr<Codelet>> made) {
+  if (!made) return made.error();
+  std::shared_ptr<const Codelet> codelet = std::move(*made);
+  if (auto it = by_name_.find(codelet->name()); it != by_name_.end()) return it->second.get();
+  TILEPROF_RETURN_IF_ERROR(graph_.AddCodelet(codelet));
+  const Codelet* raw = codelet.get();
+  by_name_.emplace(codelet->name(), std::move(codelet));
+  return raw;
+}
+
+Expected<const Codelet*> CompilerCodelets::Rearrange(ElementType type, uint32_t in_rank,
+                                                     uint32_t out_rank, bool padded) {
+  if (auto it = by_name_.find(RearrangeCodeletName(type, in_rank, out_rank, padded));
+      it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeRearrangeCodelet(type, in_rank, out_rank, padded));
+}
+
+Expected<const Codelet*> CompilerCodelets::DynamicSlice(ElementType type, ElementType index,
+                                                        uint32_t rank, bool update) {
+  const std::string name = update ? DynamicUpdateSliceCodeletName(type, index, rank)
+                                  : DynamicSliceCodeletName(type, index, rank);
+  if (auto it = by_name_.find(name); it != by_name_.end()) return it->second.get();
+  return Register(update ? MakeDynamicUpdateSliceCodelet(type, index, rank)
+                         : MakeDynamicSliceCodelet(type, index, rank));
+}
+
+Expected<const Codelet*> CompilerCodelets::Iota(ElementType type) {
+  if (auto it = by_name_.find(IotaCodeletName(type)); it != by_name_.end()) return it->second.get();
+  return Register(MakeIotaCodelet(type));
 }
 
 }  // namespace tileprof::engine::compiler

@@ -7,10 +7,9 @@
 //   tileprof::OpaqueOp<gather,float,int>  an HLO op the engine cannot run
 //                                         (gather, sort, custom-call, ...):
 //                                         inputs in0.., output out
-//   tileprof::Rearrange<float>            a data movement whose element
-//                                         order the engine does not model
-//                                         (transpose, reverse, pad, general
-//                                         broadcast, strided slice)
+//
+// It also registers, once per name, the executable index-mapped codelets of
+// engine/codelets/indexed.h that the lowering creates per rank.
 #pragma once
 
 #include <map>
@@ -28,14 +27,10 @@ namespace tileprof::engine::compiler {
 // supervisor elementwise vertex (274 B, calibrated on seed 004), for the
 // extra index computations.
 inline constexpr uint32_t kOpaqueCodeBytes = 512;
-// A rearrangement is a copy loop with computed addresses: a Copy1D (96 B)
-// plus an address table walk, 160 B.
-inline constexpr uint32_t kRearrangeCodeBytes = 160;
 // Worker cycles per output element: an opaque op does an unknown amount of
 // work per element; 8 (a load, a few index operations, a store) is a floor,
-// not a measurement. A rearrangement: one load and one store per element.
+// not a measurement.
 inline constexpr uint64_t kOpaqueCyclesPerElement = 8;
-inline constexpr uint64_t kRearrangeCyclesPerElement = 2;
 
 // Creates and registers (once per name) the compiler's codelets on a graph.
 class CompilerCodelets {
@@ -45,12 +40,17 @@ class CompilerCodelets {
   // Fields in0..in<k-1> of `inputs` types (vectors) and `out`.
   Expected<const Codelet*> Opaque(std::string_view opcode, const std::vector<ElementType>& inputs,
                                   ElementType output);
-  // Fields in and out of `type`.
-  Expected<const Codelet*> Rearrange(ElementType type);
+  // The codelets of engine/codelets/indexed.h.
+  Expected<const Codelet*> Rearrange(ElementType type, uint32_t in_rank, uint32_t out_rank,
+                                     bool padded);
+  Expected<const Codelet*> DynamicSlice(ElementType type, ElementType index, uint32_t rank,
+                                        bool update);
+  Expected<const Codelet*> Iota(ElementType type);
 
  private:
   Expected<const Codelet*> Get(std::string name, std::vector<ElementType> inputs,
                                ElementType output, uint32_t code_bytes, uint64_t cycles);
+  Expected<const Codelet*> Register(Expected<std::unique_ptr<Codelet>> made);
 
   Graph& graph_;
   std::map<std::string, std::shared_ptr<const Codelet>> by_name_;

@@ -111,6 +111,7 @@ Expected<Tensor> Tensor::Slice(uint64_t begin, uint64_t end, size_t dim) const {
     return MakeError("slice [{}, {}) of dimension {} out of range for {}", begin,
                      end, dim, ShapeString());
   }
+  if (begin == 0 && end == shape_[dim]) return *this;  // whole: no walk over the rows
   const std::span<const uint64_t> dims(shape_);
   const uint64_t outer = Product(dims.first(dim));
   const uint64_t inner = Product(dims.subspan(dim + 1));
@@ -234,6 +235,45 @@ Expected<Tensor> Tensor::Concat(std::span<const Tensor> tensors, size_t dim) {
 
 std::string Tensor::ShapeString() const {
   return fmt::format("{}{}", HloName(type_), ShapeText(shape_));
+}
+
+struct ViewBuilder::Source {
+  explicit Source(Tensor t) : tensor(std::move(t)), index(tensor.regions()) {}
+  Tensor tensor;
+  RegionIndex index;
+};
+
+ViewBuilder::ViewBuilder(ElementType type) : type_(type) {}
+ViewBuilder::~ViewBuilder() = default;
+
+Expected<size_t> ViewBuilder::AddSource(const Tensor& source) {
+  if (!source.valid()) return MakeError("view source is an invalid tensor");
+  if (source.element_type() != type_) {
+    return MakeError("view of {} elements given a {} source", HloName(type_),
+                     source.ShapeString());
+  }
+  sources_.push_back(std::make_unique<Source>(source));
+  return sources_.size() - 1;
+}
+
+Status ViewBuilder::Append(size_t source, uint64_t begin, uint64_t end) {
+  if (source >= sources_.size()) return MakeError("view source {} does not exist", source);
+  const Tensor& tensor = sources_[source]->tensor;
+  if (begin > end || end > tensor.NumElements()) {
+    return MakeError("view elements [{}, {}) out of range for source {}", begin, end,
+                     tensor.ShapeString());
+  }
+  sources_[source]->index.Append(begin, end, regions_);
+  size_ += end - begin;
+  return {};
+}
+
+Expected<Tensor> ViewBuilder::Finish(std::vector<uint64_t> shape) const {
+  TILEPROF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(shape));
+  if (count != size_) {
+    return MakeError("view of {} elements cannot have shape {}", size_, ShapeText(shape));
+  }
+  return Tensor(type_, std::move(shape), regions_);
 }
 
 }  // namespace tileprof::engine

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -74,6 +75,7 @@ class Tensor {
   std::string ShapeString() const;
 
  private:
+  friend class ViewBuilder;
   Tensor(ElementType type, std::vector<uint64_t> shape,
          std::vector<TensorRegion> regions)
       : type_(type), shape_(std::move(shape)), regions_(std::move(regions)),
@@ -83,6 +85,36 @@ class Tensor {
   std::vector<uint64_t> shape_;
   std::vector<TensorRegion> regions_;
   bool valid_ = false;
+};
+
+// Builds a view range by range from the flat elements of source tensors:
+// a gather whose indices are known when the graph is built (a convolution's
+// patches, a window with padding taken from a scalar). Each source is
+// indexed once, so an append costs O(log regions) rather than a Slice's
+// O(regions).
+class ViewBuilder {
+ public:
+  explicit ViewBuilder(ElementType type);
+  ~ViewBuilder();
+  ViewBuilder(const ViewBuilder&) = delete;
+  ViewBuilder& operator=(const ViewBuilder&) = delete;
+
+  // Registers a source and returns its number. Error if it is invalid or of
+  // another element type.
+  Expected<size_t> AddSource(const Tensor& source);
+  // Appends flat elements [begin, end) of source `source`. Error if out of
+  // range.
+  Status Append(size_t source, uint64_t begin, uint64_t end);
+  uint64_t size() const { return size_; }
+  // The view so far, as `shape` (whose element count must be size()).
+  Expected<Tensor> Finish(std::vector<uint64_t> shape) const;
+
+ private:
+  struct Source;
+  ElementType type_;
+  std::vector<std::unique_ptr<Source>> sources_;
+  std::vector<TensorRegion> regions_;
+  uint64_t size_ = 0;
 };
 
 // Appends `region` to `regions`, merging it into the last run when it

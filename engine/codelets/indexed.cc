@@ -1,0 +1,436 @@
+// Index-mapped data movement codelets. See indexed.h.
+#include "engine/codelets/indexed.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/cost_model.h"
+#include "engine/codelets/families.h"
+#include "engine/codelets/numeric.h"
+
+namespace tileprof::engine {
+namespace {
+
+constexpr uint32_t kMaxRank = 16;
+
+int64_t Signed(uint32_t bits) { return static_cast<int32_t>(bits); }
+
+uint64_t Product(std::span<const uint32_t> dims) {
+  uint64_t n = 1;
+  for (uint32_t d : dims) n *= d;
+  return n;
+}
+
+bool IsIndexType(ElementType type) {
+  switch (type) {
+    case ElementType::kS8: case ElementType::kU8: case ElementType::kS16:
+    case ElementType::kU16: case ElementType::kS32: case ElementType::kU32:
+    case ElementType::kS64: case ElementType::kU64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A start index as a signed 64-bit value (u64 above INT64_MAX saturates, and
+// is clamped to the largest start anyway).
+int64_t LoadIndex(ElementType type, std::span<const std::byte> bytes) {
+  return numeric::Dispatch(type, [&](auto tag) -> int64_t {
+    constexpr ElementType kType = decltype(tag)::value;
+    using C = typename numeric::Traits<kType>::Compute;
+    if constexpr (numeric::kIsInt<C>) {
+      const C v = numeric::Get<kType>(bytes, 0);
+      if constexpr (std::is_unsigned_v<C> && sizeof(C) == 8) {
+        return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+      } else {
+        return static_cast<int64_t>(v);
+      }
+    } else {
+      return 0;  // not reached: the factories accept integer index types only
+    }
+  });
+}
+
+// Row-major coordinates of a flat index, advanced one element at a time.
+class Odometer {
+ public:
+  Odometer(std::span<const uint32_t> dims, uint64_t flat) : dims_(dims), pos_(dims.size(), 0) {
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (dims[d] == 0) continue;
+      pos_[d] = flat % dims[d];
+      flat /= dims[d];
+    }
+  }
+  int64_t operator[](size_t d) const { return static_cast<int64_t>(pos_[d]); }
+  void Next() {
+    for (size_t d = dims_.size(); d-- > 0;) {
+      if (++pos_[d] < dims_[d]) return;
+      pos_[d] = 0;
+    }
+  }
+
+ private:
+  std::span<const uint32_t> dims_;
+  std::vector<uint64_t> pos_;
+};
+
+std::string Ranks(uint32_t a) { return fmt::format("{}", a); }
+
+// Common base: the "first" parameter, the result's dimensions and the output
+// field (the last one).
+class IndexedCodelet : public Codelet {
+ public:
+  IndexedCodelet(std::string name, std::vector<FieldSpec> fields, std::vector<std::string> params,
+                 uint32_t code_bytes, uint64_t cycles_per_element, uint32_t out_rank)
+      : Codelet(std::move(name), ExecutionKind::kWorker, std::move(fields), std::move(params),
+                code_bytes),
+        cycles_per_element_(cycles_per_element),
+        out_rank_(out_rank) {}
+
+  uint64_t EstimateCycles(const VertexShape& shape, const Target&) const override {
+    return cost::WorkerLoop(shape.field_elements.back(), 1, cycles_per_element_);
+  }
+
+ protected:
+  // The output dimensions start at parameter 1.
+  std::span<const uint32_t> OutDims(std::span<const uint32_t> params) const {
+    return params.subspan(1, out_rank_);
+  }
+  Status CheckOutput(const VertexShape& shape) const {
+    const uint64_t total = Product(OutDims(shape.params));
+    const uint64_t first = shape.params[0];
+    const uint64_t count = shape.field_elements.back();
+    if (first > total || count > total - first) {
+      return MakeError("field 'out' has {} elements from element {}, beyond the {} of the result",
+                       count, first, total);
+    }
+    return {};
+  }
+  static Status CheckBox(const Codelet& codelet, const VertexShape& shape, size_t field,
+                         std::span<const uint32_t> box_sizes) {
+    const uint64_t expected = Product(box_sizes);
+    if (shape.field_elements[field] != expected) {
+      return MakeError("field '{}' has {} elements, its box has {}",
+                       codelet.fields()[field].name, shape.field_elements[field], expected);
+    }
+    return {};
+  }
+
+  uint64_t cycles_per_element_;
+  uint32_t out_rank_;
+};
+
+// ---- Rearrange -------------------------------------------------------------
+
+// Parameters: first, outSize<d> (out_rank), then per source dimension j the
+// nine of kRearrangeDimParams.
+constexpr const char* kRearrangeDimParams[] = {"src", "mul", "src2", "mul2", "add",
+                                               "div", "extent", "boxLo", "boxSize"};
+enum RearrangeParam : size_t { kSrc, kMul, kSrc2, kMul2, kAdd, kDiv, kExtent, kBoxLo, kBoxSize };
+constexpr size_t kRearrangeDimParamCount = std::size(kRearrangeDimParams);
+
+class RearrangeCodelet final : public IndexedCodelet {
+ public:
+  RearrangeCodelet(ElementType type, uint32_t in_rank, uint32_t out_rank, bool padded)
+      : IndexedCodelet(RearrangeCodeletName(type, in_rank, out_rank, padded),
+                       Fields(type, padded), Params(in_rank, out_rank),
+                       padded ? kRearrangePaddedCodeBytes : kRearrangeCodeBytes,
+                       padded ? kTestedMoveCyclesPerElement : kRearrangeCyclesPerElement,
+                       out_rank),
+        type_(type),
+        in_rank_(in_rank),
+        padded_(padded) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    TILEPROF_RETURN_IF_ERROR(CheckOutput(shape));
+    std::vector<uint32_t> box;
+    for (uint32_t j = 0; j < in_rank_; ++j) {
+      const auto p = DimParams(shape.params, j);
+      if (p[kSrc] >= out_rank_ || p[kSrc2] >= out_rank_) {
+        return MakeError("source dimension {} reads output dimension {}, rank is {}", j,
+                         std::max(p[kSrc], p[kSrc2]), out_rank_);
+      }
+      if (p[kDiv] == 0) return MakeError("source dimension {} has div 0", j);
+      if (static_cast<uint64_t>(p[kBoxLo]) + p[kBoxSize] > p[kExtent]) {
+        return MakeError("source dimension {}: box [{}, +{}) exceeds extent {}", j, p[kBoxLo],
+                         p[kBoxSize], p[kExtent]);
+      }
+      box.push_back(p[kBoxSize]);
+    }
+    return CheckBox(*this, shape, 0, box);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const size_t size = SizeOf(type_);
+    const std::span<const std::byte> in = io.fields[0];
+    const std::span<std::byte> out = io.fields.back();
+    const uint64_t count = Count(io, fields().size() - 1);
+    Odometer o(OutDims(io.params), io.params[0]);
+    for (uint64_t q = 0; q < count; ++q, o.Next()) {
+      uint64_t index = 0;
+      bool is_padding = false;
+      for (uint32_t j = 0; j < in_rank_ && !is_padding; ++j) {
+        const auto p = DimParams(io.params, j);
+        int64_t c = Signed(p[kAdd]) + Signed(p[kMul]) * o[p[kSrc]] +
+                    Signed(p[kMul2]) * o[p[kSrc2]];
+        const auto div = static_cast<int64_t>(p[kDiv]);
+        if (c < 0 || c % div != 0 || c / div >= static_cast<int64_t>(p[kExtent])) {
+          if (padded_) {
+            is_padding = true;
+            break;
+          }
+          return MakeError("output element {} maps outside source dimension {} (coordinate {})",
+                           io.params[0] + q, j, c);
+        }
+        c = c / div - static_cast<int64_t>(p[kBoxLo]);
+        if (c < 0 || c >= static_cast<int64_t>(p[kBoxSize])) {
+          return MakeError("output element {} reads outside the connected box in source "
+                           "dimension {}", io.params[0] + q, j);
+        }
+        index = index * p[kBoxSize] + static_cast<uint64_t>(c);
+      }
+      const std::byte* from = is_padding ? io.fields[1].data() : in.data() + index * size;
+      std::memcpy(out.data() + q * size, from, size);
+    }
+    return {};
+  }
+
+ private:
+  static std::vector<FieldSpec> Fields(ElementType type, bool padded) {
+    std::vector<FieldSpec> fields = {In("in", type)};
+    if (padded) fields.push_back(ScalarIn("padding", type));
+    fields.push_back(Out("out", type, VectorLayout::kSpan));
+    return fields;
+  }
+  static std::vector<std::string> Params(uint32_t in_rank, uint32_t out_rank) {
+    std::vector<std::string> params = {"first"};
+    for (uint32_t d = 0; d < out_rank; ++d) params.push_back(fmt::format("outSize{}", d));
+    for (uint32_t j = 0; j < in_rank; ++j)
+      for (const char* name : kRearrangeDimParams) params.push_back(fmt::format("{}{}", name, j));
+    return params;
+  }
+  std::span<const uint32_t> DimParams(std::span<const uint32_t> params, uint32_t j) const {
+    return params.subspan(1 + out_rank_ + j * kRearrangeDimParamCount, kRearrangeDimParamCount);
+  }
+
+  ElementType type_;
+  uint32_t in_rank_;
+  bool padded_;
+};
+
+// ---- Dynamic slice and update ---------------------------------------------
+
+// Parameters: first, outSize<d> (the result: the slice, or the operand for
+// an update), then per dimension the size of the other side (inSize<d> of
+// the operand for a slice, updSize<d> for an update), boxLo<d>, boxSize<d>.
+class DynamicSliceCodelet final : public IndexedCodelet {
+ public:
+  DynamicSliceCodelet(ElementType type, ElementType index, uint32_t rank, bool update)
+      : IndexedCodelet(update ? DynamicUpdateSliceCodeletName(type, index, rank)
+                              : DynamicSliceCodeletName(type, index, rank),
+                       Fields(type, index, rank, update), Params(rank, update),
+                       update ? kDynamicUpdateSliceCodeBytes : kDynamicSliceCodeBytes,
+                       update ? kTestedMoveCyclesPerElement : kRearrangeCyclesPerElement, rank),
+        type_(type),
+        index_(index),
+        rank_(rank),
+        update_(update) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    TILEPROF_RETURN_IF_ERROR(CheckOutput(shape));
+    const auto out = OutDims(shape.params);
+    std::vector<uint32_t> box;
+    for (uint32_t d = 0; d < rank_; ++d) {
+      const uint32_t other = Other(shape.params, d);
+      const uint32_t sliced = update_ ? other : out[d];
+      const uint32_t whole = update_ ? out[d] : other;
+      if (sliced > whole) {
+        return MakeError("dimension {}: slice of {} from a dimension of {}", d, sliced, whole);
+      }
+      if (static_cast<uint64_t>(BoxLo(shape.params, d)) + BoxSize(shape.params, d) > other) {
+        return MakeError("dimension {}: box exceeds the {} elements", d, other);
+      }
+      box.push_back(BoxSize(shape.params, d));
+    }
+    if (update_) TILEPROF_RETURN_IF_ERROR(CheckSameSize(*this, shape, 0, fields().size() - 1));
+    return CheckBox(*this, shape, update_ ? 1 : 0, box);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const size_t size = SizeOf(type_);
+    const auto out_dims = OutDims(io.params);
+    std::vector<int64_t> start(rank_);
+    const size_t start_field = update_ ? 2 : 1;
+    for (uint32_t d = 0; d < rank_; ++d) {
+      const int64_t sliced = update_ ? Other(io.params, d) : out_dims[d];
+      const int64_t whole = update_ ? out_dims[d] : Other(io.params, d);
+      start[d] = std::clamp<int64_t>(LoadIndex(index_, io.fields[start_field + d]), 0,
+                                     whole - sliced);
+    }
+    const std::span<const std::byte> box = io.fields[update_ ? 1 : 0];
+    const std::span<std::byte> out = io.fields.back();
+    const uint64_t count = Count(io, fields().size() - 1);
+    Odometer o(out_dims, io.params[0]);
+    for (uint64_t q = 0; q < count; ++q, o.Next()) {
+      uint64_t index = 0;
+      bool from_box = true;
+      for (uint32_t d = 0; d < rank_; ++d) {
+        // Slice: source coordinate o + s. Update: update coordinate o - s.
+        int64_t c = update_ ? o[d] - start[d] : o[d] + start[d];
+        if (update_ && (c < 0 || c >= static_cast<int64_t>(Other(io.params, d)))) {
+          from_box = false;
+          break;
+        }
+        c -= BoxLo(io.params, d);
+        if (c < 0 || c >= static_cast<int64_t>(BoxSize(io.params, d))) {
+          return MakeError("output element {} reads outside the connected box in dimension {}",
+                           io.params[0] + q, d);
+        }
+        index = index * BoxSize(io.params, d) + static_cast<uint64_t>(c);
+      }
+      const std::byte* from =
+          from_box ? box.data() + index * size : io.fields[0].data() + q * size;
+      std::memcpy(out.data() + q * size, from, size);
+    }
+    return {};
+  }
+
+ private:
+  static std::vector<FieldSpec> Fields(ElementType type, ElementType index, uint32_t rank,
+                                       bool update) {
+    std::vector<FieldSpec> fields;
+    if (update) {
+      fields.push_back(In("operand", type));
+      fields.push_back(In("update", type));
+    } else {
+      fields.push_back(In("in", type));
+    }
+    for (uint32_t d = 0; d < rank; ++d) fields.push_back(ScalarIn(fmt::format("start{}", d), index));
+    fields.push_back(Out("out", type, VectorLayout::kSpan));
+    return fields;
+  }
+  static std::vector<std::string> Params(uint32_t rank, bool update) {
+    std::vector<std::string> params = {"first"};
+    for (uint32_t d = 0; d < rank; ++d) params.push_back(fmt::format("outSize{}", d));
+    for (uint32_t d = 0; d < rank; ++d) {
+      params.push_back((update ? "updSize" : "inSize") + std::to_string(d));
+      params.push_back(fmt::format("boxLo{}", d));
+      params.push_back(fmt::format("boxSize{}", d));
+    }
+    return params;
+  }
+  uint32_t Other(std::span<const uint32_t> params, uint32_t d) const {
+    return params[1 + rank_ + 3 * d];
+  }
+  uint32_t BoxLo(std::span<const uint32_t> params, uint32_t d) const {
+    return params[1 + rank_ + 3 * d + 1];
+  }
+  uint32_t BoxSize(std::span<const uint32_t> params, uint32_t d) const {
+    return params[1 + rank_ + 3 * d + 2];
+  }
+
+  ElementType type_;
+  ElementType index_;
+  uint32_t rank_;
+  bool update_;
+};
+
+// ---- Iota ------------------------------------------------------------------
+
+class IotaCodelet final : public Codelet {
+ public:
+  explicit IotaCodelet(ElementType type)
+      : Codelet(IotaCodeletName(type), ExecutionKind::kWorker,
+                {Out("out", type, VectorLayout::kSpan)}, {"first", "dimSize", "inner"},
+                kIotaCodeBytes),
+        type_(type) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    if (shape.params[1] == 0 || shape.params[2] == 0) {
+      return MakeError("parameters dimSize={} and inner={} must be nonzero", shape.params[1],
+                       shape.params[2]);
+    }
+    return {};
+  }
+  uint64_t EstimateCycles(const VertexShape& shape, const Target&) const override {
+    return cost::WorkerLoop(shape.field_elements[0], 1, kIotaCyclesPerElement);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const uint64_t first = io.params[0], dim = io.params[1], inner = io.params[2];
+    const uint64_t count = Count(io, 0);
+    numeric::Dispatch(type_, [&](auto tag) {
+      constexpr ElementType kType = decltype(tag)::value;
+      using C = typename numeric::Traits<kType>::Compute;
+      for (uint64_t q = 0; q < count; ++q) {
+        const uint64_t value = ((first + q) / inner) % dim;
+        // Narrow integer types wrap (modular conversion), floats round.
+        numeric::Put<kType>(io.fields[0], q, static_cast<C>(value));
+      }
+    });
+    return {};
+  }
+
+ private:
+  ElementType type_;
+};
+
+Status CheckRank(uint32_t rank, uint32_t min, std::string_view what) {
+  if (rank < min || rank > kMaxRank) {
+    return MakeError("{} rank {} outside [{}, {}]", what, rank, min, kMaxRank);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string RearrangeCodeletName(ElementType type, uint32_t in_rank, uint32_t out_rank,
+                                 bool padded) {
+  return fmt::format("tileprof::{}<{},{},{}>", padded ? "RearrangePadded" : "Rearrange",
+                     PoplarName(type), Ranks(in_rank), Ranks(out_rank));
+}
+std::string DynamicSliceCodeletName(ElementType type, ElementType index, uint32_t rank) {
+  return fmt::format("tileprof::DynamicSlice<{},{},{}>", PoplarName(type), PoplarName(index),
+                     rank);
+}
+std::string DynamicUpdateSliceCodeletName(ElementType type, ElementType index, uint32_t rank) {
+  return fmt::format("tileprof::DynamicUpdateSlice<{},{},{}>", PoplarName(type),
+                     PoplarName(index), rank);
+}
+std::string IotaCodeletName(ElementType type) {
+  return fmt::format("tileprof::Iota<{}>", PoplarName(type));
+}
+
+Expected<std::unique_ptr<Codelet>> MakeRearrangeCodelet(ElementType type, uint32_t in_rank,
+                                                        uint32_t out_rank, bool padded) {
+  TILEPROF_RETURN_IF_ERROR(CheckRank(in_rank, 0, "source"));
+  TILEPROF_RETURN_IF_ERROR(CheckRank(out_rank, 1, "result"));
+  return std::unique_ptr<Codelet>(new RearrangeCodelet(type, in_rank, out_rank, padded));
+}
+
+Expected<std::unique_ptr<Codelet>> MakeDynamicSliceCodelet(ElementType type, ElementType index,
+                                                           uint32_t rank) {
+  TILEPROF_RETURN_IF_ERROR(CheckRank(rank, 1, "dynamic-slice"));
+  if (!IsIndexType(index)) return MakeError("start indices of type {}", HloName(index));
+  return std::unique_ptr<Codelet>(new DynamicSliceCodelet(type, index, rank, false));
+}
+
+Expected<std::unique_ptr<Codelet>> MakeDynamicUpdateSliceCodelet(ElementType type,
+                                                                 ElementType index,
+                                                                 uint32_t rank) {
+  TILEPROF_RETURN_IF_ERROR(CheckRank(rank, 1, "dynamic-update-slice"));
+  if (!IsIndexType(index)) return MakeError("start indices of type {}", HloName(index));
+  return std::unique_ptr<Codelet>(new DynamicSliceCodelet(type, index, rank, true));
+}
+
+Expected<std::unique_ptr<Codelet>> MakeIotaCodelet(ElementType type) {
+  if (type == ElementType::kPred) return MakeError("iota of pred");
+  return std::unique_ptr<Codelet>(new IotaCodelet(type));
+}
+
+}  // namespace tileprof::engine

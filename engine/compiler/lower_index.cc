@@ -1,0 +1,448 @@
+// Index-mapped data movement (engine/codelets/indexed.h): transpose,
+// reverse, pad, broadcast and strided slice as tileprof::Rearrange vertices;
+// dynamic-slice, dynamic-update-slice and iota. Each vertex computes one
+// contiguous run of the (linearly mapped) result on the tile that holds it
+// and reads exactly the box of the source its run can touch, so exchange
+// volumes are those of the real data movement.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/codelets.h"
+#include "engine/codelets/indexed.h"
+#include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
+#include "engine/hlo/attributes.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+bool IsArrayValue(const Value& value) { return !value.is_tuple && value.tensor.valid(); }
+
+struct Interval {
+  int64_t lo = 0;
+  int64_t hi = 0;  // inclusive
+};
+
+// A box holding the coordinates of flat elements [first, first + count) of
+// `dims` (count > 0): exact in the dimensions before the first one where the
+// first and last element differ, whole after it.
+std::vector<Interval> RangeBox(std::span<const uint64_t> dims, uint64_t first, uint64_t count) {
+  const size_t rank = dims.size();
+  std::vector<uint64_t> f(rank), l(rank);
+  uint64_t a = first, b = first + count - 1;
+  for (size_t d = rank; d-- > 0;) {
+    f[d] = a % dims[d];
+    a /= dims[d];
+    l[d] = b % dims[d];
+    b /= dims[d];
+  }
+  std::vector<Interval> box(rank);
+  bool split = false;
+  for (size_t d = 0; d < rank; ++d) {
+    if (split) {
+      box[d] = {0, static_cast<int64_t>(dims[d]) - 1};
+    } else {
+      box[d] = {static_cast<int64_t>(f[d]), static_cast<int64_t>(l[d])};
+      split = f[d] != l[d];
+    }
+  }
+  return box;
+}
+
+// The sub-tensor of `tensor` with coordinates [lo, lo + size) per dimension.
+Expected<Tensor> BoxView(const Tensor& tensor, std::span<const uint64_t> lo,
+                         std::span<const uint64_t> size) {
+  Tensor view = tensor;
+  for (size_t d = 0; d < lo.size(); ++d) {
+    if (lo[d] == 0 && size[d] == tensor.shape()[d]) continue;
+    TILEPROF_ASSIGN_OR_RETURN(view, view.Slice(lo[d], lo[d] + size[d], d));
+  }
+  return view;
+}
+
+bool FitsS32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+Expected<uint32_t> U32(uint64_t v, std::string_view what) {
+  if (v > UINT32_MAX) return MakeError("{} {} does not fit a vertex parameter", what, v);
+  return static_cast<uint32_t>(v);
+}
+
+// The storage dimensions of an array shape when they are the HLO dimensions
+// (no extra storage dimension).
+std::optional<std::vector<uint64_t>> PlainDims(const hlo::Shape& shape) {
+  if (!shape.IsArray()) return std::nullopt;
+  auto dims = StorageShape(shape);
+  if (!dims || dims->size() != static_cast<size_t>(shape.rank())) return std::nullopt;
+  return std::move(*dims);
+}
+
+}  // namespace
+
+Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const SourceDim> map,
+                                         const Tensor* padding, std::vector<uint64_t> out_dims,
+                                         std::string_view name, program::Sequence& program) {
+  if (map.size() != source.Rank()) {
+    return MakeError("rearrangement of {} given {} source dimensions", source.ShapeString(),
+                     map.size());
+  }
+  const ElementType type = source.element_type();
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(type, out_dims, name, true));
+  if (out.NumElements() == 0) return out;
+  if (source.NumElements() == 0) {
+    if (padding == nullptr) return MakeError("rearrangement of the empty {}", source.ShapeString());
+    TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(type));
+    const ComputeSetId cs = AddComputeSet(name, program);
+    const FieldInput in{"in", *padding, Access::kWhole};
+    TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *fill, "out", out, {&in, 1}, name));
+    return out;
+  }
+  for (const SourceDim& dim : map) {
+    if (dim.src >= out_dims.size() || dim.src2 >= out_dims.size() || dim.div == 0 ||
+        !FitsS32(dim.mul) || !FitsS32(dim.mul2) || !FitsS32(dim.add) || dim.div > UINT32_MAX) {
+      return MakeError("rearrangement map of {} does not fit the vertex parameters",
+                       source.ShapeString());
+    }
+  }
+  TILEPROF_ASSIGN_OR_RETURN(
+      const Codelet* codelet,
+      codelets_.Rearrange(type, static_cast<uint32_t>(source.Rank()),
+                          static_cast<uint32_t>(out_dims.size()), padding != nullptr));
+  const ComputeSetId cs = AddComputeSet(name, program);
+  const Tensor flat_out = out.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    const uint64_t first = position;
+    const uint64_t count = piece.region.size();
+    position += count;
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    const std::vector<Interval> out_box = RangeBox(out_dims, first, count);
+    std::vector<uint64_t> lo(map.size()), size(map.size());
+    bool empty = false;
+    for (size_t j = 0; j < map.size(); ++j) {
+      const SourceDim& m = map[j];
+      // The range of c = add + mul * o[src] + mul2 * o[src2] over the box.
+      auto term = [&](int64_t mul, uint32_t d) -> Interval {
+        const Interval o = out_box[d];
+        return mul >= 0 ? Interval{mul * o.lo, mul * o.hi} : Interval{mul * o.hi, mul * o.lo};
+      };
+      Interval c;
+      if (m.src == m.src2) {
+        const Interval t = term(m.mul + m.mul2, m.src);
+        c = {m.add + t.lo, m.add + t.hi};
+      } else {
+        const Interval t1 = term(m.mul, m.src), t2 = term(m.mul2, m.src2);
+        c = {m.add + t1.lo + t2.lo, m.add + t1.hi + t2.hi};
+      }
+      const auto extent = static_cast<int64_t>(source.shape()[j]);
+      const auto div = static_cast<int64_t>(m.div);
+      c.lo = std::max<int64_t>(c.lo, 0);
+      c.hi = std::min<int64_t>(c.hi, (extent - 1) * div);
+      const int64_t first_coordinate = (c.lo + div - 1) / div;
+      const int64_t last_coordinate = c.hi < 0 ? -1 : c.hi / div;
+      if (first_coordinate > last_coordinate) {
+        empty = true;  // every output of the run is padding
+        lo[j] = 0;
+        size[j] = 1;
+      } else {
+        lo[j] = static_cast<uint64_t>(first_coordinate);
+        size[j] = static_cast<uint64_t>(last_coordinate - first_coordinate + 1);
+      }
+    }
+    if (empty && padding == nullptr) {
+      return MakeError("rearrangement of {} reads nothing for elements [{}, {})",
+                       source.ShapeString(), first, first + count);
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor in, BoxView(source, lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, name));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], in));
+    if (padding != nullptr) TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["padding"], *padding));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, U32(first, "first element"));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
+    for (size_t d = 0; d < out_dims.size(); ++d) {
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t v, U32(out_dims[d], "dimension"));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("outSize{}", d)], v));
+    }
+    for (size_t j = 0; j < map.size(); ++j) {
+      const SourceDim& m = map[j];
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t extent, U32(source.shape()[j], "dimension"));
+      const uint32_t values[] = {m.src,
+                                 static_cast<uint32_t>(static_cast<int32_t>(m.mul)),
+                                 m.src2,
+                                 static_cast<uint32_t>(static_cast<int32_t>(m.mul2)),
+                                 static_cast<uint32_t>(static_cast<int32_t>(m.add)),
+                                 static_cast<uint32_t>(m.div),
+                                 extent,
+                                 static_cast<uint32_t>(lo[j]),
+                                 static_cast<uint32_t>(size[j])};
+      const char* names[] = {"src", "mul", "src2", "mul2", "add", "div", "extent", "boxLo", "boxSize"};
+      for (size_t k = 0; k < std::size(values); ++k) {
+        TILEPROF_RETURN_IF_ERROR(
+            graph_.SetInitialValue(vertex[fmt::format("{}{}", names[k], j)], values[k]));
+      }
+    }
+  }
+  return out;
+}
+
+Expected<Value> Lowering::LowerMapped(const hlo::Instruction& instruction, const Value& operand,
+                                      std::span<const SourceDim> map, const Tensor* padding,
+                                      program::Sequence& program) {
+  const std::optional<std::vector<uint64_t>> dims = PlainDims(instruction.shape());
+  if (!dims || !IsArrayValue(operand)) return LowerOpaque(instruction, {&operand, 1}, program);
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
+  if (storage.type != operand.tensor.element_type()) {
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, EmitRearrange(operand.tensor, map, padding, *dims,
+                                                      instruction.name(), program));
+  return Value::Array(std::move(out));
+}
+
+static std::vector<SourceDim> IdentityMap(size_t rank) {
+  std::vector<SourceDim> map(rank);
+  for (size_t j = 0; j < rank; ++j) map[j].src = map[j].src2 = static_cast<uint32_t>(j);
+  return map;
+}
+
+Expected<Value> Lowering::LowerReverse(const hlo::Instruction& instruction, const Value& operand,
+                                       program::Sequence& program) {
+  const hlo::Attribute* attribute = instruction.FindAttribute("dimensions");
+  if (attribute == nullptr || !IsArrayValue(operand)) {
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> dims, hlo::ParseIntList(attribute->value()));
+  std::vector<SourceDim> map = IdentityMap(operand.tensor.Rank());
+  for (int64_t d : dims) {
+    if (d < 0 || static_cast<size_t>(d) >= map.size()) {
+      return MakeError("reverse dimension {} outside rank {}", d, map.size());
+    }
+    map[static_cast<size_t>(d)].mul = -1;
+    map[static_cast<size_t>(d)].add =
+        static_cast<int64_t>(operand.tensor.shape()[static_cast<size_t>(d)]) - 1;
+  }
+  return LowerMapped(instruction, operand, map, nullptr, program);
+}
+
+Expected<Value> Lowering::LowerPad(const hlo::Instruction& instruction,
+                                   std::span<const Value> operands, program::Sequence& program) {
+  const hlo::Attribute* attribute = instruction.FindAttribute("padding");
+  if (attribute == nullptr || operands.size() != 2 || !IsArrayValue(operands[0]) ||
+      !IsArrayValue(operands[1]) || operands[1].tensor.NumElements() != 1 ||
+      operands[1].tensor.element_type() != operands[0].tensor.element_type()) {
+    return LowerOpaque(instruction, operands, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<hlo::PaddingDimension> padding,
+                            hlo::ParsePadding(attribute->value()));
+  const Tensor& in = operands[0].tensor;
+  if (padding.size() != in.Rank()) {
+    return MakeError("padding has {} dimensions, the operand {}", padding.size(), in.Rank());
+  }
+  std::vector<SourceDim> map = IdentityMap(in.Rank());
+  for (size_t j = 0; j < map.size(); ++j) {
+    if (padding[j].interior < 0) return MakeError("negative interior padding in dimension {}", j);
+    map[j].add = -padding[j].low;
+    map[j].div = static_cast<uint64_t>(padding[j].interior) + 1;
+  }
+  return LowerMapped(instruction, operands[0], map, &operands[1].tensor, program);
+}
+
+Expected<Value> Lowering::LowerTransposeRearrange(const hlo::Instruction& instruction,
+                                                  const Value& operand,
+                                                  std::span<const size_t> permutation,
+                                                  program::Sequence& program) {
+  std::vector<SourceDim> map = IdentityMap(operand.tensor.Rank());
+  for (size_t i = 0; i < permutation.size() && i < map.size(); ++i) {
+    if (permutation[i] >= map.size()) return MakeError("bad permutation");
+    map[permutation[i]].src = map[permutation[i]].src2 = static_cast<uint32_t>(i);
+  }
+  return LowerMapped(instruction, operand, map, nullptr, program);
+}
+
+Expected<Value> Lowering::LowerBroadcastRearrange(const hlo::Instruction& instruction,
+                                                  const Value& operand,
+                                                  program::Sequence& program) {
+  const hlo::Attribute* attribute = instruction.FindAttribute("dimensions");
+  if (attribute == nullptr || !IsArrayValue(operand)) {
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> dims, hlo::ParseIntList(attribute->value()));
+  if (dims.size() != operand.tensor.Rank()) return LowerOpaque(instruction, {&operand, 1}, program);
+  std::vector<SourceDim> map = IdentityMap(dims.size());
+  for (size_t j = 0; j < dims.size(); ++j) {
+    if (dims[j] < 0 || dims[j] >= instruction.shape().rank()) {
+      return MakeError("broadcast dimension {} outside rank {}", dims[j], instruction.shape().rank());
+    }
+    map[j].src = map[j].src2 = static_cast<uint32_t>(dims[j]);
+  }
+  return LowerMapped(instruction, operand, map, nullptr, program);
+}
+
+Expected<Value> Lowering::LowerSliceRearrange(const hlo::Instruction& instruction,
+                                              const Value& operand,
+                                              std::span<const hlo::SliceDimension> slice,
+                                              program::Sequence& program) {
+  if (slice.size() != operand.tensor.Rank()) return LowerOpaque(instruction, {&operand, 1}, program);
+  std::vector<SourceDim> map = IdentityMap(slice.size());
+  for (size_t j = 0; j < slice.size(); ++j) {
+    if (slice[j].stride <= 0) return MakeError("slice stride {} in dimension {}", slice[j].stride, j);
+    map[j].mul = slice[j].stride;
+    map[j].add = slice[j].start;
+  }
+  return LowerMapped(instruction, operand, map, nullptr, program);
+}
+
+Expected<Value> Lowering::LowerIota(const hlo::Instruction& instruction,
+                                    program::Sequence& program) {
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> which,
+                            IntAttribute(instruction, "iota_dimension"));
+  const std::optional<std::vector<uint64_t>> dims = PlainDims(instruction.shape());
+  if (!which || !dims || !IsNative(instruction.shape())) {
+    return LowerOpaque(instruction, {}, program);
+  }
+  if (*which < 0 || static_cast<size_t>(*which) >= dims->size()) {
+    return MakeError("iota_dimension={} outside rank {}", *which, dims->size());
+  }
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
+  Expected<const Codelet*> codelet = codelets_.Iota(storage.type);
+  if (!codelet) return LowerOpaque(instruction, {}, program);
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(storage.type, *dims, instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(out);
+  const auto d = static_cast<size_t>(*which);
+  uint64_t inner = 1;
+  for (size_t i = d + 1; i < dims->size(); ++i) inner *= (*dims)[i];
+  TILEPROF_ASSIGN_OR_RETURN(uint32_t dim32, U32((*dims)[d], "iota dimension"));
+  TILEPROF_ASSIGN_OR_RETURN(uint32_t inner32, U32(inner, "iota inner size"));
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    const uint64_t first = position;
+    position += piece.region.size();
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_out.Slice(first, position));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], part));
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, U32(first, "first element"));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["dimSize"], dim32));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["inner"], inner32));
+  }
+  return Value::Array(std::move(out));
+}
+
+Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
+                                            std::span<const Value> operands,
+                                            program::Sequence& program) {
+  const bool update = instruction.opcode() == hlo::Opcode::kDynamicUpdateSlice;
+  const size_t first_index = update ? 2 : 1;
+  const std::optional<std::vector<uint64_t>> dims = PlainDims(instruction.shape());
+  bool ok = dims.has_value() && operands.size() > first_index;
+  for (const Value& operand : operands) ok = ok && IsArrayValue(operand);
+  if (!ok) return LowerOpaque(instruction, operands, program);
+  const Tensor& base = operands[0].tensor;
+  const size_t rank = base.Rank();
+  // Start indices: one scalar per dimension, or (the old form) one vector.
+  std::vector<Tensor> starts;
+  if (operands.size() == first_index + rank) {
+    for (size_t i = first_index; i < operands.size(); ++i) starts.push_back(operands[i].tensor);
+  } else if (operands.size() == first_index + 1 && operands[first_index].tensor.NumElements() == rank) {
+    const Tensor flat = operands[first_index].tensor.Flatten();
+    for (size_t i = 0; i < rank; ++i) {
+      TILEPROF_ASSIGN_OR_RETURN(Tensor one, flat.Slice(i, i + 1));
+      starts.push_back(std::move(one));
+    }
+  }
+  bool starts_ok = starts.size() == rank && rank > 0;
+  for (const Tensor& s : starts) {
+    starts_ok = starts_ok && s.NumElements() == 1 && s.element_type() == starts[0].element_type();
+  }
+  const Tensor* update_tensor = update ? &operands[1].tensor : nullptr;
+  if (!starts_ok || dims->size() != rank ||
+      (update && (update_tensor->Rank() != rank ||
+                  update_tensor->element_type() != base.element_type()))) {
+    return LowerOpaque(instruction, operands, program);
+  }
+  Expected<const Codelet*> codelet =
+      codelets_.DynamicSlice(base.element_type(), starts[0].element_type(),
+                             static_cast<uint32_t>(rank), update);
+  if (!codelet) return LowerOpaque(instruction, operands, program);
+  // The result: a slice of `base`, or `base` updated (mapped like it, so the
+  // operand field reads local elements).
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(base.element_type(), *dims, instruction.name(),
+                                                  !update));
+  if (update) TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, base));
+  if (out.NumElements() == 0) return Value::Array(out);
+  const Tensor& sliced = update ? *update_tensor : out;  // the smaller side
+  for (size_t d = 0; d < rank; ++d) {
+    if (sliced.shape()[d] > base.shape()[d]) {
+      return MakeError("dimension {}: slice of {} from {}", d, sliced.shape()[d], base.shape()[d]);
+    }
+  }
+  if (update && update_tensor->NumElements() == 0) {
+    program.Add(program::Copy(base, out));
+    return Value::Array(out);
+  }
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten();
+  const Tensor flat_base = base.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    const uint64_t first = position;
+    const uint64_t count = piece.region.size();
+    position += count;
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    const std::vector<Interval> box = RangeBox(*dims, first, count);
+    std::vector<uint64_t> lo(rank), size(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      const auto slack = static_cast<int64_t>(base.shape()[d] - sliced.shape()[d]);
+      if (update) {
+        // Update coordinates o - s for s in [0, slack].
+        const int64_t a = std::max<int64_t>(box[d].lo - slack, 0);
+        const int64_t b = std::min<int64_t>(box[d].hi, static_cast<int64_t>(sliced.shape()[d]) - 1);
+        lo[d] = static_cast<uint64_t>(std::min(a, b));
+        size[d] = static_cast<uint64_t>(std::max<int64_t>(b - a, 0) + 1);
+      } else {
+        // Source coordinates o + s for s in [0, slack].
+        lo[d] = static_cast<uint64_t>(box[d].lo);
+        size[d] = static_cast<uint64_t>(box[d].hi - box[d].lo + slack + 1);
+      }
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor in, BoxView(update ? *update_tensor : base, lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    if (update) {
+      TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part, flat_base.Slice(first, first + count));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand_part));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["update"], in));
+    } else {
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], in));
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("start{}", d)], starts[d]));
+    }
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, U32(first, "first element"));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
+    for (size_t d = 0; d < rank; ++d) {
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t out_size, U32((*dims)[d], "dimension"));
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t other,
+                                U32(update ? update_tensor->shape()[d] : base.shape()[d], "dimension"));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("outSize{}", d)], out_size));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
+          vertex[(update ? "updSize" : "inSize") + std::to_string(d)], other));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("boxLo{}", d)],
+                                                      static_cast<uint32_t>(lo[d])));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("boxSize{}", d)],
+                                                      static_cast<uint32_t>(size[d])));
+    }
+  }
+  return Value::Array(std::move(out));
+}
+
+}  // namespace tileprof::engine::compiler

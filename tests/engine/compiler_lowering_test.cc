@@ -1,0 +1,128 @@
+// The lowering of data movement, dynamic slices, iota, reduce, dot and
+// convolution to executable codelets: no opaque ops, and a graph and
+// program that validate.
+#include <gtest/gtest.h>
+
+#include "engine/compiler/compiler.h"
+#include "tests/hlo/test_util.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+CompileResult MustCompile(std::string_view text) {
+  const hlo::Module module = hlo::testing::MustParse(std::string(text));
+  Expected<Target> target = Target::FromPreset("ipu2");
+  EXPECT_TRUE(target.has_value());
+  Expected<CompileResult> result = CompileModule(module, *target, {});
+  if (!result) {
+    ADD_FAILURE() << result.error().message();
+    std::abort();
+  }
+  return std::move(*result);
+}
+
+bool Uses(const CompileResult& result, std::string_view prefix) {
+  for (const auto& usage : result.graph_stats.by_codelet)
+    if (usage.codelet->name().starts_with(prefix)) return true;
+  return false;
+}
+
+void ExpectExecutable(const CompileResult& result) {
+  EXPECT_EQ(result.lowering.opaque_ops, 0u)
+      << (result.lowering.opaque_opcodes.empty() ? "" : result.lowering.opaque_opcodes[0]);
+  const Status graph = result.graph->Validate();
+  EXPECT_TRUE(graph) << graph.error().message();
+  const Status program = program::ValidateProgram(*result.graph, result.program);
+  EXPECT_TRUE(program) << program.error().message();
+  for (const auto& usage : result.graph_stats.by_codelet)
+    EXPECT_FALSE(usage.codelet->name().starts_with("tileprof::OpaqueOp")) << usage.codelet->name();
+}
+
+TEST(LoweringTest, DataMovementIsExecutable) {
+  const CompileResult result = MustCompile(R"(
+HloModule data
+ENTRY main {
+  x = f32[64,96] parameter(0)
+  t = f32[96,64] transpose(x), dimensions={1,0}
+  r = f32[96,64] reverse(t), dimensions={0}
+  z = f32[] constant(0)
+  p = f32[100,70] pad(r, z), padding=2_2x1_3_0
+  s = f32[50,35] slice(p), slice={[0:100:2], [0:70:2]}
+  v = f32[35] parameter(1)
+  b = f32[50,35] broadcast(v), dimensions={1}
+  ROOT a = f32[50,35] add(s, b)
+}
+)");
+  ExpectExecutable(result);
+  EXPECT_TRUE(Uses(result, "tileprof::Rearrange<float,2,2>"));
+  EXPECT_TRUE(Uses(result, "tileprof::RearrangePadded<float,2,2>"));
+  EXPECT_TRUE(Uses(result, "tileprof::Rearrange<float,1,2>"));
+}
+
+TEST(LoweringTest, DynamicSliceUpdateAndIotaAreExecutable) {
+  const CompileResult result = MustCompile(R"(
+HloModule dyn
+ENTRY main {
+  x = f32[10,32,784] parameter(0)
+  i = s32[] parameter(1)
+  zero = s32[] constant(0)
+  batch = f32[1,32,784] dynamic-slice(x, i, zero, zero), dynamic_slice_sizes={1,32,784}
+  u = f32[10,32,784] dynamic-update-slice(x, batch, zero, zero, zero)
+  io = s32[32,10] iota(), iota_dimension=1
+  ROOT t = (f32[10,32,784], s32[32,10]) tuple(u, io)
+}
+)");
+  ExpectExecutable(result);
+  EXPECT_TRUE(Uses(result, "tileprof::DynamicSlice<float,int,3>"));
+  EXPECT_TRUE(Uses(result, "tileprof::DynamicUpdateSlice<float,int,3>"));
+  EXPECT_TRUE(Uses(result, "tileprof::Iota<int>"));
+}
+
+TEST(LoweringTest, ReduceDotAndConvolutionAreExecutable) {
+  const CompileResult result = MustCompile(R"(
+HloModule mix
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[32,784] parameter(0)
+  w = f32[784,128] parameter(1)
+  h = f32[32,128] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  g = f32[128,32] transpose(h), dimensions={1,0}
+  wt = f32[784,32] dot(w, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  z = f32[] constant(0)
+  one = f32[] constant(1)
+  cols = f32[128] reduce(h, z), dimensions={0}, to_apply=add
+  rows = f32[32] reduce(h, one), dimensions={1}, to_apply=add
+  img = f32[8,28,28,1] parameter(2)
+  k = f32[3,3,1,32] parameter(3)
+  conv = f32[8,13,13,32] convolution(img, k), window={size=3x3 stride=2x2}, dim_labels=b01f_01io->b01f
+  ROOT t = (f32[784,32], f32[128], f32[32], f32[8,13,13,32]) tuple(wt, cols, rows, conv)
+}
+)");
+  ExpectExecutable(result);
+  EXPECT_TRUE(Uses(result, "poplin::MatMulPartial<float,float>"));
+  EXPECT_TRUE(Uses(result, "tileprof::RearrangePadded<float,4,7>"));  // the patches
+  EXPECT_TRUE(Uses(result, "popops::Reduce<popops::ReduceAdd,float,float,true"));  // init 1
+}
+
+TEST(LoweringTest, UnsupportedOpsStayOpaque) {
+  const CompileResult result = MustCompile(R"(
+HloModule opaque
+ENTRY main {
+  x = f32[16] parameter(0)
+  ROOT s = f32[16] sort(x), dimensions={0}, to_apply=cmp
+}
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+)");
+  EXPECT_EQ(result.lowering.opaque_opcodes, std::vector<std::string>{"sort"});
+}
+
+}  // namespace
+}  // namespace tileprof::engine::compiler
