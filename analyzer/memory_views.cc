@@ -17,8 +17,11 @@ using report::TileUsage;
 
 Cell Known(bool known, uint64_t value) { return known ? Cell{value} : Cell{}; }
 
+// b - a, saturating at the int64 limits (only absurd reports get there).
 Cell Delta(uint64_t a, uint64_t b) {
-  return b >= a ? static_cast<int64_t>(b - a) : -static_cast<int64_t>(a - b);
+  constexpr uint64_t kMax = static_cast<uint64_t>(INT64_MAX);
+  if (b >= a) return b - a > kMax ? INT64_MAX : static_cast<int64_t>(b - a);
+  return a - b > kMax ? INT64_MIN : -static_cast<int64_t>(a - b);
 }
 
 uint64_t Magnitude(const Cell& delta) {
