@@ -35,15 +35,21 @@ std::string CsvField(const std::string& field) {
   return quoted + "\"";
 }
 
-nlohmann::json JsonCell(const Cell& cell) {
-  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
-  if (const auto* u = std::get_if<uint64_t>(&cell)) return *u;
-  if (const auto* i = std::get_if<int64_t>(&cell)) return *i;
+// A JSON string literal; names read from text may not be valid UTF-8, so
+// invalid bytes become U+FFFD.
+std::string JsonString(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string JsonCell(const Cell& cell) {
+  if (const auto* s = std::get_if<std::string>(&cell)) return JsonString(*s);
+  if (const auto* u = std::get_if<uint64_t>(&cell)) return std::to_string(*u);
+  if (const auto* i = std::get_if<int64_t>(&cell)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&cell)) {
-    if (std::isfinite(*d)) return *d;
-    return nullptr;
+    // Shortest form that reads back exactly; JSON has no NaN or infinity.
+    return std::isfinite(*d) ? fmt::format("{}", *d) : "null";
   }
-  return nullptr;
+  return "null";
 }
 
 }  // namespace
@@ -134,19 +140,29 @@ std::string Render(const Output& output, OutputFormat format) {
       return out;
     }
     case OutputFormat::kJson: {
-      nlohmann::ordered_json root = nlohmann::ordered_json::object();
-      for (const Table& table : output.tables) {
-        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-        for (const auto& row : table.rows) {
-          nlohmann::ordered_json object = nlohmann::ordered_json::object();
-          for (size_t c = 0; c < row.size() && c < table.columns.size(); ++c)
-            object[table.columns[c]] = JsonCell(row[c]);
-          rows.push_back(std::move(object));
+      // Streamed rather than built as a DOM: a 94,208-row table would
+      // otherwise cost a million small JSON values.
+      out += "{";
+      for (size_t t = 0; t < output.tables.size(); ++t) {
+        const Table& table = output.tables[t];
+        out += t ? ",\n  " : "\n  ";
+        out += JsonString(table.name);
+        out += ": [";
+        for (size_t r = 0; r < table.rows.size(); ++r) {
+          out += r ? ",\n    {" : "\n    {";
+          const auto& row = table.rows[r];
+          for (size_t c = 0; c < row.size() && c < table.columns.size(); ++c) {
+            if (c) out += ", ";
+            out += JsonString(table.columns[c]);
+            out += ": ";
+            out += JsonCell(row[c]);
+          }
+          out += "}";
         }
-        root[table.name] = std::move(rows);
+        out += table.rows.empty() ? "]" : "\n  ]";
       }
-      // Names read from text may not be valid UTF-8.
-      return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      out += output.tables.empty() ? "}\n" : "\n}\n";
+      return out;
     }
   }
   return out;

@@ -91,7 +91,7 @@ Expected<std::string> TilesPlot(const LoadedReport& loaded, bool standalone) {
     max_bytes = std::max(max_bytes, tiles[peak[c]].ExcludingGaps());
   }
   std::optional<uint64_t> capacity = Capacity(report);
-  double y_max = NiceCeil(static_cast<double>(std::max(max_bytes, capacity.value_or(0))) * 1.05);
+  double y_max = NiceCeil(static_cast<double>(std::max(max_bytes, capacity.value_or(0))) * 1.05 / 1024) * 1024;
   XmlWriter w;
   Begin(w, fmt::format("Memory per tile (excluding gaps), {} tiles{}", WithThousands(uint64_t{tiles.size()}),
                        columns < tiles.size() ? ", largest tile per column" : ""),
@@ -174,7 +174,7 @@ Expected<std::string> CategoriesPlot(const LoadedReport& loaded, bool standalone
     for (size_t c = 0; c < report::kNumCategories; ++c) sum += b.usage.by_category[c];
     largest = std::max(largest, sum);
   }
-  double y_max = NiceCeil(static_cast<double>(largest) * 1.05);
+  double y_max = NiceCeil(static_cast<double>(largest) * 1.05 / 1024) * 1024;  // round KiB ticks
   XmlWriter w;
   Begin(w, fmt::format("Categories of the {} most-used tiles", blocks.size()), standalone);
   Axes(w, y_max, "KiB", "tile", [](double v) { return Kib(v); });

@@ -30,13 +30,18 @@ inline std::string SharedPath(const std::string& relative) {
   return std::string(TILEPROF_SHARED_DIR) + "/" + relative;
 }
 
+// Removed when the test binary exits.
 inline fs::path TempDir() {
-  static fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tileprof_analyzer_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+  struct Dir {
+    fs::path path = fs::temp_directory_path() / ("tileprof_analyzer_test_" + std::to_string(::getpid()));
+    Dir() { fs::create_directories(path); }
+    ~Dir() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  };
+  static Dir dir;
+  return dir.path;
 }
 
 struct CompiledSample {
