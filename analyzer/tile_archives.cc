@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <map>
+#include <algorithm>
+#include <unordered_map>
 
 #include "elfdump/ar_reader.h"
 #include "elfdump/elf_reader.h"
@@ -53,10 +54,14 @@ Expected<Output> ArchiveView(const std::string& path) {
   auto layout = elf::RecognizeArchive(bytes, bytes.size());
   if (!layout) return MakeError("{}: not an ar archive (a per-tile archive is what target.saveArchive writes)", path);
 
+  // Kinds are interned once: 94,208 members times a dozen sections must not
+  // cost a dozen string-keyed maps each.
+  std::vector<std::string> kinds;
+  std::unordered_map<std::string, uint32_t> kind_index;
   struct Member {
     std::string name;
     uint64_t total = 0;
-    std::map<std::string, uint64_t> kinds;
+    std::vector<std::pair<uint32_t, uint64_t>> kinds;  // (kind index, bytes)
   };
   std::vector<Member> members;
   std::optional<Error> problem;
@@ -64,7 +69,7 @@ Expected<Output> ArchiveView(const std::string& path) {
   std::string diagnostic;
   Status walked = elf::ForEachMember(bytes, bytes.size(), *layout, path, files, [&](const elf::ArchiveMember& m) {
     if (problem) return;
-    diagnostic = fmt::format("{}({})", path, m.name);
+    diagnostic.assign(path).append("(").append(m.name).append(")");
     const elf::ElfObject& object = reader.Read({m.bytes, m.nominal_size, diagnostic, m.element_size});
     if (!object.recognized) {
       problem = MakeError("{}: not an ELF object", diagnostic);
@@ -81,7 +86,10 @@ Expected<Output> ArchiveView(const std::string& path) {
         has_text = true;
         member.total = s.size;
       } else if (s.name.starts_with(kCategorySectionPrefix)) {
-        member.kinds[std::string(s.name.substr(kCategorySectionPrefix.size()))] += s.size;
+        std::string kind(s.name.substr(kCategorySectionPrefix.size()));
+        auto [it, added] = kind_index.try_emplace(kind, static_cast<uint32_t>(kinds.size()));
+        if (added) kinds.push_back(kind);
+        member.kinds.emplace_back(it->second, s.size);
       }
     }
     if (!has_text) {
@@ -95,30 +103,29 @@ Expected<Output> ArchiveView(const std::string& path) {
   if (members.empty()) return MakeError("{}: the archive has no members", path);
 
   // Columns: the categories in report order, then any other kind found.
-  std::vector<std::string> kinds;
+  std::vector<uint32_t> order;  // column -> kind index
   for (size_t c = 0; c < report::kNumCategories; ++c) {
-    std::string name(report::CategoryMachineName(static_cast<report::Category>(c)));
-    for (const Member& m : members)
-      if (m.kinds.contains(name)) {
-        kinds.push_back(name);
-        break;
-      }
+    auto it = kind_index.find(std::string(report::CategoryMachineName(static_cast<report::Category>(c))));
+    if (it != kind_index.end()) order.push_back(it->second);
   }
-  for (const Member& m : members)
-    for (const auto& [kind, bytes] : m.kinds)
-      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+  for (uint32_t k = 0; k < kinds.size(); ++k)
+    if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+  std::vector<size_t> column_of(kinds.size());
+  for (size_t col = 0; col < order.size(); ++col) column_of[order[col]] = col;
 
   Table tiles{"tiles", "Tiles (member order)", {"tile", "member", "total"}, {}};
-  for (const std::string& kind : kinds) tiles.columns.push_back(kind);
+  for (uint32_t k : order) tiles.columns.push_back(kinds[k]);
+  tiles.rows.reserve(members.size());
   std::vector<uint64_t> totals;
+  totals.reserve(members.size());
   report::ByTileSummary summary;
   for (size_t i = 0; i < members.size(); ++i) {
-    const Member& m = members[i];
-    std::vector<Cell> row{uint64_t{i}, m.name, m.total};
-    for (const std::string& kind : kinds) {
-      auto it = m.kinds.find(kind);
-      row.push_back(it == m.kinds.end() ? uint64_t{0} : it->second);
-    }
+    Member& m = members[i];
+    std::vector<Cell> row(3 + order.size(), Cell{uint64_t{0}});
+    row[0] = uint64_t{i};
+    row[1] = std::move(m.name);
+    row[2] = m.total;
+    for (const auto& [kind, bytes] : m.kinds) std::get<uint64_t>(row[3 + column_of[kind]]) += bytes;
     tiles.Add(std::move(row));
     totals.push_back(m.total);
     if (!summary.max_excluding_gaps || m.total > summary.max_excluding_gaps->bytes)
