@@ -83,6 +83,9 @@ std::vector<std::string> RenderTable(const Table& table) {
     std::vector<std::string> texts;
     for (size_t c = 0; c < row.size() && c < widths.size(); ++c) {
       texts.push_back(CellText(row[c]));
+      // One row per line: a control character in a name must not break it.
+      for (char& ch : texts.back())
+        if (static_cast<unsigned char>(ch) < 0x20) ch = ' ';
       widths[c] = std::max(widths[c], texts.back().size());
       if (IsNumber(row[c])) numeric[c] = true;
     }

@@ -298,6 +298,46 @@ TEST(OomView, CompiledSampleWithTensorMap) {
   EXPECT_EQ(ids, 1);
 }
 
+TEST(OomView, ListsVariablesOfTheReportAndSplitsTheLargest) {
+  const CompiledSample& s = OomSample();
+  report::ReportDocument document;
+  document.compilation = s.report;
+  // Two variables on tile 128 (the worst), one elsewhere.
+  document.compilation->variables = {{"embedding/table/part0", 128, 40000, report::Category::kVariables, true, 0},
+                                     {"dense/kernel", 128, 16384, report::Category::kVariables, false, 40000},
+                                     {"other", 3, 99999, report::Category::kVariables, true, std::nullopt}};
+  std::string path = (TempDir() / "with_variables.cbor").string();
+  ASSERT_TRUE(report::WriteCborReportFile(path, document));
+  nlohmann::json j = Json(OomView(MustOpen(path), nullptr, {.worst_tiles = 1}));
+  ASSERT_EQ(j["variables"].size(), 2u);
+  EXPECT_EQ(j["variables"][0], (nlohmann::json{{"tile", 128}, {"variable", "embedding/table/part0"}, {"bytes", 40000}, {"always_live", "yes"}}));
+  EXPECT_EQ(j["variables"][1]["always_live"], "no");
+  bool split = false;
+  for (const auto& row : j["suggestions"]) {
+    if (row["suggestion"] == "split the largest variable in two") {
+      split = true;
+      EXPECT_EQ(row["saves"], 20000);
+      EXPECT_EQ(row["target"], "embedding/table/part0");
+      EXPECT_EQ(row["fits_after"], "no");
+    }
+  }
+  EXPECT_TRUE(split);
+}
+
+TEST(Output, CsvQuotesAndJsonEscapes) {
+  LoadedReport excerpt = MustOpen(SharedPath("corpus/reports/oom-mk1-excerpt.rep"));
+  std::string csv = MustRender(TopTilesView(excerpt, 1), OutputFormat::kCsv);
+  EXPECT_THAT(csv, HasSubstr("\n0,\"poplin::ConvPartial1x1Out<float,float,true,false>\",6648\n"));
+  Output out;
+  out.tables.push_back({"t", "", {"name", "n", "d"}, {{std::string("a\"b,\n\xff"), int64_t{-3}, 0.5}}});
+  EXPECT_EQ(Render(out, OutputFormat::kCsv), "name,n,d\n\"a\"\"b,\n\xff\",-3,0.5\n");
+  auto j = nlohmann::json::parse(Render(out, OutputFormat::kJson));
+  EXPECT_EQ(j["t"][0]["name"], "a\"b,\n\xef\xbf\xbd");
+  EXPECT_EQ(j["t"][0]["n"], -3);
+  EXPECT_EQ(j["t"][0]["d"], 0.5);
+  EXPECT_EQ(Render(out, OutputFormat::kTable), "t:\n  name     n     d\n  a\"b, \xff  -3  0.50\n");
+}
+
 TEST(OomView, TensorMapTileBeyondTheTarget) {
   LoadedReport json = MustOpen(OomSample().paths.at("json"));
   auto tensors = ParseTensorMap(R"({"mappings":{"c":[["x",0,[1],"float",0,0,1,[[99999,1]],""]]}})", "tm.json");
