@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "analyzer/tile_archives.h"
 #include "cli/command.h"
 #include "cli/report_flags.h"
 #include "common/format.h"
@@ -24,6 +25,7 @@ struct Options {
   bool allow_out_of_memory = false;
   std::string progress;  // "": TF_POPLAR_FLAGS --show_progress_bar, else auto
   ReportFlags report;
+  std::string save_archive;  // "": target.saveArchive of POPLAR_ENGINE_OPTIONS, if any
 };
 
 constexpr const char* kDefaultTextReport = "Trace_Event_Report.rep";
@@ -108,6 +110,14 @@ int Run(const Options& options) {
     PrintDiagnostic("compile", (!written ? written.error() : closed.error()).message());
     return kExitError;
   }
+  // The per-tile archive, also (especially) when tiles are out of memory.
+  std::string archive = options.save_archive.empty() ? session.engine.SaveArchive() : options.save_archive;
+  if (!archive.empty()) {
+    if (Status saved = analyzer::WriteReportArchive(archive, compiled->result.report, options.model); !saved) {
+      PrintDiagnostic("compile", saved.error().message());
+      return kExitError;
+    }
+  }
   PrintSummary(*compiled, *written);
   if (compiled->result.tiles_out_of_memory > 0) {
     // Unlike Poplar since SDK 2.1, an out-of-memory compile fails unless
@@ -154,6 +164,9 @@ RunFn Setup(CLI::App& cmd) {
   cmd.add_option("--progress", options->progress,
                  "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
   AddReportFlags(cmd, options->report, /*text_output=*/true);
+  cmd.add_option("--save-archive", options->save_archive,
+                 "Also write the per-tile ELF archive (target.saveArchive): member i is tile i, its .text "
+                 "the tile's memory");
   return [options] { return Run(*options); };
 }
 

@@ -48,16 +48,18 @@ struct TileView {
   bool lead_text = false;  // emit a `.text` of lead_text_size first
   uint64_t lead_text_size = 0;
   std::span<const TileSection> given;  // written after it, as given
+  bool given_unlisted = false;         // ... or all as SectionKind::kUnlisted
 };
 
 template <typename Fn>
 void ForEachSection(const TileView& view, Fn&& fn) {
   if (view.lead_text) fn(kTextName, view.lead_text_size, SectionKind::kCode);
-  for (const TileSection& s : view.given) fn(std::string_view(s.name), s.size, s.kind);
+  for (const TileSection& s : view.given)
+    fn(std::string_view(s.name), s.size, view.given_unlisted ? SectionKind::kUnlisted : s.kind);
 }
 
 bool HasContents(SectionKind kind, bool zero_filled_progbits) {
-  return zero_filled_progbits && kind != SectionKind::kZeroInit;
+  return zero_filled_progbits && kind != SectionKind::kZeroInit && kind != SectionKind::kUnlisted;
 }
 
 uint32_t SectionFlags(SectionKind kind) {
@@ -70,6 +72,8 @@ uint32_t SectionFlags(SectionKind kind) {
       return kWriterShfAlloc;
     case SectionKind::kZeroInit:
       return kWriterShfAlloc | kWriterShfWrite;
+    case SectionKind::kUnlisted:
+      return kWriterShfWrite;
   }
   return kWriterShfAlloc;
 }
@@ -204,6 +208,12 @@ Expected<MemberPlan> PlanMember(const TileImage& tile, const TileArchiveOptions&
   MemberPlan plan;
   if (options.layout == TileLayout::kTotalInText) {
     plan.view = {true, total, {}};
+  } else if (options.layout == TileLayout::kTotalInTextWithBreakdown) {
+    if (has_text) {
+      return MakeError("{}: section '.text': the name holds the tile's total in this layout",
+                       Describe(where));
+    }
+    plan.view = {true, total, sections, true};
   } else {
     plan.view = {!has_text, 0, sections};
   }
@@ -219,7 +229,9 @@ Expected<MemberPlan> PlanMember(const TileImage& tile, const TileArchiveOptions&
     if (size > kElf32Max) {
       status = MakeError("{}: section '{}': sh_size {}{} does not fit in ELF32's 32 bits",
                          Describe(where), name, size,
-                         options.layout == TileLayout::kTotalInText ? " (the tile's total)" : "");
+                         options.layout != TileLayout::kByKind && name == kTextName
+                             ? " (the tile's total)"
+                             : "");
       return;
     }
     offset = AlignUp(offset, kSectionAlign);

@@ -35,6 +35,14 @@
 //     `.text` gets an empty one in front, so the pipeline still prints one line
 //     per tile.
 //
+//   * kTotalInTextWithBreakdown: `.text` holds the tile's total, as in
+//     kTotalInText, and the caller's sections follow it as kUnlisted sections
+//     (SHT_NOBITS, flags `W` only). BFD gives such sections no flags, so GNU
+//     size (and `tileprof size`) does not list them: the pipeline and `size
+//     -A`'s Total still give the tile's total, while `readelf -S` and
+//     `tileprof archive` show the breakdown by kind. A caller's `.text` is
+//     refused (the name holds the total).
+//
 // Section contents: by default every section is SHT_NOBITS (sizes without
 // bytes; SysV `size` reports sh_size for NOBITS too), so 1,472 tiles take a few
 // hundred KB. With `zero_filled_progbits`, code, data and read-only data become
@@ -62,6 +70,8 @@ enum class SectionKind {
   kData,          // SHF_ALLOC | SHF_WRITE ("WA")
   kReadOnlyData,  // SHF_ALLOC ("A")
   kZeroInit,      // SHF_ALLOC | SHF_WRITE ("WA"), always SHT_NOBITS
+  // SHF_WRITE only ("W"), always SHT_NOBITS: BFD flags 0, so `size` skips it.
+  kUnlisted,
 };
 
 struct TileSection {
@@ -78,6 +88,7 @@ struct TileImage {
 enum class TileLayout {
   kTotalInText,  // one `.text` per tile holding the tile's total (default)
   kByKind,       // the caller's sections as given
+  kTotalInTextWithBreakdown,  // `.text` = total, then the caller's, unlisted
 };
 
 struct TileArchiveOptions {

@@ -34,7 +34,8 @@ Expected<bool> Flag(const Json& value, std::string_view what) {
 }
 
 Expected<MappedTensor> ReadTensor(const Json& array, const std::string& where) {
-  if (!array.is_array() || array.size() != 9)
+  // Element 8 (op name) is missing in the published docs' 8-element form.
+  if (!array.is_array() || array.size() < 8 || array.size() > 9)
     return MakeError("{}: expected an array of 9 elements, got {}", where, Dump(array).substr(0, 80));
   MappedTensor t;
   if (!array[0].is_string()) return MakeError("{}[0]: expected the instruction name", where);
@@ -67,8 +68,10 @@ Expected<MappedTensor> ReadTensor(const Json& array, const std::string& where) {
   }
   if (sum != t.total_elements)
     return MakeError("{}[6]: total {} is not the sum of the per-tile counts ({})", where, t.total_elements, sum);
-  if (!array[8].is_string()) return MakeError("{}[8]: expected the op name", where);
-  t.op_name = array[8].get<std::string>();
+  if (array.size() == 9) {
+    if (!array[8].is_string()) return MakeError("{}[8]: expected the op name", where);
+    t.op_name = array[8].get<std::string>();
+  }
   return t;
 }
 

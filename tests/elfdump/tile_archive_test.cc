@@ -204,6 +204,33 @@ TEST(TileArchive, TotalInTextSumsEverySection) {
   EXPECT_EQ(ReadShdr(o, Le32(o, 32) + 40).size, 123u);
 }
 
+TEST(TileArchive, TotalInTextWithBreakdownKeepsTheSectionsUnlisted) {
+  TileImage tile{{{".tile.variable", 100, SectionKind::kData}, {".tile.stack", 20, SectionKind::kZeroInit}}};
+  TileArchiveOptions options;
+  options.layout = TileLayout::kTotalInTextWithBreakdown;
+  options.zero_filled_progbits = true;  // unlisted sections stay NOBITS even so
+  std::string a = Must(BuildTileArchive(std::span(&tile, 1), options));
+  std::string_view o = std::string_view(a).substr(68);
+  EXPECT_EQ(Le16(o, 48), 5u);  // null, .text, the two given, .shstrtab
+  uint32_t shoff = Le32(o, 32);
+  Shdr text = ReadShdr(o, shoff + 40);
+  EXPECT_EQ(text.size, 120u);
+  EXPECT_EQ(text.type, 1u);    // SHT_PROGBITS: zero-filled code
+  EXPECT_EQ(text.flags, 6u);   // AX
+  for (uint32_t i : {2u, 3u}) {
+    Shdr given = ReadShdr(o, shoff + 40 * i);
+    EXPECT_EQ(given.type, 8u);   // SHT_NOBITS
+    EXPECT_EQ(given.flags, 1u);  // W only: BFD flags 0, not listed by size
+  }
+  EXPECT_EQ(ReadShdr(o, shoff + 80).size, 100u);
+  EXPECT_EQ(ReadShdr(o, shoff + 120).size, 20u);
+  // A `.text` of the caller would clash with the total.
+  TileImage clash{{{".text", 1, SectionKind::kCode}}};
+  auto refused = BuildTileArchive(std::span(&clash, 1), options);
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message(), HasSubstr("tile 0 (tile0.o): section '.text'"));
+}
+
 TEST(TileArchive, EmptyArchiveIsJustTheMagic) {
   EXPECT_EQ(Must(BuildTileArchive({})), "!<arch>\n");
 }
