@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "common/file.h"
 #include "common/format.h"
+#include "engine/session/precompile.h"
 #include "engine/session/session.h"
 #include "reports/histogram.h"
 #include "reports/text_writer.h"
@@ -22,14 +23,25 @@ struct Options {
   uint32_t tiles_per_ipu = 0;  // 0: the preset's
   bool allow_out_of_memory = false;
   std::string progress;  // "": TF_POPLAR_FLAGS --show_progress_bar, else auto
+  // Executable cache and pre-compile mode (issue 8).
+  std::string cache_path;  // "": TF_POPLAR_FLAGS --executable_cache_path
+  std::string device_connection = "always";
+  std::string ipu_version;
 };
 
 void PrintSummary(const engine::CompiledModule& compiled, const std::string& output) {
   const report::CompilationReport& report = compiled.result.report;
   std::optional<report::MemoryUsage> total = report::ResolveTotal(report);
   std::optional<report::ByTileSummary> by_tile = report::ResolveByTile(report);
-  std::cout << fmt::format("Compiled {} for {} in {:.2f} s\n", compiled.module.name(), compiled.target.Describe(),
-                           compiled.seconds);
+  if (compiled.cache.outcome == engine::CacheOutcome::kHit)
+    std::cout << fmt::format("Loaded {} for {} from {} in {:.2f} s\n", compiled.module.name(),
+                             compiled.target.Describe(), compiled.cache.path, compiled.seconds);
+  else
+    std::cout << fmt::format("Compiled {} for {} in {:.2f} s\n", compiled.module.name(), compiled.target.Describe(),
+                             compiled.seconds);
+  if (compiled.cache.outcome != engine::CacheOutcome::kDisabled && compiled.cache.outcome != engine::CacheOutcome::kHit)
+    std::cout << fmt::format("  Cache:    {} ({})\n", engine::CacheOutcomeName(compiled.cache.outcome),
+                             compiled.cache.path);
   if (total) {
     uint64_t capacity = compiled.target.TotalMemory();
     std::cout << fmt::format("  Memory:   {} B of {} B ({:.2f}%), {} B including gaps\n",
@@ -71,8 +83,20 @@ int Run(const Options& options) {
     PrintDiagnostic("compile", "--progress: '" + progress + "' is not auto, true or false");
     return kExitUsage;
   }
+  if (!options.cache_path.empty()) session.flags.executable_cache_path = options.cache_path;
+  const bool precompile = options.device_connection == "pre-compile";
+  if (precompile) {
+    if (options.ipu_version.empty()) {
+      PrintDiagnostic("compile", engine::kPrecompileNeedsIpuVersionMessage);
+      return kExitUsage;
+    }
+    session.target.preset = options.ipu_version;
+  }
   engine::CompileLog log(stderr, env->log_level);
-  auto compiled = engine::CompileHloFile(options.model, session, log);
+  // The report is all this command writes, so a cache hit skips the graph.
+  const auto parts = engine::exec::LoadParts::kReport;
+  auto compiled = precompile ? engine::PrecompileHloFile(options.model, session, log, parts)
+                             : engine::LoadOrCompile(options.model, session, log, parts);
   if (!compiled) {
     const std::string& message = compiled.error().message();
     // Parse errors already read "file:line:col: error: ..." with a caret.
@@ -86,6 +110,7 @@ int Run(const Options& options) {
     return kExitError;
   }
   PrintSummary(*compiled, options.output);
+  if (precompile) std::cout << engine::PrecompiledSavedMessage(compiled->cache.path) << "\n";
   if (compiled->result.tiles_out_of_memory > 0) {
     // Unlike Poplar since SDK 2.1, an out-of-memory compile fails unless
     // asked not to: a user running one command wants to hear about it.
@@ -123,6 +148,15 @@ RunFn Setup(CLI::App& cmd) {
                "Exit 0 even when tiles are out of memory (debug.allowOutOfMemory)");
   cmd.add_option("--progress", options->progress,
                  "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
+  cmd.add_option("--executable-cache-path", options->cache_path,
+                 "Load the compiled executable from DIR, or compile and save it there "
+                 "(TF_POPLAR_FLAGS --executable_cache_path)");
+  cmd.add_option("--device-connection", options->device_connection,
+                 "always, or pre-compile: compile and save to the executable cache for a later run")
+      ->check(CLI::IsMember({"always", "pre-compile"}))
+      ->capture_default_str();
+  cmd.add_option("--ipu-version", options->ipu_version, "Target of pre-compile mode: ipu1, ipu2, ipu21")
+      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}));
   return [options] { return Run(*options); };
 }
 

@@ -62,4 +62,48 @@ Expected<const Codelet*> CompilerCodelets::Rearrange(ElementType type) {
              kRearrangeCodeBytes, kRearrangeCyclesPerElement);
 }
 
+namespace {
+constexpr std::string_view kOpaquePrefix = "tileprof::OpaqueOp<";
+constexpr std::string_view kRearrangePrefix = "tileprof::Rearrange<";
+}  // namespace
+
+bool CompilerCodelets::IsCompilerCodeletName(std::string_view name) {
+  return name.starts_with(kOpaquePrefix) || name.starts_with(kRearrangePrefix);
+}
+
+Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
+  const auto bad = [&] { return MakeError("'{}' is not a compiler codelet name", name); };
+  if (!name.ends_with('>')) return bad();
+  if (name.starts_with(kRearrangePrefix)) {
+    std::string_view arg = name.substr(kRearrangePrefix.size());
+    arg.remove_suffix(1);
+    auto type = ParsePoplarElementType(arg);
+    if (!type) return bad();
+    return Rearrange(*type);
+  }
+  if (!name.starts_with(kOpaquePrefix)) return bad();
+  std::string_view args = name.substr(kOpaquePrefix.size());
+  args.remove_suffix(1);
+  std::vector<std::string_view> parts;
+  while (true) {
+    size_t comma = args.find(',');
+    parts.push_back(args.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    args.remove_prefix(comma + 1);
+  }
+  if (parts.size() < 2 || parts[0].empty()) return bad();
+  auto output = ParsePoplarElementType(parts[1]);
+  if (!output) return bad();
+  std::vector<ElementType> inputs;
+  for (size_t i = 2; i < parts.size(); ++i) {
+    auto type = ParsePoplarElementType(parts[i]);
+    if (!type) return bad();
+    inputs.push_back(*type);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, Opaque(parts[0], inputs, *output));
+  // The name must round-trip, or two names could stand for one codelet.
+  if (codelet->name() != name) return bad();
+  return codelet;
+}
+
 }  // namespace tileprof::engine::compiler

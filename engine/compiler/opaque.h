@@ -47,6 +47,12 @@ class CompilerCodelets {
                                   ElementType output);
   // Fields in and out of `type`.
   Expected<const Codelet*> Rearrange(ElementType type);
+  // The codelet a name of the forms above stands for, created and registered
+  // as the compiler would (rebuilding a serialised graph, engine/exec).
+  // Error: not a name this class makes.
+  Expected<const Codelet*> FromName(std::string_view name);
+  // Whether `name` has the form of a compiler codelet's name.
+  static bool IsCompilerCodeletName(std::string_view name);
 
  private:
   Expected<const Codelet*> Get(std::string name, std::vector<ElementType> inputs,
