@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <future>
 #include <unordered_map>
@@ -261,6 +262,14 @@ void WriteLowering(Writer& w, const compiler::CompileResult& result) {
                          g.num_vertices, g.num_edges, g.num_streams, g.edge_pointer_bytes, g.internal_state_bytes,
                          g.vertex_code_bytes, g.tiles_used})
     w.Var(value);
+  w.Var(g.by_codelet.size());
+  for (const CodeletUsage& usage : g.by_codelet) {
+    w.Str(usage.codelet->name());
+    w.Var(usage.vertices);
+    w.Var(usage.edges);
+    w.Var(usage.state_bytes);
+    w.Var(usage.tiles);
+  }
   w.EndSection(section);
 }
 
@@ -480,7 +489,8 @@ ExecutableInfo ReadInfo(Reader& outer, const Header& header) {
   return info;
 }
 
-Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compiler_codelets) {
+Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compiler_codelets,
+                 std::vector<const Codelet*>& codelets) {
   Reader r = outer.Sub(Section::kGraph, "graph section");
   const uint64_t num_variables = r.Count("variable count", 4);
   for (uint64_t id = 0; r.ok() && id < num_variables; ++id) {
@@ -521,7 +531,6 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
     }
   }
   // Codelets: the catalogue's, or the compiler's own (recreated by name).
-  std::vector<const Codelet*> codelets;
   for (uint64_t i = 0, n = r.Count("codelet count"); r.ok() && i < n; ++i) {
     std::string name = r.Str("codelet name");
     if (!r.ok()) break;
@@ -698,7 +707,14 @@ class ProgramBuilder {
   std::vector<LoadedNode> nodes_;
 };
 
-void ReadLowering(Reader& outer, compiler::CompileResult& result) {
+// GraphStats::by_codelet as stored: codelets by name until the graph that
+// owns them is rebuilt.
+struct NamedCodeletUsage {
+  std::string name;
+  CodeletUsage usage;
+};
+
+void ReadLowering(Reader& outer, compiler::CompileResult& result, std::vector<NamedCodeletUsage>& by_codelet) {
   compiler::LoweringStats& s = result.lowering;
   Reader r = outer.Sub(Section::kLowering, "lowering section");
   s.instructions = r.Var("instructions");
@@ -715,6 +731,15 @@ void ReadLowering(Reader& outer, compiler::CompileResult& result) {
                           &g.num_compute_sets, &g.num_vertices, &g.num_edges, &g.num_streams, &g.edge_pointer_bytes,
                           &g.internal_state_bytes, &g.vertex_code_bytes, &g.tiles_used})
     *value = r.Var("graph statistics");
+  for (uint64_t i = 0, n = r.Count("codelet usage count", 5); r.ok() && i < n; ++i) {
+    NamedCodeletUsage named;
+    named.name = r.Str("codelet usage name");
+    named.usage.vertices = r.Var("codelet usage vertices");
+    named.usage.edges = r.Var("codelet usage edges");
+    named.usage.state_bytes = r.Var("codelet usage state bytes");
+    named.usage.tiles = r.Var("codelet usage tiles");
+    by_codelet.push_back(std::move(named));
+  }
   r.End("lowering section");
   outer.Adopt(r);
 }
@@ -794,7 +819,8 @@ Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::
   if (!target) return corrupted(target.error().Within("target"));
 
   compiler::CompileResult result;
-  ReadLowering(r, result);
+  std::vector<NamedCodeletUsage> by_codelet;
+  ReadLowering(r, result, by_codelet);
   if (!r.ok()) return corrupted(Error(r.error()));
   // The report decodes on another thread while the graph is rebuilt.
   Reader report_reader = r.Sub(Section::kReport, "report section");
@@ -805,7 +831,8 @@ Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::
   if (parts == LoadParts::kAll) {
     result.graph = std::make_unique<Graph>(*target);
     compiler::CompilerCodelets compiler_codelets(*result.graph);
-    Status built = ReadGraph(r, *result.graph, compiler_codelets);
+    std::vector<const Codelet*> codelets;
+    Status built = ReadGraph(r, *result.graph, compiler_codelets, codelets);
     if (built) {
       auto program = ProgramBuilder().Read(r);
       if (program) result.program = std::move(*program);
@@ -815,7 +842,19 @@ Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::
     r.End("end marker");
     if (built && !r.ok()) built = Error(r.error());
     if (built) built = program::ValidateProgram(*result.graph, result.program);
-    if (built) result.graph_stats = result.graph->Stats();
+    // The stored statistics, with their codelets resolved in the new graph
+    // (Graph::Stats() would walk every vertex again).
+    for (const NamedCodeletUsage& named : by_codelet) {
+      if (!built) break;
+      auto it = std::find_if(codelets.begin(), codelets.end(),
+                             [&](const Codelet* codelet) { return codelet->name() == named.name; });
+      if (it == codelets.end()) {
+        built = Error(fmt::format("graph statistics: codelet '{}' is not in the graph", named.name));
+        break;
+      }
+      result.graph_stats.by_codelet.push_back(named.usage);
+      result.graph_stats.by_codelet.back().codelet = *it;
+    }
     if (!built) {
       report.wait();
       return corrupted(built.error());
