@@ -84,14 +84,15 @@ int Run(const Options& options) {
     return kExitUsage;
   }
   if (!options.cache_path.empty()) session.flags.executable_cache_path = options.cache_path;
-  const bool precompile = options.device_connection == "pre-compile";
-  if (precompile) {
-    if (options.ipu_version.empty()) {
-      PrintDiagnostic("compile", engine::kPrecompileNeedsIpuVersionMessage);
-      return kExitUsage;
-    }
-    session.target.preset = options.ipu_version;
+  engine::ReportConfig connection;
+  connection.device_connection = options.device_connection;
+  connection.ipu_version = options.ipu_version;
+  auto precompile_mode = engine::ApplyDeviceConnection(connection, session);
+  if (!precompile_mode) {
+    PrintDiagnostic("compile", precompile_mode.error().message());
+    return kExitUsage;
   }
+  const bool precompile = *precompile_mode;
   engine::CompileLog log(stderr, env->log_level);
   // The report is all this command writes, so a cache hit skips the graph.
   const auto parts = engine::exec::LoadParts::kReport;
@@ -134,7 +135,12 @@ RunFn Setup(CLI::App& cmd) {
       "--allow-out-of-memory or POPLAR_ENGINE_OPTIONS='{\"debug.allowOutOfMemory\":\"true\"}'.\n"
       "Environment: TF_POPLAR_FLAGS (--ipu_model_tiles, --show_progress_bar, --help, ...),\n"
       "POPLAR_ENGINE_OPTIONS, POPLAR_LOG_LEVEL=INFO (phase lines), TF_POPLAR_VLOG_LEVEL=1\n"
-      "(Begin/End XLA compilation lines). Log lines go to stderr, the progress bar to stdout.");
+      "(Begin/End XLA compilation lines). Log lines go to stderr, the progress bar to stdout.\n"
+      "With --executable-cache-path DIR (or TF_POPLAR_FLAGS=--executable_cache_path=DIR) the\n"
+      "compiled executable is saved to DIR/<key>.poplar_exec and later compiles of the same module,\n"
+      "target and program options load it instead (report and profiling options do not change\n"
+      "the key); see `tileprof cache`. --device-connection=pre-compile --ipu-version=ipu2 only\n"
+      "compiles into the cache, for a later run.");
   cmd.add_option("MODEL", options->model, "HLO text file (one module)")->required();
   cmd.add_option("-o,--output", options->output, "Where to write the text report")->capture_default_str();
   cmd.add_option("--target", options->target, "Target preset: ipu1, ipu2, ipu21")

@@ -234,6 +234,13 @@ Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOpt
   return compiled;
 }
 
+Expected<bool> ApplyDeviceConnection(const ReportConfig& config, SessionOptions& options) {
+  if (config.device_connection != "pre-compile") return false;
+  if (config.ipu_version.empty()) return Error(std::string(kPrecompileNeedsIpuVersionMessage));
+  options.target.preset = config.ipu_version;
+  return true;
+}
+
 Expected<CompiledModule> PrecompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log,
                                            exec::LoadParts parts) {
   TILEPROF_RETURN_IF_ERROR(CheckPrecompileCachePath(options.flags.executable_cache_path));

@@ -102,6 +102,12 @@ std::string CacheOptionsText(const SessionOptions& options);
 Expected<CompiledModule> PrecompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log,
                                            exec::LoadParts parts = exec::LoadParts::kAll);
 
+// The device connection of a --config / command line (ReportConfig): true
+// for pre-compile mode, whose target is then `ipu_version` (the original's
+// error when it is unset). `tileprof run` calls this, then
+// PrecompileHloFile or LoadOrCompile.
+Expected<bool> ApplyDeviceConnection(const ReportConfig& config, SessionOptions& options);
+
 // The target the options ask for: --ipu_model_tiles in TF_POPLAR_FLAGS sets
 // the tiles per IPU unless the command line did.
 Expected<Target> ResolveTarget(const SessionOptions& options);

@@ -314,6 +314,23 @@ TEST_F(CacheTest, PrecompileSavesThenANormalRunLoads) {
   EXPECT_THAT(refused_op.error().message(), HasSubstr("custom user operation c which cannot be safely pre-compiled"));
 }
 
+TEST(Precompile, DeviceConnectionFromConfig) {
+  SessionOptions options;
+  auto config = ParseReportConfig(R"({"device_connection": "pre-compile", "ipu_version": "ipu21"})");
+  ASSERT_TRUE(config) << config.error().message();
+  auto precompile = ApplyDeviceConnection(*config, options);
+  ASSERT_TRUE(precompile);
+  EXPECT_TRUE(*precompile);
+  EXPECT_EQ(options.target.preset, "ipu21");
+  config->ipu_version.clear();
+  auto missing = ApplyDeviceConnection(*config, options);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message(), std::string(kPrecompileNeedsIpuVersionMessage));
+  auto normal = ApplyDeviceConnection(ReportConfig{}, options);
+  ASSERT_TRUE(normal);
+  EXPECT_FALSE(*normal);
+}
+
 TEST_F(CacheTest, VerifyNamesBadFiles) {
   CompileLog quiet;
   auto first = LoadOrCompile(kModel, options_, quiet);
