@@ -101,8 +101,9 @@ struct CacheEntry {
   bool has_module_text = false;
 };
 // Every `*.poplar_exec` of the directory, sorted by file name, with the
-// header read (`verify` = false: info only, checksum included; true: the
-// whole executable rebuilt). Error: the directory cannot be listed.
+// header read (`verify` = false: header and info section only, no checksum,
+// so listing a directory of large executables stays cheap; true: checksum
+// and the whole executable rebuilt). Error: the directory cannot be listed.
 Expected<std::vector<CacheEntry>> ListCache(const std::string& directory, bool verify);
 
 }  // namespace tileprof::engine::exec

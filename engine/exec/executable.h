@@ -79,7 +79,11 @@ std::string SerializeExecutable(const ExecutableInfo& info, const compiler::Comp
 Status VerifyExecutable(std::span<const uint8_t> bytes, std::string_view source);
 
 // Header, checksum and info section (cheap: the graph is not rebuilt).
-Expected<ExecutableInfo> ReadExecutableInfo(std::span<const uint8_t> bytes, std::string_view source);
+// Without `verify_checksum` only the header and info section are read, so a
+// listing of large files touches their first pages only; the info section
+// is still bounds-checked.
+Expected<ExecutableInfo> ReadExecutableInfo(std::span<const uint8_t> bytes, std::string_view source,
+                                            bool verify_checksum = true);
 
 // What to rebuild. kReport is what a report needs (the compilation report,
 // lowering and graph statistics, tiles out of memory): result.graph is then

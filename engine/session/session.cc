@@ -198,7 +198,20 @@ Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOpt
     }
     PhaseScope phase(log, "Loading executable");
     exec::ExecutableCache::Lookup lookup = cache.Load(status.key, parts);
-    if (lookup.kind == exec::ExecutableCache::LookupKind::kLoaded) return std::move(*lookup.executable);
+    if (lookup.kind == exec::ExecutableCache::LookupKind::kLoaded) {
+      // Equal keys from different inputs would be a hash collision (or a
+      // file copied under another name): check what the key stands for.
+      const exec::ExecutableInfo& info = lookup.executable->info;
+      if (info.fingerprint == parsed.fingerprint && info.key_text == CacheOptionsText(options) &&
+          lookup.executable->target.ArchString() == parsed.target.ArchString() &&
+          lookup.executable->target.NumIpus() == parsed.target.NumIpus() &&
+          lookup.executable->target.TilesPerIpu() == parsed.target.TilesPerIpu())
+        return std::move(*lookup.executable);
+      lookup.kind = exec::ExecutableCache::LookupKind::kCorrupt;
+      lookup.problem = fmt::format("{}: holds module {} (fingerprint {}) for other inputs than {} (fingerprint {})",
+                                   status.path, info.module_name, hlo::FingerprintToString(info.fingerprint),
+                                   module_name, hlo::FingerprintToString(parsed.fingerprint));
+    }
     if (lookup.kind == exec::ExecutableCache::LookupKind::kCorrupt && lookup.problem != status.problem)
       log.Warning("poplar_executor.cc", fmt::format("{}; compiling again", lookup.problem));
     status.problem = lookup.problem;

@@ -215,6 +215,28 @@ TEST_F(CacheTest, CorruptFileIsReportedWithItsPathAndRecompiled) {
   }
 }
 
+// An executable saved under another module's key (a collision, or a file
+// copied by hand) is not loaded for it.
+TEST_F(CacheTest, AnExecutableForOtherInputsIsNotLoaded) {
+  CompileLog quiet;
+  const std::string small = Write("small.hlo", kSmall);
+  auto a = LoadOrCompile(kModel, options_, quiet);
+  auto b = LoadOrCompile(small, options_, quiet);
+  ASSERT_TRUE(a && b);
+  auto executable = exec::ReadExecutableFile(a->cache.path);
+  ASSERT_TRUE(executable) << executable.error().message();
+  executable->info.key = b->cache.key;
+  ASSERT_TRUE(WriteFileAtomic(b->cache.path, exec::SerializeExecutable(executable->info, executable->result)));
+  Capture capture;
+  CompileLog log(capture.file(), LogLevel::kWarning);
+  auto again = LoadOrCompile(small, options_, log);
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(again->cache.outcome, CacheOutcome::kReplaced);
+  EXPECT_THAT(capture.Text(), HasSubstr(b->cache.path + ": holds module jit_train_step.26"));
+  EXPECT_EQ(report::WriteTextReport(again->result.report, nullptr, {}),
+            report::WriteTextReport(b->result.report, nullptr, {}));
+}
+
 const char* kCustomCall = R"(HloModule user_op
 
 ENTRY main {
