@@ -93,14 +93,18 @@ ExecutableCache::Lookup ExecutableCache::Load(uint64_t key, LoadParts parts) con
   const std::string path = ExecutablePath(key);
   FileLock lock(ReadLockPath(key), FileLock::Mode::kShared);
   Lookup lookup;
-  auto file = MappedFile::Open(path);
-  if (!file) {
-    if (MappedFile::LastErrorNumber() == ENOENT) return lookup;
+  // Read, not mapped: a file truncated under a mapping would raise SIGBUS
+  // mid-parse, and whoever else touches the directory is not ours to trust.
+  if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return lookup;
+  auto bytes = ReadFile(path);
+  if (!bytes) {
+    if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return lookup;  // deleted meanwhile
     lookup.kind = LookupKind::kCorrupt;
-    lookup.problem = fmt::format("{}: {}", path, file.error().message());
+    lookup.problem = bytes.error().message();
     return lookup;
   }
-  auto executable = DeserializeExecutable(file->bytes(), path, parts);
+  auto executable = DeserializeExecutable(
+      {reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()}, path, parts);
   if (executable && executable->info.key != key) {
     executable = Error(fmt::format("{}: the file holds the executable of key {:x}", path, executable->info.key));
   }
@@ -145,13 +149,16 @@ Expected<std::vector<CacheEntry>> ListCache(const std::string& directory, bool v
       entry.has_module_text = std::filesystem::exists(
           dirent.path().parent_path() / fmt::format("{:x}.hlo", *key), exists_error);
     }
-    auto file = MappedFile::Open(entry.path);
-    if (!file) {
-      entry.problem = fmt::format("{}: {}", entry.path, file.error().message());
-    } else if (verify) {
-      auto executable = DeserializeExecutable(file->bytes(), entry.path);
+    if (verify) {
+      // Read rather than mapped, as Load: see there.
+      auto bytes = ReadFile(entry.path);
+      auto executable = bytes ? DeserializeExecutable({reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()},
+                                                      entry.path)
+                              : Expected<Executable>(bytes.error());
       if (executable) entry.info = std::move(executable->info);
       else entry.problem = executable.error().message();
+    } else if (auto file = MappedFile::Open(entry.path); !file) {
+      entry.problem = fmt::format("{}: {}", entry.path, file.error().message());
     } else {
       auto info = ReadExecutableInfo(file->bytes(), entry.path, /*verify_checksum=*/false);
       if (info) entry.info = std::move(*info);

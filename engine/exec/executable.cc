@@ -21,7 +21,7 @@ namespace {
 // compiler makes (a program nests a few levels per HLO while/conditional)
 // and low enough that a crafted file cannot exhaust the stack or make a
 // program whose unrolled size overflows the simulator's counters.
-constexpr uint64_t kMaxProgramDepth = 1000;
+constexpr uint64_t kMaxProgramDepth = 256;
 constexpr uint64_t kMaxExpandedSteps = uint64_t{1} << 40;
 constexpr uint64_t kMaxRank = 64;
 
