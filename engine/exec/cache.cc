@@ -93,18 +93,11 @@ ExecutableCache::Lookup ExecutableCache::Load(uint64_t key, LoadParts parts) con
   const std::string path = ExecutablePath(key);
   FileLock lock(ReadLockPath(key), FileLock::Mode::kShared);
   Lookup lookup;
-  // Read, not mapped: a file truncated under a mapping would raise SIGBUS
-  // mid-parse, and whoever else touches the directory is not ours to trust.
   if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return lookup;
-  auto bytes = ReadFile(path);
-  if (!bytes) {
-    if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return lookup;  // deleted meanwhile
-    lookup.kind = LookupKind::kCorrupt;
-    lookup.problem = bytes.error().message();
-    return lookup;
-  }
-  auto executable = DeserializeExecutable(
-      {reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()}, path, parts);
+  // ReadExecutableFile reads rather than maps: a file truncated under a
+  // mapping would raise SIGBUS mid-parse.
+  auto executable = ReadExecutableFile(path, parts);
+  if (!executable && ::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return lookup;  // deleted meanwhile
   if (executable && executable->info.key != key) {
     executable = Error(fmt::format("{}: the file holds the executable of key {:x}", path, executable->info.key));
   }

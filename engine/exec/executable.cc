@@ -1,13 +1,19 @@
 // Serialising and rebuilding executables. See executable.h for the layout.
 #include "engine/exec/executable.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <future>
 #include <unordered_map>
 
+#include "common/file.h"
 #include "common/hash.h"
 #include "common/mapped_file.h"
 #include "engine/codelets/codelets.h"
@@ -435,37 +441,47 @@ uint64_t LoadLe(const uint8_t* p, int bytes) {
   return value;
 }
 
-Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source, bool verify_checksum = true) {
+// Magic, version and payload size, from the first bytes of a file of
+// `file_size` bytes (`head` may be shorter than the header only when the
+// file is).
+Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size, std::string_view source) {
   const auto fail = [&](std::string what) { return Error(fmt::format("{}: {}", source, what)); };
-  if (bytes.size() < kExecutableMagic.size() ||
-      std::memcmp(bytes.data(), kExecutableMagic.data(), kExecutableMagic.size()) != 0) {
+  if (head.size() < kExecutableMagic.size() ||
+      std::memcmp(head.data(), kExecutableMagic.data(), kExecutableMagic.size()) != 0) {
     return fail("not a tileprof executable (bad magic)");
   }
-  if (bytes.size() < kExecutableHeaderBytes) {
-    return fail(fmt::format("truncated executable: {} bytes, the header alone is {}", bytes.size(),
+  if (file_size < kExecutableHeaderBytes || head.size() < kExecutableHeaderBytes) {
+    return fail(fmt::format("truncated executable: {} bytes, the header alone is {}", file_size,
                             kExecutableHeaderBytes));
   }
   Header header;
-  header.version = static_cast<uint32_t>(LoadLe(bytes.data() + 8, 4));
+  header.version = static_cast<uint32_t>(LoadLe(head.data() + 8, 4));
   if (header.version != kExecutableFormatVersion) {
     return fail(fmt::format("executable format version {}, this tileprof reads version {}", header.version,
                             kExecutableFormatVersion));
   }
-  header.key = LoadLe(bytes.data() + 16, 8);
-  const uint64_t payload_size = LoadLe(bytes.data() + 24, 8);
-  const uint64_t stored = LoadLe(bytes.data() + 32, 8);
-  const uint64_t actual = bytes.size() - kExecutableHeaderBytes;
+  header.key = LoadLe(head.data() + 16, 8);
+  const uint64_t payload_size = LoadLe(head.data() + 24, 8);
+  const uint64_t actual = file_size - kExecutableHeaderBytes;
   if (payload_size != actual) {
     return fail(fmt::format("{} executable: the header says {} bytes of payload, the file has {}",
                             actual < payload_size ? "truncated" : "corrupted", payload_size, actual));
   }
+  return header;
+}
+
+Error ChecksumMismatch(std::string_view source, uint64_t stored, uint64_t computed) {
+  return Error(fmt::format("{}: corrupted executable: checksum mismatch (stored {:#018x}, computed {:#018x})", source,
+                           stored, computed));
+}
+
+Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source, bool verify_checksum = true) {
+  TILEPROF_ASSIGN_OR_RETURN(Header header, CheckHeader(bytes, bytes.size(), source));
   header.payload = bytes.subspan(kExecutableHeaderBytes);
   if (!verify_checksum) return header;
+  const uint64_t stored = LoadLe(bytes.data() + 32, 8);
   const uint64_t computed = Checksum(bytes.first(32), header.payload);
-  if (computed != stored) {
-    return fail(fmt::format("corrupted executable: checksum mismatch (stored {:#018x}, computed {:#018x})", stored,
-                            computed));
-  }
+  if (computed != stored) return ChecksumMismatch(source, stored, computed);
   return header;
 }
 
@@ -808,9 +824,11 @@ Expected<ExecutableInfo> ReadExecutableInfo(std::span<const uint8_t> bytes, std:
   return info;
 }
 
-Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::string_view source,
-                                           LoadParts parts) {
-  TILEPROF_ASSIGN_OR_RETURN(Header header, ReadHeader(bytes, source));
+namespace {
+
+// Everything after the header checks. With kReport, header.payload need
+// only reach the end of the report section.
+Expected<Executable> DeserializePayload(const Header& header, std::string_view source, LoadParts parts) {
   const auto corrupted = [&](const Error& error) {
     return Error(fmt::format("{}: corrupted executable: {}", source, error.message()));
   };
@@ -869,10 +887,88 @@ Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::
   return executable;
 }
 
+}  // namespace
+
+Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::string_view source,
+                                           LoadParts parts) {
+  TILEPROF_ASSIGN_OR_RETURN(Header header, ReadHeader(bytes, source));
+  return DeserializePayload(header, source, parts);
+}
+
+namespace {
+
+// kReport from a file: the whole file is checksummed through one small
+// buffer, and only the sections before the graph are kept, so a report-only
+// load neither maps nor copies the bulk of a large executable (and a file
+// truncated meanwhile is a short read, not a SIGBUS).
+Expected<Executable> ReadReportStreaming(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return Error(fmt::format("{}: not a regular file", path));
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  // Exactly `length` bytes at `offset`, or nothing (short file).
+  const auto read_at = [&](uint64_t offset, uint64_t length) -> std::optional<std::string> {
+    std::string out(length, '\0');
+    uint64_t done = 0;
+    while (done < length) {
+      ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return std::nullopt;
+      done += static_cast<uint64_t>(n);
+    }
+    return out;
+  };
+  const auto as_bytes = [](const std::string& text) {
+    return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  };
+  const auto whole_file = [&]() -> Expected<Executable> {
+    // Odd files: the in-memory path's checks name the problem.
+    TILEPROF_ASSIGN_OR_RETURN(std::string whole, ReadFile(path));
+    return DeserializeExecutable(as_bytes(whole), path, LoadParts::kReport);
+  };
+  if (size < kExecutableHeaderBytes) return whole_file();
+  // The sections before the graph: info, lowering, report (tag + 8-byte length each).
+  uint64_t end = kExecutableHeaderBytes;
+  for (int section = 0; section < 3; ++section) {
+    if (size - end < 9) return whole_file();
+    auto tag_and_length = read_at(end, 9);
+    if (!tag_and_length) return whole_file();
+    const uint64_t length = LoadLe(reinterpret_cast<const uint8_t*>(tag_and_length->data()) + 1, 8);
+    if (length > size - end - 9) return whole_file();
+    end += 9 + length;
+  }
+  auto prefix = read_at(0, end);
+  if (!prefix) return whole_file();
+  // The checksum covers bytes [0, 32) and [40, end of file).
+  Hasher hasher;
+  hasher.Add(std::string_view(*prefix).substr(0, 32));
+  std::vector<char> buffer(1 << 20);
+  uint64_t offset = kExecutableHeaderBytes;
+  while (offset < size) {
+    ssize_t n = ::pread(fd, buffer.data(), std::min<uint64_t>(buffer.size(), size - offset), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return whole_file();  // shrank meanwhile
+    hasher.Add(std::string_view(buffer.data(), static_cast<size_t>(n)));
+    offset += static_cast<uint64_t>(n);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Header header, CheckHeader(as_bytes(*prefix), size, path));
+  const uint64_t stored = LoadLe(reinterpret_cast<const uint8_t*>(prefix->data()) + 32, 8);
+  if (const uint64_t computed = hasher.Digest(); computed != stored) return ChecksumMismatch(path, stored, computed);
+  header.payload = as_bytes(*prefix).subspan(kExecutableHeaderBytes);
+  return DeserializePayload(header, path, LoadParts::kReport);
+}
+}  // namespace
+
 Expected<Executable> ReadExecutableFile(const std::string& path, LoadParts parts) {
-  auto file = MappedFile::Open(path);
-  if (!file) return Error(fmt::format("{}: {}", path, file.error().message()));
-  return DeserializeExecutable(file->bytes(), path, parts);
+  if (parts == LoadParts::kReport) return ReadReportStreaming(path);
+  // Read, not mapped: a file truncated under a mapping would raise SIGBUS.
+  TILEPROF_ASSIGN_OR_RETURN(std::string whole, ReadFile(path));
+  return DeserializeExecutable({reinterpret_cast<const uint8_t*>(whole.data()), whole.size()}, path, parts);
 }
 
 }  // namespace tileprof::engine::exec

@@ -4,6 +4,8 @@
 // truncation or bit flip is detected.
 #include "engine/exec/executable.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -139,6 +141,37 @@ TEST_F(Corruption, EveryTruncationIsDetected) {
       EXPECT_THAT(loaded.error().message(), HasSubstr("truncated"));
     }
   }
+}
+
+// The file reader streams a report-only load (checksum through a small
+// buffer, only the sections before the graph kept): same verdicts.
+TEST_F(Corruption, FileReadersDetectTheSame) {
+  const std::string& bytes = *bytes_;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tileprof_exec_" + std::to_string(getpid()) + ".poplar_exec")).string();
+  ASSERT_TRUE(WriteFileAtomic(path, bytes));
+  for (LoadParts parts : {LoadParts::kReport, LoadParts::kAll}) {
+    auto loaded = ReadExecutableFile(path, parts);
+    ASSERT_TRUE(loaded) << loaded.error().message();
+    EXPECT_EQ(loaded->info.module_name, "jit_train_step.26");
+  }
+  std::vector<std::string> damaged;
+  for (size_t i = 1; i < 64; ++i) damaged.push_back(bytes.substr(0, bytes.size() * i / 64));
+  for (size_t i = 0; i < 200; ++i) {
+    std::string flipped = bytes;
+    flipped[bytes.size() * i / 200] ^= 0x10;
+    damaged.push_back(flipped);
+  }
+  for (const std::string& bad : damaged) {
+    ASSERT_TRUE(WriteFileAtomic(path, bad));
+    for (LoadParts parts : {LoadParts::kReport, LoadParts::kAll}) {
+      auto loaded = ReadExecutableFile(path, parts);
+      ASSERT_FALSE(loaded);
+      EXPECT_THAT(loaded.error().message(), HasSubstr(path + ": "));
+    }
+  }
+  std::filesystem::remove(path);
+  EXPECT_FALSE(ReadExecutableFile(path, LoadParts::kReport));
 }
 
 TEST_F(Corruption, EveryBitFlipIsDetected) {
