@@ -102,8 +102,11 @@ int main(int argc, char** argv) {
     });
     if (error) return fail(*error);
   }
-  for (auto [parts, times] : {std::pair{engine::exec::LoadParts::kReport, &hit_report},
-                              std::pair{engine::exec::LoadParts::kAll, &hit_full}}) {
+  for (const auto& pass : {std::pair{engine::exec::LoadParts::kReport, &hit_report},
+                           std::pair{engine::exec::LoadParts::kAll, &hit_full}}) {
+    // Not a structured binding: older clang cannot capture those in lambdas.
+    const engine::exec::LoadParts parts = pass.first;
+    Times* times = pass.second;
     for (int run = 0; run < runs; ++run) {
       std::optional<Error> error;
       time(*times, [&] {
