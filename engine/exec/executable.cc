@@ -1,23 +1,14 @@
-// Serialising and rebuilding executables. See executable.h for the layout.
+// Rebuilding executables from their bytes. See executable.h for the layout.
 #include "engine/exec/executable.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <future>
-#include <unordered_map>
 
-#include "common/file.h"
-#include "common/hash.h"
-#include "common/mapped_file.h"
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/opaque.h"
+#include "engine/exec/executable_format.h"
 #include "reports/cbor_codec.h"
 
 namespace tileprof::engine::exec {
@@ -31,260 +22,9 @@ constexpr uint64_t kMaxProgramDepth = 256;
 constexpr uint64_t kMaxExpandedSteps = uint64_t{1} << 40;
 constexpr uint64_t kMaxRank = 64;
 
-enum class Section : uint8_t { kInfo = 1, kGraph, kProgram, kLowering, kReport, kEnd };
-
-// ---------------------------------------------------------------------------
-// Writing.
-
-class Writer {
- public:
-  void U8(uint8_t value) { out_.push_back(static_cast<char>(value)); }
-  void Var(uint64_t value) {
-    while (value >= 0x80) {
-      out_.push_back(static_cast<char>((value & 0x7f) | 0x80));
-      value >>= 7;
-    }
-    out_.push_back(static_cast<char>(value));
-  }
-  void Str(std::string_view text) {
-    Var(text.size());
-    out_.append(text);
-  }
-  void Raw(const void* data, size_t size) { out_.append(static_cast<const char*>(data), size); }
-  void Fixed64(uint64_t value) {
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  }
-  void Fixed32(uint32_t value) {
-    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  }
-  void Shape(const std::vector<uint64_t>& shape) {
-    Var(shape.size());
-    for (uint64_t dim : shape) Var(dim);
-  }
-  void TensorValue(const Tensor& tensor) {
-    U8(static_cast<uint8_t>(tensor.element_type()));
-    Shape(tensor.shape());
-    Var(tensor.regions().size());
-    for (const TensorRegion& region : tensor.regions()) {
-      Var(region.variable);
-      Var(region.begin);
-      Var(region.end - region.begin);
-    }
-  }
-  // A section: its tag and an 8-byte length patched by EndSection, so a
-  // reader can skip what it does not need.
-  size_t BeginSection(Section section) {
-    U8(static_cast<uint8_t>(section));
-    Fixed64(0);
-    return out_.size();
-  }
-  void EndSection(size_t start) {
-    const uint64_t size = out_.size() - start;
-    for (int i = 0; i < 8; ++i) out_[start - 8 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
-  }
-  std::string& bytes() { return out_; }
-
- private:
-  std::string out_;
-};
-
-void WriteInfo(Writer& w, const ExecutableInfo& info) {
-  const size_t section = w.BeginSection(Section::kInfo);
-  w.Str(info.tool_version);
-  w.Str(info.module_name);
-  w.Fixed64(info.fingerprint);
-  w.Str(info.target.preset);
-  w.Var(info.target.num_ipus);
-  w.Var(info.target.tiles_per_ipu.value_or(0));
-  w.Str(info.key_text);
-  w.Var(info.input_streams.size());
-  for (const std::string& name : info.input_streams) w.Str(name);
-  w.Var(info.output_streams.size());
-  for (const std::string& name : info.output_streams) w.Str(name);
-  w.EndSection(section);
-}
-
-void WriteGraph(Writer& w, const Graph& graph) {
-  const size_t section = w.BeginSection(Section::kGraph);
-  w.Var(graph.num_variables());
-  for (VariableId id = 0; id < graph.num_variables(); ++id) {
-    const VariableInfo& v = graph.variable(id);
-    w.Str(v.name);
-    w.U8(static_cast<uint8_t>(v.type));
-    w.Shape(v.shape);
-    w.U8(v.is_constant ? 1 : 0);
-    if (v.is_constant) {
-      w.Var(v.constant_data.size());
-      w.Raw(v.constant_data.data(), v.constant_data.size());
-    }
-    std::vector<TileRun> runs = graph.TileMapping(id);
-    w.Var(runs.size());
-    uint64_t previous_end = 0;
-    for (const TileRun& run : runs) {
-      w.Var(run.begin - previous_end);  // runs are ascending and disjoint
-      w.Var(run.end - run.begin);
-      w.Var(run.tile);
-      previous_end = run.end;
-    }
-  }
-  // Codelets by first use; vertices refer to them by index.
-  std::unordered_map<const Codelet*, uint32_t> codelet_index;
-  std::vector<const Codelet*> codelets;
-  for (VertexId id = 0; id < graph.num_vertices(); ++id) {
-    const Codelet* codelet = graph.vertex(id).codelet;
-    if (codelet_index.emplace(codelet, codelets.size()).second) codelets.push_back(codelet);
-  }
-  w.Var(codelets.size());
-  for (const Codelet* codelet : codelets) w.Str(codelet->name());
-  w.Var(graph.num_compute_sets());
-  for (ComputeSetId id = 0; id < graph.num_compute_sets(); ++id) w.Str(graph.compute_set(id).name);
-  w.Var(graph.num_vertices());
-  for (VertexId id = 0; id < graph.num_vertices(); ++id) {
-    const VertexInfo& v = graph.vertex(id);
-    w.Var(codelet_index.at(v.codelet));
-    w.Var(v.compute_set);
-    w.Str(v.debug_name);
-    w.Var(v.tile ? uint64_t{*v.tile} + 1 : 0);
-    for (const std::optional<Tensor>& field : v.fields) {
-      w.U8(field ? 1 : 0);
-      if (field) w.TensorValue(*field);
-    }
-    for (const std::optional<uint32_t>& param : v.params) {
-      w.U8(param ? 1 : 0);
-      if (param) w.Var(*param);
-    }
-    w.U8(v.perf_estimate ? 1 : 0);
-    if (v.perf_estimate) w.Var(*v.perf_estimate);
-  }
-  w.Var(graph.num_streams());
-  for (StreamId id = 0; id < graph.num_streams(); ++id) {
-    const StreamInfo& s = graph.stream(id);
-    w.Str(s.name);
-    w.U8(static_cast<uint8_t>(s.type));
-    w.Var(s.num_elements);
-    w.U8(static_cast<uint8_t>(s.direction));
-  }
-  w.EndSection(section);
-}
-
-// Nodes in post-order, each written once however often it is used; children
-// are referred to by their index, which is always smaller than the parent's.
-class ProgramWriter {
- public:
-  explicit ProgramWriter(Writer& w) : w_(w) {}
-
-  void Write(const program::Program& root) {
-    Visit(root);
-    const size_t section = w_.BeginSection(Section::kProgram);
-    w_.Var(nodes_.size());
-    for (const program::Program& node : nodes_) WriteNode(node);
-    w_.EndSection(section);
-  }
-
- private:
-  uint32_t Visit(const program::Program& p) {
-    if (auto it = index_.find(p.id()); it != index_.end()) return it->second;
-    using program::ProgramKind;
-    switch (p.kind()) {
-      case ProgramKind::kSequence:
-        for (const program::Program& step : p.steps()) Visit(step);
-        break;
-      case ProgramKind::kRepeat: Visit(p.body()); break;
-      case ProgramKind::kRepeatWhileTrue:
-        Visit(p.condition());
-        Visit(p.body());
-        break;
-      case ProgramKind::kIf:
-        Visit(p.then_body());
-        Visit(p.else_body());
-        break;
-      default: break;
-    }
-    const auto index = static_cast<uint32_t>(nodes_.size());
-    nodes_.push_back(p);
-    index_.emplace(p.id(), index);
-    return index;
-  }
-
-  uint32_t Index(const program::Program& p) const { return index_.at(p.id()); }
-
-  void WriteNode(const program::Program& p) {
-    using program::ProgramKind;
-    w_.U8(static_cast<uint8_t>(p.kind()));
-    switch (p.kind()) {
-      case ProgramKind::kSequence:
-        w_.Var(p.steps().size());
-        for (const program::Program& step : p.steps()) w_.Var(Index(step));
-        break;
-      case ProgramKind::kExecute: w_.Var(p.compute_set()); break;
-      case ProgramKind::kCopy:
-        w_.TensorValue(p.source());
-        w_.TensorValue(p.destination());
-        break;
-      case ProgramKind::kCopyFromStream:
-        w_.Var(p.stream().id);
-        w_.TensorValue(p.destination());
-        break;
-      case ProgramKind::kCopyToStream:
-        w_.TensorValue(p.source());
-        w_.Var(p.stream().id);
-        break;
-      case ProgramKind::kRepeat:
-        w_.Var(p.count());
-        w_.Var(Index(p.body()));
-        break;
-      case ProgramKind::kRepeatWhileTrue:
-        w_.Var(Index(p.condition()));
-        w_.TensorValue(p.predicate());
-        w_.Var(Index(p.body()));
-        break;
-      case ProgramKind::kIf:
-        w_.TensorValue(p.predicate());
-        w_.Var(Index(p.then_body()));
-        w_.Var(Index(p.else_body()));
-        break;
-    }
-  }
-
-  Writer& w_;
-  std::vector<program::Program> nodes_;
-  std::unordered_map<const void*, uint32_t> index_;
-};
-
-void WriteLowering(Writer& w, const compiler::CompileResult& result) {
-  const compiler::LoweringStats& s = result.lowering;
-  const size_t section = w.BeginSection(Section::kLowering);
-  w.Var(s.instructions);
-  w.Var(s.opaque_ops);
-  w.Var(s.exchanges);
-  w.Var(s.program_steps);
-  w.Var(s.opaque_opcodes.size());
-  for (const std::string& op : s.opaque_opcodes) w.Str(op);
-  w.Var(s.constants_without_values.size());
-  for (const std::string& name : s.constants_without_values) w.Str(name);
-  w.Var(result.tiles_out_of_memory);
-  const GraphStats& g = result.graph_stats;
-  for (uint64_t value : {g.num_variables, g.num_constants, g.variable_bytes, g.constant_bytes, g.num_compute_sets,
-                         g.num_vertices, g.num_edges, g.num_streams, g.edge_pointer_bytes, g.internal_state_bytes,
-                         g.vertex_code_bytes, g.tiles_used})
-    w.Var(value);
-  w.Var(g.by_codelet.size());
-  for (const CodeletUsage& usage : g.by_codelet) {
-    w.Str(usage.codelet->name());
-    w.Var(usage.vertices);
-    w.Var(usage.edges);
-    w.Var(usage.state_bytes);
-    w.Var(usage.tiles);
-  }
-  w.EndSection(section);
-}
-
-uint64_t Checksum(std::span<const uint8_t> header32, std::span<const uint8_t> payload) {
-  Hasher hasher;
-  hasher.Add(std::string_view(reinterpret_cast<const char*>(header32.data()), header32.size()));
-  hasher.Add(std::string_view(reinterpret_cast<const char*>(payload.data()), payload.size()));
-  return hasher.Digest();
-}
+using format::Header;
+using format::ReadHeader;
+using format::Section;
 
 // ---------------------------------------------------------------------------
 // Reading. A Reader fails sticky: after the first error every read returns
@@ -428,62 +168,6 @@ class Reader {
   std::string error_;
   std::vector<TensorRegion> regions_;  // reused by TensorValue
 };
-
-struct Header {
-  uint32_t version = 0;
-  uint64_t key = 0;
-  std::span<const uint8_t> payload;
-};
-
-uint64_t LoadLe(const uint8_t* p, int bytes) {
-  uint64_t value = 0;
-  for (int i = 0; i < bytes; ++i) value |= uint64_t{p[i]} << (8 * i);
-  return value;
-}
-
-// Magic, version and payload size, from the first bytes of a file of
-// `file_size` bytes (`head` may be shorter than the header only when the
-// file is).
-Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size, std::string_view source) {
-  const auto fail = [&](std::string what) { return Error(fmt::format("{}: {}", source, what)); };
-  if (head.size() < kExecutableMagic.size() ||
-      std::memcmp(head.data(), kExecutableMagic.data(), kExecutableMagic.size()) != 0) {
-    return fail("not a tileprof executable (bad magic)");
-  }
-  if (file_size < kExecutableHeaderBytes || head.size() < kExecutableHeaderBytes) {
-    return fail(fmt::format("truncated executable: {} bytes, the header alone is {}", file_size,
-                            kExecutableHeaderBytes));
-  }
-  Header header;
-  header.version = static_cast<uint32_t>(LoadLe(head.data() + 8, 4));
-  if (header.version != kExecutableFormatVersion) {
-    return fail(fmt::format("executable format version {}, this tileprof reads version {}", header.version,
-                            kExecutableFormatVersion));
-  }
-  header.key = LoadLe(head.data() + 16, 8);
-  const uint64_t payload_size = LoadLe(head.data() + 24, 8);
-  const uint64_t actual = file_size - kExecutableHeaderBytes;
-  if (payload_size != actual) {
-    return fail(fmt::format("{} executable: the header says {} bytes of payload, the file has {}",
-                            actual < payload_size ? "truncated" : "corrupted", payload_size, actual));
-  }
-  return header;
-}
-
-Error ChecksumMismatch(std::string_view source, uint64_t stored, uint64_t computed) {
-  return Error(fmt::format("{}: corrupted executable: checksum mismatch (stored {:#018x}, computed {:#018x})", source,
-                           stored, computed));
-}
-
-Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source, bool verify_checksum = true) {
-  TILEPROF_ASSIGN_OR_RETURN(Header header, CheckHeader(bytes, bytes.size(), source));
-  header.payload = bytes.subspan(kExecutableHeaderBytes);
-  if (!verify_checksum) return header;
-  const uint64_t stored = LoadLe(bytes.data() + 32, 8);
-  const uint64_t computed = Checksum(bytes.first(32), header.payload);
-  if (computed != stored) return ChecksumMismatch(source, stored, computed);
-  return header;
-}
 
 ExecutableInfo ReadInfo(Reader& outer, const Header& header) {
   ExecutableInfo info;
@@ -773,42 +457,6 @@ Expected<report::CompilationReport> ReadReport(Reader& r, std::string_view sourc
 
 }  // namespace
 
-std::string SerializeExecutable(const ExecutableInfo& given, const compiler::CompileResult& result) {
-  ExecutableInfo info = given;
-  info.input_streams.clear();
-  info.output_streams.clear();
-  for (StreamId id = 0; id < result.graph->num_streams(); ++id) {
-    const StreamInfo& stream = result.graph->stream(id);
-    (stream.direction == StreamDirection::kHostToDevice ? info.input_streams : info.output_streams)
-        .push_back(stream.name);
-  }
-  Writer w;
-  w.Raw(kExecutableMagic.data(), kExecutableMagic.size());
-  w.Fixed32(kExecutableFormatVersion);
-  w.Fixed32(0);
-  w.Fixed64(info.key);
-  w.Fixed64(0);  // payload size, patched below
-  w.Fixed64(0);  // checksum, patched below
-  WriteInfo(w, info);
-  WriteLowering(w, result);
-  const size_t report_section = w.BeginSection(Section::kReport);
-  const std::string cbor = report::WriteCborReport(report::ReportDocument{.compilation = result.report, .execution = {}});
-  w.Raw(cbor.data(), cbor.size());
-  w.EndSection(report_section);
-  WriteGraph(w, *result.graph);
-  ProgramWriter(w).Write(result.program);
-  w.U8(static_cast<uint8_t>(Section::kEnd));
-
-  std::string& bytes = w.bytes();
-  const uint64_t payload_size = bytes.size() - kExecutableHeaderBytes;
-  for (int i = 0; i < 8; ++i) bytes[24 + i] = static_cast<char>((payload_size >> (8 * i)) & 0xff);
-  auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  const uint64_t checksum =
-      Checksum({data, 32}, {data + kExecutableHeaderBytes, static_cast<size_t>(payload_size)});
-  for (int i = 0; i < 8; ++i) bytes[32 + i] = static_cast<char>((checksum >> (8 * i)) & 0xff);
-  return std::move(bytes);
-}
-
 Status VerifyExecutable(std::span<const uint8_t> bytes, std::string_view source) {
   TILEPROF_ASSIGN_OR_RETURN(Header header, ReadHeader(bytes, source));
   (void)header;
@@ -824,11 +472,7 @@ Expected<ExecutableInfo> ReadExecutableInfo(std::span<const uint8_t> bytes, std:
   return info;
 }
 
-namespace {
-
-// Everything after the header checks. With kReport, header.payload need
-// only reach the end of the report section.
-Expected<Executable> DeserializePayload(const Header& header, std::string_view source, LoadParts parts) {
+Expected<Executable> format::DeserializePayload(const Header& header, std::string_view source, LoadParts parts) {
   const auto corrupted = [&](const Error& error) {
     return Error(fmt::format("{}: corrupted executable: {}", source, error.message()));
   };
@@ -887,88 +531,10 @@ Expected<Executable> DeserializePayload(const Header& header, std::string_view s
   return executable;
 }
 
-}  // namespace
-
 Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::string_view source,
                                            LoadParts parts) {
   TILEPROF_ASSIGN_OR_RETURN(Header header, ReadHeader(bytes, source));
-  return DeserializePayload(header, source, parts);
-}
-
-namespace {
-
-// kReport from a file: the whole file is checksummed through one small
-// buffer, and only the sections before the graph are kept, so a report-only
-// load neither maps nor copies the bulk of a large executable (and a file
-// truncated meanwhile is a short read, not a SIGBUS).
-Expected<Executable> ReadReportStreaming(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return Error(fmt::format("{}: not a regular file", path));
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  // Exactly `length` bytes at `offset`, or nothing (short file).
-  const auto read_at = [&](uint64_t offset, uint64_t length) -> std::optional<std::string> {
-    std::string out(length, '\0');
-    uint64_t done = 0;
-    while (done < length) {
-      ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return std::nullopt;
-      done += static_cast<uint64_t>(n);
-    }
-    return out;
-  };
-  const auto as_bytes = [](const std::string& text) {
-    return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
-  };
-  const auto whole_file = [&]() -> Expected<Executable> {
-    // Odd files: the in-memory path's checks name the problem.
-    TILEPROF_ASSIGN_OR_RETURN(std::string whole, ReadFile(path));
-    return DeserializeExecutable(as_bytes(whole), path, LoadParts::kReport);
-  };
-  if (size < kExecutableHeaderBytes) return whole_file();
-  // The sections before the graph: info, lowering, report (tag + 8-byte length each).
-  uint64_t end = kExecutableHeaderBytes;
-  for (int section = 0; section < 3; ++section) {
-    if (size - end < 9) return whole_file();
-    auto tag_and_length = read_at(end, 9);
-    if (!tag_and_length) return whole_file();
-    const uint64_t length = LoadLe(reinterpret_cast<const uint8_t*>(tag_and_length->data()) + 1, 8);
-    if (length > size - end - 9) return whole_file();
-    end += 9 + length;
-  }
-  auto prefix = read_at(0, end);
-  if (!prefix) return whole_file();
-  // The checksum covers bytes [0, 32) and [40, end of file).
-  Hasher hasher;
-  hasher.Add(std::string_view(*prefix).substr(0, 32));
-  std::vector<char> buffer(1 << 20);
-  uint64_t offset = kExecutableHeaderBytes;
-  while (offset < size) {
-    ssize_t n = ::pread(fd, buffer.data(), std::min<uint64_t>(buffer.size(), size - offset), static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return whole_file();  // shrank meanwhile
-    hasher.Add(std::string_view(buffer.data(), static_cast<size_t>(n)));
-    offset += static_cast<uint64_t>(n);
-  }
-  TILEPROF_ASSIGN_OR_RETURN(Header header, CheckHeader(as_bytes(*prefix), size, path));
-  const uint64_t stored = LoadLe(reinterpret_cast<const uint8_t*>(prefix->data()) + 32, 8);
-  if (const uint64_t computed = hasher.Digest(); computed != stored) return ChecksumMismatch(path, stored, computed);
-  header.payload = as_bytes(*prefix).subspan(kExecutableHeaderBytes);
-  return DeserializePayload(header, path, LoadParts::kReport);
-}
-}  // namespace
-
-Expected<Executable> ReadExecutableFile(const std::string& path, LoadParts parts) {
-  if (parts == LoadParts::kReport) return ReadReportStreaming(path);
-  // Read, not mapped: a file truncated under a mapping would raise SIGBUS.
-  TILEPROF_ASSIGN_OR_RETURN(std::string whole, ReadFile(path));
-  return DeserializeExecutable({reinterpret_cast<const uint8_t*>(whole.data()), whole.size()}, path, parts);
+  return format::DeserializePayload(header, source, parts);
 }
 
 }  // namespace tileprof::engine::exec
