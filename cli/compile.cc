@@ -9,6 +9,7 @@
 #include "cli/report_flags.h"
 #include "common/format.h"
 #include "engine/session/event_sink.h"
+#include "engine/session/precompile.h"
 #include "engine/session/report_output.h"
 #include "engine/session/session.h"
 #include "reports/histogram.h"
@@ -26,6 +27,10 @@ struct Options {
   std::string progress;  // "": TF_POPLAR_FLAGS --show_progress_bar, else auto
   ReportFlags report;
   std::string save_archive;  // "": target.saveArchive of POPLAR_ENGINE_OPTIONS, if any
+  // Executable cache and pre-compile mode (issue 8).
+  std::string cache_path;  // "": TF_POPLAR_FLAGS --executable_cache_path
+  std::string device_connection;  // "": the --config file's, else always
+  std::string ipu_version;
 };
 
 constexpr const char* kDefaultTextReport = "Trace_Event_Report.rep";
@@ -34,8 +39,15 @@ void PrintSummary(const engine::CompiledModule& compiled, const engine::WrittenR
   const report::CompilationReport& report = compiled.result.report;
   std::optional<report::MemoryUsage> total = report::ResolveTotal(report);
   std::optional<report::ByTileSummary> by_tile = report::ResolveByTile(report);
-  std::cout << fmt::format("Compiled {} for {} in {:.2f} s\n", compiled.module.name(), compiled.target.Describe(),
-                           compiled.seconds);
+  if (compiled.cache.outcome == engine::CacheOutcome::kHit)
+    std::cout << fmt::format("Loaded {} for {} from {} in {:.2f} s\n", compiled.module.name(),
+                             compiled.target.Describe(), compiled.cache.path, compiled.seconds);
+  else
+    std::cout << fmt::format("Compiled {} for {} in {:.2f} s\n", compiled.module.name(), compiled.target.Describe(),
+                             compiled.seconds);
+  if (compiled.cache.outcome != engine::CacheOutcome::kDisabled && compiled.cache.outcome != engine::CacheOutcome::kHit)
+    std::cout << fmt::format("  Cache:    {} ({})\n", engine::CacheOutcomeName(compiled.cache.outcome),
+                             compiled.cache.path);
   if (total) {
     uint64_t capacity = compiled.target.TotalMemory();
     std::cout << fmt::format("  Memory:   {} B of {} B ({:.2f}%), {} B including gaps\n",
@@ -78,6 +90,7 @@ int Run(const Options& options) {
     PrintDiagnostic("compile", "--progress: '" + progress + "' is not auto, true or false");
     return kExitUsage;
   }
+  if (!options.cache_path.empty()) session.flags.executable_cache_path = options.cache_path;
   engine::ReportSettings settings{.flags = env->flags, .engine = env->engine};
   if (auto config = ResolveReportConfig(options.report); config) {
     settings.config = std::move(*config);
@@ -85,6 +98,14 @@ int Run(const Options& options) {
     PrintDiagnostic("compile", config.error().message());
     return kExitUsage;
   }
+  if (!options.device_connection.empty()) settings.config.device_connection = options.device_connection;
+  if (!options.ipu_version.empty()) settings.config.ipu_version = options.ipu_version;
+  auto precompile_mode = engine::ApplyDeviceConnection(settings.config, session);
+  if (!precompile_mode) {
+    PrintDiagnostic("compile", precompile_mode.error().message());
+    return kExitUsage;
+  }
+  const bool precompile = *precompile_mode;
   std::string& text_report = settings.config.files.text;
   if (!options.output.empty()) text_report = options.output;
   if (text_report.empty()) text_report = kDefaultTextReport;
@@ -96,7 +117,10 @@ int Run(const Options& options) {
     return kExitError;
   }
   session.events = &*events;
-  auto compiled = engine::CompileHloFile(options.model, session, log);
+  // A cache hit needs only the report, unless an output needs the graph.
+  const auto parts = engine::exec::LoadParts::kReport;
+  auto compiled = precompile ? engine::PrecompileHloFile(options.model, session, log, parts)
+                             : engine::LoadOrCompile(options.model, session, log, parts);
   if (!compiled) {
     const std::string& message = compiled.error().message();
     // Parse errors already read "file:line:col: error: ..." with a caret.
@@ -119,6 +143,7 @@ int Run(const Options& options) {
     }
   }
   PrintSummary(*compiled, *written);
+  if (precompile) std::cout << engine::PrecompiledSavedMessage(compiled->cache.path) << "\n";
   if (compiled->result.tiles_out_of_memory > 0) {
     // Unlike Poplar since SDK 2.1, an out-of-memory compile fails unless
     // asked not to: a user running one command wants to hear about it.
@@ -149,7 +174,12 @@ RunFn Setup(CLI::App& cmd) {
       "COMPILE_BEGIN/COMPILE_END trace events (with --profiling, the report inside, in the\n"
       "--use-poplar-*-report format, dropped above --max-report-size); --report-directory DIR\n"
       "DIR/<module>/{graph.<ext>,tensor_map.json,framework.json}. POPLAR_ENGINE_OPTIONS\n"
-      "autoReport.all / outputGraphProfile write <autoReport.directory>/profile.db.");
+      "autoReport.all / outputGraphProfile write <autoReport.directory>/profile.db.\n"
+      "With --executable-cache-path DIR (or TF_POPLAR_FLAGS=--executable_cache_path=DIR) the\n"
+      "compiled executable is saved to DIR/<key>.poplar_exec and later compiles of the same module,\n"
+      "target and program options load it instead (report and profiling options do not change\n"
+      "the key); see `tileprof cache`. --device-connection=pre-compile --ipu-version=ipu2 only\n"
+      "compiles into the cache, for a later run.");
   cmd.add_option("MODEL", options->model, "HLO text file (one module)")->required();
   cmd.add_option("-o,--output", options->output, "Where to write the text report (default Trace_Event_Report.rep)");
   cmd.add_option("--target", options->target, "Target preset: ipu1, ipu2, ipu21")
@@ -167,6 +197,14 @@ RunFn Setup(CLI::App& cmd) {
   cmd.add_option("--save-archive", options->save_archive,
                  "Also write the per-tile ELF archive (target.saveArchive): member i is tile i, its .text "
                  "the tile's memory");
+  cmd.add_option("--executable-cache-path", options->cache_path,
+                 "Load the compiled executable from DIR, or compile and save it there "
+                 "(TF_POPLAR_FLAGS --executable_cache_path)");
+  cmd.add_option("--device-connection", options->device_connection,
+                 "always, or pre-compile: compile and save to the executable cache for a later run")
+      ->check(CLI::IsMember({"always", "pre-compile"}));
+  cmd.add_option("--ipu-version", options->ipu_version, "Target of pre-compile mode: ipu1, ipu2, ipu21")
+      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}));
   return [options] { return Run(*options); };
 }
 

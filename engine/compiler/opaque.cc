@@ -1,5 +1,9 @@
 #include "engine/compiler/opaque.h"
 
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "engine/codelets/cost_model.h"
@@ -90,6 +94,84 @@ Expected<const Codelet*> CompilerCodelets::DynamicSlice(ElementType type, Elemen
 Expected<const Codelet*> CompilerCodelets::Iota(ElementType type) {
   if (auto it = by_name_.find(IotaCodeletName(type)); it != by_name_.end()) return it->second.get();
   return Register(MakeIotaCodelet(type));
+}
+
+namespace {
+constexpr std::string_view kPrefix = "tileprof::";
+constexpr std::string_view kKinds[] = {"OpaqueOp", "Rearrange", "RearrangePadded", "DynamicSlice",
+                                       "DynamicUpdateSlice", "Iota"};
+
+// "tileprof::Kind<a,b,c>" -> {"Kind", {"a","b","c"}}; nullopt otherwise.
+std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(std::string_view name) {
+  if (!name.starts_with(kPrefix) || !name.ends_with('>')) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  name.remove_suffix(1);
+  const size_t open = name.find('<');
+  if (open == std::string_view::npos) return std::nullopt;
+  std::string_view kind = name.substr(0, open), args = name.substr(open + 1);
+  std::vector<std::string_view> parts;
+  while (true) {
+    size_t comma = args.find(',');
+    parts.push_back(args.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    args.remove_prefix(comma + 1);
+  }
+  return std::pair{kind, std::move(parts)};
+}
+
+std::optional<uint32_t> Rank(std::string_view text) {
+  uint32_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+}  // namespace
+
+bool CompilerCodelets::IsCompilerCodeletName(std::string_view name) {
+  auto split = SplitName(name);
+  return split && std::find(std::begin(kKinds), std::end(kKinds), split->first) != std::end(kKinds);
+}
+
+Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
+  const auto bad = [&] { return MakeError("'{}' is not a compiler codelet name", name); };
+  auto split = SplitName(name);
+  if (!split) return bad();
+  const auto& [kind, parts] = *split;
+  std::vector<ElementType> types;  // the leading element-type arguments
+  size_t i = 0;
+  for (; i < parts.size(); ++i) {
+    auto type = ParsePoplarElementType(parts[i]);
+    if (!type) break;
+    types.push_back(*type);
+  }
+  Expected<const Codelet*> codelet = bad();
+  if (kind == "OpaqueOp") {
+    // OpaqueOp<opcode,output,inputs...>
+    if (parts.size() < 2 || parts[0].empty()) return bad();
+    auto output = ParsePoplarElementType(parts[1]);
+    if (!output) return bad();
+    std::vector<ElementType> inputs;
+    for (size_t k = 2; k < parts.size(); ++k) {
+      auto type = ParsePoplarElementType(parts[k]);
+      if (!type) return bad();
+      inputs.push_back(*type);
+    }
+    codelet = Opaque(parts[0], inputs, *output);
+  } else if ((kind == "Rearrange" || kind == "RearrangePadded") && types.size() == 1 && parts.size() == 3) {
+    auto in_rank = Rank(parts[1]), out_rank = Rank(parts[2]);
+    if (!in_rank || !out_rank) return bad();
+    codelet = Rearrange(types[0], *in_rank, *out_rank, kind == "RearrangePadded");
+  } else if ((kind == "DynamicSlice" || kind == "DynamicUpdateSlice") && types.size() == 2 && parts.size() == 3) {
+    auto rank = Rank(parts[2]);
+    if (!rank) return bad();
+    codelet = DynamicSlice(types[0], types[1], *rank, kind == "DynamicUpdateSlice");
+  } else if (kind == "Iota" && types.size() == 1 && parts.size() == 1) {
+    codelet = Iota(types[0]);
+  }
+  if (!codelet) return codelet.error();
+  // The name must round-trip, or two names could stand for one codelet.
+  if ((*codelet)->name() != name) return bad();
+  return codelet;
 }
 
 }  // namespace tileprof::engine::compiler

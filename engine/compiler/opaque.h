@@ -46,6 +46,12 @@ class CompilerCodelets {
   Expected<const Codelet*> DynamicSlice(ElementType type, ElementType index, uint32_t rank,
                                         bool update);
   Expected<const Codelet*> Iota(ElementType type);
+  // The codelet a name of the forms above stands for, created and registered
+  // as the compiler would (rebuilding a serialised graph, engine/exec).
+  // Error: not a name this class makes.
+  Expected<const Codelet*> FromName(std::string_view name);
+  // Whether `name` has the form of a compiler codelet's name.
+  static bool IsCompilerCodeletName(std::string_view name);
 
  private:
   Expected<const Codelet*> Get(std::string name, std::vector<ElementType> inputs,

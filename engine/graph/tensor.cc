@@ -85,6 +85,27 @@ Tensor Tensor::OfVariable(VariableId variable, ElementType type,
   return Tensor(type, std::move(shape), std::move(regions));
 }
 
+Expected<Tensor> Tensor::FromRegions(ElementType type, std::vector<uint64_t> shape,
+                                     std::span<const TensorRegion> regions) {
+  TILEPROF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(shape));
+  uint64_t total = 0;
+  std::vector<TensorRegion> runs;
+  runs.reserve(regions.size());
+  for (const TensorRegion& region : regions) {
+    if (region.begin > region.end || region.end - region.begin > count - total) {
+      return MakeError("tensor {}: run [{}, {}) of variable {} does not fit its {} elements",
+                       ShapeText(shape), region.begin, region.end, region.variable, count);
+    }
+    total += region.end - region.begin;
+    if (region.end > region.begin) AppendRegion(runs, region);
+  }
+  if (total != count) {
+    return MakeError("tensor {}: runs hold {} elements, the shape {}", ShapeText(shape), total,
+                     count);
+  }
+  return Tensor(type, std::move(shape), std::move(runs));
+}
+
 uint64_t Tensor::NumElements() const { return Product(shape_); }
 
 bool Tensor::HasAliases() const {

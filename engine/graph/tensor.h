@@ -38,6 +38,12 @@ class Tensor {
   // The whole of a variable. Used by Graph; visible for testing.
   static Tensor OfVariable(VariableId variable, ElementType type,
                            std::vector<uint64_t> shape);
+  // A tensor over explicit runs, for rebuilding a serialised graph
+  // (engine/exec). Error unless every run has begin <= end and the runs hold
+  // exactly as many elements as the shape. The graph checks the variables
+  // when the tensor is used.
+  static Expected<Tensor> FromRegions(ElementType type, std::vector<uint64_t> shape,
+                                      std::span<const TensorRegion> regions);
 
   bool valid() const { return valid_; }
   ElementType element_type() const { return type_; }

@@ -4,11 +4,17 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 
 #include "common/file.h"
 #include "engine/hlo/fingerprint.h"
+#include "engine/exec/cache.h"
+#include "engine/hlo/canonical.h"
 #include "engine/hlo/parser.h"
+#include "engine/hlo/printer.h"
 #include "engine/session/event_sink.h"
+#include "engine/session/precompile.h"
+#include "version.h"
 
 namespace tileprof::engine {
 namespace {
@@ -69,17 +75,36 @@ std::string OutOfMemoryMessage(const std::string& profile_path) {
          profile_path;
 }
 
-Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log) {
-  auto start = std::chrono::steady_clock::now();
+namespace {
+
+struct Parsed {
+  hlo::Module module;
+  uint64_t fingerprint = 0;
+  Target target;
+};
+
+Expected<Parsed> ParseHloFile(const std::string& path, const SessionOptions& options, CompileLog& log) {
   TILEPROF_ASSIGN_OR_RETURN(Target target, ResolveTarget(options));
   TILEPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   TILEPROF_ASSIGN_OR_RETURN(hlo::Module module, hlo::ParseModule(std::move(text), {.source_name = path}));
   uint64_t fingerprint = hlo::Fingerprint(module);
-  std::string hash = hlo::FingerprintToString(fingerprint);
-  if (options.events != nullptr) TILEPROF_RETURN_IF_ERROR(options.events->CompileBegin(module.name()));
   log.Verbose("poplar_compiler.cc", fmt::format("Begin XLA compilation: {}  (Hash: {}) for ordinal  0",
-                                                module.name(), hash));
+                                                module.name(), hlo::FingerprintToString(fingerprint)));
+  return Parsed{std::move(module), fingerprint, std::move(target)};
+}
 
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+Expected<CompiledModule> CompileParsed(Parsed parsed, const SessionOptions& options, CompileLog& log,
+                                       Clock::time_point start) {
+  const hlo::Module& module = parsed.module;
+  const Target& target = parsed.target;
+  // Only a real compile has compile events: a cache hit has none.
+  if (options.events != nullptr) TILEPROF_RETURN_IF_ERROR(options.events->CompileBegin(module.name()));
   ProgressMode mode = options.progress;
   std::FILE* bar_out =
       ShouldShowProgress(mode, options.progress_out, log.Enabled(LogLevel::kVerbose), ExpensiveInstructions(module))
@@ -97,9 +122,154 @@ Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOp
   bar.Tick();
   bar.Finish();
   if (!result) return result.error().Within(fmt::format("compiling {} for {}", module.name(), target.ArchString()));
-  log.Verbose("poplar_compiler.cc", fmt::format("End XLA compilation: {} (Hash: {})", module.name(), hash));
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return CompiledModule{std::move(module), fingerprint, target, std::move(*result), seconds};
+  log.Verbose("poplar_compiler.cc", fmt::format("End XLA compilation: {} (Hash: {})", module.name(),
+                                                hlo::FingerprintToString(parsed.fingerprint)));
+  return CompiledModule{std::move(parsed.module), parsed.fingerprint, std::move(parsed.target), std::move(*result),
+                        SecondsSince(start), {}};
+}
+
+}  // namespace
+
+Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log) {
+  auto start = Clock::now();
+  TILEPROF_ASSIGN_OR_RETURN(Parsed parsed, ParseHloFile(path, options, log));
+  return CompileParsed(std::move(parsed), options, log, start);
+}
+
+std::string_view CacheOutcomeName(CacheOutcome outcome) {
+  switch (outcome) {
+    case CacheOutcome::kDisabled: return "disabled";
+    case CacheOutcome::kHit: return "hit";
+    case CacheOutcome::kMiss: return "miss";
+    case CacheOutcome::kReplaced: return "replaced";
+    case CacheOutcome::kNotCacheable: return "not cacheable";
+    case CacheOutcome::kNotSaved: return "not saved";
+  }
+  return "?";
+}
+
+std::string CacheOptionsText(const SessionOptions& options) {
+  const compiler::CompileOptions& c = options.compile;
+  return CompileKeyText(options.flags, options.engine) +
+         fmt::format("compile.grain_bytes={}\ncompile.min_bytes_per_tile={}\ncompile.rotate_start_tile={}\n"
+                     "compile.set_seed_on_every_tile={}\ncompile.instrument_vertices={}\n",
+                     c.grain_bytes, c.min_bytes_per_tile, c.rotate_start_tile, c.set_seed_on_every_tile,
+                     c.instrument_vertices);
+}
+
+uint64_t ExecutableCacheKey(const hlo::Module& module, const Target& target, const SessionOptions& options) {
+  return exec::ComputeCacheKey({.fingerprint = hlo::Fingerprint(module),
+                                .target = exec::TargetKeyText(target),
+                                .options_text = CacheOptionsText(options)});
+}
+
+Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOptions& options, CompileLog& log,
+                                       exec::LoadParts parts) {
+  auto start = Clock::now();
+  TILEPROF_ASSIGN_OR_RETURN(Parsed parsed, ParseHloFile(path, options, log));
+  const std::string& directory = options.flags.executable_cache_path;
+  if (directory.empty()) return CompileParsed(std::move(parsed), options, log, start);
+
+  exec::ExecutableCache cache(directory);
+  CacheStatus status;
+  status.key = exec::ComputeCacheKey({.fingerprint = parsed.fingerprint,
+                                      .target = exec::TargetKeyText(parsed.target),
+                                      .options_text = CacheOptionsText(options)});
+  status.path = cache.ExecutablePath(status.key);
+  const std::string module_name(parsed.module.name());
+  if (!NonHashableUserOps(parsed.module).empty()) {
+    log.Info("poplar_compiler.cc", kNotCacheableMessage);
+    TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled, CompileParsed(std::move(parsed), options, log, start));
+    status.outcome = CacheOutcome::kNotCacheable;
+    compiled.cache = std::move(status);
+    return compiled;
+  }
+  TILEPROF_RETURN_IF_ERROR(cache.EnsureDirectory());
+
+  // A hit returns before any compile phase or progress bar, as the original.
+  const auto loaded = [&](exec::Executable executable) {
+    log.Verbose("poplar_compiler.cc", fmt::format("Loaded {} from {}", module_name, status.path));
+    status.outcome = CacheOutcome::kHit;
+    return CompiledModule{std::move(parsed.module), parsed.fingerprint, std::move(executable.target),
+                          std::move(executable.result), SecondsSince(start), std::move(status)};
+  };
+  const auto try_load = [&]() -> std::optional<exec::Executable> {
+    std::error_code error;
+    if (!std::filesystem::exists(status.path, error)) {
+      status.problem.clear();
+      return std::nullopt;
+    }
+    PhaseScope phase(log, "Loading executable");
+    exec::ExecutableCache::Lookup lookup = cache.Load(status.key, parts);
+    if (lookup.kind == exec::ExecutableCache::LookupKind::kLoaded) {
+      // Equal keys from different inputs would be a hash collision (or a
+      // file copied under another name): check what the key stands for.
+      const exec::ExecutableInfo& info = lookup.executable->info;
+      if (info.fingerprint == parsed.fingerprint && info.key_text == CacheOptionsText(options) &&
+          lookup.executable->target.ArchString() == parsed.target.ArchString() &&
+          lookup.executable->target.NumIpus() == parsed.target.NumIpus() &&
+          lookup.executable->target.TilesPerIpu() == parsed.target.TilesPerIpu())
+        return std::move(*lookup.executable);
+      lookup.kind = exec::ExecutableCache::LookupKind::kCorrupt;
+      lookup.problem = fmt::format("{}: holds module {} (fingerprint {}) for other inputs than {} (fingerprint {})",
+                                   status.path, info.module_name, hlo::FingerprintToString(info.fingerprint),
+                                   module_name, hlo::FingerprintToString(parsed.fingerprint));
+    }
+    if (lookup.kind == exec::ExecutableCache::LookupKind::kCorrupt && lookup.problem != status.problem)
+      log.Warning("poplar_executor.cc", fmt::format("{}; compiling again", lookup.problem));
+    status.problem = lookup.problem;
+    return std::nullopt;
+  };
+  if (auto executable = try_load()) return loaded(std::move(*executable));
+  if (status.problem.empty())
+    log.Verbose("poplar_compiler.cc", fmt::format("Couldn't find {} in executable cache", status.path));
+
+  // Compile once across processes: whoever waited for the lock finds the
+  // executable the holder saved.
+  exec::FileLock compile_lock(cache.CompileLockPath(status.key), exec::FileLock::Mode::kExclusive);
+  if (auto executable = try_load()) return loaded(std::move(*executable));
+  std::string module_text = hlo::PrintModule(parsed.module, {.style = hlo::PrintStyle::kShort, .level = hlo::kLevelCosmetic});
+  TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled, CompileParsed(std::move(parsed), options, log, start));
+  exec::ExecutableInfo info;
+  info.key = status.key;
+  info.tool_version = TILEPROF_VERSION;
+  info.module_name = module_name;
+  info.fingerprint = compiled.fingerprint;
+  info.target = {std::string(compiled.target.ArchString()), compiled.target.NumIpus(), compiled.target.TilesPerIpu()};
+  info.key_text = CacheOptionsText(options);
+  std::string bytes = exec::SerializeExecutable(info, compiled.result);
+  if (Status stored = cache.Store(status.key, bytes, module_text); !stored) {
+    log.Warning("poplar_executor.cc", fmt::format("could not save the executable to the cache: {}",
+                                                  stored.error().message()));
+    status.outcome = CacheOutcome::kNotSaved;
+    status.problem = stored.error().message();
+  } else {
+    status.outcome = status.problem.empty() ? CacheOutcome::kMiss : CacheOutcome::kReplaced;
+  }
+  compiled.cache = std::move(status);
+  return compiled;
+}
+
+Expected<bool> ApplyDeviceConnection(const ReportConfig& config, SessionOptions& options) {
+  if (config.device_connection != "pre-compile") return false;
+  if (config.ipu_version.empty()) return Error(std::string(kPrecompileNeedsIpuVersionMessage));
+  options.target.preset = config.ipu_version;
+  return true;
+}
+
+Expected<CompiledModule> PrecompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log,
+                                           exec::LoadParts parts) {
+  TILEPROF_RETURN_IF_ERROR(CheckPrecompileCachePath(options.flags.executable_cache_path));
+  {
+    // Checked before compiling, on a module parsed without logging.
+    TILEPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    TILEPROF_ASSIGN_OR_RETURN(hlo::Module module, hlo::ParseModule(std::move(text), {.source_name = path}));
+    TILEPROF_RETURN_IF_ERROR(CheckPrecompilable(module));
+  }
+  TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled, LoadOrCompile(path, options, log, parts));
+  if (compiled.cache.outcome == CacheOutcome::kNotSaved) return Error(compiled.cache.problem);
+  log.Info("poplar_compiler.cc", PrecompiledSavedMessage(compiled.cache.path));
+  return compiled;
 }
 
 }  // namespace tileprof::engine

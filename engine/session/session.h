@@ -18,6 +18,7 @@
 #include "engine/compiler/compile_log.h"
 #include "engine/compiler/compiler.h"
 #include "engine/compiler/progress_bar.h"
+#include "engine/exec/executable.h"
 #include "engine/hlo/module.h"
 #include "engine/session/options.h"
 #include "engine/target/target.h"
@@ -49,17 +50,69 @@ struct SessionOptions {
   EventSink* events = nullptr;
 };
 
+// What the executable cache did for one module.
+enum class CacheOutcome : uint8_t {
+  kDisabled,      // no cache path
+  kHit,           // loaded, not compiled
+  kMiss,          // compiled and saved
+  kReplaced,      // the cached file was corrupt: compiled and saved over it
+  kNotCacheable,  // custom user operations not marked hashable: compiled, not saved
+  kNotSaved,      // compiled, but the directory could not be written
+};
+std::string_view CacheOutcomeName(CacheOutcome outcome);  // "hit", "miss", ...
+
+struct CacheStatus {
+  CacheOutcome outcome = CacheOutcome::kDisabled;
+  uint64_t key = 0;
+  std::string path;     // the executable's path in the cache
+  std::string problem;  // kReplaced, kNotSaved: what was wrong
+};
+
 struct CompiledModule {
   hlo::Module module;
   uint64_t fingerprint = 0;  // hlo::Fingerprint: the "Hash: 0x..." of the log lines
   Target target;
   compiler::CompileResult result;
-  double seconds = 0;  // parse + compile wall time
+  double seconds = 0;  // parse + compile (or load) wall time
+  CacheStatus cache;
 };
 
 // Parses and compiles the file's module. A parse error carries the
 // file:line:col message; a compile error names the instruction.
 Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log);
+
+// CompileHloFile through the executable cache when
+// options.flags.executable_cache_path is set (spec sections 1-5): a hit logs
+// "Loaded <module> from <file>" (verbose) and returns without compiling (no
+// progress bar, no compile phases); a miss logs "Couldn't find <file> in
+// executable cache", compiles and saves. A corrupt cached file is reported
+// as a warning naming it, then recompiled and replaced. `tileprof compile`
+// and `tileprof run` both come through here. With exec::LoadParts::kReport a
+// hit loads only what a report needs (result.graph is then null, see
+// executable.h); a compile always gives everything.
+Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOptions& options, CompileLog& log,
+                                       exec::LoadParts parts = exec::LoadParts::kAll);
+
+// The cache key of `module` compiled with `options` for `target`: the
+// module's canonical fingerprint, the target and CacheOptionsText.
+uint64_t ExecutableCacheKey(const hlo::Module& module, const Target& target, const SessionOptions& options);
+// The program-changing options: CompileKeyText of the flags and engine
+// options, plus the compiler's own options. Report, profiling, logging and
+// progress options are not in it.
+std::string CacheOptionsText(const SessionOptions& options);
+
+// Pre-compile mode (spec section 6): checks that a cache path is set and
+// the module can be pre-compiled (the original's messages), then
+// LoadOrCompile; logs (INFO) "A pre-compiled Poplar program has been saved
+// to <file>" once the executable is in the cache.
+Expected<CompiledModule> PrecompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log,
+                                           exec::LoadParts parts = exec::LoadParts::kAll);
+
+// The device connection of a --config / command line (ReportConfig): true
+// for pre-compile mode, whose target is then `ipu_version` (the original's
+// error when it is unset). `tileprof run` calls this, then
+// PrecompileHloFile or LoadOrCompile.
+Expected<bool> ApplyDeviceConnection(const ReportConfig& config, SessionOptions& options);
 
 // The target the options ask for: --ipu_model_tiles in TF_POPLAR_FLAGS sets
 // the tiles per IPU unless the command line did.
