@@ -63,3 +63,7 @@ function(tileprof_tests_per_file)
     add_dependencies(${name} tileprof)
   endforeach()
 endfunction()
+
+# Python for scripts and test oracles: Debian's, which has python3-numpy
+# (scripts/setup installs it); a pyenv or venv python on PATH may not.
+set(TILEPROF_PYTHON /usr/bin/python3 CACHE FILEPATH "python3 with NumPy, for scripts and test oracles")

@@ -1,0 +1,618 @@
+#!/usr/bin/python3
+"""Self-tests of the NumPy oracle (hlo_numpy.py) on hand-computed values.
+
+The oracle judges `tileprof run`, so it is checked against numbers worked out
+by hand (in the comments) and, for convolution, against a direct loop over
+the definition. Run: /usr/bin/python3 tests/oracle/oracle_selftest.py
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from hlo_numpy import run_module  # noqa: E402
+from hlo_text_parser import HloError, parse_module  # noqa: E402
+
+
+def run(text, *inputs, iterations=1):
+    module = parse_module(text, "<test>")
+    leaves = run_module(module, [np.asarray(i) for i in inputs], iterations)
+    return leaves if len(leaves) > 1 else leaves[0]
+
+
+ADD = """
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(f32[] %a, f32[] %b)
+}
+"""
+MAX = """
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+"""
+
+
+class Elementwise(unittest.TestCase):
+    def test_arithmetic_and_short_style(self):
+        out = run("""HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  s = f32[3] add(x, y)
+  p = f32[3] multiply(s, y)
+  ROOT r = f32[3] subtract(p, x)
+}""", np.float32([1, 2, 3]), np.float32([4, 5, 6]))
+        # (1+4)*4-1 = 19, (2+5)*5-2 = 33, (3+6)*6-3 = 51
+        np.testing.assert_array_equal(out, [19, 33, 51])
+
+    def test_integer_division_follows_xla(self):
+        out = run("""HloModule m
+ENTRY e {
+  x = s32[5] parameter(0)
+  y = s32[5] parameter(1)
+  q = s32[5] divide(x, y)
+  r = s32[5] remainder(x, y)
+  ROOT t = (s32[5], s32[5]) tuple(q, r)
+}""", np.int32([7, -7, 7, 5, -2147483648]), np.int32([2, 2, 0, -3, -1]))
+        # truncation toward zero; x/0 = -1 and x%0 = x; INT_MIN/-1 = INT_MIN, remainder 0
+        np.testing.assert_array_equal(out[0], [3, -3, -1, -1, -2147483648])
+        np.testing.assert_array_equal(out[1], [1, -1, 7, 2, 0])
+
+    def test_compare_select_convert_clamp(self):
+        out = run("""HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  z = f32[] constant(0)
+  zb = f32[4] broadcast(z), dimensions={}
+  gt = pred[4] compare(x, zb), direction=GT
+  r = f32[4] select(gt, x, zb)
+  i = s32[4] convert(x)
+  lo = f32[] constant(-1)
+  hi = f32[] constant(1)
+  c = f32[4] clamp(lo, x, hi)
+  ROOT t = (f32[4], s32[4], f32[4]) tuple(r, i, c)
+}""", np.float32([-1.5, 2.7, 0, 0.5]))
+        np.testing.assert_array_equal(out[0], np.float32([0, 2.7, 0, 0.5]))
+        np.testing.assert_array_equal(out[1], [-1, 2, 0, 0])  # truncation
+        np.testing.assert_array_equal(out[2], [-1, 1, 0, 0.5])
+
+    def test_unsigned_wraps_and_shifts(self):
+        out = run("""HloModule m
+ENTRY e {
+  x = u32[3] parameter(0)
+  k = u32[3] constant({2654435761, 1, 2})
+  m = u32[3] multiply(x, k)
+  s = u32[3] constant({16, 32, 1})
+  ROOT r = u32[3] shift-right-logical(m, s)
+}""", np.uint32([3, 5, 0x80000000]))
+        # 3*2654435761 mod 2^32 = 3668339987 -> >>16 = 55974; shift by 32 gives 0; 2^31*2 wraps to 0
+        np.testing.assert_array_equal(out, [55974, 0, 0])
+
+    def test_bitcast_convert_builds_floats(self):
+        out = run("""HloModule m
+ENTRY e {
+  x = u32[2] constant({1065353216, 1073741824})
+  ROOT f = f32[2] bitcast-convert(x)
+}""")
+        np.testing.assert_array_equal(out, [1.0, 2.0])
+
+
+class DataMovement(unittest.TestCase):
+    def test_broadcast_transpose_reshape_slice(self):
+        out = run("""HloModule m
+ENTRY e {
+  v = f32[3] parameter(0)
+  b = f32[2,3] broadcast(v), dimensions={1}
+  t = f32[3,2] transpose(b), dimensions={1,0}
+  r = f32[6] reshape(t)
+  ROOT s = f32[2] slice(r), slice={[1:6:3]}
+}""", np.float32([1, 2, 3]))
+        # b = [[1,2,3],[1,2,3]], t = [[1,1],[2,2],[3,3]], r = [1,1,2,2,3,3], r[1:6:3] = r[1], r[4] = [1,3]
+        np.testing.assert_array_equal(out, [1, 3])
+
+    def test_dynamic_slice_clamps_and_update(self):
+        out = run("""HloModule m
+ENTRY e {
+  x = f32[5] parameter(0)
+  i = s32[] parameter(1)
+  d = f32[2] dynamic-slice(x, i), dynamic_slice_sizes={2}
+  u = f32[5] dynamic-update-slice(x, d, i)
+  ROOT t = (f32[2], f32[5]) tuple(d, u)
+}""", np.float32([10, 11, 12, 13, 14]), np.int32(7))
+        # start 7 clamps to 5-2 = 3
+        np.testing.assert_array_equal(out[0], [13, 14])
+        np.testing.assert_array_equal(out[1], [10, 11, 12, 13, 14])
+
+    def test_pad_interior_and_negative(self):
+        out = run("""HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  z = f32[] constant(0)
+  ROOT p = f32[6] pad(x, z), padding=-1_2_1
+}""", np.float32([1, 2, 3]))
+        # interior 1: [1,0,2,0,3]; low -1 drops the first; high 2: [0,2,0,3,0,0]
+        np.testing.assert_array_equal(out, [0, 2, 0, 3, 0, 0])
+
+    def test_concatenate_iota_reverse(self):
+        out = run("""HloModule m
+ENTRY e {
+  a = s32[2] iota(), iota_dimension=0
+  b = s32[2] reverse(a), dimensions={0}
+  ROOT c = s32[4] concatenate(a, b), dimensions={0}
+}""")
+        np.testing.assert_array_equal(out, [0, 1, 1, 0])
+
+
+class Dot(unittest.TestCase):
+    def test_matmul_and_batch(self):
+        out = run("""HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = f32[2,2] parameter(1)
+  m = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[2,2] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  a3 = f32[1,2,2] reshape(a)
+  b3 = f32[1,2,2] reshape(b)
+  bm = f32[1,2,2] dot(a3, b3), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ROOT r = (f32[2,2], f32[2,2], f32[1,2,2]) tuple(m, t, bm)
+}""", np.float32([[1, 2], [3, 4]]), np.float32([[5, 6], [7, 8]]))
+        # [[1*5+2*7, 1*6+2*8], [3*5+4*7, 3*6+4*8]] = [[19,22],[43,50]]; a^T b = [[26,30],[38,44]]
+        np.testing.assert_array_equal(out[0], [[19, 22], [43, 50]])
+        np.testing.assert_array_equal(out[1], [[26, 30], [38, 44]])
+        np.testing.assert_array_equal(out[2], [[[19, 22], [43, 50]]])
+
+
+def naive_conv_nhwc(x, k, stride, pad):
+    """Direct loop of the definition: x [N,H,W,C], k [KH,KW,C,O]."""
+    x = np.pad(x, [(0, 0), pad[0], pad[1], (0, 0)])
+    n, h, w, c = x.shape
+    kh, kw, _, o = k.shape
+    oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+    out = np.zeros((n, oh, ow, o))
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                for f in range(o):
+                    out[b, i, j, f] = np.sum(x[b, i * stride:i * stride + kh, j * stride:j * stride + kw, :]
+                                             * k[:, :, :, f])
+    return out
+
+
+class Convolution(unittest.TestCase):
+    def test_hand_computed_1d(self):
+        out = run("""HloModule m
+ENTRY e {
+  x = f32[1,4,1] parameter(0)
+  k = f32[2,1,1] parameter(1)
+  ROOT c = f32[1,3,1] convolution(x, k), window={size=2}, dim_labels=b0f_0io->b0f
+}""", np.float32([1, 2, 3, 4]).reshape(1, 4, 1), np.float32([10, 1]).reshape(2, 1, 1))
+        # [1*10+2, 2*10+3, 3*10+4]
+        np.testing.assert_array_equal(out.reshape(-1), [12, 23, 34])
+
+    def test_2d_stride_pad_against_loops(self):
+        rng = np.random.default_rng(1)
+        x = rng.normal(size=(2, 5, 6, 3)).astype(np.float32)
+        k = rng.normal(size=(3, 3, 3, 4)).astype(np.float32)
+        out = run("""HloModule m
+ENTRY e {
+  x = f32[2,5,6,3] parameter(0)
+  k = f32[3,3,3,4] parameter(1)
+  ROOT c = f32[2,3,3,4] convolution(x, k), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+}""", x, k)
+        np.testing.assert_allclose(out, naive_conv_nhwc(x, k, 2, [(1, 1), (1, 1)]), rtol=1e-5, atol=1e-5)
+
+    def test_weight_gradient_form(self):
+        # dk[i,j,c,o] = sum_{n,y,x} in[n,y+i,x+j,c] * g[n,y,x,o]
+        rng = np.random.default_rng(2)
+        x = rng.normal(size=(2, 5, 5, 3)).astype(np.float32)
+        g = rng.normal(size=(2, 3, 3, 4)).astype(np.float32)
+        out = run("""HloModule m
+ENTRY e {
+  x = f32[2,5,5,3] parameter(0)
+  g = f32[2,3,3,4] parameter(1)
+  ROOT c = f32[3,3,3,4] convolution(x, g), window={size=3x3}, dim_labels=f01b_i01o->01bf
+}""", x, g)
+        want = np.zeros((3, 3, 3, 4))
+        for i in range(3):
+            for j in range(3):
+                want[i, j] = np.einsum("nyxc,nyxo->co", x[:, i:i + 3, j:j + 3, :], g)
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+    def test_feature_groups(self):
+        # depthwise: 2 groups of one channel each
+        x = np.float32([[1, 10], [2, 20], [3, 30]]).reshape(1, 3, 2)
+        k = np.float32([[1, 1], [1, -1]]).reshape(2, 1, 2)
+        out = run("""HloModule m
+ENTRY e {
+  x = f32[1,3,2] parameter(0)
+  k = f32[2,1,2] parameter(1)
+  ROOT c = f32[1,2,2] convolution(x, k), window={size=2}, dim_labels=b0f_0io->b0f, feature_group_count=2
+}""", x, k)
+        # channel 0 with [1,1]: 1+2, 2+3; channel 1 with [1,-1]: 10-20, 20-30
+        np.testing.assert_array_equal(out.reshape(2, 2), [[3, -10], [5, -10]])
+
+
+class Reductions(unittest.TestCase):
+    def test_reduce_add_and_generic(self):
+        out = run("HloModule m\n" + ADD + """
+%mul (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  %p = f32[] multiply(f32[] %a, f32[] %b)
+  %one = f32[] constant(1)
+  ROOT %q = f32[] add(f32[] %p, f32[] %one)
+}
+ENTRY %e (x: f32[2,3]) -> (f32[2], f32[3]) {
+  %x = f32[2,3]{1,0} parameter(0)
+  %z = f32[] constant(0)
+  %r = f32[2]{0} reduce(f32[2,3]{1,0} %x, f32[] %z), dimensions={1}, to_apply=%add
+  %g = f32[3]{0} reduce(f32[2,3]{1,0} %x, f32[] %z), dimensions={0}, to_apply=%mul
+  ROOT %t = (f32[2]{0}, f32[3]{0}) tuple(f32[2]{0} %r, f32[3]{0} %g)
+}""", np.float32([[1, 2, 3], [4, 5, 6]]))
+        np.testing.assert_array_equal(out[0], [6, 15])
+        # fold: ((0*1+1)*4+1) = 5, ((0*2+1)*5+1) = 6, ((0*3+1)*6+1) = 7
+        np.testing.assert_array_equal(out[1], [5, 6, 7])
+
+    def test_reduce_window_max_pool(self):
+        out = run("HloModule m\n" + MAX + """
+ENTRY e {
+  x = f32[1,4,4,1] parameter(0)
+  i = f32[] constant(-inf)
+  ROOT r = f32[1,2,2,1] reduce-window(x, i), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max
+}""", np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1))
+        np.testing.assert_array_equal(out.reshape(2, 2), [[5, 7], [13, 15]])
+
+    def test_reduce_window_padded_sum(self):
+        out = run("HloModule m\n" + ADD + """
+ENTRY e {
+  x = f32[3] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[3] reduce-window(x, z), window={size=2 pad=1_0}, to_apply=add
+}""", np.float32([1, 2, 3]))
+        np.testing.assert_array_equal(out, [1, 3, 5])  # [0+1, 1+2, 2+3]
+
+    def test_select_and_scatter_max_pool_gradient(self):
+        out = run("HloModule m\n" + ADD + """
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  g = f32[3] parameter(1)
+  z = f32[] constant(0)
+  ROOT s = f32[4] select-and-scatter(x, g, z), window={size=2 stride=1}, select=ge, scatter=add
+}""", np.float32([1, 5, 2, 2]), np.float32([10, 20, 30]))
+        # windows [1,5] -> index 1, [5,2] -> index 1, [2,2] -> first (GE keeps the current): index 2
+        np.testing.assert_array_equal(out, [0, 30, 30, 0])
+
+
+class GatherScatterSort(unittest.TestCase):
+    def test_gather_rows(self):
+        out = run("""HloModule m
+ENTRY e {
+  t = f32[3,2] parameter(0)
+  i = s32[2] parameter(1)
+  ROOT g = f32[2,2] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}
+}""", np.float32([[1, 2], [3, 4], [5, 6]]), np.int32([2, 0]))
+        np.testing.assert_array_equal(out, [[5, 6], [1, 2]])
+
+    def test_scatter_add_with_duplicates_and_out_of_bounds(self):
+        out = run("HloModule m\n" + ADD + """
+ENTRY e {
+  o = f32[3] parameter(0)
+  i = s32[3,1] parameter(1)
+  u = f32[3] parameter(2)
+  ROOT s = f32[3] scatter(o, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}""", np.float32([1, 1, 1]), np.int32([[2], [2], [5]]), np.float32([10, 20, 30]))
+        np.testing.assert_array_equal(out, [1, 1, 31])  # index 5 is out of bounds: skipped
+
+    def test_sort_key_value(self):
+        out = run("""HloModule m
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT r = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  k = f32[4] parameter(0)
+  v = s32[4] iota(), iota_dimension=0
+  ROOT s = (f32[4], s32[4]) sort(k, v), dimensions={0}, is_stable=true, to_apply=less
+}""", np.float32([3, 1, 2, 1]))
+        np.testing.assert_array_equal(out[0], [1, 1, 2, 3])
+        np.testing.assert_array_equal(out[1], [1, 3, 2, 0])  # stable: the two 1s keep their order
+
+
+class Control(unittest.TestCase):
+    def test_while_sums_and_alias_iterations(self):
+        text = """HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }
+cond {
+  t = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  n = s32[] constant(4)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  t = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  a = f32[] get-tuple-element(t), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  f = f32[] convert(j)
+  s = f32[] add(a, f)
+  ROOT r = (s32[], f32[]) tuple(j, s)
+}
+ENTRY e {
+  a = f32[] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[]) tuple(z, a)
+  w = (s32[], f32[]) while(t), condition=cond, body=body
+  s = f32[] get-tuple-element(w), index=1
+  ROOT r = (f32[]) tuple(s)
+}"""
+        self.assertEqual(float(run(text, np.float32(0))), 10)  # 1+2+3+4
+        # three executions: the output feeds parameter 0 each time: 10, 20, 30
+        self.assertEqual(float(run(text, np.float32(0), iterations=3)), 30)
+
+    def test_conditional_and_call(self):
+        out = run("""HloModule m
+neg {
+  x = f32[] parameter(0)
+  ROOT n = f32[] negate(x)
+}
+dbl {
+  x = f32[] parameter(0)
+  ROOT d = f32[] add(x, x)
+}
+ENTRY e {
+  p = pred[] parameter(0)
+  x = f32[] parameter(1)
+  c = f32[] conditional(p, x, x), true_computation=neg, false_computation=dbl
+  ROOT k = f32[] call(c), to_apply=dbl
+}""", np.bool_(False), np.float32(3))
+        self.assertEqual(float(out), 12)
+
+
+class Errors(unittest.TestCase):
+    def test_unsupported_opcode_names_instruction(self):
+        with self.assertRaisesRegex(HloError, r"e/cc .*custom-call"):
+            run("""HloModule m
+ENTRY e {
+  x = f32[2] parameter(0)
+  ROOT cc = f32[2] custom-call(x), custom_call_target="foo"
+}""", np.float32([1, 2]))
+
+    def test_parse_error_has_line(self):
+        with self.assertRaisesRegex(HloError, r"<test>:3: .*unknown operand 'nope'"):
+            run("HloModule m\nENTRY e {\n  ROOT x = f32[2] negate(nope)\n}")
+
+    def test_cli_rejects_shape_mismatch(self):
+        with tempfile.TemporaryDirectory() as d:
+            hlo = os.path.join(d, "m.hlo")
+            with open(hlo, "w") as f:
+                f.write("HloModule m\nENTRY e {\n  ROOT x = f32[2] parameter(0)\n}\n")
+            npy = os.path.join(d, "x.npy")
+            np.save(npy, np.zeros(3, np.float32))
+            r = subprocess.run([sys.executable, os.path.join(HERE, "hlo_numpy.py"), hlo, "--input", f"x={npy}"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("parameter x is f32[2], the file holds float32[3]", r.stderr)
+
+    def test_cli_writes_leaves(self):
+        with tempfile.TemporaryDirectory() as d:
+            hlo = os.path.join(d, "m.hlo")
+            with open(hlo, "w") as f:
+                f.write("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  n = f32[2] negate(x)\n"
+                        "  ROOT t = (f32[2], (f32[2])) tuple(x, (f32[2]) tuple(n))\n}\n")
+            f.close()
+            # nested tuple operand written as a separate instruction
+            with open(hlo, "w") as f:
+                f.write("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  n = f32[2] negate(x)\n"
+                        "  i = (f32[2]) tuple(n)\n  ROOT t = (f32[2], (f32[2])) tuple(x, i)\n}\n")
+            npy = os.path.join(d, "x.npy")
+            np.save(npy, np.float32([1, 2]))
+            out = os.path.join(d, "out")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "hlo_numpy.py"), hlo, "--input", f"0={npy}",
+                                "--outputs", out], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            np.testing.assert_array_equal(np.load(os.path.join(out, "out.0.npy")), [1, 2])
+            np.testing.assert_array_equal(np.load(os.path.join(out, "out.1.npy")), [-1, -2])
+
+
+def module_io(name, seed=1):
+    """The oracle's outputs for modules/NAME.hlo on compare.py's inputs of that seed."""
+    import compare
+    path = os.path.join(HERE, "modules", name + ".hlo")
+    with open(path) as f:
+        text = f.read()
+    module = parse_module(text, path)
+    with tempfile.TemporaryDirectory() as d:
+        specs = compare.generate_inputs(module, text, seed, d)[1::2]
+        inputs = {s.partition("=")[0]: np.load(s.partition("=")[2]) for s in specs}
+    params = [module.entry.params[i].name for i in sorted(module.entry.params)]
+    return inputs, run_module(module, [inputs[p] for p in params])
+
+
+class ModulesAgainstPlainNumpy(unittest.TestCase):
+    """The comparison modules, recomputed here with plain NumPy indexing and loops."""
+
+    def test_dot(self):
+        i, out = module_io("dot")
+        a, b = i["a"].astype(np.float64), i["b"].astype(np.float64)
+        mm = a @ b
+        np.testing.assert_allclose(out[0], mm, rtol=1e-6)
+        np.testing.assert_allclose(out[1], a.T @ out[0].astype(np.float64), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(out[3], np.matmul(i["c"].astype(np.float64), i["d"]), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out[4], a @ i["v"], rtol=1e-5, atol=1e-6)
+
+    def test_convolution_forward(self):
+        i, out = module_io("convolution")
+        np.testing.assert_allclose(out[0], naive_conv_nhwc(i["x"], i["k"], 1, [(0, 0), (0, 0)]), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(out[1], naive_conv_nhwc(i["x"], i["k"], 2, [(1, 1), (1, 1)]), rtol=1e-5, atol=1e-5)
+        same = naive_conv_nhwc(i["x"], i["k"], 1, [(1, 1), (1, 1)])
+        np.testing.assert_allclose(out[5], same.transpose(0, 3, 1, 2), rtol=1e-5, atol=1e-5)
+        # the input gradient: the adjoint of the forward convolution, <g, conv(x)> = <igrad(g), x>
+        lhs = np.sum(i["g"].astype(np.float64) * naive_conv_nhwc(i["x"], i["k"], 1, [(0, 0), (0, 0)]))
+        self.assertAlmostEqual(lhs, float(np.sum(out[3].astype(np.float64) * i["x"])), delta=1e-3)
+        # and the weight gradient: <g, conv(x, k)> = <wgrad, k>
+        self.assertAlmostEqual(lhs, float(np.sum(out[2].astype(np.float64) * i["k"])), delta=1e-3)
+
+    def test_reduce(self):
+        i, out = module_io("reduce")
+        x = i["x"].astype(np.float64)
+        np.testing.assert_allclose(out[0], x.sum(2), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(out[3], x.sum(), rtol=1e-6, atol=1e-5)
+        np.testing.assert_array_equal(out[4], i["x"].max(1))
+        np.testing.assert_allclose(out[6], (x * x).sum(2), rtol=1e-5)
+        np.testing.assert_array_equal(out[7], i["n"].sum((1, 2)))
+        np.testing.assert_array_equal(out[8], i["x"].max(2))
+        np.testing.assert_array_equal(out[9], i["x"].argmax(2))
+
+    def test_reduce_window_and_select_and_scatter(self):
+        i, out = module_io("reduce_window")
+        x, g = i["x"], i["g"]
+        pool = np.zeros((2, 4, 4, 3), np.float32)
+        grad = np.zeros_like(x)
+        for b in range(2):
+            for r in range(4):
+                for c in range(4):
+                    for f in range(3):
+                        win = x[b, 2 * r:2 * r + 2, 2 * c:2 * c + 2, f]
+                        pool[b, r, c, f] = win.max()
+                        k = int(np.argmax(win.reshape(-1)))  # the first maximum
+                        grad[b, 2 * r + k // 2, 2 * c + k % 2, f] += g[b, r, c, f]
+        np.testing.assert_array_equal(out[0], pool)
+        np.testing.assert_allclose(out[3], grad, rtol=1e-6)
+        padded = np.pad(x.astype(np.float64), [(0, 0), (1, 1), (1, 1), (0, 0)])
+        avg = sum(padded[:, dy:dy + 9, dx:dx + 9, :] for dy in range(3) for dx in range(3))
+        np.testing.assert_allclose(out[2], avg, rtol=1e-5, atol=1e-5)
+
+    def test_gather(self):
+        i, out = module_io("gather")
+        t = i["table"]
+        np.testing.assert_array_equal(out[0], t[i["ids"]])
+        for n, (r, c) in enumerate(i["starts"]):
+            np.testing.assert_array_equal(out[1][n], t[r:r + 3, c:c + 2])
+        np.testing.assert_array_equal(out[2], t[np.clip(i["wild"], 0, 9), 0:2])
+
+    def test_scatter(self):
+        i, out = module_io("scatter")
+        summed = i["base"].astype(np.float64).copy()
+        np.add.at(summed, i["ids"], i["upd"])
+        np.testing.assert_allclose(out[0], summed, rtol=1e-6, atol=1e-6)
+        placed = i["base"][:, 1].copy()
+        placed[i["uniq"]] = i["vals"]
+        np.testing.assert_array_equal(out[1], placed)
+        skipped = i["base"].astype(np.float64).copy()
+        for row, u in zip(i["wild"][:, 0], i["wupd"]):
+            if 0 <= row < 10:
+                skipped[row] += u
+        np.testing.assert_allclose(out[2], skipped, rtol=1e-6, atol=1e-6)
+
+    def test_sort(self):
+        i, out = module_io("sort")
+        x, k = i["x"], i["k"]
+        np.testing.assert_array_equal(out[0], np.sort(x, 1))
+        np.testing.assert_array_equal(out[1], -np.sort(-x, 0))
+        np.testing.assert_array_equal(out[3], np.argsort(x, 1, kind="stable"))
+        np.testing.assert_array_equal(out[4], np.sort(k))
+        np.testing.assert_array_equal(out[5], np.argsort(k, kind="stable"))
+
+    def test_while(self):
+        i, out = module_io("while")
+        s, rows = i["state"].copy(), i["rows"]
+        hist = np.zeros(20, np.float32)
+        n = 0
+        while n < 20 and float(np.sum(s.astype(np.float64) ** 2)) < 8:
+            s = (s * np.float32(1.25) + rows[n]) if n % 3 else (np.tanh(s) - rows[n])
+            hist[n] = s.sum()
+            n += 1
+        self.assertEqual(int(out[1]), n)
+        self.assertEqual(n, 9)  # as the module's comment says
+        np.testing.assert_allclose(out[0], s, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out[2], hist, rtol=1e-5, atol=1e-5)
+
+    def test_elementwise_integers(self):
+        i, out = module_io("elementwise")
+        a, b = i["i"].astype(np.int64), i["j"].astype(np.int64)
+        q = np.where(b == 0, -1, np.trunc(a / np.where(b == 0, 1, b))).astype(np.int32)
+        np.testing.assert_array_equal(out[19], q)
+        r = np.where(b == 0, a, np.fmod(a, np.where(b == 0, 1, b))).astype(np.int32)
+        np.testing.assert_array_equal(out[20], r)
+        wrapped = ((a * 100000000 + b + 2**31) % 2**32 - 2**31).astype(np.int32)
+        np.testing.assert_array_equal(out[18], wrapped)
+        k = i["k"].astype(np.int64)
+        shl = np.where(k >= 32, 0, ((a << np.minimum(k, 31)) + 2**31) % 2**32 - 2**31).astype(np.int32)
+        np.testing.assert_array_equal(out[23], shl)
+
+
+STAND_IN = """#!/bin/sh
+# A stand-in for the tileprof binary in compare.py's own tests: `help run`
+# answers as configured; `run` evaluates with the oracle and, with
+# STAND_IN_SCALE, scales out.0 (a wrong answer compare.py must catch).
+if [ "$1" = help ]; then
+  if [ -n "$STAND_IN_NO_RUN" ]; then echo "tileprof: help: no command named 'run'; 'tileprof --help' lists them" >&2; exit 2; fi
+  exit 0
+fi
+shift
+PY="$(dirname "$0")/scale.py"
+"{python}" "{oracle}" "$@" || exit $?
+while [ $# -gt 0 ]; do [ "$1" = --outputs ] && OUT="$2"; shift; done
+[ -n "$STAND_IN_SCALE" ] && "{python}" "$PY" "$OUT/out.0.npy" "$STAND_IN_SCALE"
+exit 0
+"""
+
+SCALE = """import sys
+import numpy as np
+a = np.load(sys.argv[1])
+np.save(sys.argv[1], (a * float(sys.argv[2])).astype(a.dtype))
+"""
+
+
+class CompareScript(unittest.TestCase):
+    def run_compare(self, env_extra):
+        with tempfile.TemporaryDirectory() as d:
+            tool = os.path.join(d, "tileprof")
+            with open(tool, "w") as f:
+                f.write(STAND_IN.format(python=sys.executable, oracle=os.path.join(HERE, "hlo_numpy.py")))
+            os.chmod(tool, 0o755)
+            with open(os.path.join(d, "scale.py"), "w") as f:
+                f.write(SCALE)
+            env = dict(os.environ, **env_extra)
+            r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"),
+                                os.path.join(HERE, "modules", "dot.hlo"), "--tileprof", tool,
+                                "--workdir", os.path.join(d, "work")], capture_output=True, text=True, env=env)
+            return r
+
+    def test_equal_outputs_pass(self):
+        r = self.run_compare({})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("ok   out.4: float32[16]", r.stdout)
+
+    def test_wrong_output_fails(self):
+        r = self.run_compare({"STAND_IN_SCALE": "1.001"})
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("FAIL out.0: float32[16, 32]", r.stdout)
+        self.assertIn("MISMATCH", r.stdout)
+
+    def test_skipped_only_without_run_command(self):
+        r = self.run_compare({"STAND_IN_NO_RUN": "1"})
+        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+        self.assertIn("SKIPPED", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
