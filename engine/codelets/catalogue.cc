@@ -24,6 +24,7 @@ const Catalogue& GetCatalogue() {
     AddDataCodelets(c->owned);
     AddReduceCodelets(c->owned);
     AddDotCodelets(c->owned);
+    AddConvCodelets(c->owned);
     AddMiscCodelets(c->owned);
     for (const auto& codelet : c->owned) c->sorted.push_back(codelet.get());
     std::sort(c->sorted.begin(), c->sorted.end(),
@@ -197,6 +198,17 @@ std::string ConvPartial1x1OutCodeletName(ElementType input, ElementType accumula
   return fmt::format("poplin::ConvPartial1x1Out<{},{},true,false>", PoplarName(input),
                      PoplarName(accumulator));
 }
+std::string ConvPartialCodeletName(ElementType input, ElementType accumulator) {
+  using T = ElementType;
+  const bool amp = accumulator == T::kF32 ? input == T::kF32 || input == T::kF16
+                                          : input == T::kF16 && accumulator == T::kF16;
+  if (amp) {
+    return fmt::format("poplin::ConvPartialnx1<{},{},true,false>", PoplarName(input),
+                       PoplarName(accumulator));
+  }
+  return fmt::format("poplin::ConvPartialHorizontalMac<{},{},true>", PoplarName(input),
+                     PoplarName(accumulator));
+}
 
 const Codelet* FindCodelet(std::string_view name) {
   const auto& sorted = GetCatalogue().sorted;
@@ -250,6 +262,9 @@ Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,
 Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input,
                                                      ElementType accumulator) {
   return Lookup(ConvPartial1x1OutCodeletName(input, accumulator), true, "");
+}
+Expected<const Codelet*> GetConvPartialCodelet(ElementType input, ElementType accumulator) {
+  return Lookup(ConvPartialCodeletName(input, accumulator), true, "");
 }
 
 }  // namespace tileprof::engine

@@ -1,23 +1,33 @@
-// Dot and convolution: both are planned as a matrix product of
-// rows x K times K x N, where rows are the output's non-feature positions
-// (batch x M for a dot; batch x output pixels for a convolution), N the
-// output features and K the contracted elements per output (input features
-// per group x kernel window for a convolution).
+// Dot and convolution, lowered to vertices that compute exactly what XLA
+// defines for any dimension numbers, or else to an opaque op (which the
+// simulator refuses to run): never to numbers of the wrong elements.
 //
-// Plan: the flattened output is cut into blocks of whole rows (or pieces of
-// one row when a row is larger than a tile's share), one block per tile,
-// consecutive tiles. When tiles are left over and a block has enough work,
-// K is split too: each of P_k tiles computes partial sums over K/P_k into a
-// partials tensor, and a reduction (popops::Reduce, ReduceAdd) on the
-// block's tile adds them up: poplin's "partials + reduction" structure.
+// Dot: the operands are viewed as lhs [B, M, K] and rhs [B, K, N] (batch
+// dimensions in the order the attributes pair them, then the free and the
+// contracting ones; the output of a dot is [B, M, N] in row-major order by
+// definition). When an operand's dimensions are not already in that order
+// the view is a dimshuffle; a view split into more than kMaxViewRegions runs
+// is first copied into a new tensor (popops' transpose before a matmul),
+// so that matmul vertices connect to few runs. poplin::MatMulPartial
+// vertices then each compute a block of rows x columns of one batch entry.
 //
-// Volumes are exact (a block of r rows and c columns over a K slice of ks
-// reads r x ks input and ks x c weight elements); which elements those are
-// is approximated by the same fraction of each operand (Access
-// kProportional), as the layout of the operands' dimensions is not
-// rearranged. Convolutions whose output feature dimension is not innermost
-// are blocked on the flattened output all the same.
+// Convolution: the general conv partial (codelets.h, ConvParam) reads input
+// and kernel in their own layouts through strides, so the lowering needs no
+// rearrangement; each vertex gets a run of the output (in its layout) and
+// the smallest flat ranges of input and kernel holding every element the
+// run reads.
+//
+// Both: the output is cut into chunks of the linear mapping, one tile each
+// (several dot blocks may share a chunk). When tiles are left over and a
+// chunk has enough work, the contraction is split too (K for a dot, the
+// input channels of a group for a convolution): each of P_k tiles computes
+// partial sums into a partials tensor, and a reduction (popops::Reduce,
+// ReduceAdd) on the chunk's tile adds them up: poplin's "partials +
+// reduction" structure.
 #include <algorithm>
+#include <array>
+#include <functional>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -34,24 +44,512 @@ namespace {
 // vertex runs in a few hundred cycles, about the cost of one exchange and
 // one reduction step.
 constexpr uint64_t kMinMacsPerVertex = 4096;
+// As in lower_data.cc: a view of more runs than this would make every vertex
+// reading it carry a long region list; the data is rearranged instead.
+constexpr uint64_t kMaxViewRegions = 4096;
+// Vertex parameters are 32-bit: operands with more elements than this are
+// left opaque (no IPU tile holds a share of such a tensor anyway).
+constexpr uint64_t kMaxElements = uint64_t{1} << 31;
 
-struct Block {
-  uint64_t row0 = 0;
-  uint64_t rows = 0;
-  uint64_t col0 = 0;
-  uint64_t cols = 0;
-};
-
-Expected<Tensor> Range(const Tensor& tensor, uint64_t start, uint64_t count) {
-  const uint64_t n = tensor.NumElements();
-  count = std::min(count, n);
-  start = std::min(start, n - count);
-  return tensor.Flatten().Slice(start, start + count);
+uint64_t Product(std::span<const uint64_t> dims) {
+  return std::accumulate(dims.begin(), dims.end(), uint64_t{1},
+                         [](uint64_t a, uint64_t b) { return a * b; });
 }
 
-Expected<uint32_t> U32(uint64_t value, std::string_view what) {
-  if (value > UINT32_MAX) return MakeError("{} {} does not fit a vertex parameter", what, value);
-  return static_cast<uint32_t>(value);
+// Row-major strides of `dims`.
+std::vector<uint64_t> Strides(std::span<const uint64_t> dims) {
+  std::vector<uint64_t> strides(dims.size(), 1);
+  for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * dims[d];
+  return strides;
+}
+
+// A run of output elements [position, position + count) computed as one
+// unit, on the tile of chunk `slot`.
+struct Unit {
+  uint64_t position = 0;
+  uint64_t count = 0;
+  uint64_t slot = 0;
+};
+
+// Emits one partial vertex: unit `unit`, contraction slice `g` of `p_k`,
+// writing `target` on `tile`.
+using EmitPartial =
+    std::function<Status(ComputeSetId cs, size_t unit, uint64_t g, const Tensor& target, uint32_t tile)>;
+
+// Maps the output of the units, creates the partials when p_k > 1, calls
+// `emit` for each unit and slice, and adds the reduction.
+Status EmitUnits(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
+                 std::span<const Unit> units, uint64_t slots, uint64_t p_k,
+                 program::Sequence& program, const EmitPartial& emit) {
+  Graph& graph = lowering.graph();
+  const uint32_t tiles = graph.target().NumTiles();
+  const uint32_t first_tile = lowering.mapper().TakeTiles(std::min<uint64_t>(slots * p_k, tiles));
+  auto tile_of = [&](uint64_t slot, uint64_t g) {
+    return static_cast<uint32_t>((first_tile + slot + g * slots) % tiles);
+  };
+  const uint64_t out_n = out.NumElements();
+  const Tensor flat_out = out.Flatten();
+  for (const Unit& unit : units) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor piece, flat_out.Slice(unit.position, unit.position + unit.count));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(piece, tile_of(unit.slot, 0)));
+  }
+  Tensor partials;
+  if (p_k > 1) {
+    TILEPROF_ASSIGN_OR_RETURN(partials, lowering.NewTensor(out.element_type(), {p_k, out_n},
+                                                           fmt::format("{}.partials", instruction.name()),
+                                                           false));
+  }
+  const Tensor flat_partials = partials.Flatten();
+  const ComputeSetId cs = lowering.AddComputeSet(instruction.name(), program);
+  for (size_t j = 0; j < units.size(); ++j) {
+    const Unit& unit = units[j];
+    for (uint64_t g = 0; g < p_k; ++g) {
+      const uint32_t tile = tile_of(unit.slot, g);
+      Tensor target;
+      if (p_k > 1) {
+        TILEPROF_ASSIGN_OR_RETURN(target, flat_partials.Slice(g * out_n + unit.position,
+                                                              g * out_n + unit.position + unit.count));
+        TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(target, tile));
+      } else {
+        TILEPROF_ASSIGN_OR_RETURN(target, flat_out.Slice(unit.position, unit.position + unit.count));
+      }
+      TILEPROF_RETURN_IF_ERROR(emit(cs, j, g, target, tile));
+    }
+  }
+  if (p_k == 1) return {};
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce,
+                            GetReduceCodelet(ReduceOp::kAdd, out.element_type(), false));
+  const ComputeSetId reduce_cs =
+      lowering.AddComputeSet(fmt::format("{}/reduce", instruction.name()), program);
+  for (const Unit& unit : units) {
+    std::vector<Tensor> parts;
+    for (uint64_t g = 0; g < p_k; ++g) {
+      TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_partials.Slice(g * out_n + unit.position,
+                                                                 g * out_n + unit.position + unit.count));
+      parts.push_back(std::move(part));
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor all, Tensor::Concat(parts));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(unit.position, unit.position + unit.count));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(reduce_cs, *reduce, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile_of(unit.slot, 0)));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], all));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
+  }
+  return {};
+}
+
+// How many ways to split a contraction of `k` for chunks of `chunk` outputs
+// over `slots` tiles.
+uint64_t SplitWays(uint32_t tiles, uint64_t slots, uint64_t chunk, uint64_t macs_per_output,
+                   uint64_t k) {
+  if (slots >= tiles || k <= 1) return 1;
+  const uint64_t macs = chunk * macs_per_output;
+  return std::max<uint64_t>(
+      1, std::min<uint64_t>({tiles / slots, (macs + kMinMacsPerVertex - 1) / kMinMacsPerVertex, k}));
+}
+
+// ---- Dot ---------------------------------------------------------------
+
+Status CheckDims(std::span<const int64_t> dims, size_t rank, std::string_view what,
+                 std::vector<bool>& used) {
+  for (int64_t d : dims) {
+    if (d < 0 || static_cast<size_t>(d) >= rank) {
+      return MakeError("{} dimension {} outside rank {}", what, d, rank);
+    }
+    if (used[static_cast<size_t>(d)]) return MakeError("{} dimension {} named twice", what, d);
+    used[static_cast<size_t>(d)] = true;
+  }
+  return {};
+}
+
+// `tensor` with its dimensions in `order`, as [a, b, c]: a view, or a copy
+// (executed by `program`) when the view would be split into too many runs.
+Expected<Tensor> Canonical(Lowering& lowering, const Tensor& tensor, std::span<const size_t> order,
+                           std::vector<uint64_t> shape3, std::string_view name,
+                           program::Sequence& program) {
+  bool identity = true;
+  for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == i;
+  if (identity) return tensor.Reshape(std::move(shape3));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor view, tensor.Dimshuffle(order));
+  if (view.regions().size() <= kMaxViewRegions) return view.Reshape(std::move(shape3));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor copy, lowering.NewTensor(tensor.element_type(), shape3, name, true));
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, GetCopyCodelet(tensor.element_type()));
+  const ComputeSetId cs = lowering.AddComputeSet(name, program);
+  const FieldInput input{"in", view, Access::kSame};
+  TILEPROF_RETURN_IF_ERROR(lowering.EmitPerTile(cs, *codelet, "out", copy, {&input, 1}, name));
+  return copy;
+}
+
+Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction,
+                         std::span<const Value> operands, const Codelet& matmul,
+                         program::Sequence& program) {
+  const Tensor& lhs = operands[0].tensor;
+  const Tensor& rhs = operands[1].tensor;
+  TILEPROF_ASSIGN_OR_RETURN(hlo::DotDimensions dims, hlo::GetDotDimensions(instruction));
+  std::vector<bool> lhs_used(lhs.Rank(), false), rhs_used(rhs.Rank(), false);
+  TILEPROF_RETURN_IF_ERROR(CheckDims(dims.lhs_batch, lhs.Rank(), "lhs batch", lhs_used));
+  TILEPROF_RETURN_IF_ERROR(CheckDims(dims.lhs_contracting, lhs.Rank(), "lhs contracting", lhs_used));
+  TILEPROF_RETURN_IF_ERROR(CheckDims(dims.rhs_batch, rhs.Rank(), "rhs batch", rhs_used));
+  TILEPROF_RETURN_IF_ERROR(CheckDims(dims.rhs_contracting, rhs.Rank(), "rhs contracting", rhs_used));
+  if (dims.lhs_batch.size() != dims.rhs_batch.size() ||
+      dims.lhs_contracting.size() != dims.rhs_contracting.size()) {
+    return MakeError("lhs has {} batch and {} contracting dimensions, rhs {} and {}",
+                     dims.lhs_batch.size(), dims.lhs_contracting.size(), dims.rhs_batch.size(),
+                     dims.rhs_contracting.size());
+  }
+  auto size = [](const Tensor& t, int64_t d) { return t.shape()[static_cast<size_t>(d)]; };
+  std::vector<size_t> lhs_order, rhs_order;
+  std::vector<uint64_t> out_dims;
+  uint64_t b = 1, m = 1, k = 1, n = 1;
+  for (size_t i = 0; i < dims.lhs_batch.size(); ++i) {
+    if (size(lhs, dims.lhs_batch[i]) != size(rhs, dims.rhs_batch[i])) {
+      return MakeError("batch dimension {} of lhs has size {}, dimension {} of rhs {}",
+                       dims.lhs_batch[i], size(lhs, dims.lhs_batch[i]), dims.rhs_batch[i],
+                       size(rhs, dims.rhs_batch[i]));
+    }
+    lhs_order.push_back(static_cast<size_t>(dims.lhs_batch[i]));
+    rhs_order.push_back(static_cast<size_t>(dims.rhs_batch[i]));
+    out_dims.push_back(size(lhs, dims.lhs_batch[i]));
+    b *= size(lhs, dims.lhs_batch[i]);
+  }
+  for (size_t d = 0; d < lhs.Rank(); ++d) {
+    if (lhs_used[d]) continue;
+    lhs_order.push_back(d);
+    out_dims.push_back(lhs.shape()[d]);
+    m *= lhs.shape()[d];
+  }
+  for (size_t i = 0; i < dims.lhs_contracting.size(); ++i) {
+    if (size(lhs, dims.lhs_contracting[i]) != size(rhs, dims.rhs_contracting[i])) {
+      return MakeError("contracting dimension {} of lhs has size {}, dimension {} of rhs {}",
+                       dims.lhs_contracting[i], size(lhs, dims.lhs_contracting[i]),
+                       dims.rhs_contracting[i], size(rhs, dims.rhs_contracting[i]));
+    }
+    lhs_order.push_back(static_cast<size_t>(dims.lhs_contracting[i]));
+    rhs_order.push_back(static_cast<size_t>(dims.rhs_contracting[i]));
+    k *= size(lhs, dims.lhs_contracting[i]);
+  }
+  for (size_t d = 0; d < rhs.Rank(); ++d) {
+    if (rhs_used[d]) continue;
+    rhs_order.push_back(d);
+    out_dims.push_back(rhs.shape()[d]);
+    n *= rhs.shape()[d];
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
+  if (result_dims != out_dims) {
+    return MakeError("result shape [{}] does not match the operands' [{}]", fmt::join(result_dims, ","),
+                     fmt::join(out_dims, ","));
+  }
+  const uint64_t out_n = Product(out_dims);
+  // A sum of no products is zeros, which the matmul vertex cannot give.
+  if (out_n > 0 && k == 0) return lowering.LowerOpaque(instruction, operands, program);
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
+  if (out_n == 0) return Value::Array(out);
+  TILEPROF_ASSIGN_OR_RETURN(Tensor lhs3, Canonical(lowering, lhs, lhs_order, {b, m, k},
+                                                   fmt::format("{}/lhs", instruction.name()), program));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor rhs3, Canonical(lowering, rhs, rhs_order, {b, k, n},
+                                                   fmt::format("{}/rhs", instruction.name()), program));
+
+  // Blocks of one batch entry: whole rows when a chunk holds one, else
+  // pieces of a row.
+  struct Block {
+    uint64_t batch, row0, rows, col0, cols;
+  };
+  const uint64_t chunk = lowering.mapper().ChunkElements(out_n, out.element_type());
+  const uint64_t slots = (out_n + chunk - 1) / chunk;
+  std::vector<Block> blocks;
+  std::vector<Unit> units;
+  auto add = [&](Block block) {
+    const uint64_t position = (block.batch * m + block.row0) * n + block.col0;
+    blocks.push_back(block);
+    units.push_back({position, block.rows * block.cols, position / chunk});
+  };
+  for (uint64_t batch = 0; batch < b; ++batch) {
+    if (chunk >= n) {
+      const uint64_t rows_per_block = chunk / n;
+      for (uint64_t r = 0; r < m; r += rows_per_block) add({batch, r, std::min(rows_per_block, m - r), 0, n});
+    } else {
+      for (uint64_t r = 0; r < m; ++r)
+        for (uint64_t c = 0; c < n; c += chunk) add({batch, r, 1, c, std::min(chunk, n - c)});
+    }
+  }
+  const uint64_t p_k = SplitWays(lowering.graph().target().NumTiles(), slots, std::min(chunk, out_n), k, k);
+  Graph& graph = lowering.graph();
+  auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target, uint32_t tile) -> Status {
+    const Block& block = blocks[j];
+    const uint64_t k0 = g * k / p_k;
+    const uint64_t ks = (g + 1) * k / p_k - k0;
+    TILEPROF_ASSIGN_OR_RETURN(Tensor lhs2, lhs3.Index(block.batch));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor rhs2, rhs3.Index(block.batch));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor in, lhs2.Slice(block.row0, block.row0 + block.rows, 0));
+    TILEPROF_ASSIGN_OR_RETURN(in, in.Slice(k0, k0 + ks, 1));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor weights, rhs2.Slice(k0, k0 + ks, 0));
+    TILEPROF_ASSIGN_OR_RETURN(weights, weights.Slice(block.col0, block.col0 + block.cols, 1));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, matmul, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in.Flatten()));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["weights"], weights.Flatten()));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
+    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["m"], static_cast<uint32_t>(block.rows)));
+    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["k"], static_cast<uint32_t>(ks)));
+    return graph.SetInitialValue(vertex["n"], static_cast<uint32_t>(block.cols));
+  };
+  // Every split gets at least one element of K (p_k <= k), so no vertex is empty.
+  TILEPROF_RETURN_IF_ERROR(EmitUnits(lowering, instruction, out, units, slots, p_k, program, emit));
+  return Value::Array(out);
+}
+
+// ---- Convolution -------------------------------------------------------
+
+struct ConvPlan {
+  // Per logical dimension (batch/input feature, feature/output feature,
+  // spatial...) of each operand: size and row-major stride.
+  std::array<uint64_t, 2 + kConvMaxSpatialDims> in_size{}, in_stride{}, w_size{}, w_stride{},
+      out_size{}, out_stride{};
+  std::vector<hlo::WindowDimension> window;
+  uint64_t ci = 1, co_per_group = 1, batch_groups = 1, feature_groups = 1;
+};
+
+// The range [lo, hi] of each dimension over the row-major positions
+// [first, last] of a tensor of `dims`: exact for the leading dimensions where
+// both ends agree, then the range of the first that differs, then whole.
+std::vector<std::pair<uint64_t, uint64_t>> Box(std::span<const uint64_t> dims, uint64_t first,
+                                               uint64_t last) {
+  const std::vector<uint64_t> strides = Strides(dims);
+  std::vector<std::pair<uint64_t, uint64_t>> box(dims.size());
+  bool differ = false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const uint64_t a = first / strides[d] % dims[d], z = last / strides[d] % dims[d];
+    box[d] = differ ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{a, z};
+    differ = differ || a != z;
+  }
+  return box;
+}
+
+Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& instruction,
+                                 std::span<const Value> operands, const Codelet& codelet,
+                                 program::Sequence& program) {
+  const Tensor& input = operands[0].tensor;
+  const Tensor& kernel = operands[1].tensor;
+  const hlo::Attribute* labels = instruction.FindAttribute("dim_labels");
+  if (labels == nullptr) return MakeError("convolution without dim_labels");
+  TILEPROF_ASSIGN_OR_RETURN(hlo::ConvolutionDimensions dims, hlo::ParseDimLabels(labels->value()));
+  const size_t nsp = dims.input_spatial.size();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
+  // Only the shape for now: the variable is made once the op is known to lower.
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
+  const Tensor out = Tensor::OfVariable(0, storage.type, result_dims);
+  if (input.Rank() != nsp + 2 || kernel.Rank() != nsp + 2 || out.Rank() != nsp + 2 ||
+      dims.kernel_spatial.size() != nsp || dims.output_spatial.size() != nsp) {
+    return MakeError("dim_labels {} do not fit input {}, kernel {} and result {}", labels->value(),
+                     input.ShapeString(), kernel.ShapeString(), out.ShapeString());
+  }
+  ConvPlan plan;
+  if (const hlo::Attribute* window = instruction.FindAttribute("window")) {
+    TILEPROF_ASSIGN_OR_RETURN(plan.window, hlo::ParseWindow(window->value()));
+  }
+  if (plan.window.size() != nsp) {
+    return MakeError("window has {} dimensions, dim_labels {} spatial ones", plan.window.size(), nsp);
+  }
+  auto count_attr = [&](std::string_view name) -> Expected<uint64_t> {
+    const hlo::Attribute* attr = instruction.FindAttribute(name);
+    if (attr == nullptr) return uint64_t{1};
+    uint64_t value = 0;
+    const std::string_view text = attr->value();
+    for (char c : text) {
+      if (c < '0' || c > '9' || value > UINT32_MAX) return MakeError("{}={} is not a count", name, text);
+      value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (text.empty() || value == 0) return MakeError("{}={} is not a count", name, text);
+    return value;
+  };
+  TILEPROF_ASSIGN_OR_RETURN(plan.feature_groups, count_attr("feature_group_count"));
+  TILEPROF_ASSIGN_OR_RETURN(plan.batch_groups, count_attr("batch_group_count"));
+
+  // Logical order of each operand's dimensions: batch (input feature for the
+  // kernel), feature (output feature), spatial...
+  std::vector<int64_t> in_dims = {dims.input_batch, dims.input_feature};
+  std::vector<int64_t> w_dims = {dims.kernel_input_feature, dims.kernel_output_feature};
+  std::vector<int64_t> out_dims = {dims.output_batch, dims.output_feature};
+  for (size_t s = 0; s < nsp; ++s) {
+    in_dims.push_back(dims.input_spatial[s]);
+    w_dims.push_back(dims.kernel_spatial[s]);
+    out_dims.push_back(dims.output_spatial[s]);
+  }
+  auto locate = [&](const Tensor& t, std::span<const int64_t> which, auto& sizes, auto& strides) -> Status {
+    const std::vector<uint64_t> all = Strides(t.shape());
+    std::vector<bool> seen(t.Rank(), false);
+    sizes.fill(1);
+    strides.fill(1);
+    for (size_t i = 0; i < which.size(); ++i) {
+      const int64_t d = which[i];
+      if (d < 0 || static_cast<size_t>(d) >= t.Rank() || seen[static_cast<size_t>(d)]) {
+        return MakeError("dim_labels {} do not name each dimension of {} once", labels->value(),
+                         t.ShapeString());
+      }
+      seen[static_cast<size_t>(d)] = true;
+      sizes[i] = t.shape()[static_cast<size_t>(d)];
+      strides[i] = all[static_cast<size_t>(d)];
+    }
+    return {};
+  };
+  TILEPROF_RETURN_IF_ERROR(locate(input, in_dims, plan.in_size, plan.in_stride));
+  TILEPROF_RETURN_IF_ERROR(locate(kernel, w_dims, plan.w_size, plan.w_stride));
+  TILEPROF_RETURN_IF_ERROR(locate(out, out_dims, plan.out_size, plan.out_stride));
+
+  // The shapes XLA requires.
+  const uint64_t batch = plan.in_size[0], features = plan.in_size[1];
+  plan.ci = plan.w_size[0];
+  const uint64_t co = plan.w_size[1];
+  const uint64_t groups = plan.feature_groups * plan.batch_groups;
+  if (plan.feature_groups > 1 && plan.batch_groups > 1) {
+    return MakeError("feature_group_count and batch_group_count are both above 1");
+  }
+  if (features != plan.ci * plan.feature_groups || co % groups != 0 || batch % plan.batch_groups != 0) {
+    return MakeError("input {} (features {}, batch {}) and kernel {} (input features {}, output "
+                     "features {}) do not fit feature_group_count={} batch_group_count={}",
+                     input.ShapeString(), features, batch, kernel.ShapeString(), plan.ci, co,
+                     plan.feature_groups, plan.batch_groups);
+  }
+  plan.co_per_group = co / groups;
+  std::vector<uint64_t> expected = {batch / plan.batch_groups, co};
+  for (size_t s = 0; s < nsp; ++s) {
+    const hlo::WindowDimension& w = plan.window[s];
+    if (w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1 ||
+        static_cast<uint64_t>(w.size) != plan.w_size[2 + s] || w.padding_low < INT32_MIN ||
+        w.padding_low > INT32_MAX || w.padding_high < INT32_MIN || w.padding_high > INT32_MAX) {
+      return MakeError("window dimension {} (size {}, stride {}, padding {}_{}, dilations {}/{}) does "
+                       "not fit kernel {}", s, w.size, w.stride, w.padding_low, w.padding_high,
+                       w.base_dilation, w.window_dilation, kernel.ShapeString());
+    }
+    const int64_t in = static_cast<int64_t>(plan.in_size[2 + s]);
+    const int64_t padded = in == 0 ? 0 : (in - 1) * w.base_dilation + 1 + w.padding_low + w.padding_high;
+    const int64_t span = (w.size - 1) * w.window_dilation + 1;
+    expected.push_back(padded >= span ? static_cast<uint64_t>((padded - span) / w.stride + 1) : 0);
+  }
+  std::vector<uint64_t> got(plan.out_size.begin(), plan.out_size.begin() + static_cast<int64_t>(nsp + 2));
+  if (got != expected) {
+    return MakeError("result {} should have batch, feature and spatial sizes [{}]", out.ShapeString(),
+                     fmt::join(expected, ","));
+  }
+  const uint64_t out_n = out.NumElements();
+  if (out_n > 0 && (plan.ci == 0 || input.NumElements() == 0 || input.NumElements() >= kMaxElements ||
+                    kernel.NumElements() >= kMaxElements || out_n >= kMaxElements)) {
+    // Sums of no products (zeros), or sizes past the vertex parameters.
+    return lowering.LowerOpaque(instruction, operands, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor result, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
+  if (out_n == 0) return Value::Array(result);
+
+  uint64_t positions = 1;
+  for (size_t s = 0; s < nsp; ++s) positions *= plan.w_size[2 + s];
+  const uint64_t chunk = lowering.mapper().ChunkElements(out_n, out.element_type());
+  const uint64_t slots = (out_n + chunk - 1) / chunk;
+  std::vector<Unit> units;
+  for (uint64_t p = 0; p < out_n; p += chunk) units.push_back({p, std::min(chunk, out_n - p), p / chunk});
+  const uint64_t p_k = SplitWays(lowering.graph().target().NumTiles(), slots, std::min(chunk, out_n),
+                                 plan.ci * positions, plan.ci);
+  const std::vector<std::string> param_names(ConvPartialParamNames().begin(), ConvPartialParamNames().end());
+  Graph& graph = lowering.graph();
+  auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target, uint32_t tile) -> Status {
+    const Unit& unit = units[j];
+    const uint64_t c0 = g * plan.ci / p_k;
+    const uint64_t cs_count = (g + 1) * plan.ci / p_k - c0;
+    // Ranges of the logical output dimensions the unit covers.
+    const auto box = Box(out.shape(), unit.position, unit.position + unit.count - 1);
+    std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> o{};
+    for (size_t i = 0; i < nsp + 2; ++i) o[i] = box[static_cast<size_t>(out_dims[i])];
+    const uint64_t g_lo = o[1].first / plan.co_per_group, g_hi = o[1].second / plan.co_per_group;
+    // Input elements read: bounding box, per logical dimension.
+    std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> in{};
+    const uint64_t out_batch = plan.out_size[0];
+    in[0] = plan.batch_groups > 1 ? std::pair{g_lo * out_batch + o[0].first, g_hi * out_batch + o[0].second}
+                                  : o[0];
+    in[1] = plan.feature_groups > 1
+                ? std::pair{g_lo * plan.ci + c0, g_hi * plan.ci + c0 + cs_count - 1}
+                : std::pair{c0, c0 + cs_count - 1};
+    bool empty = false;
+    for (size_t s = 0; s < nsp; ++s) {
+      const hlo::WindowDimension& w = plan.window[s];
+      const int64_t lo = static_cast<int64_t>(o[2 + s].first) * w.stride - w.padding_low;
+      const int64_t hi = static_cast<int64_t>(o[2 + s].second) * w.stride - w.padding_low +
+                         (w.size - 1) * w.window_dilation;
+      const int64_t first = lo <= 0 ? 0 : (lo + w.base_dilation - 1) / w.base_dilation;
+      const int64_t last = std::min<int64_t>(hi < 0 ? -1 : hi / w.base_dilation,
+                                             static_cast<int64_t>(plan.in_size[2 + s]) - 1);
+      if (first > last) empty = true;
+      else in[2 + s] = {static_cast<uint64_t>(first), static_cast<uint64_t>(last)};
+    }
+    uint64_t in_lo = 0, in_hi = 0;  // [in_lo, in_hi)
+    if (!empty) {
+      for (size_t i = 0; i < nsp + 2; ++i) {
+        in_lo += in[i].first * plan.in_stride[i];
+        in_hi += in[i].second * plan.in_stride[i];
+      }
+      ++in_hi;
+    } else {
+      in_hi = 1;  // all padding: the vertex reads none of it
+    }
+    // Kernel elements read: the unit's output features, the channel slice,
+    // every position.
+    uint64_t w_lo = c0 * plan.w_stride[0] + o[1].first * plan.w_stride[1];
+    uint64_t w_hi = (c0 + cs_count - 1) * plan.w_stride[0] + o[1].second * plan.w_stride[1];
+    for (size_t s = 0; s < nsp; ++s) w_hi += (plan.w_size[2 + s] - 1) * plan.w_stride[2 + s];
+    ++w_hi;
+
+    std::array<uint64_t, static_cast<size_t>(ConvParam::kCount)> p{};
+    auto set = [&](ConvParam param, uint64_t value) { p[static_cast<size_t>(param)] = value; };
+    auto set_at = [&](ConvParam first, size_t s, size_t step, uint64_t value) {
+      p[static_cast<size_t>(first) + s * step] = value;
+    };
+    set(ConvParam::kOutStart, unit.position);
+    set(ConvParam::kOutSizeB, plan.out_size[0]);
+    set(ConvParam::kOutStrideB, plan.out_stride[0]);
+    set(ConvParam::kOutSizeF, plan.out_size[1]);
+    set(ConvParam::kOutStrideF, plan.out_stride[1]);
+    set(ConvParam::kInStart, in_lo);
+    set(ConvParam::kInStrideB, plan.in_stride[0]);
+    set(ConvParam::kInStrideF, plan.in_stride[1]);
+    set(ConvParam::kWeightsStart, w_lo);
+    set(ConvParam::kWeightsStrideI, plan.w_stride[0]);
+    set(ConvParam::kWeightsStrideO, plan.w_stride[1]);
+    uint64_t reversal = 0;
+    for (size_t s = 0; s < kConvMaxSpatialDims; ++s) {
+      const bool used = s < nsp;
+      const hlo::WindowDimension w = used ? plan.window[s] : hlo::WindowDimension{};
+      set_at(ConvParam::kOutSize0, s, 2, plan.out_size[2 + s]);
+      set_at(ConvParam::kOutStride0, s, 2, plan.out_stride[2 + s]);
+      set_at(ConvParam::kInSize0, s, 2, plan.in_size[2 + s]);
+      set_at(ConvParam::kInStride0, s, 2, plan.in_stride[2 + s]);
+      set_at(ConvParam::kKernelSize0, s, 2, plan.w_size[2 + s]);
+      set_at(ConvParam::kWeightsStride0, s, 2, plan.w_stride[2 + s]);
+      set_at(ConvParam::kStride0, s, 1, static_cast<uint64_t>(w.stride));
+      set_at(ConvParam::kPadLow0, s, 1, static_cast<uint32_t>(static_cast<int32_t>(w.padding_low)));
+      set_at(ConvParam::kLhsDilation0, s, 1, static_cast<uint64_t>(w.base_dilation));
+      set_at(ConvParam::kRhsDilation0, s, 1, static_cast<uint64_t>(w.window_dilation));
+      if (w.window_reversal) reversal |= uint64_t{1} << s;
+    }
+    set(ConvParam::kReversal, reversal);
+    set(ConvParam::kInChansPerGroup, plan.ci);
+    set(ConvParam::kOutChansPerGroup, plan.co_per_group);
+    set(ConvParam::kGroupsSplitBatch, plan.batch_groups > 1 ? 1 : 0);
+    set(ConvParam::kInChanStart, c0);
+    set(ConvParam::kInChans, cs_count);
+
+    TILEPROF_ASSIGN_OR_RETURN(Tensor in_field, input.Flatten().Slice(in_lo, in_hi));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor w_field, kernel.Flatten().Slice(w_lo, w_hi));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in_field));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["weights"], w_field));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (p[i] > UINT32_MAX) return MakeError("conv parameter {}={} does not fit 32 bits", param_names[i], p[i]);
+      TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex[param_names[i]], static_cast<uint32_t>(p[i])));
+    }
+    return {};
+  };
+  TILEPROF_RETURN_IF_ERROR(EmitUnits(lowering, instruction, result, units, slots, p_k, program, emit));
+  return Value::Array(result);
 }
 
 }  // namespace
@@ -61,156 +559,21 @@ Expected<Value> Lowering::LowerDotLike(const hlo::Instruction& instruction,
                                        program::Sequence& program) {
   const hlo::Shape& shape = instruction.shape();
   const bool is_conv = instruction.opcode() == hlo::Opcode::kConvolution;
-  bool ok = shape.IsArray() && IsNative(shape);
-  for (size_t i = 0; i < 2; ++i) {
-    ok = ok && !operands[i].is_tuple && operands[i].tensor.valid() &&
-         IsNative(instruction.operand(i)->shape());
+  bool ok = operands.size() == 2 && shape.IsArray() && IsNative(shape);
+  for (size_t i = 0; ok && i < 2; ++i) {
+    ok = !operands[i].is_tuple && operands[i].tensor.valid() && IsNative(instruction.operand(i)->shape());
   }
   if (!ok) return LowerOpaque(instruction, operands, program);
-  const Tensor& lhs = operands[0].tensor;
-  const Tensor& rhs = operands[1].tensor;
-  const auto out_n = static_cast<uint64_t>(shape.ElementCount().value_or(0));
-  uint64_t batch = 1;
-  uint64_t k = 1;
-  uint64_t n = 1;
-  if (is_conv) {
-    const hlo::Attribute* labels = instruction.FindAttribute("dim_labels");
-    if (labels == nullptr) return LowerOpaque(instruction, operands, program);
-    TILEPROF_ASSIGN_OR_RETURN(hlo::ConvolutionDimensions dims, hlo::ParseDimLabels(labels->value()));
-    if (dims.output_feature < 0 || dims.output_feature >= shape.rank()) {
-      return MakeError("dim_labels output feature {} outside rank {}", dims.output_feature, shape.rank());
-    }
-    n = static_cast<uint64_t>(shape.dimensions[static_cast<size_t>(dims.output_feature)]);
-    k = n == 0 ? 0 : rhs.NumElements() / n;
-  } else {
-    TILEPROF_ASSIGN_OR_RETURN(hlo::DotDimensions dims, hlo::GetDotDimensions(instruction));
-    const hlo::Shape& lhs_shape = instruction.operand(0)->shape();
-    for (int64_t d : dims.lhs_batch) {
-      if (d < 0 || d >= lhs_shape.rank()) return MakeError("lhs batch dimension {} out of range", d);
-      batch *= static_cast<uint64_t>(lhs_shape.dimensions[static_cast<size_t>(d)]);
-    }
-    for (int64_t d : dims.lhs_contracting) {
-      if (d < 0 || d >= lhs_shape.rank()) return MakeError("lhs contracting dimension {} out of range", d);
-      k *= static_cast<uint64_t>(lhs_shape.dimensions[static_cast<size_t>(d)]);
-    }
-    n = batch * k == 0 ? 0 : rhs.NumElements() / (batch * k);
-  }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), false));
-  if (out_n == 0 || k == 0 || n == 0 || lhs.NumElements() == 0 || out_n % n != 0 ||
-      lhs.element_type() != rhs.element_type()) {
-    TILEPROF_RETURN_IF_ERROR(mapper_.Map(out));
-    if (out_n == 0) return Value::Array(out);
-    return LowerOpaque(instruction, operands, program);
-  }
-  const uint64_t rows = out_n / n;
-  const uint64_t rows_per_batch = std::max<uint64_t>(1, rows / batch);
-  const ElementType in_type = lhs.element_type();
-  const ElementType acc_type = out.element_type();
-  Expected<const Codelet*> conv = is_conv ? GetConvPartial1x1OutCodelet(in_type, acc_type)
-                                          : Expected<const Codelet*>(Error("dot"));
-  Expected<const Codelet*> matmul = GetMatMulPartialCodelet(in_type, acc_type);
-  if (!conv && !matmul) {
-    TILEPROF_RETURN_IF_ERROR(mapper_.Map(out));
-    return LowerOpaque(instruction, operands, program);
-  }
-  const bool use_conv = conv.has_value();
-  const Codelet& partial_codelet = use_conv ? **conv : **matmul;
-
-  // Blocks of the [rows, n] output.
-  const uint64_t chunk = mapper_.ChunkElements(out_n, out.element_type());
-  std::vector<Block> blocks;
-  if (chunk >= n) {
-    const uint64_t rows_per_block = chunk / n;
-    for (uint64_t r = 0; r < rows; r += rows_per_block)
-      blocks.push_back({r, std::min(rows_per_block, rows - r), 0, n});
-  } else {
-    for (uint64_t r = 0; r < rows; ++r)
-      for (uint64_t c = 0; c < n; c += chunk) blocks.push_back({r, 1, c, std::min(chunk, n - c)});
-  }
-  const uint32_t tiles = graph_.target().NumTiles();
-  uint64_t p_k = 1;
-  if (blocks.size() < tiles) {
-    const uint64_t macs = blocks[0].rows * blocks[0].cols * k;
-    p_k = std::min<uint64_t>({tiles / blocks.size(), (macs + kMinMacsPerVertex - 1) / kMinMacsPerVertex, k});
-    p_k = std::max<uint64_t>(p_k, 1);
-  }
-  const uint32_t first_tile = mapper_.TakeTiles(std::min<uint64_t>(blocks.size() * p_k, tiles));
-  auto block_tile = [&](size_t j) { return static_cast<uint32_t>((first_tile + j) % tiles); };
-  const Tensor flat_out = out.Flatten();
-  for (size_t j = 0; j < blocks.size(); ++j) {
-    const Block& b = blocks[j];
-    TILEPROF_ASSIGN_OR_RETURN(Tensor piece, flat_out.Slice(b.row0 * n + b.col0,
-                                                           b.row0 * n + b.col0 + b.rows * b.cols));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(piece, block_tile(j)));
-  }
-  Tensor partials;
-  if (p_k > 1) {
-    TILEPROF_ASSIGN_OR_RETURN(partials, NewTensor(acc_type, {p_k, out_n},
-                                                  fmt::format("{}.partials", instruction.name()), false));
-  }
-  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
-  for (size_t j = 0; j < blocks.size(); ++j) {
-    const Block& b = blocks[j];
-    const uint64_t position = b.row0 * n + b.col0;
-    const uint64_t count = b.rows * b.cols;
-    const uint64_t batch_index = b.row0 / rows_per_batch;
-    for (uint64_t g = 0; g < p_k; ++g) {
-      const uint64_t k0 = g * k / p_k;
-      const uint64_t ks = (g + 1) * k / p_k - k0;
-      if (ks == 0) continue;
-      const uint32_t tile = static_cast<uint32_t>((block_tile(j) + g * blocks.size()) % tiles);
-      Tensor target;
-      if (p_k > 1) {
-        TILEPROF_ASSIGN_OR_RETURN(target, partials.Flatten().Slice(g * out_n + position,
-                                                                    g * out_n + position + count));
-        TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(target, tile));
-      } else {
-        TILEPROF_ASSIGN_OR_RETURN(target, flat_out.Slice(position, position + count));
-      }
-      TILEPROF_ASSIGN_OR_RETURN(Tensor in, Range(lhs, b.row0 * k + k0, b.rows * ks));
-      TILEPROF_ASSIGN_OR_RETURN(
-          Tensor weights, Range(rhs, batch_index * k * n + k0 * n + b.col0 * ks, ks * b.cols));
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, partial_codelet, instruction.name()));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], in));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["weights"], weights));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t ks32, U32(ks, "contracted size"));
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t cols32, U32(b.cols, "columns"));
-      if (use_conv) {
-        TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["inChans"], ks32));
-        TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["outChans"], cols32));
-      } else {
-        TILEPROF_ASSIGN_OR_RETURN(uint32_t rows32, U32(b.rows, "rows"));
-        TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["m"], rows32));
-        TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["k"], ks32));
-        TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["n"], cols32));
-      }
-    }
-  }
-  if (p_k > 1) {
-    TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce, GetReduceCodelet(ReduceOp::kAdd, acc_type, false));
-    const ComputeSetId reduce_cs = AddComputeSet(fmt::format("{}/reduce", instruction.name()), program);
-    const Tensor flat_partials = partials.Flatten();
-    for (size_t j = 0; j < blocks.size(); ++j) {
-      const Block& b = blocks[j];
-      const uint64_t position = b.row0 * n + b.col0;
-      const uint64_t count = b.rows * b.cols;
-      std::vector<Tensor> parts;
-      for (uint64_t g = 0; g < p_k; ++g) {
-        TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_partials.Slice(g * out_n + position,
-                                                                   g * out_n + position + count));
-        parts.push_back(std::move(part));
-      }
-      TILEPROF_ASSIGN_OR_RETURN(Tensor all, Tensor::Concat(parts));
-      TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(position, position + count));
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(reduce_cs, *reduce, instruction.name()));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, block_tile(j)));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], all));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
-    }
-  }
-  return Value::Array(out);
+  const ElementType in_type = operands[0].tensor.element_type();
+  if (operands[1].tensor.element_type() != in_type) return LowerOpaque(instruction, operands, program);
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
+  Expected<const Codelet*> codelet = is_conv ? GetConvPartialCodelet(in_type, storage.type)
+                                             : GetMatMulPartialCodelet(in_type, storage.type);
+  // Types without a dot product (integers of other widths, complex, pred)
+  // keep their memory and cycle costs but are refused by the simulator.
+  if (!codelet) return LowerOpaque(instruction, operands, program);
+  return is_conv ? LowerConvolution(*this, instruction, operands, **codelet, program)
+                 : LowerDot(*this, instruction, operands, **codelet, program);
 }
 
 }  // namespace tileprof::engine::compiler
