@@ -194,6 +194,11 @@ std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator)
   return fmt::format("poplin::MatMulPartial<{},{}>", PoplarName(input),
                      PoplarName(accumulator));
 }
+std::string MatMulPartialTransposedCodeletName(ElementType input, ElementType accumulator,
+                                               bool transpose_in, bool transpose_weights) {
+  return fmt::format("poplin::MatMulPartialTransposed<{},{},{},{}>", PoplarName(input),
+                     PoplarName(accumulator), Bool(transpose_in), Bool(transpose_weights));
+}
 std::string ConvPartial1x1OutCodeletName(ElementType input, ElementType accumulator) {
   return fmt::format("poplin::ConvPartial1x1Out<{},{},true,false>", PoplarName(input),
                      PoplarName(accumulator));
@@ -258,6 +263,12 @@ Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type, bool is
 Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,
                                                  ElementType accumulator) {
   return Lookup(MatMulPartialCodeletName(input, accumulator), true, "");
+}
+Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input, ElementType accumulator,
+                                                 bool transpose_in, bool transpose_weights) {
+  if (!transpose_in && !transpose_weights) return GetMatMulPartialCodelet(input, accumulator);
+  return Lookup(MatMulPartialTransposedCodeletName(input, accumulator, transpose_in, transpose_weights),
+                true, "");
 }
 Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input,
                                                      ElementType accumulator) {

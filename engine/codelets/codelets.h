@@ -104,6 +104,10 @@ std::string FillCodeletName(ElementType type);
 std::string ScaledAddCodeletName(ElementType type, bool constant_scale);
 std::string ReduceCodeletName(ReduceOp op, ElementType type, bool is_update);
 std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator);
+// poplin::MatMulPartialTransposed<float,float,true,false>: MatMulPartial with
+// `in` stored [k x m] and/or `weights` stored [n x k] (at least one).
+std::string MatMulPartialTransposedCodeletName(ElementType input, ElementType accumulator,
+                                               bool transpose_in, bool transpose_weights);
 std::string ConvPartial1x1OutCodeletName(ElementType input,
                                          ElementType accumulator);
 // The general convolution partial: poplin::ConvPartialnx1<In,Acc,true,false>
@@ -135,6 +139,9 @@ Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type,
                                           bool is_update);
 Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,
                                                  ElementType accumulator);
+// The plain codelet when neither is transposed.
+Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input, ElementType accumulator,
+                                                 bool transpose_in, bool transpose_weights);
 Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input,
                                                      ElementType accumulator);
 Expected<const Codelet*> GetConvPartialCodelet(ElementType input, ElementType accumulator);

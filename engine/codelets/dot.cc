@@ -1,6 +1,8 @@
 // Matrix-multiply partials:
 //   poplin::MatMulPartial<In,Acc>   out[m x n] = in[m x k] . weights[k x n]
 //     worker vertex on the vector unit; parameters m, k, n.
+//   poplin::MatMulPartialTransposed<In,Acc,TIn,TWeights>   the same with in
+//     stored [k x m] (TIn) and/or weights stored [n x k] (TWeights).
 //   poplin::ConvPartial1x1Out<In,Acc,true,false>
 //     out[p][co] += sum over ci of in[p][ci] * weights[co][ci]
 //     supervisor vertex on the AMP unit; parameters inChans, outChans; the
@@ -25,12 +27,19 @@ using dot::DispatchPair;
 
 class MatMulPartialCodelet final : public Codelet {
  public:
-  MatMulPartialCodelet(ElementType in, ElementType acc)
-      : Codelet(MatMulPartialCodeletName(in, acc), ExecutionKind::kWorker,
-                {In("in", in), In("weights", in), Out("out", acc)},
+  // The transposed variants read `in` as [k x m] and/or `weights` as
+  // [n x k], so that a dot contracting the other dimension of an operand
+  // (x^T.g, g.W^T) reads it in place.
+  MatMulPartialCodelet(ElementType in, ElementType acc, bool transpose_in, bool transpose_weights)
+      : Codelet(transpose_in || transpose_weights
+                    ? MatMulPartialTransposedCodeletName(in, acc, transpose_in, transpose_weights)
+                    : MatMulPartialCodeletName(in, acc),
+                ExecutionKind::kWorker, {In("in", in), In("weights", in), Out("out", acc)},
                 {"m", "k", "n"}, cost::kMatMulCodeBytes),
         in_(in),
-        acc_(acc) {}
+        acc_(acc),
+        transpose_in_(transpose_in),
+        transpose_weights_(transpose_weights) {}
 
   Status CheckShape(const VertexShape& shape) const override {
     const uint64_t m = shape.params[0], k = shape.params[1], n = shape.params[2];
@@ -66,8 +75,9 @@ class MatMulPartialCodelet final : public Codelet {
       using C = typename numeric::Traits<kAcc>::Compute;
       for (uint64_t row = 0; row < m; ++row) {
         for (uint64_t col = 0; col < n; ++col) {
-          const C sum = Dot<kIn, kAcc>(C(0), io.fields[0], row * k, 1, io.fields[1], col,
-                                       n, k);
+          const C sum = Dot<kIn, kAcc>(
+              C(0), io.fields[0], transpose_in_ ? row : row * k, transpose_in_ ? m : 1,
+              io.fields[1], transpose_weights_ ? col * k : col, transpose_weights_ ? 1 : n, k);
           Put<kAcc>(io.fields[2], row * n + col, sum);
         }
       }
@@ -78,6 +88,8 @@ class MatMulPartialCodelet final : public Codelet {
  private:
   ElementType in_;
   ElementType acc_;
+  bool transpose_in_;
+  bool transpose_weights_;
 };
 
 class ConvPartial1x1OutCodelet final : public Codelet {
@@ -164,7 +176,11 @@ void AddDotCodelets(CodeletList& out) {
                                           {T::kF16, T::kF16}, {T::kBF16, T::kF32},
                                           {T::kS32, T::kS32}, {T::kF64, T::kF64}};
   for (const auto& [in, acc] : matmul_types) {
-    out.push_back(std::make_unique<MatMulPartialCodelet>(in, acc));
+    for (bool transpose_in : {false, true}) {
+      for (bool transpose_weights : {false, true}) {
+        out.push_back(std::make_unique<MatMulPartialCodelet>(in, acc, transpose_in, transpose_weights));
+      }
+    }
   }
   // The AMP pairs (Target::AmpMacsPerCycle is nonzero for exactly these).
   const std::pair<T, T> conv_types[] = {

@@ -162,26 +162,76 @@ Status CheckDims(std::span<const int64_t> dims, size_t rank, std::string_view wh
   return {};
 }
 
-// `tensor` with its dimensions in `order`, as [a, b, c]: a view, or a copy
-// (executed by `program`) when the view would be split into too many runs.
-Expected<Tensor> Canonical(Lowering& lowering, const Tensor& tensor, std::span<const size_t> order,
-                           std::vector<uint64_t> shape3, std::string_view name,
-                           program::Sequence& program) {
-  bool identity = true;
-  for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == i;
-  if (identity) return tensor.Reshape(std::move(shape3));
-  TILEPROF_ASSIGN_OR_RETURN(Tensor view, tensor.Dimshuffle(order));
-  if (view.regions().size() <= kMaxViewRegions) return view.Reshape(std::move(shape3));
-  TILEPROF_ASSIGN_OR_RETURN(Tensor copy, lowering.NewTensor(tensor.element_type(), shape3, name, true));
-  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, GetCopyCodelet(tensor.element_type()));
+// The view `view` copied into a new tensor of `shape3` (mapped linearly), by
+// Copy vertices executed by `program`: popops' rearrangement before a
+// matmul. The view's runs are handed out to the tiles in one pass (slicing a
+// view of R runs costs O(R) each time, so slicing it per tile would not
+// scale).
+Expected<Tensor> CopyOfView(Lowering& lowering, const Tensor& view, std::vector<uint64_t> shape3,
+                            std::string_view name, program::Sequence& program) {
+  Graph& graph = lowering.graph();
+  TILEPROF_ASSIGN_OR_RETURN(Tensor copy, lowering.NewTensor(view.element_type(), shape3, name, true));
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, GetCopyCodelet(view.element_type()));
   const ComputeSetId cs = lowering.AddComputeSet(name, program);
-  const FieldInput input{"in", view, Access::kSame};
-  TILEPROF_RETURN_IF_ERROR(lowering.EmitPerTile(cs, *codelet, "out", copy, {&input, 1}, name));
+  const Tensor flat_copy = copy.Flatten();
+  const std::vector<MappedRegion> pieces = graph.MapRegions(flat_copy);
+  std::span<const TensorRegion> runs = view.regions();
+  size_t run = 0;
+  uint64_t used = 0;  // elements of runs[run] already handed out
+  uint64_t position = 0;
+  for (const MappedRegion& piece : pieces) {
+    if (!piece.tile) return MakeError("{} is not mapped", copy.ShapeString());
+    std::vector<Tensor> parts;
+    for (uint64_t need = piece.region.size(); need > 0;) {
+      const TensorRegion& r = runs[run];
+      const uint64_t take = std::min(need, r.size() - used);
+      const VariableInfo& variable = graph.variable(r.variable);
+      TILEPROF_ASSIGN_OR_RETURN(
+          Tensor part, Tensor::OfVariable(r.variable, variable.type, {variable.num_elements})
+                           .Slice(r.begin + used, r.begin + used + take));
+      parts.push_back(std::move(part));
+      need -= take;
+      used += take;
+      if (used == r.size()) ++run, used = 0;
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor in, Tensor::Concat(parts));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out, flat_copy.Slice(position, position + piece.region.size()));
+    position += piece.region.size();
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, *codelet, name));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], out));
+  }
   return copy;
 }
 
+bool IsIdentity(std::span<const size_t> order) {
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i] != i) return false;
+  return true;
+}
+
+// An operand of a dot as [batch, rows, contracted] (`order`), or, when its
+// dimensions are stored as [batch, contracted, rows] (`transposed_order`),
+// as that with *transposed set. Otherwise a dimshuffled view, or a copy when
+// the view would be split into more than kMaxViewRegions runs.
+Expected<Tensor> Operand3(Lowering& lowering, const Tensor& tensor, std::span<const size_t> order,
+                          std::span<const size_t> transposed_order, uint64_t batch, uint64_t rows,
+                          uint64_t contracted, std::string_view name, program::Sequence& program,
+                          bool* transposed) {
+  *transposed = false;
+  if (IsIdentity(order)) return tensor.Reshape({batch, rows, contracted});
+  if (IsIdentity(transposed_order)) {
+    *transposed = true;
+    return tensor.Reshape({batch, contracted, rows});
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor view, tensor.Dimshuffle(order));
+  if (view.regions().size() <= kMaxViewRegions) return view.Reshape({batch, rows, contracted});
+  return CopyOfView(lowering, view, {batch, rows, contracted}, name, program);
+}
+
 Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction,
-                         std::span<const Value> operands, const Codelet& matmul,
+                         std::span<const Value> operands, ElementType acc_type,
                          program::Sequence& program) {
   const Tensor& lhs = operands[0].tensor;
   const Tensor& rhs = operands[1].tensor;
@@ -198,7 +248,9 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
                      dims.rhs_contracting.size());
   }
   auto size = [](const Tensor& t, int64_t d) { return t.shape()[static_cast<size_t>(d)]; };
-  std::vector<size_t> lhs_order, rhs_order;
+  // lhs as [batch, free, contracting], rhs as [batch, contracting, free];
+  // the *_t orders put the other two groups the other way round.
+  std::vector<size_t> lhs_order, rhs_order, lhs_t, rhs_t;
   std::vector<uint64_t> out_dims;
   uint64_t b = 1, m = 1, k = 1, n = 1;
   for (size_t i = 0; i < dims.lhs_batch.size(); ++i) {
@@ -209,12 +261,16 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
     }
     lhs_order.push_back(static_cast<size_t>(dims.lhs_batch[i]));
     rhs_order.push_back(static_cast<size_t>(dims.rhs_batch[i]));
+    lhs_t.push_back(static_cast<size_t>(dims.lhs_batch[i]));
+    rhs_t.push_back(static_cast<size_t>(dims.rhs_batch[i]));
     out_dims.push_back(size(lhs, dims.lhs_batch[i]));
     b *= size(lhs, dims.lhs_batch[i]);
   }
+  std::vector<size_t> lhs_free, rhs_free;
   for (size_t d = 0; d < lhs.Rank(); ++d) {
     if (lhs_used[d]) continue;
     lhs_order.push_back(d);
+    lhs_free.push_back(d);
     out_dims.push_back(lhs.shape()[d]);
     m *= lhs.shape()[d];
   }
@@ -226,14 +282,19 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
     }
     lhs_order.push_back(static_cast<size_t>(dims.lhs_contracting[i]));
     rhs_order.push_back(static_cast<size_t>(dims.rhs_contracting[i]));
+    lhs_t.push_back(static_cast<size_t>(dims.lhs_contracting[i]));
     k *= size(lhs, dims.lhs_contracting[i]);
   }
+  lhs_t.insert(lhs_t.end(), lhs_free.begin(), lhs_free.end());
   for (size_t d = 0; d < rhs.Rank(); ++d) {
     if (rhs_used[d]) continue;
     rhs_order.push_back(d);
+    rhs_free.push_back(d);
     out_dims.push_back(rhs.shape()[d]);
     n *= rhs.shape()[d];
   }
+  rhs_t.insert(rhs_t.end(), rhs_free.begin(), rhs_free.end());
+  for (int64_t d : dims.rhs_contracting) rhs_t.push_back(static_cast<size_t>(d));
   TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
   if (result_dims != out_dims) {
     return MakeError("result shape [{}] does not match the operands' [{}]", fmt::join(result_dims, ","),
@@ -244,10 +305,19 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
   if (out_n > 0 && k == 0) return lowering.LowerOpaque(instruction, operands, program);
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
   if (out_n == 0) return Value::Array(out);
-  TILEPROF_ASSIGN_OR_RETURN(Tensor lhs3, Canonical(lowering, lhs, lhs_order, {b, m, k},
-                                                   fmt::format("{}/lhs", instruction.name()), program));
-  TILEPROF_ASSIGN_OR_RETURN(Tensor rhs3, Canonical(lowering, rhs, rhs_order, {b, k, n},
-                                                   fmt::format("{}/rhs", instruction.name()), program));
+  bool lhs_transposed = false, rhs_transposed = false;
+  TILEPROF_ASSIGN_OR_RETURN(Tensor lhs3, Operand3(lowering, lhs, lhs_order, lhs_t, b, m, k,
+                                                  fmt::format("{}/lhs", instruction.name()), program,
+                                                  &lhs_transposed));
+  // The rhs is [batch, contracted, columns]: "transposed" when stored with
+  // the columns first.
+  TILEPROF_ASSIGN_OR_RETURN(Tensor rhs3, Operand3(lowering, rhs, rhs_t, rhs_order, b, n, k,
+                                                  fmt::format("{}/rhs", instruction.name()), program,
+                                                  &rhs_transposed));
+  rhs_transposed = !rhs_transposed;
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* matmul,
+                            GetMatMulPartialCodelet(lhs.element_type(), acc_type, lhs_transposed,
+                                                    rhs_transposed));
 
   // Blocks of one batch entry: whole rows when a chunk holds one, else
   // pieces of a row.
@@ -280,11 +350,13 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
     const uint64_t ks = (g + 1) * k / p_k - k0;
     TILEPROF_ASSIGN_OR_RETURN(Tensor lhs2, lhs3.Index(block.batch));
     TILEPROF_ASSIGN_OR_RETURN(Tensor rhs2, rhs3.Index(block.batch));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor in, lhs2.Slice(block.row0, block.row0 + block.rows, 0));
-    TILEPROF_ASSIGN_OR_RETURN(in, in.Slice(k0, k0 + ks, 1));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor weights, rhs2.Slice(k0, k0 + ks, 0));
-    TILEPROF_ASSIGN_OR_RETURN(weights, weights.Slice(block.col0, block.col0 + block.cols, 1));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, matmul, instruction.name()));
+    // [rows, k] or [k, rows]; [k, cols] or [cols, k].
+    const size_t in_rows = lhs_transposed ? 1 : 0, w_cols = rhs_transposed ? 0 : 1;
+    TILEPROF_ASSIGN_OR_RETURN(Tensor in, lhs2.Slice(block.row0, block.row0 + block.rows, in_rows));
+    TILEPROF_ASSIGN_OR_RETURN(in, in.Slice(k0, k0 + ks, 1 - in_rows));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor weights, rhs2.Slice(k0, k0 + ks, 1 - w_cols));
+    TILEPROF_ASSIGN_OR_RETURN(weights, weights.Slice(block.col0, block.col0 + block.cols, w_cols));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, *matmul, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in.Flatten()));
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["weights"], weights.Flatten()));
@@ -312,7 +384,7 @@ struct ConvPlan {
 // The range [lo, hi] of each dimension over the row-major positions
 // [first, last] of a tensor of `dims`: exact for the leading dimensions where
 // both ends agree, then the range of the first that differs, then whole.
-std::vector<std::pair<uint64_t, uint64_t>> Box(std::span<const uint64_t> dims, uint64_t first,
+std::vector<std::pair<uint64_t, uint64_t>> RangeBox(std::span<const uint64_t> dims, uint64_t first,
                                                uint64_t last) {
   const std::vector<uint64_t> strides = Strides(dims);
   std::vector<std::pair<uint64_t, uint64_t>> box(dims.size());
@@ -321,6 +393,39 @@ std::vector<std::pair<uint64_t, uint64_t>> Box(std::span<const uint64_t> dims, u
     const uint64_t a = first / strides[d] % dims[d], z = last / strides[d] % dims[d];
     box[d] = differ ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{a, z};
     differ = differ || a != z;
+  }
+  return box;
+}
+
+// A box of an operand: the view, and, per logical dimension, its stride
+// within the box; `start` is the box's first element in those terms.
+struct Box {
+  Tensor field;
+  std::array<uint64_t, 2 + kConvMaxSpatialDims> strides{};
+  uint64_t start = 0;
+};
+
+// The elements of `tensor` in `ranges` (inclusive, per logical dimension;
+// `which` gives each one's dimension of the tensor).
+Expected<Box> CutBox(const Tensor& tensor, std::span<const int64_t> which,
+                     std::span<const std::pair<uint64_t, uint64_t>> ranges) {
+  Box box;
+  box.field = tensor;
+  // Outermost dimension first, whole ranges skipped: slicing an inner
+  // dimension walks every index of the outer ones, so they are cut first.
+  std::vector<size_t> by_dim(which.size());
+  std::iota(by_dim.begin(), by_dim.end(), size_t{0});
+  std::sort(by_dim.begin(), by_dim.end(), [&](size_t a, size_t b) { return which[a] < which[b]; });
+  for (size_t i : by_dim) {
+    const auto d = static_cast<size_t>(which[i]);
+    if (ranges[i].first == 0 && ranges[i].second + 1 == tensor.shape()[d]) continue;
+    TILEPROF_ASSIGN_OR_RETURN(box.field, box.field.Slice(ranges[i].first, ranges[i].second + 1, d));
+  }
+  const std::vector<uint64_t> strides = Strides(box.field.shape());
+  box.strides.fill(1);
+  for (size_t i = 0; i < which.size(); ++i) {
+    box.strides[i] = strides[static_cast<size_t>(which[i])];
+    box.start += ranges[i].first * box.strides[i];
   }
   return box;
 }
@@ -455,7 +560,7 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     const uint64_t c0 = g * plan.ci / p_k;
     const uint64_t cs_count = (g + 1) * plan.ci / p_k - c0;
     // Ranges of the logical output dimensions the unit covers.
-    const auto box = Box(out.shape(), unit.position, unit.position + unit.count - 1);
+    const auto box = RangeBox(out.shape(), unit.position, unit.position + unit.count - 1);
     std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> o{};
     for (size_t i = 0; i < nsp + 2; ++i) o[i] = box[static_cast<size_t>(out_dims[i])];
     const uint64_t g_lo = o[1].first / plan.co_per_group, g_hi = o[1].second / plan.co_per_group;
@@ -479,22 +584,24 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
       if (first > last) empty = true;
       else in[2 + s] = {static_cast<uint64_t>(first), static_cast<uint64_t>(last)};
     }
-    uint64_t in_lo = 0, in_hi = 0;  // [in_lo, in_hi)
+    // The fields are the boxes of those ranges, cut out of each operand in
+    // its own layout: the vertex addresses them with the box's strides and
+    // the box's first element as the start.
+    Box in_box, w_box;
     if (!empty) {
-      for (size_t i = 0; i < nsp + 2; ++i) {
-        in_lo += in[i].first * plan.in_stride[i];
-        in_hi += in[i].second * plan.in_stride[i];
-      }
-      ++in_hi;
+      TILEPROF_ASSIGN_OR_RETURN(in_box, CutBox(input, in_dims, {in.data(), nsp + 2}));
     } else {
-      in_hi = 1;  // all padding: the vertex reads none of it
+      // All padding: the vertex reads none of the input; it still needs a field.
+      TILEPROF_ASSIGN_OR_RETURN(in_box.field, input.Flatten().Slice(0, 1));
+      in_box.strides = plan.in_stride;
     }
-    // Kernel elements read: the unit's output features, the channel slice,
+    // Kernel elements read: the channel slice, the unit's output features,
     // every position.
-    uint64_t w_lo = c0 * plan.w_stride[0] + o[1].first * plan.w_stride[1];
-    uint64_t w_hi = (c0 + cs_count - 1) * plan.w_stride[0] + o[1].second * plan.w_stride[1];
-    for (size_t s = 0; s < nsp; ++s) w_hi += (plan.w_size[2 + s] - 1) * plan.w_stride[2 + s];
-    ++w_hi;
+    std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> w{};
+    w[0] = {c0, c0 + cs_count - 1};
+    w[1] = o[1];
+    for (size_t s = 0; s < nsp; ++s) w[2 + s] = {0, plan.w_size[2 + s] - 1};
+    TILEPROF_ASSIGN_OR_RETURN(w_box, CutBox(kernel, w_dims, {w.data(), nsp + 2}));
 
     std::array<uint64_t, static_cast<size_t>(ConvParam::kCount)> p{};
     auto set = [&](ConvParam param, uint64_t value) { p[static_cast<size_t>(param)] = value; };
@@ -506,12 +613,12 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     set(ConvParam::kOutStrideB, plan.out_stride[0]);
     set(ConvParam::kOutSizeF, plan.out_size[1]);
     set(ConvParam::kOutStrideF, plan.out_stride[1]);
-    set(ConvParam::kInStart, in_lo);
-    set(ConvParam::kInStrideB, plan.in_stride[0]);
-    set(ConvParam::kInStrideF, plan.in_stride[1]);
-    set(ConvParam::kWeightsStart, w_lo);
-    set(ConvParam::kWeightsStrideI, plan.w_stride[0]);
-    set(ConvParam::kWeightsStrideO, plan.w_stride[1]);
+    set(ConvParam::kInStart, in_box.start);
+    set(ConvParam::kInStrideB, in_box.strides[0]);
+    set(ConvParam::kInStrideF, in_box.strides[1]);
+    set(ConvParam::kWeightsStart, w_box.start);
+    set(ConvParam::kWeightsStrideI, w_box.strides[0]);
+    set(ConvParam::kWeightsStrideO, w_box.strides[1]);
     uint64_t reversal = 0;
     for (size_t s = 0; s < kConvMaxSpatialDims; ++s) {
       const bool used = s < nsp;
@@ -519,9 +626,9 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
       set_at(ConvParam::kOutSize0, s, 2, plan.out_size[2 + s]);
       set_at(ConvParam::kOutStride0, s, 2, plan.out_stride[2 + s]);
       set_at(ConvParam::kInSize0, s, 2, plan.in_size[2 + s]);
-      set_at(ConvParam::kInStride0, s, 2, plan.in_stride[2 + s]);
+      set_at(ConvParam::kInStride0, s, 2, in_box.strides[2 + s]);
       set_at(ConvParam::kKernelSize0, s, 2, plan.w_size[2 + s]);
-      set_at(ConvParam::kWeightsStride0, s, 2, plan.w_stride[2 + s]);
+      set_at(ConvParam::kWeightsStride0, s, 2, w_box.strides[2 + s]);
       set_at(ConvParam::kStride0, s, 1, static_cast<uint64_t>(w.stride));
       set_at(ConvParam::kPadLow0, s, 1, static_cast<uint32_t>(static_cast<int32_t>(w.padding_low)));
       set_at(ConvParam::kLhsDilation0, s, 1, static_cast<uint64_t>(w.base_dilation));
@@ -535,12 +642,10 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     set(ConvParam::kInChanStart, c0);
     set(ConvParam::kInChans, cs_count);
 
-    TILEPROF_ASSIGN_OR_RETURN(Tensor in_field, input.Flatten().Slice(in_lo, in_hi));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor w_field, kernel.Flatten().Slice(w_lo, w_hi));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in_field));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["weights"], w_field));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in_box.field.Flatten()));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["weights"], w_box.field.Flatten()));
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
     for (size_t i = 0; i < p.size(); ++i) {
       if (p[i] > UINT32_MAX) return MakeError("conv parameter {}={} does not fit 32 bits", param_names[i], p[i]);
@@ -573,7 +678,7 @@ Expected<Value> Lowering::LowerDotLike(const hlo::Instruction& instruction,
   // keep their memory and cycle costs but are refused by the simulator.
   if (!codelet) return LowerOpaque(instruction, operands, program);
   return is_conv ? LowerConvolution(*this, instruction, operands, **codelet, program)
-                 : LowerDot(*this, instruction, operands, **codelet, program);
+                 : LowerDot(*this, instruction, operands, storage.type, program);
 }
 
 }  // namespace tileprof::engine::compiler
