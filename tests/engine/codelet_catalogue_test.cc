@@ -88,6 +88,11 @@ TEST(Catalogue, StateBytesMatchTheMk1Calibration) {
   EXPECT_EQ((*GetScaledAddCodelet(kF32, false))->state_bytes(), 16u);
   // MatMulPartial: 3 pointers + 3 parameters.
   EXPECT_EQ((*GetMatMulPartialCodelet(kF32, kF32))->state_bytes(), 24u);
+  EXPECT_EQ((*GetMatMulPartialCodelet(kF32, kF32, true, true))->state_bytes(), 24u);
+  // The general conv partial: 3 pointers, 3 span lengths, 47 parameters.
+  EXPECT_EQ((*GetConvPartialCodelet(kF32, kF32))->state_bytes(), 3u * 4 + 3 * 4 + 47 * 4);
+  EXPECT_EQ((*GetConvPartialCodelet(ElementType::kBF16, kF32))->name(),
+            "poplin::ConvPartialHorizontalMac<bfloat16,float,true>");
 }
 
 // Field sizes and parameters that satisfy CheckShape, growing with n.
