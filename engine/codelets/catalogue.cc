@@ -24,6 +24,7 @@ const Catalogue& GetCatalogue() {
     AddDataCodelets(c->owned);
     AddReduceCodelets(c->owned);
     AddDotCodelets(c->owned);
+    AddConvCodelets(c->owned);
     AddMiscCodelets(c->owned);
     for (const auto& codelet : c->owned) c->sorted.push_back(codelet.get());
     std::sort(c->sorted.begin(), c->sorted.end(),
@@ -193,8 +194,24 @@ std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator)
   return fmt::format("poplin::MatMulPartial<{},{}>", PoplarName(input),
                      PoplarName(accumulator));
 }
+std::string MatMulPartialTransposedCodeletName(ElementType input, ElementType accumulator,
+                                               bool transpose_in, bool transpose_weights) {
+  return fmt::format("poplin::MatMulPartialTransposed<{},{},{},{}>", PoplarName(input),
+                     PoplarName(accumulator), Bool(transpose_in), Bool(transpose_weights));
+}
 std::string ConvPartial1x1OutCodeletName(ElementType input, ElementType accumulator) {
   return fmt::format("poplin::ConvPartial1x1Out<{},{},true,false>", PoplarName(input),
+                     PoplarName(accumulator));
+}
+std::string ConvPartialCodeletName(ElementType input, ElementType accumulator) {
+  using T = ElementType;
+  const bool amp = accumulator == T::kF32 ? input == T::kF32 || input == T::kF16
+                                          : input == T::kF16 && accumulator == T::kF16;
+  if (amp) {
+    return fmt::format("poplin::ConvPartialnx1<{},{},true,false>", PoplarName(input),
+                       PoplarName(accumulator));
+  }
+  return fmt::format("poplin::ConvPartialHorizontalMac<{},{},true>", PoplarName(input),
                      PoplarName(accumulator));
 }
 
@@ -247,9 +264,18 @@ Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,
                                                  ElementType accumulator) {
   return Lookup(MatMulPartialCodeletName(input, accumulator), true, "");
 }
+Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input, ElementType accumulator,
+                                                 bool transpose_in, bool transpose_weights) {
+  if (!transpose_in && !transpose_weights) return GetMatMulPartialCodelet(input, accumulator);
+  return Lookup(MatMulPartialTransposedCodeletName(input, accumulator, transpose_in, transpose_weights),
+                true, "");
+}
 Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input,
                                                      ElementType accumulator) {
   return Lookup(ConvPartial1x1OutCodeletName(input, accumulator), true, "");
+}
+Expected<const Codelet*> GetConvPartialCodelet(ElementType input, ElementType accumulator) {
+  return Lookup(ConvPartialCodeletName(input, accumulator), true, "");
 }
 
 }  // namespace tileprof::engine

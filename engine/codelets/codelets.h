@@ -104,8 +104,16 @@ std::string FillCodeletName(ElementType type);
 std::string ScaledAddCodeletName(ElementType type, bool constant_scale);
 std::string ReduceCodeletName(ReduceOp op, ElementType type, bool is_update);
 std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator);
+// poplin::MatMulPartialTransposed<float,float,true,false>: MatMulPartial with
+// `in` stored [k x m] and/or `weights` stored [n x k] (at least one).
+std::string MatMulPartialTransposedCodeletName(ElementType input, ElementType accumulator,
+                                               bool transpose_in, bool transpose_weights);
 std::string ConvPartial1x1OutCodeletName(ElementType input,
                                          ElementType accumulator);
+// The general convolution partial: poplin::ConvPartialnx1<In,Acc,true,false>
+// for the AMP pairs (f32/f32, f16/f32, f16/f16),
+// poplin::ConvPartialHorizontalMac<In,Acc,true> (vector unit) for the others.
+std::string ConvPartialCodeletName(ElementType input, ElementType accumulator);
 inline constexpr std::string_view kSetSeedCodeletName = "poprand::SetSeedSupervisor";
 inline constexpr std::string_view kSumVertexCodeletName = "SumVertex";
 inline constexpr std::string_view kAdderVertexCodeletName = "AdderVertex";
@@ -131,7 +139,45 @@ Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type,
                                           bool is_update);
 Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,
                                                  ElementType accumulator);
+// The plain codelet when neither is transposed.
+Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input, ElementType accumulator,
+                                                 bool transpose_in, bool transpose_weights);
 Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input,
                                                      ElementType accumulator);
+Expected<const Codelet*> GetConvPartialCodelet(ElementType input, ElementType accumulator);
+
+// ---- The general convolution partial (conv.cc) ---------------------------
+// Fields: in (a flat range of the input tensor, in its own layout), weights
+// (a flat range of the kernel), out (a flat range of the output or of a
+// partial-sums tensor of the output's shape). Each output element
+//   out[b, f, o...] = sum over ci in [inChanStart, inChanStart + inChans),
+//                     kernel positions k... of in[b', ci', x...] * w[ci, f, k'...]
+// where the group of f is g = f / outChansPerGroup; when groupsSplitBatch is
+// 0 (feature groups) b' = b, ci' = g * inChansPerGroup + ci, else (batch
+// groups) b' = g * outSizeB + b, ci' = ci; x = (o * stride - padLow + k *
+// rhsDilation) / lhsDilation where that divides and lies inside the input
+// (else the term is zero, as padding); k' = kSize - 1 - k where bit d of
+// reversal is set. Every dimension is located by a stride into the whole
+// tensor and each field starts at element *Start of it, so any dim_labels
+// layout is read in place. Up to kConvMaxSpatialDims spatial dimensions;
+// unused ones have size, stride and dilations 1.
+inline constexpr size_t kConvMaxSpatialDims = 3;
+enum class ConvParam : uint8_t {
+  kOutStart, kOutSizeB, kOutStrideB, kOutSizeF, kOutStrideF,
+  kOutSize0, kOutStride0, kOutSize1, kOutStride1, kOutSize2, kOutStride2,
+  kInStart, kInStrideB, kInStrideF,
+  kInSize0, kInStride0, kInSize1, kInStride1, kInSize2, kInStride2,
+  kWeightsStart, kWeightsStrideI, kWeightsStrideO,
+  kKernelSize0, kWeightsStride0, kKernelSize1, kWeightsStride1, kKernelSize2, kWeightsStride2,
+  kStride0, kStride1, kStride2,
+  kPadLow0, kPadLow1, kPadLow2,  // two's complement: padding may be negative
+  kLhsDilation0, kLhsDilation1, kLhsDilation2,
+  kRhsDilation0, kRhsDilation1, kRhsDilation2,
+  kReversal,  // bit d: spatial dimension d of the kernel is reversed
+  kInChansPerGroup, kOutChansPerGroup, kGroupsSplitBatch, kInChanStart, kInChans,
+  kCount
+};
+// Parameter names in ConvParam order ("outStart", "outSizeB", ...).
+std::span<const std::string> ConvPartialParamNames();
 
 }  // namespace tileprof::engine

@@ -1,6 +1,8 @@
 // Matrix-multiply partials:
 //   poplin::MatMulPartial<In,Acc>   out[m x n] = in[m x k] . weights[k x n]
 //     worker vertex on the vector unit; parameters m, k, n.
+//   poplin::MatMulPartialTransposed<In,Acc,TIn,TWeights>   the same with in
+//     stored [k x m] (TIn) and/or weights stored [n x k] (TWeights).
 //   poplin::ConvPartial1x1Out<In,Acc,true,false>
 //     out[p][co] += sum over ci of in[p][ci] * weights[co][ci]
 //     supervisor vertex on the AMP unit; parameters inChans, outChans; the
@@ -11,6 +13,7 @@
 // products are exact in f32.
 #include "engine/codelets/codelets.h"
 #include "engine/codelets/cost_model.h"
+#include "engine/codelets/dot_kernels.h"
 #include "engine/codelets/families.h"
 #include "engine/codelets/numeric.h"
 
@@ -19,51 +22,24 @@ namespace {
 
 using numeric::Get;
 using numeric::Put;
-
-template <typename C>
-C MulAdd(C acc, C a, C b) {
-  if constexpr (numeric::kIsInt<C>) return numeric::WrapAdd(acc, numeric::WrapMul(a, b));
-  else return acc + a * b;
-}
-
-// acc (+)= sum over i < count of a[a0 + i * a_step] * b[b0 + i * b_step].
-template <ElementType kIn, ElementType kAcc>
-typename numeric::Traits<kAcc>::Compute Dot(
-    typename numeric::Traits<kAcc>::Compute acc, std::span<const std::byte> a,
-    uint64_t a0, uint64_t a_step, std::span<const std::byte> b, uint64_t b0,
-    uint64_t b_step, uint64_t count) {
-  using C = typename numeric::Traits<kAcc>::Compute;
-  for (uint64_t i = 0; i < count; ++i) {
-    acc = MulAdd<C>(acc, static_cast<C>(Get<kIn>(a, a0 + i * a_step)),
-                    static_cast<C>(Get<kIn>(b, b0 + i * b_step)));
-  }
-  return acc;
-}
-
-// Calls f(TypeTag<in>, TypeTag<acc>) for the pairs the catalogue has (only
-// those are instantiated).
-template <typename F>
-Status DispatchPair(ElementType in, ElementType acc, F&& f) {
-  using T = ElementType;
-  using numeric::TypeTag;
-  if (in == T::kF32 && acc == T::kF32) return f(TypeTag<T::kF32>{}, TypeTag<T::kF32>{});
-  if (in == T::kF16 && acc == T::kF32) return f(TypeTag<T::kF16>{}, TypeTag<T::kF32>{});
-  if (in == T::kF16 && acc == T::kF16) return f(TypeTag<T::kF16>{}, TypeTag<T::kF16>{});
-  if (in == T::kBF16 && acc == T::kF32) return f(TypeTag<T::kBF16>{}, TypeTag<T::kF32>{});
-  if (in == T::kS32 && acc == T::kS32) return f(TypeTag<T::kS32>{}, TypeTag<T::kS32>{});
-  if (in == T::kF64 && acc == T::kF64) return f(TypeTag<T::kF64>{}, TypeTag<T::kF64>{});
-  return MakeError("no dot product for {} inputs and {} accumulators", HloName(in),
-                   HloName(acc));
-}
+using dot::Dot;
+using dot::DispatchPair;
 
 class MatMulPartialCodelet final : public Codelet {
  public:
-  MatMulPartialCodelet(ElementType in, ElementType acc)
-      : Codelet(MatMulPartialCodeletName(in, acc), ExecutionKind::kWorker,
-                {In("in", in), In("weights", in), Out("out", acc)},
+  // The transposed variants read `in` as [k x m] and/or `weights` as
+  // [n x k], so that a dot contracting the other dimension of an operand
+  // (x^T.g, g.W^T) reads it in place.
+  MatMulPartialCodelet(ElementType in, ElementType acc, bool transpose_in, bool transpose_weights)
+      : Codelet(transpose_in || transpose_weights
+                    ? MatMulPartialTransposedCodeletName(in, acc, transpose_in, transpose_weights)
+                    : MatMulPartialCodeletName(in, acc),
+                ExecutionKind::kWorker, {In("in", in), In("weights", in), Out("out", acc)},
                 {"m", "k", "n"}, cost::kMatMulCodeBytes),
         in_(in),
-        acc_(acc) {}
+        acc_(acc),
+        transpose_in_(transpose_in),
+        transpose_weights_(transpose_weights) {}
 
   Status CheckShape(const VertexShape& shape) const override {
     const uint64_t m = shape.params[0], k = shape.params[1], n = shape.params[2];
@@ -99,8 +75,9 @@ class MatMulPartialCodelet final : public Codelet {
       using C = typename numeric::Traits<kAcc>::Compute;
       for (uint64_t row = 0; row < m; ++row) {
         for (uint64_t col = 0; col < n; ++col) {
-          const C sum = Dot<kIn, kAcc>(C(0), io.fields[0], row * k, 1, io.fields[1], col,
-                                       n, k);
+          const C sum = Dot<kIn, kAcc>(
+              C(0), io.fields[0], transpose_in_ ? row : row * k, transpose_in_ ? m : 1,
+              io.fields[1], transpose_weights_ ? col * k : col, transpose_weights_ ? 1 : n, k);
           Put<kAcc>(io.fields[2], row * n + col, sum);
         }
       }
@@ -111,6 +88,8 @@ class MatMulPartialCodelet final : public Codelet {
  private:
   ElementType in_;
   ElementType acc_;
+  bool transpose_in_;
+  bool transpose_weights_;
 };
 
 class ConvPartial1x1OutCodelet final : public Codelet {
@@ -197,7 +176,11 @@ void AddDotCodelets(CodeletList& out) {
                                           {T::kF16, T::kF16}, {T::kBF16, T::kF32},
                                           {T::kS32, T::kS32}, {T::kF64, T::kF64}};
   for (const auto& [in, acc] : matmul_types) {
-    out.push_back(std::make_unique<MatMulPartialCodelet>(in, acc));
+    for (bool transpose_in : {false, true}) {
+      for (bool transpose_weights : {false, true}) {
+        out.push_back(std::make_unique<MatMulPartialCodelet>(in, acc, transpose_in, transpose_weights));
+      }
+    }
   }
   // The AMP pairs (Target::AmpMacsPerCycle is nonzero for exactly these).
   const std::pair<T, T> conv_types[] = {

@@ -14,7 +14,8 @@ using CodeletList = std::vector<std::unique_ptr<Codelet>>;
 void AddElementwiseCodelets(CodeletList& out);  // unary, binary
 void AddDataCodelets(CodeletList& out);  // select, clamp, cast, copy, fill, scaled add
 void AddReduceCodelets(CodeletList& out);
-void AddDotCodelets(CodeletList& out);   // matmul and conv partials
+void AddDotCodelets(CodeletList& out);   // matmul and 1x1 conv partials
+void AddConvCodelets(CodeletList& out);  // the general conv partial
 void AddMiscCodelets(CodeletList& out);  // set seed, SumVertex, AdderVertex
 
 // Field constructors for the family files.

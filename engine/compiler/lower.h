@@ -130,19 +130,6 @@ class Lowering {
   // lower_dot.cc
   Expected<Value> LowerDotLike(const hlo::Instruction& instruction,
                                std::span<const Value> operands, program::Sequence& program);
-  Expected<Value> LowerConvolution(const hlo::Instruction& instruction,
-                                   std::span<const Value> operands, ElementType out_type,
-                                   const std::vector<uint64_t>& out_dims,
-                                   program::Sequence& program);
-  // out[b] = lhs[b] . rhs[b]: lhs [B, M, K], rhs [B, K, N], out [B, M, N]
-  // (views; out's elements get mapped here).
-  Status EmitMatMul(const Tensor& lhs, const Tensor& rhs, const Tensor& out,
-                    std::string_view name, program::Sequence& program);
-  // `tensor` dimshuffled by `order` and reshaped to `shape`; rearranged into
-  // a new tensor when the view would be too fragmented.
-  Expected<Tensor> Canonical(const Tensor& tensor, std::span<const size_t> order,
-                             std::vector<uint64_t> shape, std::string_view name,
-                             program::Sequence& program);
   // lower_reduce.cc
   Expected<Value> LowerReduce(const hlo::Instruction& instruction,
                               std::span<const Value> operands, program::Sequence& program);

@@ -88,6 +88,11 @@ TEST(Catalogue, StateBytesMatchTheMk1Calibration) {
   EXPECT_EQ((*GetScaledAddCodelet(kF32, false))->state_bytes(), 16u);
   // MatMulPartial: 3 pointers + 3 parameters.
   EXPECT_EQ((*GetMatMulPartialCodelet(kF32, kF32))->state_bytes(), 24u);
+  EXPECT_EQ((*GetMatMulPartialCodelet(kF32, kF32, true, true))->state_bytes(), 24u);
+  // The general conv partial: 3 pointers, 3 span lengths, 47 parameters.
+  EXPECT_EQ((*GetConvPartialCodelet(kF32, kF32))->state_bytes(), 3u * 4 + 3 * 4 + 47 * 4);
+  EXPECT_EQ((*GetConvPartialCodelet(ElementType::kBF16, kF32))->name(),
+            "poplin::ConvPartialHorizontalMac<bfloat16,float,true>");
 }
 
 // Field sizes and parameters that satisfy CheckShape, growing with n.
@@ -105,6 +110,24 @@ ShapeFor Grow(const Codelet& codelet, uint64_t n) {
   } else if (name.rfind("poplin::ConvPartial1x1Out", 0) == 0) {
     shape.params = {static_cast<uint32_t>(n), static_cast<uint32_t>(n)};
     shape.elements = {n * n, n * n, n * n};  // n pixels
+  } else if (name.rfind("poplin::ConvPartialnx1", 0) == 0 ||
+             name.rfind("poplin::ConvPartialHorizontalMac", 0) == 0) {
+    // n outputs of a 3x3 window over 4 channels; every size, stride and
+    // dilation 1 otherwise, room for 5,000 outputs.
+    shape.params.assign(static_cast<size_t>(ConvParam::kCount), 1);
+    shape.params[static_cast<size_t>(ConvParam::kOutStart)] = 0;
+    shape.params[static_cast<size_t>(ConvParam::kOutSizeB)] = 5000;
+    shape.params[static_cast<size_t>(ConvParam::kPadLow0)] = 0;
+    shape.params[static_cast<size_t>(ConvParam::kPadLow1)] = 0;
+    shape.params[static_cast<size_t>(ConvParam::kPadLow2)] = 0;
+    shape.params[static_cast<size_t>(ConvParam::kReversal)] = 0;
+    shape.params[static_cast<size_t>(ConvParam::kGroupsSplitBatch)] = 0;
+    shape.params[static_cast<size_t>(ConvParam::kInChanStart)] = 0;
+    shape.params[static_cast<size_t>(ConvParam::kKernelSize0)] = 3;
+    shape.params[static_cast<size_t>(ConvParam::kKernelSize1)] = 3;
+    shape.params[static_cast<size_t>(ConvParam::kInChansPerGroup)] = 4;
+    shape.params[static_cast<size_t>(ConvParam::kInChans)] = 4;
+    shape.elements = {n, n, n};
   } else if (name.rfind("popops::Reduce", 0) == 0) {
     shape.elements = {3 * n, n};
   } else if (name == kSetSeedCodeletName) {

@@ -1,0 +1,263 @@
+// The general convolution partial (semantics and parameters: codelets.h,
+// ConvParam). One vertex computes a run of output elements of any
+// convolution XLA prints: any dim_labels layout, stride, padding (negative
+// too), lhs and rhs dilation, kernel reversal, feature or batch groups, and a
+// slice of the input channels (for partial sums over channel groups).
+//
+// Poplin's vertices read a pre-arranged, padded input through worklists; this
+// one reads the operands in their own layout through strides, which the
+// lowering can then connect without rearranging. Its size and cycle figures
+// are those of the arithmetic it does (AMP or vector-unit MACs per output).
+#include <array>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/codelets.h"
+#include "engine/codelets/cost_model.h"
+#include "engine/codelets/dot_kernels.h"
+#include "engine/codelets/families.h"
+#include "engine/codelets/numeric.h"
+
+namespace tileprof::engine {
+namespace {
+
+constexpr size_t kSpatial = kConvMaxSpatialDims;
+constexpr size_t kNumParams = static_cast<size_t>(ConvParam::kCount);
+
+std::vector<std::string> MakeParamNames() {
+  std::vector<std::string> names = {"outStart", "outSizeB", "outStrideB", "outSizeF", "outStrideF"};
+  for (size_t d = 0; d < kSpatial; ++d) {
+    names.push_back(fmt::format("outSize{}", d));
+    names.push_back(fmt::format("outStride{}", d));
+  }
+  for (const char* name : {"inStart", "inStrideB", "inStrideF"}) names.emplace_back(name);
+  for (size_t d = 0; d < kSpatial; ++d) {
+    names.push_back(fmt::format("inSize{}", d));
+    names.push_back(fmt::format("inStride{}", d));
+  }
+  for (const char* name : {"weightsStart", "weightsStrideI", "weightsStrideO"}) names.emplace_back(name);
+  for (size_t d = 0; d < kSpatial; ++d) {
+    names.push_back(fmt::format("kernelSize{}", d));
+    names.push_back(fmt::format("weightsStride{}", d));
+  }
+  for (const char* prefix : {"stride", "padLow", "lhsDilation", "rhsDilation"})
+    for (size_t d = 0; d < kSpatial; ++d) names.push_back(fmt::format("{}{}", prefix, d));
+  for (const char* name : {"reversal", "inChansPerGroup", "outChansPerGroup", "groupsSplitBatch",
+                           "inChanStart", "inChans"}) {
+    names.emplace_back(name);
+  }
+  return names;
+}
+
+// The parameters decoded, signed where that matters.
+struct Geometry {
+  int64_t out_start = 0;
+  int64_t out_size_b = 1, out_stride_b = 1, out_size_f = 1, out_stride_f = 1;
+  std::array<int64_t, kSpatial> out_size{}, out_stride{};
+  int64_t in_start = 0, in_stride_b = 0, in_stride_f = 0;
+  std::array<int64_t, kSpatial> in_size{}, in_stride{};
+  int64_t w_start = 0, w_stride_i = 0, w_stride_o = 0;
+  std::array<int64_t, kSpatial> k_size{}, w_stride{};
+  std::array<int64_t, kSpatial> stride{}, pad_low{}, lhs_dilation{}, rhs_dilation{};
+  uint32_t reversal = 0;
+  int64_t in_chans_per_group = 1, out_chans_per_group = 1;
+  bool groups_split_batch = false;
+  int64_t in_chan_start = 0, in_chans = 1;
+
+  explicit Geometry(std::span<const uint32_t> p) {
+    auto at = [&](ConvParam param) -> int64_t { return p[static_cast<size_t>(param)]; };
+    auto spatial = [&](ConvParam first, size_t d, size_t step) -> int64_t {
+      return p[static_cast<size_t>(first) + d * step];
+    };
+    out_start = at(ConvParam::kOutStart);
+    out_size_b = at(ConvParam::kOutSizeB);
+    out_stride_b = at(ConvParam::kOutStrideB);
+    out_size_f = at(ConvParam::kOutSizeF);
+    out_stride_f = at(ConvParam::kOutStrideF);
+    in_start = at(ConvParam::kInStart);
+    in_stride_b = at(ConvParam::kInStrideB);
+    in_stride_f = at(ConvParam::kInStrideF);
+    w_start = at(ConvParam::kWeightsStart);
+    w_stride_i = at(ConvParam::kWeightsStrideI);
+    w_stride_o = at(ConvParam::kWeightsStrideO);
+    for (size_t d = 0; d < kSpatial; ++d) {
+      out_size[d] = spatial(ConvParam::kOutSize0, d, 2);
+      out_stride[d] = spatial(ConvParam::kOutStride0, d, 2);
+      in_size[d] = spatial(ConvParam::kInSize0, d, 2);
+      in_stride[d] = spatial(ConvParam::kInStride0, d, 2);
+      k_size[d] = spatial(ConvParam::kKernelSize0, d, 2);
+      w_stride[d] = spatial(ConvParam::kWeightsStride0, d, 2);
+      stride[d] = spatial(ConvParam::kStride0, d, 1);
+      pad_low[d] = static_cast<int32_t>(p[static_cast<size_t>(ConvParam::kPadLow0) + d]);
+      lhs_dilation[d] = spatial(ConvParam::kLhsDilation0, d, 1);
+      rhs_dilation[d] = spatial(ConvParam::kRhsDilation0, d, 1);
+    }
+    reversal = p[static_cast<size_t>(ConvParam::kReversal)];
+    in_chans_per_group = at(ConvParam::kInChansPerGroup);
+    out_chans_per_group = at(ConvParam::kOutChansPerGroup);
+    groups_split_batch = at(ConvParam::kGroupsSplitBatch) != 0;
+    in_chan_start = at(ConvParam::kInChanStart);
+    in_chans = at(ConvParam::kInChans);
+  }
+
+  uint64_t OutputElements() const {
+    uint64_t n = static_cast<uint64_t>(out_size_b) * static_cast<uint64_t>(out_size_f);
+    for (size_t d = 0; d < kSpatial; ++d) n *= static_cast<uint64_t>(out_size[d]);
+    return n;
+  }
+  uint64_t KernelPositions() const {
+    uint64_t n = 1;
+    for (size_t d = 0; d < kSpatial; ++d) n *= static_cast<uint64_t>(std::max<int64_t>(k_size[d], 1));
+    return n;
+  }
+};
+
+class ConvPartialCodelet final : public Codelet {
+ public:
+  ConvPartialCodelet(ElementType in, ElementType acc)
+      : Codelet(ConvPartialCodeletName(in, acc), ExecutionKind::kSupervisor,
+                {In("in", in, VectorLayout::kSpan), In("weights", in, VectorLayout::kSpan),
+                 Out("out", acc, VectorLayout::kSpan)},
+                MakeParamNames(), cost::kConvCodeBytes),
+        in_(in),
+        acc_(acc) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    const Geometry g(shape.params);
+    for (int64_t size : {g.out_size_b, g.out_size_f, g.in_chans_per_group, g.out_chans_per_group, g.in_chans}) {
+      if (size < 1) return MakeError("a size, channel or group parameter is 0");
+    }
+    for (size_t d = 0; d < kSpatial; ++d) {
+      if (g.out_size[d] < 1 || g.in_size[d] < 1 || g.k_size[d] < 1 || g.stride[d] < 1 ||
+          g.lhs_dilation[d] < 1 || g.rhs_dilation[d] < 1) {
+        return MakeError("spatial dimension {}: sizes, stride and dilations must be at least 1", d);
+      }
+    }
+    if (g.in_chan_start + g.in_chans > g.in_chans_per_group) {
+      return MakeError("input channels [{}, {}) outside the {} of a group", g.in_chan_start,
+                       g.in_chan_start + g.in_chans, g.in_chans_per_group);
+    }
+    if (static_cast<uint64_t>(g.out_start) + shape.field_elements[2] > g.OutputElements()) {
+      return MakeError("field 'out' has {} elements from {}, past the {} outputs", shape.field_elements[2],
+                       g.out_start, g.OutputElements());
+    }
+    return {};
+  }
+
+  // AMP pairs: kSupervisorOverhead
+  //   + W * (kWorkerOverhead + ceil(pixels * kernel positions / W) * kConvPerPixelCycles)
+  //   + ceil(MACs / AMP MACs per cycle) + ceil(weight bytes / 8),
+  // pixels = ceil(outputs / outChansPerGroup). Others, on the vector unit:
+  //   kSupervisorOverhead + W * (kWorkerOverhead + ceil(outputs / W) * per output),
+  //   per output = kDotPerOutputCycles
+  //                + kernel positions * ceil(inChans / width) * (2 loads + 1 MAC).
+  uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
+    const Geometry g(shape.params);
+    const uint64_t outputs = shape.field_elements[2];
+    const uint64_t positions = g.KernelPositions();
+    const uint64_t chans = static_cast<uint64_t>(std::max<int64_t>(g.in_chans, 1));
+    const uint64_t workers = target.NumWorkerContexts();
+    const uint64_t amp = target.AmpMacsPerCycle(in_, acc_);
+    if (amp > 0) {
+      const uint64_t per_pixel = static_cast<uint64_t>(std::max<int64_t>(g.out_chans_per_group, 1));
+      const uint64_t pixels = cost::CeilDiv(outputs, per_pixel);
+      return cost::kSupervisorOverhead +
+             workers * (cost::kWorkerOverhead +
+                        cost::CeilDiv(pixels * positions, workers) * cost::kConvPerPixelCycles) +
+             cost::CeilDiv(outputs * chans * positions, amp) +
+             cost::CeilDiv(shape.field_elements[1] * SizeOf(in_), 8);
+    }
+    const uint64_t per_output =
+        cost::kDotPerOutputCycles +
+        positions * cost::CeilDiv(chans, cost::Width(target, in_)) *
+            cost::CyclesPerVector(cost::OpClass::kSimple, in_, 2, 0);
+    return cost::kSupervisorOverhead +
+           workers * (cost::kWorkerOverhead + cost::CeilDiv(outputs, workers) * per_output);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const Geometry g(io.params);
+    const int64_t n_in = static_cast<int64_t>(Count(io, 0));
+    const int64_t n_w = static_cast<int64_t>(Count(io, 1));
+    const uint64_t n_out = Count(io, 2);
+    return dot::DispatchPair(in_, acc_, [&](auto in_tag, auto acc_tag) -> Status {
+      constexpr ElementType kIn = decltype(in_tag)::value;
+      constexpr ElementType kAcc = decltype(acc_tag)::value;
+      using C = typename numeric::Traits<kAcc>::Compute;
+      // A strided run [first, first + (count-1) * step] inside a field.
+      auto inside = [](int64_t first, int64_t step, int64_t count, int64_t size) {
+        return first >= 0 && first + (count - 1) * step < size;
+      };
+      for (uint64_t i = 0; i < n_out; ++i) {
+        const int64_t flat = g.out_start + static_cast<int64_t>(i);
+        const int64_t b = flat / g.out_stride_b % g.out_size_b;
+        const int64_t f = flat / g.out_stride_f % g.out_size_f;
+        std::array<int64_t, kSpatial> o{};
+        for (size_t d = 0; d < kSpatial; ++d) o[d] = flat / g.out_stride[d] % g.out_size[d];
+        const int64_t group = f / g.out_chans_per_group;
+        const int64_t in_b = g.groups_split_batch ? group * g.out_size_b + b : b;
+        const int64_t in_c0 =
+            (g.groups_split_batch ? 0 : group * g.in_chans_per_group) + g.in_chan_start;
+        C acc = C(0);
+        std::array<int64_t, kSpatial> k{};
+        for (uint64_t pos = 0; pos < g.KernelPositions(); ++pos) {
+          uint64_t rest = pos;
+          for (size_t d = kSpatial; d-- > 0;) {
+            k[d] = static_cast<int64_t>(rest % static_cast<uint64_t>(g.k_size[d]));
+            rest /= static_cast<uint64_t>(g.k_size[d]);
+          }
+          int64_t in_at = in_b * g.in_stride_b + in_c0 * g.in_stride_f - g.in_start;
+          int64_t w_at = g.in_chan_start * g.w_stride_i + f * g.w_stride_o - g.w_start;
+          bool valid = true;
+          for (size_t d = 0; d < kSpatial && valid; ++d) {
+            const int64_t x = o[d] * g.stride[d] - g.pad_low[d] + k[d] * g.rhs_dilation[d];
+            if (x < 0 || x % g.lhs_dilation[d] != 0 || x / g.lhs_dilation[d] >= g.in_size[d]) {
+              valid = false;
+              break;
+            }
+            in_at += x / g.lhs_dilation[d] * g.in_stride[d];
+            const int64_t kk = (g.reversal >> d) & 1U ? g.k_size[d] - 1 - k[d] : k[d];
+            w_at += kk * g.w_stride[d];
+          }
+          if (!valid) continue;
+          if (!inside(in_at, g.in_stride_f, g.in_chans, n_in) ||
+              !inside(w_at, g.w_stride_i, g.in_chans, n_w)) {
+            return MakeError("output element {} reads outside the 'in' ({} elements) or "
+                             "'weights' ({} elements) field", flat, n_in, n_w);
+          }
+          acc = dot::Dot<kIn, kAcc>(acc, io.fields[0], static_cast<uint64_t>(in_at),
+                                    static_cast<uint64_t>(g.in_stride_f), io.fields[1],
+                                    static_cast<uint64_t>(w_at), static_cast<uint64_t>(g.w_stride_i),
+                                    static_cast<uint64_t>(g.in_chans));
+        }
+        numeric::Put<kAcc>(io.fields[2], i, acc);
+      }
+      return {};
+    });
+  }
+
+ private:
+  ElementType in_;
+  ElementType acc_;
+};
+
+}  // namespace
+
+std::span<const std::string> ConvPartialParamNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v = MakeParamNames();
+    if (v.size() != kNumParams) std::abort();  // ConvParam and the names disagree
+    return v;
+  }();
+  return names;
+}
+
+void AddConvCodelets(CodeletList& out) {
+  using T = ElementType;
+  const std::pair<T, T> types[] = {{T::kF32, T::kF32}, {T::kF16, T::kF32}, {T::kF16, T::kF16},
+                                   {T::kBF16, T::kF32}, {T::kS32, T::kS32}, {T::kF64, T::kF64}};
+  for (const auto& [in, acc] : types) out.push_back(std::make_unique<ConvPartialCodelet>(in, acc));
+}
+
+}  // namespace tileprof::engine

@@ -1,0 +1,313 @@
+// Convolution, lowered to the general conv partial (codelets.h, ConvParam),
+// which reads input and kernel in their own layouts through strides, so no
+// operand is rearranged: each vertex gets a run of the output (in its
+// layout) and the boxes of input and kernel elements the run reads (halo
+// rows, the window, its channel slice). Shapes XLA would reject are errors
+// naming the instruction; what the codelet cannot take (more than 3 spatial
+// dimensions, 2^31 elements, sums of no products) is left opaque.
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/codelets.h"
+#include "engine/compiler/dot_plan.h"
+#include "engine/compiler/types.h"
+#include "engine/hlo/attributes.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+// Vertex parameters are 32-bit: operands with more elements than this are
+// left opaque (no IPU tile holds a share of such a tensor anyway).
+constexpr uint64_t kMaxElements = uint64_t{1} << 31;
+
+struct ConvPlan {
+  // Per logical dimension (batch/input feature, feature/output feature,
+  // spatial...) of each operand: size and row-major stride.
+  std::array<uint64_t, 2 + kConvMaxSpatialDims> in_size{}, in_stride{}, w_size{}, w_stride{},
+      out_size{}, out_stride{};
+  std::vector<hlo::WindowDimension> window;
+  uint64_t ci = 1, co_per_group = 1, batch_groups = 1, feature_groups = 1;
+};
+
+// The range [lo, hi] of each dimension over the row-major positions
+// [first, last] of a tensor of `dims`: exact for the leading dimensions where
+// both ends agree, then the range of the first that differs, then whole.
+std::vector<std::pair<uint64_t, uint64_t>> RangeBox(std::span<const uint64_t> dims, uint64_t first,
+                                                    uint64_t last) {
+  const std::vector<uint64_t> strides = Strides(dims);
+  std::vector<std::pair<uint64_t, uint64_t>> box(dims.size());
+  bool differ = false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const uint64_t a = first / strides[d] % dims[d], z = last / strides[d] % dims[d];
+    box[d] = differ ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{a, z};
+    differ = differ || a != z;
+  }
+  return box;
+}
+
+// A box of an operand: the view, and, per logical dimension, its stride
+// within the box; `start` is the box's first element in those terms.
+struct Box {
+  Tensor field;
+  std::array<uint64_t, 2 + kConvMaxSpatialDims> strides{};
+  uint64_t start = 0;
+};
+
+// The elements of `tensor` in `ranges` (inclusive, per logical dimension;
+// `which` gives each one's dimension of the tensor).
+Expected<Box> CutBox(const Tensor& tensor, std::span<const int64_t> which,
+                     std::span<const std::pair<uint64_t, uint64_t>> ranges) {
+  Box box;
+  box.field = tensor;
+  // Outermost dimension first, whole ranges skipped: slicing an inner
+  // dimension walks every index of the outer ones, so they are cut first.
+  std::vector<size_t> by_dim(which.size());
+  std::iota(by_dim.begin(), by_dim.end(), size_t{0});
+  std::sort(by_dim.begin(), by_dim.end(), [&](size_t a, size_t b) { return which[a] < which[b]; });
+  for (size_t i : by_dim) {
+    const auto d = static_cast<size_t>(which[i]);
+    if (ranges[i].first == 0 && ranges[i].second + 1 == tensor.shape()[d]) continue;
+    TILEPROF_ASSIGN_OR_RETURN(box.field, box.field.Slice(ranges[i].first, ranges[i].second + 1, d));
+  }
+  const std::vector<uint64_t> strides = Strides(box.field.shape());
+  box.strides.fill(1);
+  for (size_t i = 0; i < which.size(); ++i) {
+    box.strides[i] = strides[static_cast<size_t>(which[i])];
+    box.start += ranges[i].first * box.strides[i];
+  }
+  return box;
+}
+
+}  // namespace
+
+Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& instruction,
+                                 std::span<const Value> operands, const Codelet& codelet,
+                                 program::Sequence& program) {
+  const Tensor& input = operands[0].tensor;
+  const Tensor& kernel = operands[1].tensor;
+  const hlo::Attribute* labels = instruction.FindAttribute("dim_labels");
+  if (labels == nullptr) return MakeError("convolution without dim_labels");
+  TILEPROF_ASSIGN_OR_RETURN(hlo::ConvolutionDimensions dims, hlo::ParseDimLabels(labels->value()));
+  const size_t nsp = dims.input_spatial.size();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
+  // Only the shape for now: the variable is made once the op is known to lower.
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
+  const Tensor out = Tensor::OfVariable(0, storage.type, result_dims);
+  if (input.Rank() != nsp + 2 || kernel.Rank() != nsp + 2 || out.Rank() != nsp + 2 ||
+      dims.kernel_spatial.size() != nsp || dims.output_spatial.size() != nsp) {
+    return MakeError("dim_labels {} do not fit input {}, kernel {} and result {}", labels->value(),
+                     input.ShapeString(), kernel.ShapeString(), out.ShapeString());
+  }
+  ConvPlan plan;
+  if (const hlo::Attribute* window = instruction.FindAttribute("window")) {
+    TILEPROF_ASSIGN_OR_RETURN(plan.window, hlo::ParseWindow(window->value()));
+  }
+  if (plan.window.size() != nsp) {
+    return MakeError("window has {} dimensions, dim_labels {} spatial ones", plan.window.size(), nsp);
+  }
+  auto count_attr = [&](std::string_view name) -> Expected<uint64_t> {
+    const hlo::Attribute* attr = instruction.FindAttribute(name);
+    if (attr == nullptr) return uint64_t{1};
+    uint64_t value = 0;
+    const std::string_view text = attr->value();
+    for (char c : text) {
+      if (c < '0' || c > '9' || value > UINT32_MAX) return MakeError("{}={} is not a count", name, text);
+      value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (text.empty() || value == 0) return MakeError("{}={} is not a count", name, text);
+    return value;
+  };
+  TILEPROF_ASSIGN_OR_RETURN(plan.feature_groups, count_attr("feature_group_count"));
+  TILEPROF_ASSIGN_OR_RETURN(plan.batch_groups, count_attr("batch_group_count"));
+
+  // Logical order of each operand's dimensions: batch (input feature for the
+  // kernel), feature (output feature), spatial...
+  std::vector<int64_t> in_dims = {dims.input_batch, dims.input_feature};
+  std::vector<int64_t> w_dims = {dims.kernel_input_feature, dims.kernel_output_feature};
+  std::vector<int64_t> out_dims = {dims.output_batch, dims.output_feature};
+  for (size_t s = 0; s < nsp; ++s) {
+    in_dims.push_back(dims.input_spatial[s]);
+    w_dims.push_back(dims.kernel_spatial[s]);
+    out_dims.push_back(dims.output_spatial[s]);
+  }
+  auto locate = [&](const Tensor& t, std::span<const int64_t> which, auto& sizes, auto& strides) -> Status {
+    const std::vector<uint64_t> all = Strides(t.shape());
+    std::vector<bool> seen(t.Rank(), false);
+    sizes.fill(1);
+    strides.fill(1);
+    for (size_t i = 0; i < which.size(); ++i) {
+      const int64_t d = which[i];
+      if (d < 0 || static_cast<size_t>(d) >= t.Rank() || seen[static_cast<size_t>(d)]) {
+        return MakeError("dim_labels {} do not name each dimension of {} once", labels->value(),
+                         t.ShapeString());
+      }
+      seen[static_cast<size_t>(d)] = true;
+      sizes[i] = t.shape()[static_cast<size_t>(d)];
+      strides[i] = all[static_cast<size_t>(d)];
+    }
+    return {};
+  };
+  TILEPROF_RETURN_IF_ERROR(locate(input, in_dims, plan.in_size, plan.in_stride));
+  TILEPROF_RETURN_IF_ERROR(locate(kernel, w_dims, plan.w_size, plan.w_stride));
+  TILEPROF_RETURN_IF_ERROR(locate(out, out_dims, plan.out_size, plan.out_stride));
+
+  // The shapes XLA requires.
+  const uint64_t batch = plan.in_size[0], features = plan.in_size[1];
+  plan.ci = plan.w_size[0];
+  const uint64_t co = plan.w_size[1];
+  const uint64_t groups = plan.feature_groups * plan.batch_groups;
+  if (plan.feature_groups > 1 && plan.batch_groups > 1) {
+    return MakeError("feature_group_count and batch_group_count are both above 1");
+  }
+  if (features != plan.ci * plan.feature_groups || co % groups != 0 || batch % plan.batch_groups != 0) {
+    return MakeError("input {} (features {}, batch {}) and kernel {} (input features {}, output "
+                     "features {}) do not fit feature_group_count={} batch_group_count={}",
+                     input.ShapeString(), features, batch, kernel.ShapeString(), plan.ci, co,
+                     plan.feature_groups, plan.batch_groups);
+  }
+  plan.co_per_group = co / groups;
+  std::vector<uint64_t> expected = {batch / plan.batch_groups, co};
+  for (size_t s = 0; s < nsp; ++s) {
+    const hlo::WindowDimension& w = plan.window[s];
+    if (w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1 ||
+        static_cast<uint64_t>(w.size) != plan.w_size[2 + s] || w.padding_low < INT32_MIN ||
+        w.padding_low > INT32_MAX || w.padding_high < INT32_MIN || w.padding_high > INT32_MAX) {
+      return MakeError("window dimension {} (size {}, stride {}, padding {}_{}, dilations {}/{}) does "
+                       "not fit kernel {}", s, w.size, w.stride, w.padding_low, w.padding_high,
+                       w.base_dilation, w.window_dilation, kernel.ShapeString());
+    }
+    const int64_t in = static_cast<int64_t>(plan.in_size[2 + s]);
+    const int64_t padded = in == 0 ? 0 : (in - 1) * w.base_dilation + 1 + w.padding_low + w.padding_high;
+    const int64_t span = (w.size - 1) * w.window_dilation + 1;
+    expected.push_back(padded >= span ? static_cast<uint64_t>((padded - span) / w.stride + 1) : 0);
+  }
+  std::vector<uint64_t> got(plan.out_size.begin(), plan.out_size.begin() + static_cast<int64_t>(nsp + 2));
+  if (got != expected) {
+    return MakeError("result {} should have batch, feature and spatial sizes [{}]", out.ShapeString(),
+                     fmt::join(expected, ","));
+  }
+  const uint64_t out_n = out.NumElements();
+  if (out_n > 0 && (plan.ci == 0 || input.NumElements() == 0 || input.NumElements() >= kMaxElements ||
+                    kernel.NumElements() >= kMaxElements || out_n >= kMaxElements)) {
+    // Sums of no products (zeros), or sizes past the vertex parameters.
+    return lowering.LowerOpaque(instruction, operands, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor result, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
+  if (out_n == 0) return Value::Array(result);
+
+  uint64_t positions = 1;
+  for (size_t s = 0; s < nsp; ++s) positions *= plan.w_size[2 + s];
+  const uint64_t chunk = lowering.mapper().ChunkElements(out_n, out.element_type());
+  const uint64_t slots = (out_n + chunk - 1) / chunk;
+  std::vector<Unit> units;
+  for (uint64_t p = 0; p < out_n; p += chunk) units.push_back({p, std::min(chunk, out_n - p), p / chunk});
+  const uint64_t p_k = SplitWays(lowering.graph().target().NumTiles(), slots, std::min(chunk, out_n),
+                                 plan.ci * positions, plan.ci);
+  const std::vector<std::string> param_names(ConvPartialParamNames().begin(), ConvPartialParamNames().end());
+  Graph& graph = lowering.graph();
+  auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target, uint32_t tile) -> Status {
+    const Unit& unit = units[j];
+    const uint64_t c0 = g * plan.ci / p_k;
+    const uint64_t cs_count = (g + 1) * plan.ci / p_k - c0;
+    // Ranges of the logical output dimensions the unit covers.
+    const auto box = RangeBox(out.shape(), unit.position, unit.position + unit.count - 1);
+    std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> o{};
+    for (size_t i = 0; i < nsp + 2; ++i) o[i] = box[static_cast<size_t>(out_dims[i])];
+    const uint64_t g_lo = o[1].first / plan.co_per_group, g_hi = o[1].second / plan.co_per_group;
+    // Input elements read: bounding box, per logical dimension.
+    std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> in{};
+    const uint64_t out_batch = plan.out_size[0];
+    in[0] = plan.batch_groups > 1 ? std::pair{g_lo * out_batch + o[0].first, g_hi * out_batch + o[0].second}
+                                  : o[0];
+    in[1] = plan.feature_groups > 1
+                ? std::pair{g_lo * plan.ci + c0, g_hi * plan.ci + c0 + cs_count - 1}
+                : std::pair{c0, c0 + cs_count - 1};
+    bool empty = false;
+    for (size_t s = 0; s < nsp; ++s) {
+      const hlo::WindowDimension& w = plan.window[s];
+      const int64_t lo = static_cast<int64_t>(o[2 + s].first) * w.stride - w.padding_low;
+      const int64_t hi = static_cast<int64_t>(o[2 + s].second) * w.stride - w.padding_low +
+                         (w.size - 1) * w.window_dilation;
+      const int64_t first = lo <= 0 ? 0 : (lo + w.base_dilation - 1) / w.base_dilation;
+      const int64_t last = std::min<int64_t>(hi < 0 ? -1 : hi / w.base_dilation,
+                                             static_cast<int64_t>(plan.in_size[2 + s]) - 1);
+      if (first > last) empty = true;
+      else in[2 + s] = {static_cast<uint64_t>(first), static_cast<uint64_t>(last)};
+    }
+    // The fields are the boxes of those ranges, cut out of each operand in
+    // its own layout: the vertex addresses them with the box's strides and
+    // the box's first element as the start.
+    Box in_box, w_box;
+    if (!empty) {
+      TILEPROF_ASSIGN_OR_RETURN(in_box, CutBox(input, in_dims, {in.data(), nsp + 2}));
+    } else {
+      // All padding: the vertex reads none of the input; it still needs a field.
+      TILEPROF_ASSIGN_OR_RETURN(in_box.field, input.Flatten().Slice(0, 1));
+      in_box.strides = plan.in_stride;
+    }
+    // Kernel elements read: the channel slice, the unit's output features,
+    // every position.
+    std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> w{};
+    w[0] = {c0, c0 + cs_count - 1};
+    w[1] = o[1];
+    for (size_t s = 0; s < nsp; ++s) w[2 + s] = {0, plan.w_size[2 + s] - 1};
+    TILEPROF_ASSIGN_OR_RETURN(w_box, CutBox(kernel, w_dims, {w.data(), nsp + 2}));
+
+    std::array<uint64_t, static_cast<size_t>(ConvParam::kCount)> p{};
+    auto set = [&](ConvParam param, uint64_t value) { p[static_cast<size_t>(param)] = value; };
+    auto set_at = [&](ConvParam first, size_t s, size_t step, uint64_t value) {
+      p[static_cast<size_t>(first) + s * step] = value;
+    };
+    set(ConvParam::kOutStart, unit.position);
+    set(ConvParam::kOutSizeB, plan.out_size[0]);
+    set(ConvParam::kOutStrideB, plan.out_stride[0]);
+    set(ConvParam::kOutSizeF, plan.out_size[1]);
+    set(ConvParam::kOutStrideF, plan.out_stride[1]);
+    set(ConvParam::kInStart, in_box.start);
+    set(ConvParam::kInStrideB, in_box.strides[0]);
+    set(ConvParam::kInStrideF, in_box.strides[1]);
+    set(ConvParam::kWeightsStart, w_box.start);
+    set(ConvParam::kWeightsStrideI, w_box.strides[0]);
+    set(ConvParam::kWeightsStrideO, w_box.strides[1]);
+    uint64_t reversal = 0;
+    for (size_t s = 0; s < kConvMaxSpatialDims; ++s) {
+      const bool used = s < nsp;
+      const hlo::WindowDimension w = used ? plan.window[s] : hlo::WindowDimension{};
+      set_at(ConvParam::kOutSize0, s, 2, plan.out_size[2 + s]);
+      set_at(ConvParam::kOutStride0, s, 2, plan.out_stride[2 + s]);
+      set_at(ConvParam::kInSize0, s, 2, plan.in_size[2 + s]);
+      set_at(ConvParam::kInStride0, s, 2, in_box.strides[2 + s]);
+      set_at(ConvParam::kKernelSize0, s, 2, plan.w_size[2 + s]);
+      set_at(ConvParam::kWeightsStride0, s, 2, w_box.strides[2 + s]);
+      set_at(ConvParam::kStride0, s, 1, static_cast<uint64_t>(w.stride));
+      set_at(ConvParam::kPadLow0, s, 1, static_cast<uint32_t>(static_cast<int32_t>(w.padding_low)));
+      set_at(ConvParam::kLhsDilation0, s, 1, static_cast<uint64_t>(w.base_dilation));
+      set_at(ConvParam::kRhsDilation0, s, 1, static_cast<uint64_t>(w.window_dilation));
+      if (w.window_reversal) reversal |= uint64_t{1} << s;
+    }
+    set(ConvParam::kReversal, reversal);
+    set(ConvParam::kInChansPerGroup, plan.ci);
+    set(ConvParam::kOutChansPerGroup, plan.co_per_group);
+    set(ConvParam::kGroupsSplitBatch, plan.batch_groups > 1 ? 1 : 0);
+    set(ConvParam::kInChanStart, c0);
+    set(ConvParam::kInChans, cs_count);
+
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in_box.field.Flatten()));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["weights"], w_box.field.Flatten()));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (p[i] > UINT32_MAX) return MakeError("conv parameter {}={} does not fit 32 bits", param_names[i], p[i]);
+      TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex[param_names[i]], static_cast<uint32_t>(p[i])));
+    }
+    return {};
+  };
+  TILEPROF_RETURN_IF_ERROR(EmitUnits(lowering, instruction, result, units, slots, p_k, program, emit));
+  return Value::Array(result);
+}
+
+}  // namespace tileprof::engine::compiler
