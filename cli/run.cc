@@ -9,10 +9,14 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/report_flags.h"
 #include "common/file.h"
 #include "common/format.h"
 #include "common/npy.h"
+#include "engine/session/event_sink.h"
 #include "engine/session/host_io.h"
+#include "engine/session/precompile.h"
+#include "engine/session/report_output.h"
 #include "engine/session/session.h"
 #include "engine/sim/simulator.h"
 #include "reports/text_writer.h"
@@ -22,7 +26,7 @@ namespace {
 
 struct Options {
   std::string model;
-  std::string output = "Trace_Event_Report.rep";
+  std::string output;  // "": the config's text_report, else Trace_Event_Report.rep
   std::string target = "ipu2";
   uint32_t ipus = 1;
   uint32_t tiles_per_ipu = 0;  // 0: the preset's
@@ -34,7 +38,14 @@ struct Options {
   uint32_t threads = 0;
   bool show_execution_steps = false;
   std::string progress;
+  ReportFlags report;
+  // Executable cache and pre-compile mode (spec/executable-cache.md).
+  std::string cache_path;         // "": TF_POPLAR_FLAGS --executable_cache_path
+  std::string device_connection;  // "": the --config file's, else always
+  std::string ipu_version;
 };
+
+constexpr const char* kDefaultTextReport = "Trace_Event_Report.rep";
 
 constexpr std::string_view kCommand = "run";
 
@@ -100,6 +111,15 @@ Status WriteOutputs(const std::string& dir, const engine::HostInterface& host,
   return {};
 }
 
+// The tensors of one direction of host exchange, for the data-transfer
+// events (spec: trace-events.md, HOST_TO_DEVICE_TRANSFER).
+std::vector<report::TransferredTensor> Transfers(const std::vector<engine::HostLeaf>& leaves) {
+  std::vector<report::TransferredTensor> tensors;
+  for (const engine::HostLeaf& leaf : leaves)
+    if (leaf.elements > 0) tensors.push_back({leaf.stream, leaf.Bytes()});
+  return tensors;
+}
+
 int Run(const Options& options) {
   auto env = engine::ReadEnvironment();
   if (!env) return Fail(env.error().message(), kExitUsage);
@@ -117,9 +137,29 @@ int Run(const Options& options) {
   if (!engine::ParseProgressMode(progress, &session.progress)) {
     return Fail("--progress: '" + progress + "' is not auto, true or false", kExitUsage);
   }
+  if (!options.cache_path.empty()) session.flags.executable_cache_path = options.cache_path;
+  engine::ReportSettings settings{.flags = env->flags, .engine = env->engine,
+                                  .text_execution_steps = options.show_execution_steps};
+  if (auto config = ResolveReportConfig(options.report); config) settings.config = std::move(*config);
+  else return Fail(config.error().message(), kExitUsage);
+  if (!options.device_connection.empty()) settings.config.device_connection = options.device_connection;
+  if (!options.ipu_version.empty()) settings.config.ipu_version = options.ipu_version;
+  auto precompile_mode = engine::ApplyDeviceConnection(settings.config, session);
+  if (!precompile_mode) return Fail(precompile_mode.error().message(), kExitUsage);
+  const bool precompile = *precompile_mode;
+  std::string& text_report = settings.config.files.text;
+  if (!options.output.empty()) text_report = options.output;
+  if (text_report.empty()) text_report = kDefaultTextReport;
+  session.compile.record_tensor_map = settings.NeedsTensorMap();
   engine::CompileLog log(stderr, env->log_level);
-  log.Info("poplar_platform.cc", "Device /device:IPU:0 attached to IPU: 0");
-  auto compiled = engine::CompileHloFile(options.model, session, log);
+  auto events = engine::EventSink::Open(settings, {.path = settings.config.files.events}, &log);
+  if (!events) return Fail(events.error().message());
+  session.events = &*events;
+  // Pre-compile mode attaches no device: the program is compiled and saved,
+  // then traced as if executing with every output zero (spec section 6).
+  if (!precompile) log.Info("poplar_platform.cc", "Device /device:IPU:0 attached to IPU: 0");
+  auto compiled = precompile ? engine::PrecompileHloFile(options.model, session, log, engine::exec::LoadParts::kAll)
+                             : engine::LoadOrCompile(options.model, session, log, engine::exec::LoadParts::kAll);
   if (!compiled) {
     const std::string& message = compiled.error().message();
     if (message.starts_with(options.model + ":")) {
@@ -128,11 +168,34 @@ int Run(const Options& options) {
     }
     return Fail(message);
   }
+  const bool from_cache = compiled->cache.outcome == engine::CacheOutcome::kHit;
+  // The report files get both parts after the run; before it, only a graph
+  // that will not run (out of memory, pre-compile) gets its compile report.
+  engine::ReportSettings compile_settings = settings;
+  if (!precompile && compiled->result.tiles_out_of_memory == 0) {
+    engine::ReportFiles& files = compile_settings.config.files;
+    files.text = files.json = files.cbor = files.sqlite = "";
+  }
+  auto compile_written = engine::WriteCompileOutputs(*compiled, compile_settings, *events, log);
+  if (!compile_written) return Fail(compile_written.error().message());
+  if (precompile) {
+    // No device: every result is zeros, as the original's pre-compile mode.
+    if (!options.outputs_dir.empty()) {
+      Expected<engine::HostInterface> host = engine::DescribeHostInterface(compiled->module);
+      if (!host) return Fail(host.error().message());
+      engine::sim::HostData zeros;
+      for (const engine::HostLeaf& leaf : host->outputs) zeros[leaf.stream] = engine::ZeroInput(leaf);
+      if (Status written = WriteOutputs(options.outputs_dir, *host, zeros); !written)
+        return Fail(written.error().message());
+    }
+    std::cout << engine::PrecompiledSavedMessage(compiled->cache.path) << "\n";
+    if (Status closed = events->Close(); !closed) return Fail(closed.error().message());
+    return kExitOk;
+  }
   if (compiled->result.tiles_out_of_memory > 0) {
     // As Poplar: an out-of-memory graph gets its memory report but does not run.
-    std::string text = report::WriteTextReport(compiled->result.report, nullptr, {});
-    if (Status written = WriteFileAtomic(options.output, text); !written) return Fail(written.error().message());
-    return Fail(engine::OutOfMemoryMessage(options.output));
+    if (Status closed = events->Close(); !closed) return Fail(closed.error().message());
+    return Fail(engine::OutOfMemoryMessage(compile_written->profile));
   }
   Expected<engine::HostInterface> host = engine::DescribeHostInterface(compiled->module);
   if (!host) return Fail(host.error().message());
@@ -142,11 +205,22 @@ int Run(const Options& options) {
       compiled->result, {.threads = options.threads, .module = &compiled->module});
   if (!simulator) return Fail(simulator.error().message());
 
+  const std::string module_name(compiled->module.name());
+  if (Status loaded = events->LoadEngine(module_name); !loaded) return Fail(loaded.error().message());
   const auto start = std::chrono::steady_clock::now();
   engine::sim::HostData outputs;
   for (uint64_t execution = 1; execution <= options.iterations; ++execution) {
+    if (Status sent = events->HostToDevice(Transfers(host->inputs)); !sent) return Fail(sent.error().message());
     Expected<engine::sim::RunResult> run = (*simulator)->Run(*inputs);
     if (!run) return Fail(fmt::format("execution {}: {}", execution, run.error().message()));
+    if (Status sent = events->DeviceToHost(Transfers(host->outputs)); !sent) return Fail(sent.error().message());
+    if (events->WantsExecutionReport(module_name, from_cache)) {
+      report::ExecutionReport so_far = (*simulator)->Report();
+      if (Status executed = events->Execute(module_name, &so_far, from_cache); !executed)
+        return Fail(executed.error().message());
+    } else if (Status executed = events->Execute(module_name, nullptr, from_cache); !executed) {
+      return Fail(executed.error().message());
+    }
     for (const engine::HostLeaf& leaf : host->outputs) {
       auto it = run->outputs.find(leaf.stream);
       if (leaf.elements != 1 || it == run->outputs.end()) continue;
@@ -163,9 +237,9 @@ int Run(const Options& options) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   report::ExecutionReport execution = (*simulator)->Report();
-  std::string text = report::WriteTextReport(compiled->result.report, &execution,
-                                             {.show_execution_steps = options.show_execution_steps});
-  if (Status written = WriteFileAtomic(options.output, text); !written) return Fail(written.error().message());
+  auto run_written = engine::WriteRunOutputs(*compiled, execution, settings);
+  if (!run_written) return Fail(run_written.error().message());
+  if (Status closed = events->Close(); !closed) return Fail(closed.error().message());
   if (!options.outputs_dir.empty()) {
     if (Status written = WriteOutputs(options.outputs_dir, *host, outputs); !written) {
       return Fail(written.error().message());
@@ -179,7 +253,9 @@ int Run(const Options& options) {
                            WithThousands(execution.total_cycles), WithThousands(microseconds, 1),
                            WithThousands(compiled->target.ClockHz() / 1e6, 1));
   if (!options.outputs_dir.empty()) std::cout << fmt::format("  Outputs:  {}\n", options.outputs_dir);
-  std::cout << fmt::format("  Report:   {}\n", options.output);
+  for (const std::string& file : compile_written->files) std::cout << fmt::format("  Wrote:    {}\n", file);
+  for (const std::string& file : run_written->files) std::cout << fmt::format("  Wrote:    {}\n", file);
+  for (const std::string& note : compile_written->notes) std::cout << "  Note:     " << note << '\n';
   return kExitOk;
 }
 
@@ -199,7 +275,7 @@ RunFn Setup(CLI::App& cmd) {
       "the instruction. Environment: as `tileprof compile`; POPLAR_LOG_LEVEL=INFO logs the\n"
       "device line, TF_POPLAR_VLOG_LEVEL=1 the Begin/End XLA compilation lines.");
   cmd.add_option("MODEL", options->model, "HLO text file (one module)")->required();
-  cmd.add_option("-o,--output", options->output, "Where to write the text report")->capture_default_str();
+  cmd.add_option("-o,--output", options->output, "Where to write the text report (default Trace_Event_Report.rep)");
   cmd.add_option("--target", options->target, "Target preset: ipu1, ipu2, ipu21")
       ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}))
       ->capture_default_str();
@@ -224,6 +300,16 @@ RunFn Setup(CLI::App& cmd) {
                "List every executed step with its cycles in the report");
   cmd.add_option("--progress", options->progress,
                  "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
+  cmd.add_option("--executable-cache-path", options->cache_path,
+                 "Load the compiled executable from DIR, or compile and save it there "
+                 "(TF_POPLAR_FLAGS --executable_cache_path)");
+  cmd.add_option("--device-connection", options->device_connection,
+                 "always, or pre-compile: compile and save to the executable cache, then trace the "
+                 "program with zero outputs and no device")
+      ->check(CLI::IsMember({"always", "pre-compile"}));
+  cmd.add_option("--ipu-version", options->ipu_version, "Target of pre-compile mode: ipu1, ipu2, ipu21")
+      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}));
+  AddReportFlags(cmd, options->report, /*text_output=*/true);
   return [options] { return Run(*options); };
 }
 
