@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/report_flags.h"
+#include "cli/session_flags.h"
 #include "common/file.h"
 #include "common/format.h"
 #include "common/npy.h"
@@ -25,11 +25,7 @@ namespace tileprof::cli {
 namespace {
 
 struct Options {
-  std::string model;
-  std::string output;  // "": the config's text_report, else Trace_Event_Report.rep
-  std::string target = "ipu2";
-  uint32_t ipus = 1;
-  uint32_t tiles_per_ipu = 0;  // 0: the preset's
+  SessionFlags session;
   uint64_t iterations = 1;
   std::string inputs = "zeros";
   uint64_t seed = 0;
@@ -37,15 +33,7 @@ struct Options {
   std::string outputs_dir;
   uint32_t threads = 0;
   bool show_execution_steps = false;
-  std::string progress;
-  ReportFlags report;
-  // Executable cache and pre-compile mode (spec/executable-cache.md).
-  std::string cache_path;         // "": TF_POPLAR_FLAGS --executable_cache_path
-  std::string device_connection;  // "": the --config file's, else always
-  std::string ipu_version;
 };
-
-constexpr const char* kDefaultTextReport = "Trace_Event_Report.rep";
 
 constexpr std::string_view kCommand = "run";
 
@@ -121,53 +109,23 @@ std::vector<report::TransferredTensor> Transfers(const std::vector<engine::HostL
 }
 
 int Run(const Options& options) {
-  auto env = engine::ReadEnvironment();
-  if (!env) return Fail(env.error().message(), kExitUsage);
-  if (env->flags.help) {
-    std::cout << engine::PoplarFlagsUsage();
-    return kExitOk;
-  }
-  engine::SessionOptions session;
-  session.target.preset = options.target;
-  session.target.num_ipus = options.ipus;
-  if (options.tiles_per_ipu > 0) session.target.tiles_per_ipu = options.tiles_per_ipu;
-  session.flags = env->flags;
-  session.engine = env->engine;
-  std::string progress = options.progress.empty() ? env->flags.show_progress_bar : options.progress;
-  if (!engine::ParseProgressMode(progress, &session.progress)) {
-    return Fail("--progress: '" + progress + "' is not auto, true or false", kExitUsage);
-  }
-  if (!options.cache_path.empty()) session.flags.executable_cache_path = options.cache_path;
-  engine::ReportSettings settings{.flags = env->flags, .engine = env->engine,
-                                  .text_execution_steps = options.show_execution_steps};
-  if (auto config = ResolveReportConfig(options.report); config) settings.config = std::move(*config);
-  else return Fail(config.error().message(), kExitUsage);
-  if (!options.device_connection.empty()) settings.config.device_connection = options.device_connection;
-  if (!options.ipu_version.empty()) settings.config.ipu_version = options.ipu_version;
-  auto precompile_mode = engine::ApplyDeviceConnection(settings.config, session);
-  if (!precompile_mode) return Fail(precompile_mode.error().message(), kExitUsage);
-  const bool precompile = *precompile_mode;
-  std::string& text_report = settings.config.files.text;
-  if (!options.output.empty()) text_report = options.output;
-  if (text_report.empty()) text_report = kDefaultTextReport;
-  session.compile.record_tensor_map = settings.NeedsTensorMap();
-  engine::CompileLog log(stderr, env->log_level);
+  Session prepared;
+  if (auto stop = PrepareSession(options.session, kCommand, prepared)) return *stop;
+  engine::SessionOptions& session = prepared.options;
+  engine::ReportSettings& settings = prepared.settings;
+  settings.text_execution_steps = options.show_execution_steps;
+  const bool precompile = prepared.precompile;
+  engine::CompileLog log(stderr, prepared.env.log_level);
   auto events = engine::EventSink::Open(settings, {.path = settings.config.files.events}, &log);
   if (!events) return Fail(events.error().message());
   session.events = &*events;
   // Pre-compile mode attaches no device: the program is compiled and saved,
-  // then traced as if executing with every output zero (spec section 6).
+  // and every result is zeros (spec/executable-cache.md section 6).
   if (!precompile) log.Info("poplar_platform.cc", "Device /device:IPU:0 attached to IPU: 0");
-  auto compiled = precompile ? engine::PrecompileHloFile(options.model, session, log, engine::exec::LoadParts::kAll)
-                             : engine::LoadOrCompile(options.model, session, log, engine::exec::LoadParts::kAll);
-  if (!compiled) {
-    const std::string& message = compiled.error().message();
-    if (message.starts_with(options.model + ":")) {
-      std::cerr << message << (message.ends_with('\n') ? "" : "\n");
-      return kExitError;
-    }
-    return Fail(message);
-  }
+  const std::string& model = options.session.model;
+  auto compiled = precompile ? engine::PrecompileHloFile(model, session, log, engine::exec::LoadParts::kAll)
+                             : engine::LoadOrCompile(model, session, log, engine::exec::LoadParts::kAll);
+  if (!compiled) return CompileFailure(kCommand, model, compiled.error().message());
   const bool from_cache = compiled->cache.outcome == engine::CacheOutcome::kHit;
   // The report files get both parts after the run; before it, only a graph
   // that will not run (out of memory, pre-compile) gets its compile report.
@@ -274,15 +232,7 @@ RunFn Setup(CLI::App& cmd) {
       "A module with an op the simulator cannot execute is refused before it runs, naming\n"
       "the instruction. Environment: as `tileprof compile`; POPLAR_LOG_LEVEL=INFO logs the\n"
       "device line, TF_POPLAR_VLOG_LEVEL=1 the Begin/End XLA compilation lines.");
-  cmd.add_option("MODEL", options->model, "HLO text file (one module)")->required();
-  cmd.add_option("-o,--output", options->output, "Where to write the text report (default Trace_Event_Report.rep)");
-  cmd.add_option("--target", options->target, "Target preset: ipu1, ipu2, ipu21")
-      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}))
-      ->capture_default_str();
-  cmd.add_option("--ipus", options->ipus, "Number of IPUs")->check(CLI::Range(1u, engine::kMaxIpus))->capture_default_str();
-  cmd.add_option("--tiles-per-ipu", options->tiles_per_ipu,
-                 "Tiles per IPU, fewer than the preset's (TF_POPLAR_FLAGS --ipu_model_tiles)")
-      ->check(CLI::PositiveNumber);
+  AddSessionFlags(cmd, options->session);
   cmd.add_option("--iterations", options->iterations, "Executions of the program")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -298,18 +248,6 @@ RunFn Setup(CLI::App& cmd) {
   cmd.add_option("--threads", options->threads, "Host threads (default: all cores)");
   cmd.add_flag("--show-execution-steps", options->show_execution_steps,
                "List every executed step with its cycles in the report");
-  cmd.add_option("--progress", options->progress,
-                 "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
-  cmd.add_option("--executable-cache-path", options->cache_path,
-                 "Load the compiled executable from DIR, or compile and save it there "
-                 "(TF_POPLAR_FLAGS --executable_cache_path)");
-  cmd.add_option("--device-connection", options->device_connection,
-                 "always, or pre-compile: compile and save to the executable cache, then trace the "
-                 "program with zero outputs and no device")
-      ->check(CLI::IsMember({"always", "pre-compile"}));
-  cmd.add_option("--ipu-version", options->ipu_version, "Target of pre-compile mode: ipu1, ipu2, ipu21")
-      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}));
-  AddReportFlags(cmd, options->report, /*text_output=*/true);
   return [options] { return Run(*options); };
 }
 
