@@ -10,11 +10,13 @@
 #include <thread>
 
 #include "common/file.h"
+#include "engine/exec/executable.h"
 #include "engine/session/event_sink.h"
 #include "engine/session/instruction_info.h"
 #include "reports/cbor_codec.h"
 #include "reports/json_codec.h"
 #include "reports/sqlite_profile.h"
+#include "version.h"
 #include "reports/text_writer.h"
 
 namespace tileprof::engine {
@@ -168,7 +170,18 @@ Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled, con
   if (events.CompileEventsOn() && !from_cache) {
     report::InstructionInfo info = ClassifyMlTypes(compiled.module);
     size_t notes_before = events.notes().size();
-    TILEPROF_RETURN_IF_ERROR(events.CompileEnd(module, &compilation, &tensor_map, &info, &written.files));
+    std::string graph;
+    if (settings.config.enable_poplar_serialized_graph && compiled.result.graph != nullptr) {
+      exec::ExecutableInfo about;
+      about.tool_version = TILEPROF_VERSION;
+      about.module_name = module;
+      about.fingerprint = compiled.fingerprint;
+      about.target = {std::string(compiled.target.ArchString()), compiled.target.NumIpus(),
+                      compiled.target.TilesPerIpu()};
+      graph = exec::SerializeExecutable(about, compiled.result);
+    }
+    TILEPROF_RETURN_IF_ERROR(events.CompileEnd(module, &compilation, &tensor_map, &info, &written.files,
+                                               graph.empty() ? nullptr : &graph));
     written.notes.insert(written.notes.end(), events.notes().begin() + static_cast<ptrdiff_t>(notes_before),
                          events.notes().end());
   }
