@@ -167,7 +167,7 @@ Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled, con
   }
   if (written.profile.empty()) written.profile = files.text;
 
-  if (events.CompileEventsOn() && !from_cache) {
+  if (events.CompileEventsOn() && !from_cache && compiled.skipped_engine_compilation.empty()) {
     report::InstructionInfo info = ClassifyMlTypes(compiled.module);
     size_t notes_before = events.notes().size();
     std::string graph;
