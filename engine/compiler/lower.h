@@ -138,6 +138,10 @@ class Lowering {
   Expected<Value> ReduceArray(const hlo::Instruction& instruction,
                               std::span<const Value> operands, const Tensor& in,
                               std::span<const int64_t> reduced, program::Sequence& program);
+  // lower_reduce_expr.cc: reduce with several operands or a reducer that
+  // is not one binary op.
+  Expected<Value> LowerReduceExpr(const hlo::Instruction& instruction,
+                                  std::span<const Value> operands, program::Sequence& program);
   // lower_window.cc
   Expected<Value> LowerReduceWindow(const hlo::Instruction& instruction,
                                     std::span<const Value> operands, program::Sequence& program);

@@ -88,7 +88,11 @@ bool IsSimpleReducer(const hlo::Computation& computation) {
 Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
                                       std::span<const Value> operands,
                                       program::Sequence& program) {
-  if (operands.size() != 2 || operands[0].is_tuple || !operands[0].tensor.valid()) {
+  if (operands.size() != 2 || instruction.called_computations().size() != 1 ||
+      !IsSimpleReducer(*instruction.called_computations()[0])) {
+    return LowerReduceExpr(instruction, operands, program);
+  }
+  if (operands[0].is_tuple || !operands[0].tensor.valid()) {
     return LowerOpaque(instruction, operands, program);
   }
   const hlo::Attribute* dims_attribute = instruction.FindAttribute("dimensions");

@@ -10,6 +10,7 @@
 #include "engine/codelets/families.h"
 #include "engine/codelets/indexed.h"
 #include "engine/codelets/random.h"
+#include "engine/codelets/reduce_expr.h"
 #include "engine/codelets/window.h"
 
 namespace tileprof::engine::compiler {
@@ -112,11 +113,20 @@ Expected<const Codelet*> CompilerCodelets::Rng(ElementType type, bool normal) {
   return Register(MakeRngCodelet(type, normal));
 }
 
+Expected<const Codelet*> CompilerCodelets::ReduceExpr(const std::vector<ElementType>& types,
+                                                      uint32_t nodes) {
+  if (auto it = by_name_.find(ReduceExprCodeletName(types, nodes)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeReduceExprCodelet(types, nodes));
+}
+
 namespace {
 constexpr std::string_view kPrefix = "tileprof::";
 constexpr std::string_view kKinds[] = {"OpaqueOp", "Rearrange", "RearrangePadded", "DynamicSlice",
                                        "DynamicUpdateSlice", "Iota",
-                                       "SelectAndScatter", "RngUniform", "RngNormal"};
+                                       "SelectAndScatter", "RngUniform", "RngNormal",
+                                       "ReduceExpr"};
 
 // "tileprof::Kind<a,b,c>" -> {"Kind", {"a","b","c"}}; nullopt otherwise.
 std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(std::string_view name) {
@@ -191,6 +201,10 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
   } else if ((kind == "RngUniform" || kind == "RngNormal") && types.size() == 1 &&
              parts.size() == 1) {
     codelet = Rng(types[0], kind == "RngNormal");
+  } else if (kind == "ReduceExpr" && !types.empty() && parts.size() == types.size() + 1) {
+    auto nodes = Rank(parts.back());
+    if (!nodes) return bad();
+    codelet = ReduceExpr(types, *nodes);
   }
   if (!codelet) return codelet.error();
   // The name must round-trip, or two names could stand for one codelet.
