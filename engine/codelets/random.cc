@@ -58,17 +58,21 @@ class RngCodelet final : public Codelet {
       const C a = numeric::Get<kType>(io.fields[0], 0), b = numeric::Get<kType>(io.fields[1], 0);
       if constexpr (numeric::kIsFloat<C>) {
         for (uint64_t i = 0; i < count; ++i) {
-          C value;
+          C value{};
           if (normal_) {
             // Box-Muller; 1 - u is in (0, 1], so the logarithm is finite.
             const double u = 1.0 - Unit(state), v = Unit(state);
             const double z = std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * std::numbers::pi * v);
             value = static_cast<C>(static_cast<double>(a) + static_cast<double>(b) * z);
           } else {
-            value = static_cast<C>(static_cast<double>(a) +
-                                   (static_cast<double>(b) - static_cast<double>(a)) * Unit(state));
-            // Rounding to C can reach b; [a, b) excludes it.
-            if (b > a && value >= b) value = std::nextafter(b, a);
+            // Rounding to the element type can reach b, which [a, b)
+            // excludes: such a draw is redrawn (unbiased, and rare).
+            do {
+              value = static_cast<C>(static_cast<double>(a) +
+                                     (static_cast<double>(b) - static_cast<double>(a)) * Unit(state));
+              numeric::Put<kType>(io.fields[2], i, value);
+            } while (b > a && numeric::Get<kType>(io.fields[2], i) >= b);
+            continue;
           }
           numeric::Put<kType>(io.fields[2], i, value);
         }

@@ -56,7 +56,7 @@ Expected<C> Arith(ExprOp op, C a, C b) {
     switch (op) {
       case ExprOp::kAnd: case ExprOp::kMinimum: case ExprOp::kMultiply: return a && b;
       case ExprOp::kOr: case ExprOp::kMaximum: return a || b;
-      case ExprOp::kXor: case ExprOp::kAdd: case ExprOp::kSubtract: return a != b;
+      case ExprOp::kXor: return a != b;
       default: break;
     }
   } else if constexpr (numeric::kIsFloat<C>) {

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/codelets/codelets.h"
 #include "engine/codelets/reduce_expr.h"
@@ -61,6 +62,20 @@ std::optional<ExprOp> OpOf(hlo::Opcode opcode) {
   }
 }
 
+// Whether the codelet defines `op` with a result of `type` (pred has no
+// add or subtract whose XLA meaning is settled; floats no bitwise ops).
+bool DefinedFor(ExprOp op, ElementType type) {
+  switch (op) {
+    case ExprOp::kAnd: case ExprOp::kOr: case ExprOp::kXor: case ExprOp::kNot:
+      return type != ElementType::kF32;
+    case ExprOp::kAdd: case ExprOp::kSubtract: case ExprOp::kDivide: case ExprOp::kNegate:
+    case ExprOp::kAbs:
+      return type != ElementType::kPred;
+    default:
+      return true;
+  }
+}
+
 std::optional<uint32_t> DirectionOf(std::string_view d) {
   static constexpr std::string_view kNames[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
   for (uint32_t i = 0; i < std::size(kNames); ++i)
@@ -100,7 +115,7 @@ std::optional<Program> Translate(const hlo::Computation& computation, size_t k) 
       }
     } else {
       const std::optional<ExprOp> op = OpOf(instruction->opcode());
-      if (!op) return std::nullopt;
+      if (!op || !DefinedFor(*op, *type)) return std::nullopt;
       w[0] = static_cast<uint32_t>(*op);
       const size_t arity = *op == ExprOp::kSelect ? 3
                            : (*op == ExprOp::kNot || *op == ExprOp::kNegate || *op == ExprOp::kAbs) ? 1
@@ -189,6 +204,21 @@ Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
   }
   uint64_t out_n = 1;
   for (uint64_t d : kept) out_n *= d;
+  // The result must be k arrays of the kept dimensions and operand types.
+  const hlo::Shape& shape = instruction.shape();
+  if (shape.IsTuple() ? shape.tuple_shapes.size() != k : k != 1) {
+    return MakeError("result {} does not hold {} arrays", hlo::ShapeToString(shape), k);
+  }
+  for (size_t i = 0; i < k; ++i) {
+    const hlo::Shape& leaf = shape.IsTuple() ? shape.tuple_shapes[i] : shape;
+    auto storage = StorageOf(leaf.element_type);
+    auto dims = StorageShape(leaf);
+    if (!leaf.IsArray() || !storage || !dims || storage->type != types[i] || *dims != kept) {
+      return MakeError("result {} is not {}[{}] (operand {} reduced over dimensions {})",
+                       hlo::ShapeToString(leaf), HloName(types[i]), fmt::join(kept, ","), i,
+                       dims_attribute->value());
+    }
+  }
   const uint64_t in_n = in0.NumElements();
   // Results: one array per operand, of the kept dimensions.
   std::vector<Tensor> outs;
