@@ -442,6 +442,12 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
       break;
     case Opcode::kReduce:
       return LowerReduce(instruction, operands, program);
+    case Opcode::kReduceWindow:
+      return LowerReduceWindow(instruction, operands, program);
+    case Opcode::kSelectAndScatter:
+      return LowerSelectAndScatter(instruction, operands, program);
+    case Opcode::kRng:
+      return LowerRng(instruction, operands, program);
     case Opcode::kCall:
     case Opcode::kFusion: {
       if (instruction.called_computations().size() != 1) break;

@@ -133,6 +133,24 @@ class Lowering {
   // lower_reduce.cc
   Expected<Value> LowerReduce(const hlo::Instruction& instruction,
                               std::span<const Value> operands, program::Sequence& program);
+  // The reduction of `in` (standing for the instruction's operand 0) over
+  // `reduced` with the instruction's init (operand 1), computation and shape.
+  Expected<Value> ReduceArray(const hlo::Instruction& instruction,
+                              std::span<const Value> operands, const Tensor& in,
+                              std::span<const int64_t> reduced, program::Sequence& program);
+  // lower_reduce_expr.cc: reduce with several operands or a reducer that
+  // is not one binary op.
+  Expected<Value> LowerReduceExpr(const hlo::Instruction& instruction,
+                                  std::span<const Value> operands, program::Sequence& program);
+  // lower_window.cc
+  Expected<Value> LowerReduceWindow(const hlo::Instruction& instruction,
+                                    std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerSelectAndScatter(const hlo::Instruction& instruction,
+                                        std::span<const Value> operands,
+                                        program::Sequence& program);
+  // lower_rng.cc
+  Expected<Value> LowerRng(const hlo::Instruction& instruction, std::span<const Value> operands,
+                           program::Sequence& program);
   // lower_control.cc
   Expected<Value> LowerWhile(const hlo::Instruction& instruction, const Value& operand,
                              program::Sequence& program);
@@ -209,6 +227,10 @@ class Lowering {
   std::map<uint32_t, std::pair<std::string, std::vector<std::pair<uint32_t, report::MappedTensor>>>>
       recorded_tensors_;
 };
+
+// Whether a reduction computation is one binary op (add, multiply, maximum,
+// minimum, and, or) of its two parameters: what popops::Reduce runs.
+bool IsSimpleReducer(const hlo::Computation& computation);
 
 // Runs of a contiguous tensor of `shape` after Dimshuffle(permutation),
 // without building the view: the trailing dimensions the permutation keeps

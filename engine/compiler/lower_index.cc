@@ -61,6 +61,11 @@ Expected<Tensor> BoxView(const Tensor& tensor, std::span<const uint64_t> lo,
   return view;
 }
 
+// Source elements a rearrangement vertex may read beyond twice its outputs
+// before its run is split (EmitRearrange): 4096 (16 KiB of f32) keeps
+// ordinary transposes in one vertex per tile.
+constexpr uint64_t kMaxBoxSlackElements = 4096;
+
 bool FitsS32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 Expected<uint32_t> U32(uint64_t v, std::string_view what) {
@@ -110,12 +115,22 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
                           static_cast<uint32_t>(out_dims.size()), padding != nullptr));
   const ComputeSetId cs = AddComputeSet(name, program);
   const Tensor flat_out = out.Flatten();
+  struct Run {
+    uint64_t first;
+    uint64_t count;
+    uint32_t tile;
+  };
+  std::vector<Run> runs;
   uint64_t position = 0;
   for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
-    const uint64_t first = position;
-    const uint64_t count = piece.region.size();
-    position += count;
     if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    runs.push_back({position, piece.region.size(), *piece.tile});
+    position += piece.region.size();
+  }
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const uint64_t first = runs[r].first;
+    const uint64_t count = runs[r].count;
+    const uint32_t tile = runs[r].tile;
     const std::vector<Interval> out_box = RangeBox(out_dims, first, count);
     std::vector<uint64_t> lo(map.size()), size(map.size());
     bool empty = false;
@@ -149,6 +164,26 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
         size[j] = static_cast<uint64_t>(last_coordinate - first_coordinate + 1);
       }
     }
+    // A run crossing a boundary of an outer output dimension can need a box
+    // of most of the source (a window-major patches tensor whose run spans
+    // two window positions): split it at that dimension's boundaries, each
+    // part then differing first in a deeper dimension.
+    uint64_t volume = 1;
+    for (uint64_t v : size) volume *= v;
+    if (volume > 2 * count + kMaxBoxSlackElements) {
+      size_t k = 0;
+      while (k < out_dims.size() && out_box[k].lo == out_box[k].hi) ++k;
+      uint64_t block = 1;
+      for (size_t d = k + 1; d < out_dims.size(); ++d) block *= out_dims[d];
+      if (k + 1 < out_dims.size() && block < count + (first % block)) {
+        for (uint64_t at = first; at < first + count;) {
+          const uint64_t end = std::min(first + count, (at / block + 1) * block);
+          runs.push_back({at, end - at, tile});
+          at = end;
+        }
+        continue;
+      }
+    }
     if (empty && padding == nullptr) {
       return MakeError("rearrangement of {} reads nothing for elements [{}, {})",
                        source.ShapeString(), first, first + count);
@@ -156,7 +191,7 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     TILEPROF_ASSIGN_OR_RETURN(Tensor in, BoxView(source, lo, size));
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, name));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], in));
     if (padding != nullptr) TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["padding"], *padding));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));

@@ -81,34 +81,52 @@ bool IsIdentity(const hlo::Instruction& init, ReduceOp op) {
 
 }  // namespace
 
+bool IsSimpleReducer(const hlo::Computation& computation) {
+  return ReduceOpOf(computation).has_value();
+}
+
 Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
                                       std::span<const Value> operands,
                                       program::Sequence& program) {
+  if (operands.size() != 2 || instruction.called_computations().size() != 1 ||
+      !IsSimpleReducer(*instruction.called_computations()[0])) {
+    return LowerReduceExpr(instruction, operands, program);
+  }
+  if (operands[0].is_tuple || !operands[0].tensor.valid()) {
+    return LowerOpaque(instruction, operands, program);
+  }
+  const hlo::Attribute* dims_attribute = instruction.FindAttribute("dimensions");
+  if (dims_attribute == nullptr) return LowerOpaque(instruction, operands, program);
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, hlo::ParseIntList(dims_attribute->value()));
+  return ReduceArray(instruction, operands, operands[0].tensor, reduced, program);
+}
+
+Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
+                                      std::span<const Value> operands, const Tensor& in,
+                                      std::span<const int64_t> reduced,
+                                      program::Sequence& program) {
   const hlo::Shape& shape = instruction.shape();
-  if (operands.size() != 2 || !shape.IsArray() || !IsNative(shape) || operands[0].is_tuple ||
-      !operands[0].tensor.valid() || instruction.called_computations().size() != 1) {
+  if (operands.size() != 2 || !shape.IsArray() || !IsNative(shape) ||
+      instruction.called_computations().size() != 1) {
     return LowerOpaque(instruction, operands, program);
   }
   const std::optional<ReduceOp> op = ReduceOpOf(*instruction.called_computations()[0]);
-  const Tensor& in = operands[0].tensor;
   TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
   const auto out_n = static_cast<uint64_t>(shape.ElementCount().value_or(0));
   const uint64_t in_n = in.NumElements();
   if (!op || storage.type != in.element_type() || out_n == 0 || in_n == 0 || in_n % out_n != 0) {
     return LowerOpaque(instruction, operands, program);
   }
-  const hlo::Attribute* dims_attribute = instruction.FindAttribute("dimensions");
   const hlo::Instruction& init = *instruction.operand(1);
   const bool update = !IsIdentity(init, *op);
   const Tensor& init_tensor = operands[1].tensor;
-  if (dims_attribute == nullptr || operands[1].is_tuple || !init_tensor.valid() ||
+  if (operands[1].is_tuple || !init_tensor.valid() ||
       init_tensor.NumElements() != 1 || init_tensor.element_type() != storage.type ||
       storage.per_element != 1) {
     return LowerOpaque(instruction, operands, program);
   }
   Expected<const Codelet*> codelet = GetReduceCodelet(*op, storage.type, update);
   if (!codelet) return LowerOpaque(instruction, operands, program);
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, hlo::ParseIntList(dims_attribute->value()));
   std::vector<bool> is_reduced(in.Rank(), false);
   for (int64_t d : reduced) {
     if (d < 0 || static_cast<size_t>(d) >= in.Rank() || is_reduced[static_cast<size_t>(d)]) {

@@ -9,6 +9,9 @@
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/families.h"
 #include "engine/codelets/indexed.h"
+#include "engine/codelets/random.h"
+#include "engine/codelets/reduce_expr.h"
+#include "engine/codelets/window.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -96,10 +99,34 @@ Expected<const Codelet*> CompilerCodelets::Iota(ElementType type) {
   return Register(MakeIotaCodelet(type));
 }
 
+Expected<const Codelet*> CompilerCodelets::SelectAndScatter(ElementType type, uint32_t rank) {
+  if (auto it = by_name_.find(SelectAndScatterCodeletName(type, rank)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeSelectAndScatterCodelet(type, rank));
+}
+
+Expected<const Codelet*> CompilerCodelets::Rng(ElementType type, bool normal) {
+  if (auto it = by_name_.find(RngCodeletName(type, normal)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeRngCodelet(type, normal));
+}
+
+Expected<const Codelet*> CompilerCodelets::ReduceExpr(const std::vector<ElementType>& types,
+                                                      uint32_t nodes) {
+  if (auto it = by_name_.find(ReduceExprCodeletName(types, nodes)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeReduceExprCodelet(types, nodes));
+}
+
 namespace {
 constexpr std::string_view kPrefix = "tileprof::";
 constexpr std::string_view kKinds[] = {"OpaqueOp", "Rearrange", "RearrangePadded", "DynamicSlice",
-                                       "DynamicUpdateSlice", "Iota"};
+                                       "DynamicUpdateSlice", "Iota",
+                                       "SelectAndScatter", "RngUniform", "RngNormal",
+                                       "ReduceExpr"};
 
 // "tileprof::Kind<a,b,c>" -> {"Kind", {"a","b","c"}}; nullopt otherwise.
 std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(std::string_view name) {
@@ -167,6 +194,17 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
     codelet = DynamicSlice(types[0], types[1], *rank, kind == "DynamicUpdateSlice");
   } else if (kind == "Iota" && types.size() == 1 && parts.size() == 1) {
     codelet = Iota(types[0]);
+  } else if (kind == "SelectAndScatter" && types.size() == 1 && parts.size() == 2) {
+    auto rank = Rank(parts[1]);
+    if (!rank) return bad();
+    codelet = SelectAndScatter(types[0], *rank);
+  } else if ((kind == "RngUniform" || kind == "RngNormal") && types.size() == 1 &&
+             parts.size() == 1) {
+    codelet = Rng(types[0], kind == "RngNormal");
+  } else if (kind == "ReduceExpr" && !types.empty() && parts.size() == types.size() + 1) {
+    auto nodes = Rank(parts.back());
+    if (!nodes) return bad();
+    codelet = ReduceExpr(types, *nodes);
   }
   if (!codelet) return codelet.error();
   // The name must round-trip, or two names could stand for one codelet.

@@ -46,6 +46,10 @@ class CompilerCodelets {
   Expected<const Codelet*> DynamicSlice(ElementType type, ElementType index, uint32_t rank,
                                         bool update);
   Expected<const Codelet*> Iota(ElementType type);
+  // engine/codelets/window.h and random.h.
+  Expected<const Codelet*> SelectAndScatter(ElementType type, uint32_t rank);
+  Expected<const Codelet*> Rng(ElementType type, bool normal);
+  Expected<const Codelet*> ReduceExpr(const std::vector<ElementType>& types, uint32_t nodes);
   // The codelet a name of the forms above stands for, created and registered
   // as the compiler would (rebuilding a serialised graph, engine/exec).
   // Error: not a name this class makes.

@@ -99,6 +99,25 @@ TEST(Executable, EveryCorpusModuleLoadsAsCompiled) {
   EXPECT_GE(compiled, 20);
 }
 
+// The compiler's on-demand window, rng and expression-reduce codelets are
+// rebuilt from their names when an executable loads.
+TEST(Executable, WindowRngAndExpressionCodeletsLoadAsCompiled) {
+  const std::string root = std::string(TILEPROF_SOURCE_DIR);
+  for (const std::string& path : {root + "/tests/oracle/modules/reduce_window.hlo",
+                                 root + "/tests/oracle/modules/reduce.hlo",
+                                 root + "/samples/cnn/cnn.hlo"}) {
+    SCOPED_TRACE(path);
+    auto original = CompileFile(path);
+    ASSERT_TRUE(original) << original.error().message();
+    EXPECT_TRUE(original->result.lowering.opaque_opcodes.empty());
+    const std::string bytes = SerializeExecutable(InfoFor(original->name), original->result);
+    auto loaded = DeserializeExecutable(Bytes(bytes), "test.poplar_exec");
+    ASSERT_TRUE(loaded) << loaded.error().message();
+    EXPECT_EQ(report::WriteTextReport(loaded->result.report, nullptr, {}), original->text_report);
+    EXPECT_TRUE(SerializeExecutable(loaded->info, loaded->result) == bytes);
+  }
+}
+
 TEST(Executable, InfoListsTheStreams) {
   auto original = CompileFile(std::string(TILEPROF_SHARED_DIR) +
                               "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt");

@@ -1,0 +1,244 @@
+// Window codelets. See window.h.
+#include "engine/codelets/window.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/cost_model.h"
+#include "engine/codelets/families.h"
+#include "engine/codelets/numeric.h"
+
+namespace tileprof::engine {
+namespace {
+
+constexpr uint32_t kMaxRank = 16;
+
+constexpr const char* kDimParams[] = {"srcExtent", "window", "stride", "padLo",
+                                      "opLo",      "opSize", "srcLo",  "srcSize"};
+enum DimParam : size_t { kSrcExtent, kWindow, kStride, kPadLo, kOpLo, kOpSize, kSrcLo, kSrcSize };
+constexpr size_t kDimParamCount = std::size(kDimParams);
+
+int64_t Signed(uint32_t bits) { return static_cast<int32_t>(bits); }
+
+// Parameters: first, outSize<d>, select, then kDimParams per dimension.
+class SelectAndScatterCodelet final : public Codelet {
+ public:
+  SelectAndScatterCodelet(ElementType type, uint32_t rank)
+      : Codelet(SelectAndScatterCodeletName(type, rank), ExecutionKind::kWorker,
+                {In("operand", type, VectorLayout::kSpan), In("source", type, VectorLayout::kSpan),
+                 ScalarIn("init", type), Out("out", type, VectorLayout::kSpan)},
+                Params(rank), kSelectAndScatterCodeBytes),
+        type_(type),
+        rank_(rank) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    uint64_t total = 1, op_box = 1, src_box = 1;
+    for (uint32_t d = 0; d < rank_; ++d) {
+      const auto p = Dim(shape.params, d);
+      const uint64_t extent = shape.params[1 + d];
+      total *= extent;
+      if (p[kWindow] == 0 || p[kStride] == 0) {
+        return MakeError("dimension {}: window {} and stride {} must be nonzero", d, p[kWindow],
+                         p[kStride]);
+      }
+      if (uint64_t{p[kOpLo]} + p[kOpSize] > extent ||
+          uint64_t{p[kSrcLo]} + p[kSrcSize] > p[kSrcExtent]) {
+        return MakeError("dimension {}: a box exceeds its array", d);
+      }
+      op_box *= p[kOpSize];
+      src_box *= p[kSrcSize];
+    }
+    if (shape.params[1 + rank_] > 3) {
+      return MakeError("select direction {} is not one of 0..3", shape.params[1 + rank_]);
+    }
+    if (shape.field_elements[0] != op_box) {
+      return MakeError("field 'operand' has {} elements, its box has {}", shape.field_elements[0],
+                       op_box);
+    }
+    if (shape.field_elements[1] != src_box) {
+      return MakeError("field 'source' has {} elements, its box has {}", shape.field_elements[1],
+                       src_box);
+    }
+    const uint64_t first = shape.params[0], count = shape.field_elements[3];
+    if (first > total || count > total - first) {
+      return MakeError("field 'out' has {} elements from element {}, beyond the {} of the result",
+                       count, first, total);
+    }
+    return {};
+  }
+
+  // Per output element: the windows that can contain it times the window's
+  // elements, compared once each.
+  uint64_t EstimateCycles(const VertexShape& shape, const Target&) const override {
+    uint64_t compares = 1;
+    for (uint32_t d = 0; d < rank_; ++d) {
+      const auto p = Dim(shape.params, d);
+      const uint64_t window = std::max<uint32_t>(p[kWindow], 1);
+      const uint64_t stride = std::max<uint32_t>(p[kStride], 1);
+      compares *= window * ((window + stride - 1) / stride);
+    }
+    return cost::WorkerLoop(shape.field_elements[3], 1,
+                            kSelectCyclesPerElement + kSelectCyclesPerCompare * compares);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    return numeric::Dispatch(type_, [&](auto tag) -> Status {
+      constexpr ElementType kType = decltype(tag)::value;
+      using C = typename numeric::Traits<kType>::Compute;
+      if constexpr (numeric::kIsPred<C>) {
+        return MakeError("{}: pred is not supported", name());
+      } else {
+        return Run<kType>(io);
+      }
+    });
+  }
+
+ private:
+  static std::vector<std::string> Params(uint32_t rank) {
+    std::vector<std::string> params = {"first"};
+    for (uint32_t d = 0; d < rank; ++d) params.push_back(fmt::format("outSize{}", d));
+    params.push_back("select");
+    for (uint32_t d = 0; d < rank; ++d)
+      for (const char* name : kDimParams) params.push_back(fmt::format("{}{}", name, d));
+    return params;
+  }
+  std::span<const uint32_t> Dim(std::span<const uint32_t> params, uint32_t d) const {
+    return params.subspan(2 + rank_ + d * kDimParamCount, kDimParamCount);
+  }
+
+  template <ElementType kType>
+  Status Run(const VertexIo& io) const {
+    using C = typename numeric::Traits<kType>::Compute;
+    const auto direction = static_cast<SelectDirection>(io.params[1 + rank_]);
+    const auto select = [direction](C a, C b) {
+      switch (direction) {
+        case SelectDirection::kGe: return a >= b;
+        case SelectDirection::kGt: return a > b;
+        case SelectDirection::kLe: return a <= b;
+        case SelectDirection::kLt: return a < b;
+      }
+      return false;
+    };
+    const C init = numeric::Get<kType>(io.fields[2], 0);
+    const uint64_t count = Count(io, 3);
+    std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_), w(rank_), sel(rank_),
+        pos(rank_);
+    std::vector<uint32_t> extent(io.params.begin() + 1, io.params.begin() + 1 + rank_);
+    // q: the output coordinates, advanced as an odometer.
+    {
+      uint64_t flat = io.params[0];
+      for (uint32_t d = rank_; d-- > 0;) {
+        q[d] = static_cast<int64_t>(flat % extent[d]);
+        flat /= extent[d];
+      }
+    }
+    // Operand element at coordinates c, which must be inside the box.
+    auto operand_at = [&](std::span<const int64_t> c, C& value) -> bool {
+      uint64_t index = 0;
+      for (uint32_t d = 0; d < rank_; ++d) {
+        const auto p = Dim(io.params, d);
+        const int64_t local = c[d] - p[kOpLo];
+        if (local < 0 || local >= static_cast<int64_t>(p[kOpSize])) return false;
+        index = index * p[kOpSize] + static_cast<uint64_t>(local);
+      }
+      value = numeric::Get<kType>(io.fields[0], index);
+      return true;
+    };
+    for (uint64_t k = 0; k < count; ++k) {
+      C acc = init;
+      // The windows s (per dimension s*stride - padLo <= q < that + window).
+      bool none = false;
+      for (uint32_t d = 0; d < rank_; ++d) {
+        const auto p = Dim(io.params, d);
+        const int64_t stride = p[kStride], t = q[d] + Signed(p[kPadLo]);
+        const int64_t lo = t - static_cast<int64_t>(p[kWindow]) + 1;
+        s_lo[d] = std::max<int64_t>(0, lo <= 0 ? 0 : (lo + stride - 1) / stride);
+        s_hi[d] = std::min<int64_t>(static_cast<int64_t>(p[kSrcExtent]) - 1,
+                                    t < 0 ? -1 : t / stride);
+        none = none || s_lo[d] > s_hi[d];
+        s[d] = s_lo[d];
+      }
+      while (!none) {
+        // Select within window s.
+        bool have = false;
+        C best{};
+        std::fill(w.begin(), w.end(), 0);
+        while (true) {
+          bool inside = true;
+          for (uint32_t d = 0; d < rank_; ++d) {
+            const auto p = Dim(io.params, d);
+            pos[d] = s[d] * p[kStride] - Signed(p[kPadLo]) + w[d];
+            inside = inside && pos[d] >= 0 && pos[d] < static_cast<int64_t>(extent[d]);
+          }
+          if (inside) {
+            C value{};
+            if (!operand_at(pos, value)) {
+              return MakeError("{}: output element {} reads outside the connected operand box",
+                               name(), io.params[0] + k);
+            }
+            if (!have || !select(best, value)) {
+              best = value;
+              sel = pos;
+              have = true;
+            }
+          }
+          uint32_t d = rank_;
+          while (d-- > 0) {
+            if (++w[d] < static_cast<int64_t>(Dim(io.params, d)[kWindow])) break;
+            w[d] = 0;
+          }
+          if (d == static_cast<uint32_t>(-1)) break;
+        }
+        if (have && sel == q) {
+          uint64_t index = 0;
+          for (uint32_t d = 0; d < rank_; ++d) {
+            const auto p = Dim(io.params, d);
+            const int64_t local = s[d] - p[kSrcLo];
+            if (local < 0 || local >= static_cast<int64_t>(p[kSrcSize])) {
+              return MakeError("{}: output element {} reads outside the connected source box",
+                               name(), io.params[0] + k);
+            }
+            index = index * p[kSrcSize] + static_cast<uint64_t>(local);
+          }
+          const C v = numeric::Get<kType>(io.fields[1], index);
+          if constexpr (numeric::kIsInt<C>) acc = numeric::WrapAdd(acc, v);
+          else acc = acc + v;
+        }
+        uint32_t d = rank_;
+        while (d-- > 0) {
+          if (++s[d] <= s_hi[d]) break;
+          s[d] = s_lo[d];
+        }
+        if (d == static_cast<uint32_t>(-1)) break;
+      }
+      numeric::Put<kType>(io.fields[3], k, acc);
+      for (uint32_t d = rank_; d-- > 0;) {
+        if (++q[d] < static_cast<int64_t>(extent[d])) break;
+        q[d] = 0;
+      }
+    }
+    return {};
+  }
+
+  ElementType type_;
+  uint32_t rank_;
+};
+
+}  // namespace
+
+std::string SelectAndScatterCodeletName(ElementType type, uint32_t rank) {
+  return fmt::format("tileprof::SelectAndScatter<{},{}>", PoplarName(type), rank);
+}
+
+Expected<std::unique_ptr<Codelet>> MakeSelectAndScatterCodelet(ElementType type, uint32_t rank) {
+  if (rank == 0 || rank > kMaxRank) {
+    return MakeError("select-and-scatter rank {} outside [1, {}]", rank, kMaxRank);
+  }
+  if (type == ElementType::kPred) return MakeError("select-and-scatter of pred");
+  return std::unique_ptr<Codelet>(new SelectAndScatterCodelet(type, rank));
+}
+
+}  // namespace tileprof::engine

@@ -1,0 +1,275 @@
+// reduce-window and select-and-scatter.
+//
+// reduce-window gathers each output's window into a patches tensor laid out
+// [window..., output...] (a padded tileprof::Rearrange whose padding is the
+// init value, which is what XLA reduces for padding and base-dilation
+// holes), then reduces the leading window dimensions as a reduce would
+// (ReduceArray: popops::Reduce vertices, the init combined once). The
+// patches are materialised, so their memory and exchange are counted; the
+// window-major layout makes each Reduce vertex read one run per window
+// element. Variadic reduce-windows, window reversal and reducers that are
+// not one binary op stay opaque.
+//
+// select-and-scatter runs tileprof::SelectAndScatter vertices (engine/
+// codelets/window.h) on the output's tiles, each connected to the boxes of
+// the operand and source its outputs' windows can touch. The select
+// computation must be one comparison GE/GT/LE/LT of its parameters, the
+// scatter an add; dilated windows stay opaque (XLA has none here).
+#include <algorithm>
+#include <climits>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/window.h"
+#include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
+#include "engine/hlo/attributes.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+bool IsArray(const Value& value) { return !value.is_tuple && value.tensor.valid(); }
+
+bool IsParameter(const hlo::Instruction* instruction, int64_t number) {
+  return instruction->opcode() == hlo::Opcode::kParameter &&
+         instruction->parameter_number() == number;
+}
+
+// The comparison of select(a = parameter 0, b = parameter 1), if it is one.
+std::optional<SelectDirection> SelectOf(const hlo::Computation& computation) {
+  const hlo::Instruction* root = computation.root();
+  if (root == nullptr || root->opcode() != hlo::Opcode::kCompare || root->operand_count() != 2) {
+    return std::nullopt;
+  }
+  const hlo::Attribute* direction = root->FindAttribute("direction");
+  if (direction == nullptr) return std::nullopt;
+  bool swapped;
+  if (IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1)) swapped = false;
+  else if (IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0)) swapped = true;
+  else return std::nullopt;
+  const std::string_view d = direction->value();
+  // b OP a is a (mirror OP) b.
+  if (d == "GE") return swapped ? SelectDirection::kLe : SelectDirection::kGe;
+  if (d == "GT") return swapped ? SelectDirection::kLt : SelectDirection::kGt;
+  if (d == "LE") return swapped ? SelectDirection::kGe : SelectDirection::kLe;
+  if (d == "LT") return swapped ? SelectDirection::kGt : SelectDirection::kLt;
+  return std::nullopt;
+}
+
+bool IsAddOfParameters(const hlo::Computation& computation) {
+  const hlo::Instruction* root = computation.root();
+  return root != nullptr && root->opcode() == hlo::Opcode::kAdd && root->operand_count() == 2 &&
+         root->operand(0)->opcode() == hlo::Opcode::kParameter &&
+         root->operand(1)->opcode() == hlo::Opcode::kParameter &&
+         root->operand(0) != root->operand(1);
+}
+
+// Per dimension the coordinates [lo, hi] that flat elements [first, first +
+// count) of `dims` span: exact up to the first dimension where the first
+// and last element differ, whole after it.
+std::vector<std::pair<int64_t, int64_t>> SpanBox(std::span<const uint64_t> dims, uint64_t first,
+                                                 uint64_t count) {
+  const size_t rank = dims.size();
+  std::vector<uint64_t> f(rank), l(rank);
+  uint64_t a = first, b = first + count - 1;
+  for (size_t d = rank; d-- > 0;) {
+    f[d] = a % dims[d];
+    a /= dims[d];
+    l[d] = b % dims[d];
+    b /= dims[d];
+  }
+  std::vector<std::pair<int64_t, int64_t>> box(rank);
+  bool split = false;
+  for (size_t d = 0; d < rank; ++d) {
+    box[d] = split ? std::pair<int64_t, int64_t>{0, static_cast<int64_t>(dims[d]) - 1}
+                   : std::pair<int64_t, int64_t>{static_cast<int64_t>(f[d]), static_cast<int64_t>(l[d])};
+    split = split || f[d] != l[d];
+  }
+  return box;
+}
+
+// The sub-tensor with coordinates [lo, lo + size) per dimension.
+Expected<Tensor> Box(const Tensor& tensor, std::span<const uint64_t> lo,
+                     std::span<const uint64_t> size) {
+  Tensor view = tensor;
+  for (size_t d = 0; d < lo.size(); ++d) {
+    if (lo[d] == 0 && size[d] == tensor.shape()[d]) continue;
+    TILEPROF_ASSIGN_OR_RETURN(view, view.Slice(lo[d], lo[d] + size[d], d));
+  }
+  return view;
+}
+
+Expected<uint32_t> Param(int64_t v, std::string_view what) {
+  if (v < 0 || v > UINT32_MAX) return MakeError("{} {} does not fit a vertex parameter", what, v);
+  return static_cast<uint32_t>(v);
+}
+
+}  // namespace
+
+Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
+                                            std::span<const Value> operands,
+                                            program::Sequence& program) {
+  const hlo::Attribute* attribute = instruction.FindAttribute("window");
+  if (operands.size() != 2 || !IsArray(operands[0]) || !IsArray(operands[1]) ||
+      attribute == nullptr || instruction.called_computations().size() != 1 ||
+      !IsSimpleReducer(*instruction.called_computations()[0]) || !instruction.shape().IsArray() ||
+      !IsNative(instruction.shape()) || operands[1].tensor.NumElements() != 1 ||
+      operands[1].tensor.element_type() != operands[0].tensor.element_type()) {
+    return LowerOpaque(instruction, operands, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<hlo::WindowDimension> window,
+                            hlo::ParseWindow(attribute->value()));
+  const Tensor& in = operands[0].tensor;
+  const size_t rank = in.Rank();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> out_dims, StorageShape(instruction.shape()));
+  if (window.size() != rank || out_dims.size() != rank) {
+    return MakeError("window has {} dimensions, the operand {} and the result {}", window.size(),
+                     rank, out_dims.size());
+  }
+  std::vector<SourceDim> map(rank);
+  std::vector<uint64_t> patch_dims(2 * rank);
+  std::vector<int64_t> reduced(rank);
+  for (size_t j = 0; j < rank; ++j) {
+    const hlo::WindowDimension& w = window[j];
+    if (w.window_reversal) return LowerOpaque(instruction, operands, program);
+    if (w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1) {
+      return MakeError("window dimension {} has a size, stride or dilation below 1", j);
+    }
+    // Operand coordinate (dilated) = stride * o - padLow + window_dilation * w.
+    map[j] = SourceDim{static_cast<uint32_t>(rank + j), static_cast<uint32_t>(j), w.stride,
+                       w.window_dilation, -w.padding_low, static_cast<uint64_t>(w.base_dilation)};
+    patch_dims[j] = static_cast<uint64_t>(w.size);
+    patch_dims[rank + j] = out_dims[j];
+    reduced[j] = static_cast<int64_t>(j);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor patches, EmitRearrange(in, map, &operands[1].tensor, patch_dims,
+                                    fmt::format("{}/patches", instruction.name()), program));
+  return ReduceArray(instruction, operands, patches, reduced, program);
+}
+
+Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruction,
+                                                std::span<const Value> operands,
+                                                program::Sequence& program) {
+  const hlo::Attribute* attribute = instruction.FindAttribute("window");
+  const hlo::Attribute* select_attribute = instruction.FindAttribute("select");
+  const hlo::Attribute* scatter_attribute = instruction.FindAttribute("scatter");
+  const auto calls = instruction.called_computations();
+  if (operands.size() != 3 || !IsArray(operands[0]) || !IsArray(operands[1]) ||
+      !IsArray(operands[2]) || attribute == nullptr || select_attribute == nullptr ||
+      scatter_attribute == nullptr || select_attribute->count() != 1 ||
+      scatter_attribute->count() != 1 || select_attribute->first() >= calls.size() ||
+      scatter_attribute->first() >= calls.size()) {
+    return LowerOpaque(instruction, operands, program);
+  }
+  const std::optional<SelectDirection> direction = SelectOf(*calls[select_attribute->first()]);
+  const Tensor& operand = operands[0].tensor;
+  const Tensor& source = operands[1].tensor;
+  const Tensor& init = operands[2].tensor;
+  const ElementType type = operand.element_type();
+  if (!direction || !IsAddOfParameters(*calls[scatter_attribute->first()]) ||
+      source.element_type() != type || init.element_type() != type || init.NumElements() != 1 ||
+      type == ElementType::kPred || !instruction.shape().IsArray() ||
+      !IsNative(instruction.shape())) {
+    return LowerOpaque(instruction, operands, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<hlo::WindowDimension> window,
+                            hlo::ParseWindow(attribute->value()));
+  const size_t rank = operand.Rank();
+  if (window.size() != rank || source.Rank() != rank) {
+    return MakeError("window has {} dimensions, the operand {} and the source {}", window.size(),
+                     rank, source.Rank());
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    const hlo::WindowDimension& w = window[d];
+    if (w.base_dilation != 1 || w.window_dilation != 1 || w.window_reversal) {
+      return LowerOpaque(instruction, operands, program);
+    }
+    if (w.size < 1 || w.stride < 1) {
+      return MakeError("window dimension {} has a size or stride below 1", d);
+    }
+    const int64_t padded = static_cast<int64_t>(operand.shape()[d]) + w.padding_low + w.padding_high;
+    const int64_t windows = padded < w.size ? 0 : (padded - w.size) / w.stride + 1;
+    if (windows != static_cast<int64_t>(source.shape()[d])) {
+      return MakeError("source dimension {} has {} elements, the window gives {}", d,
+                       source.shape()[d], windows);
+    }
+    if (w.padding_low < INT32_MIN || w.padding_low > INT32_MAX) {
+      return MakeError("padding {} does not fit a vertex parameter", w.padding_low);
+    }
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(instruction.shape(), instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(out);
+  if (operand.NumElements() == 0 || source.NumElements() == 0) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor filled, Fill(init, instruction.shape(), instruction.name(), program));
+    return Value::Array(filled);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
+                            codelets_.SelectAndScatter(type, static_cast<uint32_t>(rank)));
+  const std::vector<uint64_t> dims = operand.shape();
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    const uint64_t first = position;
+    const uint64_t count = piece.region.size();
+    position += count;
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    const auto box = SpanBox(dims, first, count);
+    std::vector<uint64_t> op_lo(rank), op_size(rank), src_lo(rank), src_size(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      const hlo::WindowDimension& w = window[d];
+      const auto extent = static_cast<int64_t>(dims[d]);
+      const auto windows = static_cast<int64_t>(source.shape()[d]);
+      // Windows s with s * stride - padLow <= q <= that + size - 1 for q in the box.
+      const int64_t lo = box[d].first + w.padding_low - w.size + 1, hi = box[d].second + w.padding_low;
+      int64_t s_lo = lo <= 0 ? 0 : (lo + w.stride - 1) / w.stride;
+      int64_t s_hi = hi < 0 ? -1 : std::min(windows - 1, hi / w.stride);
+      if (s_lo > s_hi) s_lo = s_hi = std::min<int64_t>(s_lo, windows - 1);  // none: any one
+      int64_t o_lo = std::max<int64_t>(0, s_lo * w.stride - w.padding_low);
+      int64_t o_hi = std::min(extent - 1, s_hi * w.stride - w.padding_low + w.size - 1);
+      if (o_lo > o_hi) o_lo = o_hi = std::min(o_lo, extent - 1);  // all padding: any one
+      src_lo[d] = static_cast<uint64_t>(s_lo);
+      src_size[d] = static_cast<uint64_t>(s_hi - s_lo + 1);
+      op_lo[d] = static_cast<uint64_t>(o_lo);
+      op_size[d] = static_cast<uint64_t>(o_hi - o_lo + 1);
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor op_box, Box(operand, op_lo, op_size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor src_box, Box(source, src_lo, src_size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], op_box));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["source"], src_box));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["init"], init.Flatten()));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+    auto set = [&](std::string name, int64_t value) -> Status {
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(value, name));
+      return graph_.SetInitialValue(vertex[name], v);
+    };
+    TILEPROF_RETURN_IF_ERROR(set("first", static_cast<int64_t>(first)));
+    TILEPROF_RETURN_IF_ERROR(set("select", static_cast<int64_t>(*direction)));
+    for (size_t d = 0; d < rank; ++d) {
+      const hlo::WindowDimension& w = window[d];
+      TILEPROF_RETURN_IF_ERROR(set(fmt::format("outSize{}", d), static_cast<int64_t>(dims[d])));
+      const int64_t values[] = {static_cast<int64_t>(source.shape()[d]), w.size, w.stride, 0,
+                                static_cast<int64_t>(op_lo[d]), static_cast<int64_t>(op_size[d]),
+                                static_cast<int64_t>(src_lo[d]), static_cast<int64_t>(src_size[d])};
+      const char* names[] = {"srcExtent", "window", "stride", "padLo", "opLo", "opSize", "srcLo", "srcSize"};
+      for (size_t k = 0; k < std::size(values); ++k) {
+        if (k == 3) {
+          // Signed: 32-bit two's complement.
+          TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
+              vertex[fmt::format("padLo{}", d)],
+              static_cast<uint32_t>(static_cast<int32_t>(w.padding_low))));
+          continue;
+        }
+        TILEPROF_RETURN_IF_ERROR(set(fmt::format("{}{}", names[k], d), values[k]));
+      }
+    }
+  }
+  return Value::Array(out);
+}
+
+}  // namespace tileprof::engine::compiler
