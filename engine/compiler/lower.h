@@ -127,6 +127,13 @@ class Lowering {
   Expected<Value> LowerIota(const hlo::Instruction& instruction, program::Sequence& program);
   Expected<Value> LowerDynamicSlice(const hlo::Instruction& instruction,
                                     std::span<const Value> operands, program::Sequence& program);
+  // lower_gather.cc, lower_sort.cc
+  Expected<Value> LowerGather(const hlo::Instruction& instruction,
+                              std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerScatter(const hlo::Instruction& instruction,
+                               std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerSort(const hlo::Instruction& instruction, std::span<const Value> operands,
+                            program::Sequence& program);
   // lower_dot.cc
   Expected<Value> LowerDotLike(const hlo::Instruction& instruction,
                                std::span<const Value> operands, program::Sequence& program);

@@ -1,0 +1,300 @@
+// Gather and scatter (engine/codelets/gather.h): one vertex per tile run of
+// the linearly mapped result, reading the whole operand (gather) or its own
+// run of it (scatter) and the whole indices and updates. Reading whole
+// tensors over-counts the exchange of a gather whose run needs few rows;
+// it is exact for the common small index tensors and keeps the lowering
+// general. Unsupported forms (tuple operands, several scatter operands, an
+// update computation other than assign or one binary op) stay opaque.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/gather.h"
+#include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
+#include "engine/hlo/attributes.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+bool IsPlainArray(const Value& value, const hlo::Shape& shape) {
+  return !value.is_tuple && value.tensor.valid() && shape.IsArray() &&
+         value.tensor.Rank() == static_cast<size_t>(shape.rank());
+}
+
+Expected<std::vector<int64_t>> ListAttribute(const hlo::Instruction& instruction,
+                                             std::string_view name) {
+  const hlo::Attribute* attribute = instruction.FindAttribute(name);
+  if (attribute == nullptr) return std::vector<int64_t>{};
+  Expected<std::vector<int64_t>> list = hlo::ParseIntList(attribute->value());
+  if (!list) return MakeError("{}: bad {}={}", Describe(instruction), name, attribute->value());
+  return list;
+}
+
+bool Contains(std::span<const int64_t> list, int64_t v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+Expected<uint32_t> Param(uint64_t v, const hlo::Instruction& instruction) {
+  if (v > UINT32_MAX) return MakeError("{}: {} does not fit a vertex parameter", Describe(instruction), v);
+  return static_cast<uint32_t>(v);
+}
+
+// The dimension numbers common to gather and scatter, as vertex parameters.
+struct Numbers {
+  std::vector<uint32_t> res_src;  // per result (gather) / update (scatter) dimension
+  std::vector<uint32_t> start;    // per operand dimension
+  uint32_t ivd = 0;
+};
+
+// `window_dims`: result dimensions that are windows (offset_dims /
+// update_window_dims); `removed`: operand dimensions without a window
+// dimension (collapsed / inserted, plus batching); `start_map`: index
+// vector component -> operand dimension.
+Expected<Numbers> Build(const hlo::Instruction& instruction, size_t op_rank, size_t idx_rank,
+                        size_t res_rank, std::span<const int64_t> window_dims,
+                        std::span<const int64_t> removed, std::span<const int64_t> start_map,
+                        std::span<const int64_t> op_batch, std::span<const int64_t> idx_batch,
+                        int64_t ivd) {
+  const auto bad = [&](std::string_view what) {
+    return MakeError("{}: {}", Describe(instruction), what);
+  };
+  if (ivd < 0 || static_cast<size_t>(ivd) > idx_rank) return bad("index_vector_dim outside the indices' rank");
+  if (op_batch.size() != idx_batch.size()) return bad("batching dimension lists differ in length");
+  Numbers n;
+  n.ivd = static_cast<uint32_t>(ivd);
+  std::vector<uint32_t> operand_windows, batch_dims;
+  for (size_t j = 0; j < op_rank; ++j) {
+    if (!Contains(removed, static_cast<int64_t>(j)) && !Contains(op_batch, static_cast<int64_t>(j))) {
+      operand_windows.push_back(static_cast<uint32_t>(j));
+    }
+  }
+  for (size_t k = 0; k < idx_rank; ++k) {
+    if (k != static_cast<size_t>(ivd)) batch_dims.push_back(static_cast<uint32_t>(k));
+  }
+  if (operand_windows.size() != window_dims.size() ||
+      batch_dims.size() + window_dims.size() != res_rank) {
+    return bad("dimension numbers do not match the ranks of the operands and result");
+  }
+  n.res_src.assign(res_rank, 0);
+  size_t w = 0, b = 0;
+  for (size_t r = 0; r < res_rank; ++r) {
+    if (Contains(window_dims, static_cast<int64_t>(r))) n.res_src[r] = operand_windows[w++];
+    else n.res_src[r] = static_cast<uint32_t>(op_rank) + batch_dims[b++];
+  }
+  if (w != window_dims.size()) return bad("window dimensions outside the result's rank");
+  n.start.assign(op_rank, 0);
+  for (size_t k = 0; k < start_map.size(); ++k) {
+    if (start_map[k] < 0 || static_cast<size_t>(start_map[k]) >= op_rank) return bad("start map outside the operand's rank");
+    n.start[static_cast<size_t>(start_map[k])] = static_cast<uint32_t>(k + 1);
+  }
+  for (size_t i = 0; i < op_batch.size(); ++i) {
+    if (op_batch[i] < 0 || static_cast<size_t>(op_batch[i]) >= op_rank || idx_batch[i] < 0 ||
+        static_cast<size_t>(idx_batch[i]) >= idx_rank || idx_batch[i] == ivd) {
+      return bad("batching dimension outside the ranks");
+    }
+    n.start[static_cast<size_t>(op_batch[i])] = kStartFromBatch + static_cast<uint32_t>(idx_batch[i]);
+  }
+  return n;
+}
+
+std::optional<ScatterCombiner> CombinerOf(const hlo::Computation& computation) {
+  const hlo::Instruction* root = computation.root();
+  if (root == nullptr) return std::nullopt;
+  if (root->opcode() == hlo::Opcode::kParameter) {
+    return root->parameter_number() == 1 ? std::optional(ScatterCombiner::kAssign) : std::nullopt;
+  }
+  if (root->operand_count() != 2) return std::nullopt;
+  // Commutative ops only, so the order of the parameters does not matter;
+  // both must be used.
+  const auto a = root->operands()[0], b = root->operands()[1];
+  if (a->opcode() != hlo::Opcode::kParameter || b->opcode() != hlo::Opcode::kParameter ||
+      a->parameter_number() + b->parameter_number() != 1) {
+    return std::nullopt;
+  }
+  switch (root->opcode()) {
+    case hlo::Opcode::kAdd: return ScatterCombiner::kAdd;
+    case hlo::Opcode::kMultiply: return ScatterCombiner::kMul;
+    case hlo::Opcode::kMaximum: return ScatterCombiner::kMax;
+    case hlo::Opcode::kMinimum: return ScatterCombiner::kMin;
+    case hlo::Opcode::kAnd: return ScatterCombiner::kAnd;
+    case hlo::Opcode::kOr: return ScatterCombiner::kOr;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
+                                      std::span<const Value> operands, program::Sequence& program) {
+  const auto opaque = [&] { return LowerOpaque(instruction, operands, program); };
+  if (operands.size() != 2 || !IsPlainArray(operands[0], instruction.operands()[0]->shape()) ||
+      !IsPlainArray(operands[1], instruction.operands()[1]->shape()) ||
+      !instruction.shape().IsArray()) {
+    return opaque();
+  }
+  const Tensor& operand = operands[0].tensor;
+  const Tensor& indices = operands[1].tensor;
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
+  Expected<std::vector<uint64_t>> dims = StorageShape(instruction.shape());
+  if (!dims || storage.type != operand.element_type() ||
+      dims->size() != static_cast<size_t>(instruction.shape().rank()) || operand.Rank() == 0) {
+    return opaque();
+  }
+  TILEPROF_ASSIGN_OR_RETURN(auto offset_dims, ListAttribute(instruction, "offset_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto collapsed, ListAttribute(instruction, "collapsed_slice_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto start_map, ListAttribute(instruction, "start_index_map"));
+  TILEPROF_ASSIGN_OR_RETURN(auto slice_sizes, ListAttribute(instruction, "slice_sizes"));
+  TILEPROF_ASSIGN_OR_RETURN(auto op_batch, ListAttribute(instruction, "operand_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto idx_batch, ListAttribute(instruction, "start_indices_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd, IntAttribute(instruction, "index_vector_dim"));
+  if (!ivd) return MakeError("{}: no index_vector_dim", Describe(instruction));
+  if (slice_sizes.size() != operand.Rank()) {
+    return MakeError("{}: {} slice sizes for an operand of rank {}", Describe(instruction),
+                     slice_sizes.size(), operand.Rank());
+  }
+  for (size_t j = 0; j < slice_sizes.size(); ++j) {
+    if (slice_sizes[j] < 0 || static_cast<uint64_t>(slice_sizes[j]) > operand.shape()[j]) {
+      return MakeError("{}: slice size {} in a dimension of {}", Describe(instruction),
+                       slice_sizes[j], operand.shape()[j]);
+    }
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Numbers n, Build(instruction, operand.Rank(), indices.Rank(),
+                                             dims->size(), offset_dims, collapsed, start_map,
+                                             op_batch, idx_batch, *ivd));
+  const uint64_t components = n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
+  if (start_map.size() != components) {
+    return MakeError("{}: start_index_map has {} entries, the index vector {}",
+                     Describe(instruction), start_map.size(), components);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(storage.type, *dims, instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(std::move(out));
+  TILEPROF_ASSIGN_OR_RETURN(
+      const Codelet* codelet,
+      codelets_.Gather(storage.type, indices.element_type(), static_cast<uint32_t>(operand.Rank()),
+                       static_cast<uint32_t>(indices.Rank()), static_cast<uint32_t>(dims->size())));
+  // Parameters in the codelet's order (gather.h).
+  std::vector<uint32_t> params;
+  for (uint64_t d : *dims) params.push_back(static_cast<uint32_t>(d));
+  for (uint64_t d : operand.shape()) { TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction)); params.push_back(v); }
+  for (uint64_t d : indices.shape()) { TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction)); params.push_back(v); }
+  params.push_back(n.ivd);
+  params.insert(params.end(), n.res_src.begin(), n.res_src.end());
+  params.insert(params.end(), n.start.begin(), n.start.end());
+  for (int64_t s : slice_sizes) params.push_back(static_cast<uint32_t>(s));
+  for (size_t r = 0; r < dims->size(); ++r) {
+    const uint64_t expected = n.res_src[r] < operand.Rank()
+                                  ? static_cast<uint64_t>(slice_sizes[n.res_src[r]])
+                                  : indices.shape()[n.res_src[r] - operand.Rank()];
+    if ((*dims)[r] != expected) {
+      return MakeError("{}: result dimension {} has {} elements, expected {}",
+                       Describe(instruction), r, (*dims)[r], expected);
+    }
+  }
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    const uint64_t first = position, count = piece.region.size();
+    position += count;
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, Param(first, instruction));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
+    const auto names = codelet->params();
+    for (size_t i = 1; i < names.size(); ++i) {
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[names[i]], params[i - 1]));
+    }
+  }
+  return Value::Array(std::move(out));
+}
+
+Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
+                                       std::span<const Value> operands, program::Sequence& program) {
+  const auto opaque = [&] { return LowerOpaque(instruction, operands, program); };
+  if (operands.size() != 3 || instruction.called_computations().size() != 1 ||
+      !instruction.shape().IsArray()) {
+    return opaque();
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    if (!IsPlainArray(operands[i], instruction.operands()[i]->shape())) return opaque();
+  }
+  const Tensor& operand = operands[0].tensor;
+  const Tensor& indices = operands[1].tensor;
+  const Tensor& updates = operands[2].tensor;
+  const std::optional<ScatterCombiner> combiner = CombinerOf(*instruction.called_computations()[0]);
+  if (!combiner || operand.Rank() == 0 || updates.element_type() != operand.element_type()) {
+    return opaque();
+  }
+  TILEPROF_ASSIGN_OR_RETURN(auto window_dims, ListAttribute(instruction, "update_window_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto inserted, ListAttribute(instruction, "inserted_window_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto start_map, ListAttribute(instruction, "scatter_dims_to_operand_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto op_batch, ListAttribute(instruction, "input_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto idx_batch, ListAttribute(instruction, "scatter_indices_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd, IntAttribute(instruction, "index_vector_dim"));
+  if (!ivd) return MakeError("{}: no index_vector_dim", Describe(instruction));
+  TILEPROF_ASSIGN_OR_RETURN(Numbers n, Build(instruction, operand.Rank(), indices.Rank(),
+                                             updates.Rank(), window_dims, inserted, start_map,
+                                             op_batch, idx_batch, *ivd));
+  const uint64_t components = n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
+  if (start_map.size() != components) {
+    return MakeError("{}: scatter_dims_to_operand_dims has {} entries, the index vector {}",
+                     Describe(instruction), start_map.size(), components);
+  }
+  for (size_t u = 0; u < updates.Rank(); ++u) {
+    const uint32_t src = n.res_src[u];
+    const uint64_t limit = src < operand.Rank() ? operand.shape()[src] : indices.shape()[src - operand.Rank()];
+    if (src < operand.Rank() ? updates.shape()[u] > limit : updates.shape()[u] != limit) {
+      return MakeError("{}: update dimension {} has {} elements, does not fit {}",
+                       Describe(instruction), u, updates.shape()[u], limit);
+    }
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(operand.element_type(), operand.shape(),
+                                                  instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(std::move(out));
+  TILEPROF_ASSIGN_OR_RETURN(
+      const Codelet* codelet,
+      codelets_.Scatter(operand.element_type(), indices.element_type(), *combiner,
+                        static_cast<uint32_t>(operand.Rank()), static_cast<uint32_t>(indices.Rank()),
+                        static_cast<uint32_t>(updates.Rank())));
+  std::vector<uint32_t> params;  // after "first", in the codelet's order
+  for (const Tensor* t : {&operand, &indices, &updates}) {
+    for (uint64_t d : t->shape()) {
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
+      params.push_back(v);
+    }
+  }
+  params.push_back(n.ivd);
+  params.insert(params.end(), n.res_src.begin(), n.res_src.end());
+  params.insert(params.end(), n.start.begin(), n.start.end());
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten(), flat_operand = operand.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    const uint64_t first = position, count = piece.region.size();
+    position += count;
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part, flat_operand.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand_part));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["updates"], updates));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, Param(first, instruction));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
+    const auto names = codelet->params();
+    for (size_t i = 1; i < names.size(); ++i) {
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[names[i]], params[i - 1]));
+    }
+  }
+  return Value::Array(std::move(out));
+}
+
+}  // namespace tileprof::engine::compiler
