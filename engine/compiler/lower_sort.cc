@@ -4,10 +4,16 @@
 // non-minor dimension is strided across the tensor). The comparator must be
 // one of the forms sort.h lists; others stay opaque, and the simulator then
 // refuses the program naming the sort.
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "engine/codelets/sort.h"
 #include "engine/compiler/lower.h"
+#include "engine/compiler/scalar_eval.h"
 #include "engine/compiler/types.h"
 #include "engine/hlo/attributes.h"
 
@@ -26,76 +32,136 @@ std::string_view AttributeText(const Instruction& i, std::string_view name) {
   return a == nullptr ? std::string_view{} : a->value();
 }
 
-// jax's float canonicalisation of parameter p (jnp.sort's comparator):
-//   s = select(compare(x, x, NE), NaN bits, select(compare(x, 0, EQ), 0, bitcast(x)))
-//   key = select(compare(s, 0, LT), bitcast(INT_MAX - bitcast<u>(x)), s)
-// Checked structurally: the root's operands are selects whose inputs all
-// come from parameter p (and constants), with a NaN test x != x. The
-// resulting order is "NaNs last, -0 == +0, then by value".
-bool UsesOnlyParam(const Instruction* i, int64_t p, int depth, bool& nan_test, bool& bitcast) {
-  if (depth > 12) return false;
-  switch (i->opcode()) {
-    case Opcode::kParameter: return i->parameter_number() == p;
-    case Opcode::kConstant: return true;
-    case Opcode::kCompare:
-      if (AttributeText(*i, "direction") == "NE" && i->operand_count() == 2 &&
-          i->operands()[0] == i->operands()[1] && IsParam(i->operands()[0], p)) {
-        nan_test = true;
-      }
-      break;
-    case Opcode::kBitcastConvert: bitcast = true; break;
-    case Opcode::kSelect: case Opcode::kSubtract: case Opcode::kConvert: break;
-    default: return false;
-  }
-  for (const Instruction* o : i->operands())
-    if (!UsesOnlyParam(o, p, depth + 1, nan_test, bitcast)) return false;
-  return true;
-}
-
 struct Comparator {
   uint32_t key = 0;
   SortOrder order = SortOrder::kLt;
 };
 
-std::optional<Comparator> ComparatorOf(const hlo::Computation& computation, size_t operands,
-                                       const std::vector<ElementType>& types) {
-  const Instruction* root = computation.root();
-  if (root == nullptr || root->opcode() != Opcode::kCompare || root->operand_count() != 2) {
-    return std::nullopt;
+void UsedParameters(const Instruction* i, std::set<int64_t>& used, std::set<const Instruction*>& seen) {
+  if (!seen.insert(i).second) return;
+  if (i->opcode() == Opcode::kParameter) used.insert(i->parameter_number());
+  for (const Instruction* o : i->operands()) UsedParameters(o, used, seen);
+}
+
+// The order a candidate stands for, on probe values (as doubles).
+bool Matches(SortOrder order, double x, double y) {
+  const auto total = [](double v) {
+    const auto bits = std::bit_cast<int64_t>(v);
+    return bits < 0 ? bits ^ INT64_MAX : bits;
+  };
+  const auto nan_last = [&](double v) {
+    if (std::isnan(v)) v = std::copysign(std::numeric_limits<double>::quiet_NaN(), 1.0);
+    if (v == 0) v = 0.0;
+    return total(v);
+  };
+  switch (order) {
+    case SortOrder::kLt: return x < y;
+    case SortOrder::kGt: return x > y;
+    case SortOrder::kLtTotal: return total(x) < total(y);
+    case SortOrder::kGtTotal: return total(x) > total(y);
+    case SortOrder::kLtNanLast: return nan_last(x) < nan_last(y);
+    case SortOrder::kGtNanLast: return nan_last(x) > nan_last(y);
   }
-  const std::string_view direction = AttributeText(*root, "direction");
-  bool lt = direction == "LT";
-  if (!lt && direction != "GT") return std::nullopt;
-  const Instruction* a = root->operands()[0];
-  const Instruction* b = root->operands()[1];
-  const bool total = AttributeText(*root, "type") == "TOTALORDER";
-  for (size_t k = 0; k < operands; ++k) {
-    const auto p = static_cast<int64_t>(2 * k);
-    Comparator c{static_cast<uint32_t>(k), SortOrder::kLt};
-    bool direct = IsParam(a, p) && IsParam(b, p + 1);
+  return false;
+}
+
+std::vector<Scalar> Probes(hlo::PrimitiveType type) {
+  using P = hlo::PrimitiveType;
+  std::vector<Scalar> probes;
+  if (type == P::kF32 || type == P::kF64) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const double tiny = type == P::kF32 ? std::numeric_limits<float>::denorm_min()
+                                        : std::numeric_limits<double>::denorm_min();
+    const double big = type == P::kF32 ? std::numeric_limits<float>::max()
+                                       : std::numeric_limits<double>::max();
+    for (double v : {nan, -nan, inf, -inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, tiny, -tiny, big, -big,
+                     1e-30, -3.0}) {
+      probes.push_back(type == P::kF32 ? Scalar::F32(static_cast<float>(v)) : Scalar::F64(v));
+    }
+  } else if (type == P::kPred) {
+    probes = {Scalar::Int(type, 0), Scalar::Int(type, 1)};
+  } else if (hlo::IsSignedIntegerType(type) && hlo::BitWidth(type) >= 8) {
+    const int w = hlo::BitWidth(type);
+    const int64_t max = w == 64 ? INT64_MAX : (int64_t{1} << (w - 1)) - 1;
+    for (int64_t v : {-max - 1, int64_t{-7}, int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{7}, max})
+      probes.push_back(Scalar::Int(type, v));
+  } else if (hlo::IsUnsignedIntegerType(type) && hlo::BitWidth(type) >= 8) {
+    for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{-2}, int64_t{-1}})
+      probes.push_back(Scalar::Int(type, v));  // -1, -2: the largest values
+  }
+  return probes;
+}
+
+double ProbeValue(const Scalar& s) {
+  using P = hlo::PrimitiveType;
+  if (s.type == P::kF32) return std::bit_cast<float>(static_cast<uint32_t>(s.bits));
+  if (s.type == P::kF64) return std::bit_cast<double>(s.bits);
+  if (hlo::IsSignedIntegerType(s.type)) {
+    const int w = hlo::BitWidth(s.type);
+    if (w >= 64) return static_cast<double>(static_cast<int64_t>(s.bits));
+    const uint64_t sign = uint64_t{1} << (w - 1);
+    return static_cast<double>(static_cast<int64_t>((s.bits ^ sign) - sign));
+  }
+  return static_cast<double>(s.bits);  // u64 above 2^53 rounds, keeping the order
+}
+
+// The comparator's order: it must read only the parameters of one operand
+// k (2k and 2k + 1). compare(p2k, p2k+1) LT/GT is read directly (any element
+// type); anything else is evaluated on probe values of the key's type and
+// must agree with one of the orders of engine/codelets/sort.h on all of
+// them (jax's select/bitcast-convert float comparator is the common case).
+std::optional<Comparator> ComparatorOf(const hlo::Computation& computation,
+                                       std::span<const hlo::PrimitiveType> types) {
+  const Instruction* root = computation.root();
+  if (root == nullptr) return std::nullopt;
+  std::set<int64_t> used;
+  std::set<const Instruction*> seen;
+  UsedParameters(root, used, seen);
+  if (used.empty() || *used.begin() < 0) return std::nullopt;
+  const int64_t k = *used.begin() / 2;
+  if (*used.rbegin() > 2 * k + 1 || static_cast<size_t>(k) >= types.size()) return std::nullopt;
+  const int64_t p = 2 * k;
+  Comparator c{static_cast<uint32_t>(k), SortOrder::kLt};
+  const hlo::PrimitiveType type = types[static_cast<size_t>(k)];
+  const bool is_float = hlo::IsFloatingPointType(type);
+  if (root->opcode() == Opcode::kCompare && root->operand_count() == 2) {
+    const Instruction* a = root->operands()[0];
+    const Instruction* b = root->operands()[1];
+    const std::string_view direction = AttributeText(*root, "direction");
+    const bool direct = IsParam(a, p) && IsParam(b, p + 1);
     const bool swapped = IsParam(a, p + 1) && IsParam(b, p);
-    if (direct || swapped) {
-      const bool ascending = lt == direct;
-      const bool is_float = types[k] == ElementType::kF32 || types[k] == ElementType::kF16 ||
-                            types[k] == ElementType::kF64 || types[k] == ElementType::kBF16;
-      if (total && is_float) c.order = ascending ? SortOrder::kLtTotal : SortOrder::kGtTotal;
+    if ((direct || swapped) && (direction == "LT" || direction == "GT")) {
+      const bool ascending = (direction == "LT") == direct;
+      const bool total = AttributeText(*root, "type") == "TOTALORDER" && is_float;
+      if (total) c.order = ascending ? SortOrder::kLtTotal : SortOrder::kGtTotal;
       else c.order = ascending ? SortOrder::kLt : SortOrder::kGt;
       return c;
     }
-    // jax's canonicalised float keys: the same expression of p and p + 1.
-    if (types[k] != ElementType::kF32 && types[k] != ElementType::kF64) continue;
-    for (const bool forward : {true, false}) {
-      bool nan_a = false, cast_a = false, nan_b = false, cast_b = false;
-      if (a->opcode() == Opcode::kSelect && b->opcode() == Opcode::kSelect &&
-          UsesOnlyParam(a, forward ? p : p + 1, 0, nan_a, cast_a) &&
-          UsesOnlyParam(b, forward ? p + 1 : p, 0, nan_b, cast_b) && nan_a && nan_b && cast_a &&
-          cast_b) {
-        c.order = (lt == forward) ? SortOrder::kLtNanLast : SortOrder::kGtNanLast;
-        return c;
-      }
+  }
+  const std::vector<Scalar> probes = Probes(type);
+  if (probes.empty()) return std::nullopt;
+  std::vector<Scalar> params(types.size() * 2);
+  for (size_t i = 0; i < params.size(); ++i) params[i] = Scalar::Int(types[i / 2], 0);
+  std::vector<SortOrder> candidates = {SortOrder::kLt, SortOrder::kGt};
+  if (is_float) {
+    candidates.insert(candidates.end(), {SortOrder::kLtTotal, SortOrder::kGtTotal,
+                                         SortOrder::kLtNanLast, SortOrder::kGtNanLast});
+  }
+  for (const Scalar& x : probes) {
+    for (const Scalar& y : probes) {
+      params[static_cast<size_t>(p)] = x;
+      params[static_cast<size_t>(p) + 1] = y;
+      const std::optional<Scalar> r = EvaluateScalar(*root, params);
+      if (!r || r->type != hlo::PrimitiveType::kPred) return std::nullopt;
+      std::erase_if(candidates, [&](SortOrder order) {
+        return Matches(order, ProbeValue(x), ProbeValue(y)) != (r->bits != 0);
+      });
+      if (candidates.empty()) return std::nullopt;
     }
   }
-  return std::nullopt;
+  c.order = candidates.front();
+  return c;
 }
 
 }  // namespace
@@ -124,8 +190,12 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
     return MakeError("{}: sort needs one dimension inside rank {}", Describe(instruction),
                      first.Rank());
   }
+  std::vector<hlo::PrimitiveType> hlo_types;
+  for (const hlo::Instruction* operand : instruction.operands()) {
+    hlo_types.push_back(operand->shape().element_type);
+  }
   const std::optional<Comparator> comparator =
-      ComparatorOf(*instruction.called_computations()[0], operands.size(), types);
+      ComparatorOf(*instruction.called_computations()[0], hlo_types);
   if (!comparator) return opaque();
   for (uint64_t d : first.shape()) {
     if (d > UINT32_MAX) return MakeError("{}: dimension {} too large", Describe(instruction), d);

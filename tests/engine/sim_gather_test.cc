@@ -258,15 +258,47 @@ TEST(SimSort, JaxFloatComparator) {
   EXPECT_THAT(Decode<int32_t>(out["out.1"]), ElementsAre(4, 1, 3, 2, 0, 5));
 }
 
+TEST(SimSort, ComparatorsAreProbedNotMatchedByShape) {
+  // compare(-a, -b) LT on f32 is a descending sort (probing finds GT). On
+  // s32 it is not (-INT_MIN wraps), and probing refuses it.
+  const std::string text = R"(
+HloModule s
+cmp {
+  a = TYPE[] parameter(0)
+  b = TYPE[] parameter(1)
+  na = TYPE[] negate(a)
+  nb = TYPE[] negate(b)
+  ROOT r = pred[] compare(na, nb), direction=LT
+}
+ENTRY main {
+  x = TYPE[4] parameter(0)
+  ROOT s = TYPE[4] sort(x), dimensions={0}, to_apply=cmp
+})";
+  const auto with = [&](std::string type) {
+    std::string t = text;
+    for (size_t at; (at = t.find("TYPE")) != std::string::npos;) t.replace(at, 4, type);
+    return t;
+  };
+  sim::HostData out = RunText(with("f32"), {{"x", Encode<float>({2, -5, 9, 0})}});
+  EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(9, 2, 0, -5));
+  Compiled wraps = CompileText(with("s32"));
+  EXPECT_FALSE(sim::Simulator::Create(wraps.result, {.threads = 1}).has_value());
+  // The jax comparator with a wrong NaN constant (a negative NaN: NaNs
+  // first) matches no known order.
+  std::string jax = kJaxComparator;
+  jax.replace(jax.find("2143289344"), 10, "-4194304");
+  Compiled compiled = CompileText(jax);
+  EXPECT_FALSE(sim::Simulator::Create(compiled.result, {.threads = 1}).has_value());
+}
+
+// LE is not a strict order: no sort order matches it on equal values.
 TEST(SimSort, OtherComparatorsAreRefusedNamingTheSort) {
   Compiled compiled = CompileText(R"(
 HloModule s
 cmp {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
-  s = f32[] add(a, b)
-  z = f32[] constant(0)
-  ROOT r = pred[] compare(s, z), direction=LT
+  ROOT r = pred[] compare(a, b), direction=LE
 }
 ENTRY main {
   x = f32[4] parameter(0)
