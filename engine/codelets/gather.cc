@@ -94,6 +94,10 @@ struct Layout {
   size_t ResSrc() const { return IndexVectorDim() + 1; }
   size_t Start() const { return ResSrc() + res_rank; }
   size_t SliceSize() const { return Start() + op_rank; }  // gather only
+  // The box of the operand (gather) / updates (scatter) the vertex holds.
+  size_t BoxRank() const { return gather ? op_rank : res_rank; }
+  size_t BoxLo() const { return gather ? SliceSize() + op_rank : Start() + op_rank; }
+  size_t BoxSize() const { return BoxLo() + BoxRank(); }
 
   std::vector<std::string> Names() const {
     std::vector<std::string> names = {"first"};
@@ -108,13 +112,15 @@ struct Layout {
     add(gather ? "outSrc" : "updSrc", res_rank);
     add("start", op_rank);
     if (gather) add("sliceSize", op_rank);
+    add(gather ? "opBoxLo" : "updBoxLo", BoxRank());
+    add(gather ? "opBoxSize" : "updBoxSize", BoxRank());
     return names;
   }
 };
 
 // Per-vertex decoding of the dimension numbers, checked.
 struct Decoded {
-  std::span<const uint32_t> res_dims, op_dims, idx_dims, res_src, start;
+  std::span<const uint32_t> res_dims, op_dims, idx_dims, res_src, start, box_lo, box_size;
   std::vector<uint32_t> window;  // window / slice size per operand dimension
   uint32_t ivd = 0;
   uint64_t components = 1;  // entries of the index vector
@@ -128,6 +134,15 @@ Expected<Decoded> Decode(const Layout& l, std::span<const uint32_t> p) {
   d.res_src = p.subspan(l.ResSrc(), l.res_rank);
   d.start = p.subspan(l.Start(), l.op_rank);
   d.ivd = p[l.IndexVectorDim()];
+  d.box_lo = p.subspan(l.BoxLo(), l.BoxRank());
+  d.box_size = p.subspan(l.BoxSize(), l.BoxRank());
+  const auto boxed = l.gather ? d.op_dims : d.res_dims;
+  for (size_t i = 0; i < l.BoxRank(); ++i) {
+    if (static_cast<uint64_t>(d.box_lo[i]) + d.box_size[i] > boxed[i]) {
+      return MakeError("box [{}, +{}) in dimension {} exceeds its {} elements", d.box_lo[i],
+                       d.box_size[i], i, boxed[i]);
+    }
+  }
   if (d.ivd > l.idx_rank) {
     return MakeError("indexVectorDim {} beyond the indices' rank {}", d.ivd, l.idx_rank);
   }
@@ -243,19 +258,24 @@ class GatherCodelet final : public Codelet {
       Starts(d, index_, io.fields[1], idx, start);
       for (uint32_t j = 0; j < layout_.op_rank; ++j) {
         const int64_t s = std::clamp<int64_t>(start[j], 0, d.op_dims[j] - d.window[j]);
-        op[j] = static_cast<uint64_t>(s) + offset[j];
+        const uint64_t c = static_cast<uint64_t>(s) + offset[j];
+        if (c < d.box_lo[j] || c - d.box_lo[j] >= d.box_size[j]) {
+          return MakeError("output element {} reads outside the connected box in operand "
+                           "dimension {}", io.params[0] + q, j);
+        }
+        op[j] = c - d.box_lo[j];
       }
       std::memcpy(io.fields[2].data() + q * size,
-                  io.fields[0].data() + Flat(d.op_dims, op) * size, size);
+                  io.fields[0].data() + Flat(d.box_size, op) * size, size);
     }
     return {};
   }
 
  private:
   Status CheckFields(const VertexShape& shape, const Decoded& d) const {
-    if (shape.field_elements[0] != Product(d.op_dims)) {
-      return MakeError("field 'operand' has {} elements, its dimensions {}",
-                       shape.field_elements[0], Product(d.op_dims));
+    if (shape.field_elements[0] != Product(d.box_size)) {
+      return MakeError("field 'operand' has {} elements, its box {}", shape.field_elements[0],
+                       Product(d.box_size));
     }
     if (shape.field_elements[1] != Product(d.idx_dims)) {
       return MakeError("field 'indices' has {} elements, its dimensions {}",
@@ -313,9 +333,9 @@ class ScatterCodelet final : public Codelet {
       return MakeError("field 'indices' has {} elements, its dimensions {}",
                        shape.field_elements[1], Product(d.idx_dims));
     }
-    if (shape.field_elements[2] != Product(d.res_dims)) {
-      return MakeError("field 'updates' has {} elements, its dimensions {}",
-                       shape.field_elements[2], Product(d.res_dims));
+    if (shape.field_elements[2] != Product(d.box_size)) {
+      return MakeError("field 'updates' has {} elements, its box {}", shape.field_elements[2],
+                       Product(d.box_size));
     }
     for (uint32_t j = 0; j < layout_.op_rank; ++j) {
       if (d.start[j] >= kStartFromBatch && d.window[j] != 1) {
@@ -345,12 +365,14 @@ class ScatterCodelet final : public Codelet {
     std::vector<int64_t> start(layout_.op_rank);
     numeric::Dispatch(type_, [&](auto tag) {
       constexpr ElementType kType = decltype(tag)::value;
-      Odometer u(d.res_dims, 0);
+      // The box in row-major order keeps the updates' relative order.
+      Odometer u(d.box_size, 0);
       for (uint64_t e = 0; e < updates; ++e, u.Next()) {
         std::fill(offset.begin(), offset.end(), 0);
         for (uint32_t r = 0; r < layout_.res_rank; ++r) {
-          if (d.res_src[r] < layout_.op_rank) offset[d.res_src[r]] = u[r];
-          else idx[d.res_src[r] - layout_.op_rank] = u[r];
+          const uint64_t c = u[r] + d.box_lo[r];
+          if (d.res_src[r] < layout_.op_rank) offset[d.res_src[r]] = c;
+          else idx[d.res_src[r] - layout_.op_rank] = c;
         }
         Starts(d, index_, io.fields[1], idx, start);
         bool inside = true;

@@ -1,8 +1,10 @@
 // XLA gather and scatter as executable codelets. Like the index-mapped
 // codelets (indexed.h) the compiler creates them on demand, per element
 // types and ranks; a vertex writes the flat run [first, first + |out|) of
-// the row-major result and reads whole operands (the simulator gathers a
-// fragmented tensor into one span, and the exchange counts it).
+// the row-major result and reads a box of the operand (gather) or updates
+// (scatter) — per dimension [boxLo, boxLo + boxSize), row-major — and the
+// whole indices (the simulator gathers a fragmented tensor into one span,
+// and the exchange counts it). Reading outside the box is an error.
 //
 // Dimension numbers travel as parameters. "Source" codes say where a
 // coordinate comes from: a value v < opRank names operand dimension v (an
@@ -15,12 +17,14 @@
 //   tileprof::Gather<T,Idx,opRank,idxRank,outRank>
 //     operand, indices, out. Parameters: first, outSize<d>, opSize<j>,
 //     idxSize<k>, indexVectorDim (idxRank: the implicit trailing 1),
-//     outSrc<d>, start<j>, sliceSize<j>. Starts are clamped to
+//     outSrc<d>, start<j>, sliceSize<j>, opBoxLo<j>, opBoxSize<j>. Starts
+//     are clamped to
 //     [0, opSize<j> - sliceSize<j>] as XLA does.
 //   tileprof::Scatter<T,Idx,combiner,opRank,idxRank,updRank>
 //     operand (the elements of out), indices, updates, out. Parameters:
 //     first, opSize<j>, idxSize<k>, updSize<u>, indexVectorDim, updSrc<u>,
-//     start<j>. out = operand, then every update element in row-major
+//     start<j>, updBoxLo<u>, updBoxSize<u>. out = operand, then every
+//     update element of the box in row-major
 //     update order is combined into out: out[i] = combiner(out[i], update)
 //     (assign: the update). A window whose start is outside
 //     [0, opSize<j> - windowSize<j>] in any dimension is skipped whole, as

@@ -65,13 +65,21 @@ class SortCodelet final : public Codelet {
     const auto dims = shape.params.subspan(1, rank_);
     const uint32_t dim = shape.params[1 + rank_];
     if (dim >= rank_) return MakeError("dim {} outside rank {}", dim, rank_);
-    uint64_t total = 1;
+    uint64_t total = 1, box = 1;
     for (uint32_t d : dims) total *= d;
+    for (uint32_t d = 0; d < rank_; ++d) {
+      const uint32_t lo = BoxLo(shape.params, d), size = BoxSize(shape.params, d);
+      if (static_cast<uint64_t>(lo) + size > dims[d] || (d == dim && size != dims[d])) {
+        return MakeError("box [{}, +{}) in dimension {} of {} (the sorted dimension is whole)",
+                         lo, size, d, dims[d]);
+      }
+      box *= size;
+    }
     const size_t n = types_.size();
     for (size_t k = 0; k < n; ++k) {
-      if (shape.field_elements[k] != total) {
-        return MakeError("field 'in{}' has {} elements, the shape {}", k, shape.field_elements[k],
-                         total);
+      if (shape.field_elements[k] != box) {
+        return MakeError("field 'in{}' has {} elements, the box {}", k, shape.field_elements[k],
+                         box);
       }
       TILEPROF_RETURN_IF_ERROR(CheckSameSize(*this, shape, n, n + k));
     }
@@ -108,23 +116,43 @@ class SortCodelet final : public Codelet {
   Status Compute(const VertexIo& io) const override {
     const auto dims = io.params.subspan(1, rank_);
     const uint32_t dim = io.params[1 + rank_];
-    uint64_t inner = 1;
-    for (uint32_t d = dim + 1; d < rank_; ++d) inner *= dims[d];
+    std::vector<uint32_t> box(rank_);
+    for (uint32_t d = 0; d < rank_; ++d) box[d] = BoxSize(io.params, d);
+    uint64_t box_inner = 1;
+    for (uint32_t d = dim + 1; d < rank_; ++d) box_inner *= box[d];
     const uint64_t line = dims[dim];
     const size_t n = types_.size();
     const uint64_t first = io.params[0], count = Count(io, n);
-    // The permutation of each line touched, by line number.
+    // The permutation of each line touched, by the line's first box element.
     std::map<uint64_t, std::vector<uint32_t>> perms;
-    for (uint64_t q = first; q < first + count; ++q) {
-      const uint64_t outer = q / (line * inner), in = q % inner, pos = (q / inner) % line;
-      const uint64_t base = outer * line * inner + in;
-      auto [it, added] = perms.try_emplace(outer * inner + in);
-      if (added) it->second = SortLine(io.fields[key_], base, line, inner);
-      const uint64_t from = base + it->second[pos] * inner;
+    std::vector<uint64_t> c(rank_);
+    uint64_t rest = first;
+    for (uint32_t d = rank_; d-- > 0;) {
+      c[d] = dims[d] == 0 ? 0 : rest % dims[d];
+      rest = dims[d] == 0 ? rest : rest / dims[d];
+    }
+    for (uint64_t q = 0; q < count; ++q) {
+      // The line's first element in box coordinates (the sorted one at 0).
+      uint64_t base = 0;
+      for (uint32_t d = 0; d < rank_; ++d) {
+        const uint64_t lo = BoxLo(io.params, d);
+        const uint64_t x = d == dim ? 0 : c[d] - lo;
+        if (d != dim && (c[d] < lo || x >= box[d])) {
+          return MakeError("output element {} is outside the connected box in dimension {}",
+                           first + q, d);
+        }
+        base = base * box[d] + x;
+      }
+      auto [it, added] = perms.try_emplace(base);
+      if (added) it->second = SortLine(io.fields[key_], base, line, box_inner);
+      const uint64_t from = base + it->second[c[dim]] * box_inner;
       for (size_t k = 0; k < n; ++k) {
         const size_t size = SizeOf(types_[k]);
-        std::memcpy(io.fields[n + k].data() + (q - first) * size,
-                    io.fields[k].data() + from * size, size);
+        std::memcpy(io.fields[n + k].data() + q * size, io.fields[k].data() + from * size, size);
+      }
+      for (uint32_t d = rank_; d-- > 0;) {
+        if (++c[d] < dims[d]) break;
+        c[d] = 0;
       }
     }
     return {};
@@ -176,7 +204,13 @@ class SortCodelet final : public Codelet {
     std::vector<std::string> params = {"first"};
     for (uint32_t d = 0; d < rank; ++d) params.push_back(fmt::format("size{}", d));
     params.push_back("dim");
+    for (uint32_t d = 0; d < rank; ++d) params.push_back(fmt::format("boxLo{}", d));
+    for (uint32_t d = 0; d < rank; ++d) params.push_back(fmt::format("boxSize{}", d));
     return params;
+  }
+  uint32_t BoxLo(std::span<const uint32_t> p, uint32_t d) const { return p[2 + rank_ + d]; }
+  uint32_t BoxSize(std::span<const uint32_t> p, uint32_t d) const {
+    return p[2 + 2 * rank_ + d];
   }
 
   uint32_t rank_, key_;

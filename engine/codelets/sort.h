@@ -1,9 +1,11 @@
 // XLA sort as an executable codelet, created on demand by the compiler.
 //
 //   tileprof::Sort<rank,key,order,T0,...,Tn-1>
-//     in0..in<n-1> (the whole operands), out0..out<n-1> (the same flat run
-//     [first, first + |out0|) of every result). Parameters: first,
-//     size<d> (the common shape), dim (the sorted dimension). Every line
+//     in0..in<n-1> (the same box of every operand: per dimension
+//     [boxLo<d>, boxLo<d> + boxSize<d>), the sorted dimension whole),
+//     out0..out<n-1> (the same flat run [first, first + |out0|) of every
+//     result). Parameters: first, size<d> (the common shape), dim (the
+//     sorted dimension), boxLo<d>, boxSize<d>. Every line
 //     along `dim` that the run touches is sorted by operand `key` with a
 //     stable merge sort, and the run of each result is gathered through
 //     the line's permutation. `order` is the comparator:

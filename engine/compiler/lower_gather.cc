@@ -1,9 +1,9 @@
 // Gather and scatter (engine/codelets/gather.h): one vertex per tile run of
-// the linearly mapped result, reading the whole operand (gather) or its own
-// run of it (scatter) and the whole indices and updates. Reading whole
-// tensors over-counts the exchange of a gather whose run needs few rows;
-// it is exact for the common small index tensors and keeps the lowering
-// general. Unsupported forms (tuple operands, several scatter operands, an
+// the linearly mapped result, reading the whole indices and the box of the
+// operand (gather) or updates (scatter) its run can touch for any index
+// value: a window dimension's box is the run's coordinates widened by the
+// slack of the start (dimension minus window size); a dimension indexed
+// without a window is whole. The scatter reads its own run of the operand. Unsupported forms (tuple operands, several scatter operands, an
 // update computation other than assign or one binary op) stay opaque.
 #include <algorithm>
 
@@ -123,7 +123,51 @@ std::optional<ScatterCombiner> CombinerOf(const hlo::Computation& computation) {
   }
 }
 
+Status SetParams(Graph& graph, VertexRef vertex, const Codelet& codelet,
+                 std::span<const uint32_t> values) {
+  const auto names = codelet.params();
+  if (names.size() != values.size()) {
+    return MakeError("{}: {} parameter values for {} parameters", codelet.name(), values.size(),
+                     names.size());
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex[names[i]], values[i]));
+  }
+  return {};
+}
+
+// The sub-tensor [lo, lo + size) per dimension.
+Expected<Tensor> BoxOf(const Tensor& tensor, std::span<const uint64_t> lo,
+                       std::span<const uint64_t> size) {
+  Tensor view = tensor;
+  for (size_t d = 0; d < lo.size(); ++d) {
+    if (lo[d] == 0 && size[d] == tensor.shape()[d]) continue;
+    TILEPROF_ASSIGN_OR_RETURN(view, view.Slice(lo[d], lo[d] + size[d], d));
+  }
+  return view;
+}
+
 }  // namespace
+
+std::vector<std::pair<uint64_t, uint64_t>> FlatRunBox(std::span<const uint64_t> dims,
+                                                      uint64_t first, uint64_t count) {
+  const size_t rank = dims.size();
+  std::vector<uint64_t> f(rank), l(rank);
+  uint64_t a = first, b = first + count - 1;
+  for (size_t d = rank; d-- > 0;) {
+    f[d] = a % dims[d];
+    a /= dims[d];
+    l[d] = b % dims[d];
+    b /= dims[d];
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> box(rank);
+  bool split = false;
+  for (size_t d = 0; d < rank; ++d) {
+    box[d] = split ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{f[d], l[d]};
+    split = split || f[d] != l[d];
+  }
+  return box;
+}
 
 Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
                                       std::span<const Value> operands, program::Sequence& program) {
@@ -199,17 +243,30 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
     position += count;
     if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    // The operand box: start slack plus the run's window coordinates.
+    const auto run = FlatRunBox(*dims, first, count);
+    std::vector<uint64_t> lo(operand.Rank()), size(operand.Rank());
+    for (size_t j = 0; j < operand.Rank(); ++j) {
+      const uint64_t slack = n.start[j] == 0 ? 0 : operand.shape()[j] - static_cast<uint64_t>(slice_sizes[j]);
+      uint64_t a = 0, b = 0;
+      for (size_t r = 0; r < dims->size(); ++r) {
+        if (n.res_src[r] == j) a = run[r].first, b = run[r].second;
+      }
+      lo[j] = a;
+      size[j] = b - a + slack + 1;
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor box, BoxOf(operand, lo, size));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
     TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, Param(first, instruction));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
-    const auto names = codelet->params();
-    for (size_t i = 1; i < names.size(); ++i) {
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[names[i]], params[i - 1]));
-    }
+    std::vector<uint32_t> values = {first32};
+    values.insert(values.end(), params.begin(), params.end());
+    for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
+    for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
+    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, values));
   }
   return Value::Array(std::move(out));
 }
@@ -281,18 +338,35 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
     if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
     TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part, flat_operand.Slice(first, first + count));
+    // The updates box: window coordinates w = c - s for the run's operand
+    // coordinates c and starts s in [0, slack]; scatter dimensions whole.
+    const auto run = FlatRunBox(operand.shape(), first, count);
+    std::vector<uint64_t> lo(updates.Rank()), size(updates.Rank());
+    for (size_t u = 0; u < updates.Rank(); ++u) {
+      const uint32_t j = n.res_src[u];
+      lo[u] = 0;
+      size[u] = updates.shape()[u];
+      if (j >= operand.Rank() || size[u] == 0) continue;
+      const uint64_t slack = n.start[j] == 0 ? 0 : operand.shape()[j] - updates.shape()[u];
+      const uint64_t a = run[j].first > slack ? run[j].first - slack : 0;
+      const uint64_t b = std::min<uint64_t>(run[j].second, updates.shape()[u] - 1);
+      // Empty (no update can land in the run): one element, filtered out.
+      lo[u] = std::min(a, b);
+      size[u] = a <= b ? b - a + 1 : 1;
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor box, BoxOf(updates, lo, size));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand_part));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["updates"], updates));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["updates"], box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
     TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, Param(first, instruction));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
-    const auto names = codelet->params();
-    for (size_t i = 1; i < names.size(); ++i) {
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[names[i]], params[i - 1]));
-    }
+    std::vector<uint32_t> values = {first32};
+    values.insert(values.end(), params.begin(), params.end());
+    for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
+    for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
+    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, values));
   }
   return Value::Array(std::move(out));
 }

@@ -1,7 +1,7 @@
 // Sort (engine/codelets/sort.h): one vertex per tile run of the first
 // result; every result is mapped like the first, so a vertex writes the
-// same run of each. Vertices read the whole operands (a line along a
-// non-minor dimension is strided across the tensor). The comparator must be
+// same run of each, reading the box of every operand that holds the whole
+// lines its run touches. The comparator must be
 // one of the forms sort.h lists; others stay opaque, and the simulator then
 // refuses the program naming the sort.
 #include <bit>
@@ -231,10 +231,17 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
     if (!piece.tile) return MakeError("{} is not mapped", outs[0].ShapeString());
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    auto run = FlatRunBox(first.shape(), start, count);
+    run[static_cast<size_t>(dimension[0])] = {0, first.shape()[static_cast<size_t>(dimension[0])] - 1};
     for (size_t k = 0; k < outs.size(); ++k) {
       TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[k].Slice(start, start + count));
       if (k > 0) TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(part, *piece.tile));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("in{}", k)], operands[k].tensor));
+      Tensor box = operands[k].tensor;
+      for (size_t d = 0; d < run.size(); ++d) {
+        if (run[d].first == 0 && run[d].second + 1 == first.shape()[d]) continue;
+        TILEPROF_ASSIGN_OR_RETURN(box, box.Slice(run[d].first, run[d].second + 1, d));
+      }
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("in{}", k)], box));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("out{}", k)], part));
     }
     if (start > UINT32_MAX) return MakeError("{}: too many elements", Describe(instruction));
@@ -245,6 +252,13 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
     }
     TILEPROF_RETURN_IF_ERROR(
         graph_.SetInitialValue(vertex["dim"], static_cast<uint32_t>(dimension[0])));
+    for (size_t d = 0; d < run.size(); ++d) {
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("boxLo{}", d)],
+                                                      static_cast<uint32_t>(run[d].first)));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
+          vertex[fmt::format("boxSize{}", d)],
+          static_cast<uint32_t>(run[d].second - run[d].first + 1)));
+    }
   }
   return result();
 }
