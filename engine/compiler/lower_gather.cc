@@ -79,7 +79,11 @@ Expected<Numbers> Build(const hlo::Instruction& instruction, size_t op_rank, siz
   n.res_src.assign(res_rank, 0);
   size_t w = 0, b = 0;
   for (size_t r = 0; r < res_rank; ++r) {
-    if (Contains(window_dims, static_cast<int64_t>(r))) n.res_src[r] = operand_windows[w++];
+    const bool window = Contains(window_dims, static_cast<int64_t>(r));
+    if (window ? w >= operand_windows.size() : b >= batch_dims.size()) {
+      return bad("window dimensions outside the result's rank, or repeated");
+    }
+    if (window) n.res_src[r] = operand_windows[w++];
     else n.res_src[r] = static_cast<uint32_t>(op_rank) + batch_dims[b++];
   }
   if (w != window_dims.size()) return bad("window dimensions outside the result's rank");

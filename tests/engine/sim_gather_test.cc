@@ -380,6 +380,21 @@ ENTRY main {
   EXPECT_EQ(Decode<int32_t>(sorted["out.1"]), want_rows);
 }
 
+TEST(SimGather, BadDimensionNumbersAreCompileErrorsNamingTheInstruction) {
+  Expected<hlo::Module> module = hlo::ParseModule(R"(
+HloModule g
+ENTRY main {
+  t = f32[3,2] parameter(0)
+  i = s32[3] parameter(1)
+  ROOT gather.9 = f32[3,2] gather(t, i), offset_dims={5}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}
+})", {.source_name = "bad.hlo"});
+  ASSERT_TRUE(module.has_value());
+  Expected<compiler::CompileResult> result =
+      compiler::CompileModule(*module, *Target::FromPreset("ipu2", 1, 8), {});
+  ASSERT_FALSE(result.has_value());
+  EXPECT_THAT(result.error().message(), HasSubstr("gather.9 (gather)"));
+}
+
 TEST(SimGather, CompilerCodeletNamesRoundTrip) {
   Graph graph(*Target::FromPreset("ipu2", 1, 4));
   compiler::CompilerCodelets codelets(graph);
