@@ -9,6 +9,7 @@
 
 #include "analyzer/dump_diff.h"
 #include "cli/command.h"
+#include "cli/session_flags.h"
 #include "common/file.h"
 #include "common/format.h"
 #include "engine/exec/cache.h"
@@ -23,9 +24,7 @@ namespace {
 struct Options {
   std::string directory;
   std::string model;
-  std::string target = "ipu2";
-  uint32_t ipus = 1;
-  uint32_t tiles_per_ipu = 0;
+  TargetFlags target;
 };
 
 std::string Date(int64_t seconds) {
@@ -111,12 +110,7 @@ int RunExplain(const Options& options) {
     PrintDiagnostic("cache", env.error().message());
     return kExitUsage;
   }
-  engine::SessionOptions session;
-  session.target.preset = options.target;
-  session.target.num_ipus = options.ipus;
-  if (options.tiles_per_ipu > 0) session.target.tiles_per_ipu = options.tiles_per_ipu;
-  session.flags = env->flags;
-  session.engine = env->engine;
+  engine::SessionOptions session = TargetSession(options.target, *env);
   auto target = engine::ResolveTarget(session);
   auto text = ReadFile(options.model);
   if (!target || !text) {
@@ -222,14 +216,7 @@ RunFn Setup(CLI::App& cmd) {
       "explain", "Would MODEL load from the cache? On a miss, why not: the closest cached module and what differs");
   explain->add_option("DIR", options->directory, "Cache directory")->required();
   explain->add_option("MODEL", options->model, "HLO text file")->required();
-  explain->add_option("--target", options->target, "Target preset, as for compile")
-      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}))
-      ->capture_default_str();
-  explain->add_option("--ipus", options->ipus, "Number of IPUs, as for compile")
-      ->check(CLI::Range(1u, engine::kMaxIpus))
-      ->capture_default_str();
-  explain->add_option("--tiles-per-ipu", options->tiles_per_ipu, "Tiles per IPU, as for compile")
-      ->check(CLI::PositiveNumber);
+  AddTargetFlags(*explain, options->target);
   return [options, ls, verify] {
     if (ls->parsed()) return RunList(*options);
     if (verify->parsed()) return RunVerify(*options);

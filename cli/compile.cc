@@ -6,7 +6,7 @@
 
 #include "analyzer/tile_archives.h"
 #include "cli/command.h"
-#include "cli/report_flags.h"
+#include "cli/session_flags.h"
 #include "common/format.h"
 #include "engine/session/event_sink.h"
 #include "engine/session/precompile.h"
@@ -18,22 +18,10 @@ namespace tileprof::cli {
 namespace {
 
 struct Options {
-  std::string model;
-  std::string output;  // "": the config's text_report, else Trace_Event_Report.rep
-  std::string target = "ipu2";
-  uint32_t ipus = 1;
-  uint32_t tiles_per_ipu = 0;  // 0: the preset's
+  SessionFlags session;
   bool allow_out_of_memory = false;
-  std::string progress;  // "": TF_POPLAR_FLAGS --show_progress_bar, else auto
-  ReportFlags report;
   std::string save_archive;  // "": target.saveArchive of POPLAR_ENGINE_OPTIONS, if any
-  // Executable cache and pre-compile mode (issue 8).
-  std::string cache_path;  // "": TF_POPLAR_FLAGS --executable_cache_path
-  std::string device_connection;  // "": the --config file's, else always
-  std::string ipu_version;
 };
-
-constexpr const char* kDefaultTextReport = "Trace_Event_Report.rep";
 
 void PrintSummary(const engine::CompiledModule& compiled, const engine::WrittenReports& written) {
   const report::CompilationReport& report = compiled.result.report;
@@ -70,64 +58,24 @@ void PrintSummary(const engine::CompiledModule& compiled, const engine::WrittenR
 }
 
 int Run(const Options& options) {
-  auto env = engine::ReadEnvironment();
-  if (!env) {
-    PrintDiagnostic("compile", env.error().message());
-    return kExitUsage;
-  }
-  if (env->flags.help) {
-    std::cout << engine::PoplarFlagsUsage();
-    return kExitOk;
-  }
-  engine::SessionOptions session;
-  session.target.preset = options.target;
-  session.target.num_ipus = options.ipus;
-  if (options.tiles_per_ipu > 0) session.target.tiles_per_ipu = options.tiles_per_ipu;
-  session.flags = env->flags;
-  session.engine = env->engine;
-  std::string progress = options.progress.empty() ? env->flags.show_progress_bar : options.progress;
-  if (!engine::ParseProgressMode(progress, &session.progress)) {
-    PrintDiagnostic("compile", "--progress: '" + progress + "' is not auto, true or false");
-    return kExitUsage;
-  }
-  if (!options.cache_path.empty()) session.flags.executable_cache_path = options.cache_path;
-  engine::ReportSettings settings{.flags = env->flags, .engine = env->engine};
-  if (auto config = ResolveReportConfig(options.report); config) {
-    settings.config = std::move(*config);
-  } else {
-    PrintDiagnostic("compile", config.error().message());
-    return kExitUsage;
-  }
-  if (!options.device_connection.empty()) settings.config.device_connection = options.device_connection;
-  if (!options.ipu_version.empty()) settings.config.ipu_version = options.ipu_version;
-  auto precompile_mode = engine::ApplyDeviceConnection(settings.config, session);
-  if (!precompile_mode) {
-    PrintDiagnostic("compile", precompile_mode.error().message());
-    return kExitUsage;
-  }
-  const bool precompile = *precompile_mode;
-  std::string& text_report = settings.config.files.text;
-  if (!options.output.empty()) text_report = options.output;
-  if (text_report.empty()) text_report = kDefaultTextReport;
-  session.compile.record_tensor_map = settings.NeedsTensorMap();
-  engine::CompileLog log(stderr, env->log_level);
+  Session prepared;
+  if (auto stop = PrepareSession(options.session, "compile", prepared)) return *stop;
+  engine::SessionOptions& session = prepared.options;
+  const engine::ReportSettings& settings = prepared.settings;
+  const bool precompile = prepared.precompile;
+  engine::CompileLog log(stderr, prepared.env.log_level);
   auto events = engine::EventSink::Open(settings, {.path = settings.config.files.events}, &log);
   if (!events) {
     PrintDiagnostic("compile", events.error().message());
     return kExitError;
   }
   session.events = &*events;
-  // A cache hit needs only the report, unless an output needs the graph.
+  // A cache hit needs only the report.
   const auto parts = engine::exec::LoadParts::kReport;
-  auto compiled = precompile ? engine::PrecompileHloFile(options.model, session, log, parts)
-                             : engine::LoadOrCompile(options.model, session, log, parts);
-  if (!compiled) {
-    const std::string& message = compiled.error().message();
-    // Parse errors already read "file:line:col: error: ..." with a caret.
-    if (message.starts_with(options.model + ":")) std::cerr << message << (message.ends_with('\n') ? "" : "\n");
-    else PrintDiagnostic("compile", message);
-    return kExitError;
-  }
+  const std::string& model = options.session.model;
+  auto compiled = precompile ? engine::PrecompileHloFile(model, session, log, parts)
+                             : engine::LoadOrCompile(model, session, log, parts);
+  if (!compiled) return CompileFailure("compile", model, compiled.error().message());
   auto written = engine::WriteCompileOutputs(*compiled, settings, *events, log);
   Status closed = events->Close();
   if (!written || !closed) {
@@ -137,7 +85,7 @@ int Run(const Options& options) {
   // The per-tile archive, also (especially) when tiles are out of memory.
   std::string archive = options.save_archive.empty() ? session.engine.SaveArchive() : options.save_archive;
   if (!archive.empty()) {
-    if (Status saved = analyzer::WriteReportArchive(archive, compiled->result.report, options.model); !saved) {
+    if (Status saved = analyzer::WriteReportArchive(archive, compiled->result.report, model); !saved) {
       PrintDiagnostic("compile", saved.error().message());
       return kExitError;
     }
@@ -180,31 +128,12 @@ RunFn Setup(CLI::App& cmd) {
       "target and program options load it instead (report and profiling options do not change\n"
       "the key); see `tileprof cache`. --device-connection=pre-compile --ipu-version=ipu2 only\n"
       "compiles into the cache, for a later run.");
-  cmd.add_option("MODEL", options->model, "HLO text file (one module)")->required();
-  cmd.add_option("-o,--output", options->output, "Where to write the text report (default Trace_Event_Report.rep)");
-  cmd.add_option("--target", options->target, "Target preset: ipu1, ipu2, ipu21")
-      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}))
-      ->capture_default_str();
-  cmd.add_option("--ipus", options->ipus, "Number of IPUs")->check(CLI::Range(1u, engine::kMaxIpus))->capture_default_str();
-  cmd.add_option("--tiles-per-ipu", options->tiles_per_ipu,
-                 "Tiles per IPU, fewer than the preset's (TF_POPLAR_FLAGS --ipu_model_tiles)")
-      ->check(CLI::PositiveNumber);
+  AddSessionFlags(cmd, options->session);
   cmd.add_flag("--allow-out-of-memory", options->allow_out_of_memory,
                "Exit 0 even when tiles are out of memory (debug.allowOutOfMemory)");
-  cmd.add_option("--progress", options->progress,
-                 "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
-  AddReportFlags(cmd, options->report, /*text_output=*/true);
   cmd.add_option("--save-archive", options->save_archive,
                  "Also write the per-tile ELF archive (target.saveArchive): member i is tile i, its .text "
                  "the tile's memory");
-  cmd.add_option("--executable-cache-path", options->cache_path,
-                 "Load the compiled executable from DIR, or compile and save it there "
-                 "(TF_POPLAR_FLAGS --executable_cache_path)");
-  cmd.add_option("--device-connection", options->device_connection,
-                 "always, or pre-compile: compile and save to the executable cache for a later run")
-      ->check(CLI::IsMember({"always", "pre-compile"}));
-  cmd.add_option("--ipu-version", options->ipu_version, "Target of pre-compile mode: ipu1, ipu2, ipu21")
-      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}));
   return [options] { return Run(*options); };
 }
 

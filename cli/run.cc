@@ -9,10 +9,14 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/session_flags.h"
 #include "common/file.h"
 #include "common/format.h"
 #include "common/npy.h"
+#include "engine/session/event_sink.h"
 #include "engine/session/host_io.h"
+#include "engine/session/precompile.h"
+#include "engine/session/report_output.h"
 #include "engine/session/session.h"
 #include "engine/sim/simulator.h"
 #include "reports/text_writer.h"
@@ -21,11 +25,7 @@ namespace tileprof::cli {
 namespace {
 
 struct Options {
-  std::string model;
-  std::string output = "Trace_Event_Report.rep";
-  std::string target = "ipu2";
-  uint32_t ipus = 1;
-  uint32_t tiles_per_ipu = 0;  // 0: the preset's
+  SessionFlags session;
   uint64_t iterations = 1;
   std::string inputs = "zeros";
   uint64_t seed = 0;
@@ -33,7 +33,6 @@ struct Options {
   std::string outputs_dir;
   uint32_t threads = 0;
   bool show_execution_steps = false;
-  std::string progress;
 };
 
 constexpr std::string_view kCommand = "run";
@@ -100,39 +99,61 @@ Status WriteOutputs(const std::string& dir, const engine::HostInterface& host,
   return {};
 }
 
+// The tensors of one direction of host exchange, for the data-transfer
+// events (spec: trace-events.md, HOST_TO_DEVICE_TRANSFER).
+std::vector<report::TransferredTensor> Transfers(const std::vector<engine::HostLeaf>& leaves) {
+  std::vector<report::TransferredTensor> tensors;
+  for (const engine::HostLeaf& leaf : leaves)
+    if (leaf.elements > 0) tensors.push_back({leaf.stream, leaf.Bytes()});
+  return tensors;
+}
+
 int Run(const Options& options) {
-  auto env = engine::ReadEnvironment();
-  if (!env) return Fail(env.error().message(), kExitUsage);
-  if (env->flags.help) {
-    std::cout << engine::PoplarFlagsUsage();
-    return kExitOk;
+  Session prepared;
+  if (auto stop = PrepareSession(options.session, kCommand, prepared)) return *stop;
+  engine::SessionOptions& session = prepared.options;
+  engine::ReportSettings& settings = prepared.settings;
+  settings.text_execution_steps = options.show_execution_steps;
+  const bool precompile = prepared.precompile;
+  engine::CompileLog log(stderr, prepared.env.log_level);
+  auto events = engine::EventSink::Open(settings, {.path = settings.config.files.events}, &log);
+  if (!events) return Fail(events.error().message());
+  session.events = &*events;
+  // Pre-compile mode attaches no device: the program is compiled and saved,
+  // and every result is zeros (spec/executable-cache.md section 6).
+  if (!precompile) log.Info("poplar_platform.cc", "Device /device:IPU:0 attached to IPU: 0");
+  const std::string& model = options.session.model;
+  auto compiled = precompile ? engine::PrecompileHloFile(model, session, log, engine::exec::LoadParts::kAll)
+                             : engine::LoadOrCompile(model, session, log, engine::exec::LoadParts::kAll);
+  if (!compiled) return CompileFailure(kCommand, model, compiled.error().message());
+  const bool from_cache = compiled->cache.outcome == engine::CacheOutcome::kHit;
+  // The report files get both parts after the run; before it, only a graph
+  // that will not run (out of memory, pre-compile) gets its compile report.
+  engine::ReportSettings compile_settings = settings;
+  if (!precompile && compiled->result.tiles_out_of_memory == 0) {
+    engine::ReportFiles& files = compile_settings.config.files;
+    files.text = files.json = files.cbor = files.sqlite = "";
   }
-  engine::SessionOptions session;
-  session.target.preset = options.target;
-  session.target.num_ipus = options.ipus;
-  if (options.tiles_per_ipu > 0) session.target.tiles_per_ipu = options.tiles_per_ipu;
-  session.flags = env->flags;
-  session.engine = env->engine;
-  std::string progress = options.progress.empty() ? env->flags.show_progress_bar : options.progress;
-  if (!engine::ParseProgressMode(progress, &session.progress)) {
-    return Fail("--progress: '" + progress + "' is not auto, true or false", kExitUsage);
-  }
-  engine::CompileLog log(stderr, env->log_level);
-  log.Info("poplar_platform.cc", "Device /device:IPU:0 attached to IPU: 0");
-  auto compiled = engine::CompileHloFile(options.model, session, log);
-  if (!compiled) {
-    const std::string& message = compiled.error().message();
-    if (message.starts_with(options.model + ":")) {
-      std::cerr << message << (message.ends_with('\n') ? "" : "\n");
-      return kExitError;
+  auto compile_written = engine::WriteCompileOutputs(*compiled, compile_settings, *events, log);
+  if (!compile_written) return Fail(compile_written.error().message());
+  if (precompile) {
+    // No device: every result is zeros, as the original's pre-compile mode.
+    if (!options.outputs_dir.empty()) {
+      Expected<engine::HostInterface> host = engine::DescribeHostInterface(compiled->module);
+      if (!host) return Fail(host.error().message());
+      engine::sim::HostData zeros;
+      for (const engine::HostLeaf& leaf : host->outputs) zeros[leaf.stream] = engine::ZeroInput(leaf);
+      if (Status written = WriteOutputs(options.outputs_dir, *host, zeros); !written)
+        return Fail(written.error().message());
     }
-    return Fail(message);
+    std::cout << engine::PrecompiledSavedMessage(compiled->cache.path) << "\n";
+    if (Status closed = events->Close(); !closed) return Fail(closed.error().message());
+    return kExitOk;
   }
   if (compiled->result.tiles_out_of_memory > 0) {
     // As Poplar: an out-of-memory graph gets its memory report but does not run.
-    std::string text = report::WriteTextReport(compiled->result.report, nullptr, {});
-    if (Status written = WriteFileAtomic(options.output, text); !written) return Fail(written.error().message());
-    return Fail(engine::OutOfMemoryMessage(options.output));
+    if (Status closed = events->Close(); !closed) return Fail(closed.error().message());
+    return Fail(engine::OutOfMemoryMessage(compile_written->profile));
   }
   Expected<engine::HostInterface> host = engine::DescribeHostInterface(compiled->module);
   if (!host) return Fail(host.error().message());
@@ -142,11 +163,22 @@ int Run(const Options& options) {
       compiled->result, {.threads = options.threads, .module = &compiled->module});
   if (!simulator) return Fail(simulator.error().message());
 
+  const std::string module_name(compiled->module.name());
+  if (Status loaded = events->LoadEngine(module_name); !loaded) return Fail(loaded.error().message());
   const auto start = std::chrono::steady_clock::now();
   engine::sim::HostData outputs;
   for (uint64_t execution = 1; execution <= options.iterations; ++execution) {
+    if (Status sent = events->HostToDevice(Transfers(host->inputs)); !sent) return Fail(sent.error().message());
     Expected<engine::sim::RunResult> run = (*simulator)->Run(*inputs);
     if (!run) return Fail(fmt::format("execution {}: {}", execution, run.error().message()));
+    if (Status sent = events->DeviceToHost(Transfers(host->outputs)); !sent) return Fail(sent.error().message());
+    if (events->WantsExecutionReport(module_name, from_cache)) {
+      report::ExecutionReport so_far = (*simulator)->Report();
+      if (Status executed = events->Execute(module_name, &so_far, from_cache); !executed)
+        return Fail(executed.error().message());
+    } else if (Status executed = events->Execute(module_name, nullptr, from_cache); !executed) {
+      return Fail(executed.error().message());
+    }
     for (const engine::HostLeaf& leaf : host->outputs) {
       auto it = run->outputs.find(leaf.stream);
       if (leaf.elements != 1 || it == run->outputs.end()) continue;
@@ -163,9 +195,9 @@ int Run(const Options& options) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   report::ExecutionReport execution = (*simulator)->Report();
-  std::string text = report::WriteTextReport(compiled->result.report, &execution,
-                                             {.show_execution_steps = options.show_execution_steps});
-  if (Status written = WriteFileAtomic(options.output, text); !written) return Fail(written.error().message());
+  auto run_written = engine::WriteRunOutputs(*compiled, execution, settings);
+  if (!run_written) return Fail(run_written.error().message());
+  if (Status closed = events->Close(); !closed) return Fail(closed.error().message());
   if (!options.outputs_dir.empty()) {
     if (Status written = WriteOutputs(options.outputs_dir, *host, outputs); !written) {
       return Fail(written.error().message());
@@ -179,7 +211,9 @@ int Run(const Options& options) {
                            WithThousands(execution.total_cycles), WithThousands(microseconds, 1),
                            WithThousands(compiled->target.ClockHz() / 1e6, 1));
   if (!options.outputs_dir.empty()) std::cout << fmt::format("  Outputs:  {}\n", options.outputs_dir);
-  std::cout << fmt::format("  Report:   {}\n", options.output);
+  for (const std::string& file : compile_written->files) std::cout << fmt::format("  Wrote:    {}\n", file);
+  for (const std::string& file : run_written->files) std::cout << fmt::format("  Wrote:    {}\n", file);
+  for (const std::string& note : compile_written->notes) std::cout << "  Note:     " << note << '\n';
   return kExitOk;
 }
 
@@ -198,15 +232,7 @@ RunFn Setup(CLI::App& cmd) {
       "A module with an op the simulator cannot execute is refused before it runs, naming\n"
       "the instruction. Environment: as `tileprof compile`; POPLAR_LOG_LEVEL=INFO logs the\n"
       "device line, TF_POPLAR_VLOG_LEVEL=1 the Begin/End XLA compilation lines.");
-  cmd.add_option("MODEL", options->model, "HLO text file (one module)")->required();
-  cmd.add_option("-o,--output", options->output, "Where to write the text report")->capture_default_str();
-  cmd.add_option("--target", options->target, "Target preset: ipu1, ipu2, ipu21")
-      ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}))
-      ->capture_default_str();
-  cmd.add_option("--ipus", options->ipus, "Number of IPUs")->check(CLI::Range(1u, engine::kMaxIpus))->capture_default_str();
-  cmd.add_option("--tiles-per-ipu", options->tiles_per_ipu,
-                 "Tiles per IPU, fewer than the preset's (TF_POPLAR_FLAGS --ipu_model_tiles)")
-      ->check(CLI::PositiveNumber);
+  AddSessionFlags(cmd, options->session);
   cmd.add_option("--iterations", options->iterations, "Executions of the program")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -222,8 +248,6 @@ RunFn Setup(CLI::App& cmd) {
   cmd.add_option("--threads", options->threads, "Host threads (default: all cores)");
   cmd.add_flag("--show-execution-steps", options->show_execution_steps,
                "List every executed step with its cycles in the report");
-  cmd.add_option("--progress", options->progress,
-                 "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
   return [options] { return Run(*options); };
 }
 

@@ -405,6 +405,12 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
     case Opcode::kDynamicSlice:
     case Opcode::kDynamicUpdateSlice:
       return LowerDynamicSlice(instruction, operands, program);
+    case Opcode::kGather:
+      return LowerGather(instruction, operands, program);
+    case Opcode::kScatter:
+      return LowerScatter(instruction, operands, program);
+    case Opcode::kSort:
+      return LowerSort(instruction, operands, program);
     case Opcode::kCopy:
       if (operands.size() == 1) return LowerCopy(instruction, operand(0), program);
       break;

@@ -127,6 +127,13 @@ class Lowering {
   Expected<Value> LowerIota(const hlo::Instruction& instruction, program::Sequence& program);
   Expected<Value> LowerDynamicSlice(const hlo::Instruction& instruction,
                                     std::span<const Value> operands, program::Sequence& program);
+  // lower_gather.cc, lower_sort.cc
+  Expected<Value> LowerGather(const hlo::Instruction& instruction,
+                              std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerScatter(const hlo::Instruction& instruction,
+                               std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerSort(const hlo::Instruction& instruction, std::span<const Value> operands,
+                            program::Sequence& program);
   // lower_dot.cc
   Expected<Value> LowerDotLike(const hlo::Instruction& instruction,
                                std::span<const Value> operands, program::Sequence& program);
@@ -240,6 +247,12 @@ uint64_t EstimatedRuns(std::span<const uint64_t> shape, std::span<const size_t> 
 // An integer attribute such as iota_dimension=1 (nullopt when absent).
 Expected<std::optional<int64_t>> IntAttribute(const hlo::Instruction& instruction,
                                               std::string_view name);
+
+// A box holding flat elements [first, first + count) (count > 0) of a
+// row-major tensor of `dims`: per dimension the [lo, hi] coordinates,
+// exact before the first dimension where the run's ends differ, whole after.
+std::vector<std::pair<uint64_t, uint64_t>> FlatRunBox(std::span<const uint64_t> dims,
+                                                      uint64_t first, uint64_t count);
 
 // Error prefix naming the instruction: "add.3 (add)".
 std::string Describe(const hlo::Instruction& instruction);

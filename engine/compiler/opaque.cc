@@ -121,12 +121,40 @@ Expected<const Codelet*> CompilerCodelets::ReduceExpr(const std::vector<ElementT
   return Register(MakeReduceExprCodelet(types, nodes));
 }
 
+Expected<const Codelet*> CompilerCodelets::Gather(ElementType type, ElementType index,
+                                                  uint32_t op_rank, uint32_t idx_rank,
+                                                  uint32_t out_rank) {
+  if (auto it = by_name_.find(GatherCodeletName(type, index, op_rank, idx_rank, out_rank));
+      it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeGatherCodelet(type, index, op_rank, idx_rank, out_rank));
+}
+
+Expected<const Codelet*> CompilerCodelets::Scatter(ElementType type, ElementType index,
+                                                   ScatterCombiner combiner, uint32_t op_rank,
+                                                   uint32_t idx_rank, uint32_t upd_rank) {
+  if (auto it = by_name_.find(ScatterCodeletName(type, index, combiner, op_rank, idx_rank, upd_rank));
+      it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeScatterCodelet(type, index, combiner, op_rank, idx_rank, upd_rank));
+}
+
+Expected<const Codelet*> CompilerCodelets::Sort(uint32_t rank, uint32_t key, SortOrder order,
+                                                const std::vector<ElementType>& types) {
+  if (auto it = by_name_.find(SortCodeletName(rank, key, order, types)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeSortCodelet(rank, key, order, types));
+}
+
 namespace {
 constexpr std::string_view kPrefix = "tileprof::";
 constexpr std::string_view kKinds[] = {"OpaqueOp", "Rearrange", "RearrangePadded", "DynamicSlice",
                                        "DynamicUpdateSlice", "Iota",
                                        "SelectAndScatter", "RngUniform", "RngNormal",
-                                       "ReduceExpr"};
+                                       "ReduceExpr", "Gather", "Scatter", "Sort"};
 
 // "tileprof::Kind<a,b,c>" -> {"Kind", {"a","b","c"}}; nullopt otherwise.
 std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(std::string_view name) {
@@ -205,6 +233,28 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
     auto nodes = Rank(parts.back());
     if (!nodes) return bad();
     codelet = ReduceExpr(types, *nodes);
+  } else if (kind == "Gather" && types.size() == 2 && parts.size() == 5) {
+    auto op = Rank(parts[2]), idx = Rank(parts[3]), out = Rank(parts[4]);
+    if (!op || !idx || !out) return bad();
+    codelet = Gather(types[0], types[1], *op, *idx, *out);
+  } else if (kind == "Scatter" && types.size() == 2 && parts.size() == 6) {
+    // Scatter<T,Idx,combiner,opRank,idxRank,updRank>
+    auto combiner = ParseScatterCombiner(parts[2]);
+    auto op = Rank(parts[3]), idx = Rank(parts[4]), upd = Rank(parts[5]);
+    if (!combiner || !op || !idx || !upd) return bad();
+    codelet = Scatter(types[0], types[1], *combiner, *op, *idx, *upd);
+  } else if (kind == "Sort" && parts.size() >= 4) {
+    // Sort<rank,key,order,T0,...>
+    auto rank = Rank(parts[0]), key = Rank(parts[1]);
+    auto order = ParseSortOrder(parts[2]);
+    if (!rank || !key || !order) return bad();
+    std::vector<ElementType> operands;
+    for (size_t k = 3; k < parts.size(); ++k) {
+      auto type = ParsePoplarElementType(parts[k]);
+      if (!type) return bad();
+      operands.push_back(*type);
+    }
+    codelet = Sort(*rank, *key, *order, operands);
   }
   if (!codelet) return codelet.error();
   // The name must round-trip, or two names could stand for one codelet.

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "common/expected.h"
+#include "engine/codelets/gather.h"
+#include "engine/codelets/sort.h"
 #include "engine/graph/graph.h"
 
 namespace tileprof::engine::compiler {
@@ -50,6 +52,13 @@ class CompilerCodelets {
   Expected<const Codelet*> SelectAndScatter(ElementType type, uint32_t rank);
   Expected<const Codelet*> Rng(ElementType type, bool normal);
   Expected<const Codelet*> ReduceExpr(const std::vector<ElementType>& types, uint32_t nodes);
+  // engine/codelets/gather.h and sort.h.
+  Expected<const Codelet*> Gather(ElementType type, ElementType index, uint32_t op_rank,
+                                  uint32_t idx_rank, uint32_t out_rank);
+  Expected<const Codelet*> Scatter(ElementType type, ElementType index, ScatterCombiner combiner,
+                                   uint32_t op_rank, uint32_t idx_rank, uint32_t upd_rank);
+  Expected<const Codelet*> Sort(uint32_t rank, uint32_t key, SortOrder order,
+                                const std::vector<ElementType>& types);
   // The codelet a name of the forms above stands for, created and registered
   // as the compiler would (rebuilding a serialised graph, engine/exec).
   // Error: not a name this class makes.

@@ -63,7 +63,7 @@ Status EventSink::CompileBegin(std::string_view module) {
 
 Status EventSink::CompileEnd(std::string_view module, const report::CompilationReport* report,
                              const report::TensorMap* tensor_map, const report::InstructionInfo* info,
-                             std::vector<std::string>* written) {
+                             std::vector<std::string>* written, const std::string* serialized_graph) {
   if (!CompileEventsOn()) return {};
   const ReportConfig& config = settings_.config;
   report::TraceEvent event = NewEvent(report::TraceEventType::kCompileEnd);
@@ -79,6 +79,10 @@ Status EventSink::CompileEnd(std::string_view module, const report::CompilationR
                                                         report::WriteTensorMapJson(*tensor_map), false, written));
   }
   if (info != nullptr) event.instruction_info = report::WriteInstructionInfoJson(*info);
+  if (serialized_graph != nullptr && config.enable_poplar_serialized_graph) {
+    TILEPROF_ASSIGN_OR_RETURN(event.poplar_graph, Payload(module, "serialized graph", "serialized_graph.poplar_exec",
+                                                          *serialized_graph, true, written));
+  }
   if (!config.report_directory.empty()) {
     std::string path = ModuleReportDirectory(config.report_directory, module) + "/framework.json";
     TILEPROF_RETURN_IF_ERROR(WriteOutputFile(path, FrameworkJson(module)));

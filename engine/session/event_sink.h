@@ -69,10 +69,13 @@ class EventSink {
   // Duration: since CompileBegin of the module (0 without one). Null
   // payloads are left out. With a report directory the report, tensor map
   // and framework.json go to files there and the event holds their paths.
-  // Files written are appended to `written` when given.
+  // Files written are appended to `written` when given. The serialised
+  // graph (enable_poplar_serialized_graph) is tileprof's executable format
+  // (engine/exec), not Poplar's Cap'n Proto: "serialized_graph.poplar_exec".
   Status CompileEnd(std::string_view module, const report::CompilationReport* report,
                     const report::TensorMap* tensor_map, const report::InstructionInfo* info,
-                    std::vector<std::string>* written = nullptr);
+                    std::vector<std::string>* written = nullptr,
+                    const std::string* serialized_graph = nullptr);
   Status HostToDevice(const std::vector<report::TransferredTensor>& tensors);
   Status DeviceToHost(const std::vector<report::TransferredTensor>& tensors);
   Status LoadEngine(std::string_view module);

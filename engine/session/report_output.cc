@@ -10,11 +10,13 @@
 #include <thread>
 
 #include "common/file.h"
+#include "engine/exec/executable.h"
 #include "engine/session/event_sink.h"
 #include "engine/session/instruction_info.h"
 #include "reports/cbor_codec.h"
 #include "reports/json_codec.h"
 #include "reports/sqlite_profile.h"
+#include "version.h"
 #include "reports/text_writer.h"
 
 namespace tileprof::engine {
@@ -132,11 +134,22 @@ Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled, con
   }
   const std::string module(compiled.module.name());
   const report::TensorMap& tensor_map = compiled.result.tensor_map;
+  // An executable loaded from the cache was not compiled here: no compile
+  // events (as the original), and no tensor map, which executables do not
+  // keep — said, rather than an empty map written.
+  const bool from_cache = compiled.cache.outcome == CacheOutcome::kHit;
+  const bool wants_map = !files.tensor_map.empty() || !settings.flags.tensor_map_file_path.empty();
+  if (from_cache && wants_map) {
+    std::string note = fmt::format("The tensor map was not written: {} was loaded from the executable cache ({}), "
+                                   "which keeps no tensor map. Compile without the cache to get it.",
+                                   module, compiled.cache.path);
+    log.Warning("poplar_compiler.cc", note);
+    written.notes.push_back(std::move(note));
+  }
   std::string tensor_map_json;
-  if (!files.tensor_map.empty() || !settings.flags.tensor_map_file_path.empty())
-    tensor_map_json = report::WriteTensorMapJson(tensor_map);
-  if (!files.tensor_map.empty()) TILEPROF_RETURN_IF_ERROR(write(files.tensor_map, tensor_map_json));
-  if (!settings.flags.tensor_map_file_path.empty()) {
+  if (wants_map && !from_cache) tensor_map_json = report::WriteTensorMapJson(tensor_map);
+  if (!files.tensor_map.empty() && !from_cache) TILEPROF_RETURN_IF_ERROR(write(files.tensor_map, tensor_map_json));
+  if (!settings.flags.tensor_map_file_path.empty() && !from_cache) {
     log.Verbose("poplar_compiler.cc", "[Poplar] Dumping tensor mapping");
     std::string path = settings.flags.tensor_map_file_path;
     if (!path.ends_with('/')) path += '/';
@@ -154,10 +167,21 @@ Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled, con
   }
   if (written.profile.empty()) written.profile = files.text;
 
-  if (events.CompileEventsOn()) {
+  if (events.CompileEventsOn() && !from_cache && compiled.skipped_engine_compilation.empty()) {
     report::InstructionInfo info = ClassifyMlTypes(compiled.module);
     size_t notes_before = events.notes().size();
-    TILEPROF_RETURN_IF_ERROR(events.CompileEnd(module, &compilation, &tensor_map, &info, &written.files));
+    std::string graph;
+    if (settings.config.enable_poplar_serialized_graph && compiled.result.graph != nullptr) {
+      exec::ExecutableInfo about;
+      about.tool_version = TILEPROF_VERSION;
+      about.module_name = module;
+      about.fingerprint = compiled.fingerprint;
+      about.target = {std::string(compiled.target.ArchString()), compiled.target.NumIpus(),
+                      compiled.target.TilesPerIpu()};
+      graph = exec::SerializeExecutable(about, compiled.result);
+    }
+    TILEPROF_RETURN_IF_ERROR(events.CompileEnd(module, &compilation, &tensor_map, &info, &written.files,
+                                               graph.empty() ? nullptr : &graph));
     written.notes.insert(written.notes.end(), events.notes().begin() + static_cast<ptrdiff_t>(notes_before),
                          events.notes().end());
   }
@@ -176,7 +200,7 @@ Expected<WrittenReports> WriteRunOutputs(const CompiledModule& compiled, const r
   };
   if (!files.text.empty()) {
     TILEPROF_RETURN_IF_ERROR(write(files.text, report::WriteTextReport(compiled.result.report, &execution,
-                                                                       {.show_execution_steps = true})));
+                                                                       {.show_execution_steps = settings.text_execution_steps})));
   }
   if (!files.json.empty()) TILEPROF_RETURN_IF_ERROR(write(files.json, report::WriteJsonReport(document)));
   if (!files.cbor.empty()) TILEPROF_RETURN_IF_ERROR(write(files.cbor, report::WriteCborReport(document)));

@@ -33,6 +33,8 @@ struct ReportSettings {
   ReportConfig config;   // --config / CLI report flags
   PoplarFlags flags;     // TF_POPLAR_FLAGS (--tensor_map_file_path)
   EngineOptions engine;  // POPLAR_ENGINE_OPTIONS (autoReport.*)
+  // The text report of a run lists every execution step (--show-execution-steps).
+  bool text_execution_steps = true;
 
   // Whether the compile step must record the tensor map: a tensor-map
   // file, --tensor_map_file_path, or compile events are asked for.

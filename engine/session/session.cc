@@ -1,5 +1,7 @@
 #include "engine/session/session.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -103,8 +105,12 @@ Expected<CompiledModule> CompileParsed(Parsed parsed, const SessionOptions& opti
                                        Clock::time_point start) {
   const hlo::Module& module = parsed.module;
   const Target& target = parsed.target;
-  // Only a real compile has compile events: a cache hit has none.
-  if (options.events != nullptr) TILEPROF_RETURN_IF_ERROR(options.events->CompileBegin(module.name()));
+  // Only a real compile has compile events: a cache hit has none, nor does
+  // a module the original would not have compiled for the device.
+  std::string skipped = SkipEngineCompilationLine(module);
+  if (!skipped.empty()) log.Verbose("poplar_compiler.cc", skipped);
+  if (options.events != nullptr && skipped.empty())
+    TILEPROF_RETURN_IF_ERROR(options.events->CompileBegin(module.name()));
   ProgressMode mode = options.progress;
   std::FILE* bar_out =
       ShouldShowProgress(mode, options.progress_out, log.Enabled(LogLevel::kVerbose), ExpensiveInstructions(module))
@@ -125,10 +131,45 @@ Expected<CompiledModule> CompileParsed(Parsed parsed, const SessionOptions& opti
   log.Verbose("poplar_compiler.cc", fmt::format("End XLA compilation: {} (Hash: {})", module.name(),
                                                 hlo::FingerprintToString(parsed.fingerprint)));
   return CompiledModule{std::move(parsed.module), parsed.fingerprint, std::move(parsed.target), std::move(*result),
-                        SecondsSince(start), {}};
+                        SecondsSince(start), {}, std::move(skipped)};
 }
 
 }  // namespace
+
+std::string SkipEngineCompilationLine(const hlo::Module& module) {
+  const hlo::Computation* entry = module.entry();
+  if (entry == nullptr || entry->root() == nullptr) return "";
+  // The leaves of the root, looking through tuples.
+  std::vector<const hlo::Instruction*> outputs;
+  std::vector<const hlo::Instruction*> pending{entry->root()};
+  while (!pending.empty()) {
+    const hlo::Instruction* at = pending.back();
+    pending.pop_back();
+    if (hlo::OpcodeName(at->opcode()) == "tuple") {
+      for (const hlo::Instruction* operand : at->operands()) pending.push_back(operand);
+    } else {
+      outputs.push_back(at);
+    }
+  }
+  auto all_outputs = [&](std::string_view opcode) {
+    return !outputs.empty() && std::all_of(outputs.begin(), outputs.end(), [&](const hlo::Instruction* out) {
+      return hlo::OpcodeName(out->opcode()) == opcode;
+    });
+  };
+  if (all_outputs("constant")) return "Skip engine compilation - output is constant.";
+  if (all_outputs("parameter")) return "Skip engine compilation - all outputs are inputs.";
+  static constexpr std::string_view kScalarOk[] = {
+      "parameter", "constant", "tuple", "get-tuple-element", "add", "subtract", "multiply", "divide",
+      "maximum", "minimum", "negate", "abs", "exponential", "log", "sqrt", "rsqrt", "tanh", "compare",
+      "select", "convert", "and", "or", "not", "xor", "power", "remainder", "sign", "floor", "ceil"};
+  for (const hlo::Instruction* instruction : entry->instructions()) {
+    const std::string_view opcode = hlo::OpcodeName(instruction->opcode());
+    if (std::find(std::begin(kScalarOk), std::end(kScalarOk), opcode) == std::end(kScalarOk)) return "";
+    const hlo::Shape& shape = instruction->shape();
+    if (shape.IsArray() && shape.rank() != 0) return "";
+  }
+  return "Skip engine compilation - scalar elementwise graph.";
+}
 
 Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log) {
   auto start = Clock::now();

@@ -75,7 +75,17 @@ struct CompiledModule {
   compiler::CompileResult result;
   double seconds = 0;  // parse + compile (or load) wall time
   CacheStatus cache;
+  // The original's "Skip engine compilation - <reason>." (the module would
+  // run on the host there): compiled here all the same, but without compile
+  // events. "" when not skipped.
+  std::string skipped_engine_compilation;
 };
+
+// The original's reason to skip engine compilation of `module`, as its VLOG
+// line says it ("Skip engine compilation - output is constant."), or "":
+// the entry's outputs are all constants, all parameters, or every
+// instruction is scalar and elementwise.
+std::string SkipEngineCompilationLine(const hlo::Module& module);
 
 // Parses and compiles the file's module. A parse error carries the
 // file:line:col message; a compile error names the instruction.

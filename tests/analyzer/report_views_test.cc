@@ -357,15 +357,15 @@ TEST(TensorMap, ParsesTheSpecExampleAndRejectsBadShapes) {
   EXPECT_EQ((*ok)[0].tiles.size(), 4u);
   EXPECT_EQ((*ok)[0].op_name, "dense/add");
   const std::pair<const char*, const char*> bad[] = {
-      {"[1,2", "not JSON"},
+      {"[1,2", "not valid JSON"},
       {R"({"mapping":{}})", "\"mappings\""},
-      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,2,[[0,1]],""]]}})", "mappings.c[0][6]: 2 elements, but the per-tile counts sum to 1"},
+      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,2,[[0,1]],""]]}})", "mappings[\"c\"][0][6]: total 2 is not the sum of the per-tile counts (1)"},
       {R"({"mappings":{"c":[["a",0,[1],"complex",0,0,1,[[0,1]],""]]}})", "unknown element type 'complex'"},
       {R"({"mappings":{"c":[["a",0,[1],"float",0,0,2,[[1,1],[0,1]],""]]}})", "[7][1]: tile 0 does not ascend"},
-      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,1,[[0]],""]]}})", "[7][0]: expected [tile, elements]"},
+      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,1,[[0]],""]]}})", "[7][0]: expected [tile, n]"},
       {R"({"mappings":{"c":[["a",0,[1],"float",2,0,1,[[0,1]],""]]}})", "[4]: expected 0 or 1"},
       {R"({"mappings":{"c":[["a",0,[1],"float",0,0,1,[[0,1]],""]],"d":[["a",0,[1],"float",0,0,1,[[0,1]],""]]}})", "appears twice"},
-      {R"({"mappings":{"c":[["a",0]]}})", "expected an array of 9 items"},
+      {R"({"mappings":{"c":[["a",0]]}})", "expected an array of 9 elements"},
   };
   for (const auto& [text, message] : bad) {
     SCOPED_TRACE(text);

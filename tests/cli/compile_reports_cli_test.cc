@@ -108,6 +108,20 @@ TEST_F(CompileReportsCli, ConfigFileEventsAndReportDirectory) {
   EXPECT_EQ(parsed[1]["tensor_map"], "reports/adder/tensor_map.json");
 }
 
+TEST_F(CompileReportsCli, SerializedGraphIsTheExecutableFormat) {
+  CliRun run = Run("", "compile " + kAdder + " --target ipu1 --progress=false --events e.pb "
+                       "--report-directory reports --enable-poplar-serialized-graph");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("Wrote:    reports/adder/serialized_graph.poplar_exec"));
+  const std::string graph = Read(Path("reports/adder/serialized_graph.poplar_exec"));
+  EXPECT_EQ(graph.substr(0, 8), std::string("TPEXE\r\n\x1a", 8));
+  // Off by default: "typically very large".
+  CliRun plain = Run("", "compile " + kAdder + " --target ipu1 --progress=false --events f.pb "
+                         "--report-directory plain");
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  EXPECT_FALSE(fs::exists(Path("plain/adder/serialized_graph.poplar_exec")));
+}
+
 TEST_F(CompileReportsCli, EventsCarryTheReportWithoutADirectory) {
   CliRun run = Run("", "compile " + kAdder + " --target ipu1 --progress=false --profiling --use-poplar-text-report "
                                              "--events events.pb");

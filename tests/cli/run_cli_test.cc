@@ -84,7 +84,7 @@ TEST_F(RunCli, AdderFromNpyInputsToNpyOutputsAndReport) {
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_THAT(ReadFloats(Path("out/out.0.npy")), ::testing::ElementsAre(112.0f, 224.0f));
   EXPECT_THAT(run.out, HasSubstr("Ran adder on ipu2"));
-  EXPECT_THAT(run.out, HasSubstr("  Report:   " + Path("report.rep")));
+  EXPECT_THAT(run.out, HasSubstr("  Wrote:    " + Path("report.rep")));
   const std::string report = ReadFile(Path("report.rep"));
   EXPECT_THAT(report, HasSubstr("\nExecution:\n\nPrograms executed:\n\n<anonymous>.\n\n  Total cycles:"));
   EXPECT_THAT(report, HasSubstr(" microseconds)\n  Tile average compute cycles (including idle threads): "));

@@ -104,7 +104,7 @@ ENTRY main {
 )");
   ExpectExecutable(result);
   EXPECT_TRUE(Uses(result, "poplin::MatMulPartial<float,float>"));
-  EXPECT_TRUE(Uses(result, "tileprof::RearrangePadded<float,4,7>"));  // the patches
+  EXPECT_TRUE(Uses(result, "poplin::ConvPartialnx1<float,float"));  // strided conv, no patches
   EXPECT_TRUE(Uses(result, "popops::Reduce<popops::ReduceAdd,float,float,true"));  // init 1
 }
 

@@ -546,12 +546,17 @@ class Evaluator:
                 sel[d] = b[pos]
             windows = [u[tuple(sel)] for u in updates]  # dims = update_window_dims in order
             wshape = windows[0].shape
+            # XLA skips the whole window when any part of it is out of bounds
+            # (the start must lie in [0, operand dim - window size]).
+            wsize = [1] * operands[0].ndim
+            for k, od in enumerate(window_operand_dims):
+                wsize[od] = wshape[k]
+            if any(s < 0 or s > operands[0].shape[d] - wsize[d] for d, s in enumerate(start)):
+                continue
             for w in np.ndindex(*wshape):
                 full = list(start)
                 for k, od in enumerate(window_operand_dims):
                     full[od] += w[k]
-                if any(v < 0 or v >= operands[0].shape[d] for d, v in enumerate(full)):
-                    continue  # XLA skips out-of-bounds updates
                 t = tuple(full)
                 res = self.apply(combiner, [o[t] for o in operands] + [win[w] for win in windows])
                 if n > 1:

@@ -1,0 +1,374 @@
+// Gather and scatter (engine/codelets/gather.h): one vertex per tile run of
+// the linearly mapped result, reading the whole indices and the box of the
+// operand (gather) or updates (scatter) its run can touch for any index
+// value: a window dimension's box is the run's coordinates widened by the
+// slack of the start (dimension minus window size); a dimension indexed
+// without a window is whole. The scatter reads its own run of the operand. Unsupported forms (tuple operands, several scatter operands, an
+// update computation other than assign or one binary op) stay opaque.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/gather.h"
+#include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
+#include "engine/hlo/attributes.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+bool IsPlainArray(const Value& value, const hlo::Shape& shape) {
+  return !value.is_tuple && value.tensor.valid() && shape.IsArray() &&
+         value.tensor.Rank() == static_cast<size_t>(shape.rank());
+}
+
+Expected<std::vector<int64_t>> ListAttribute(const hlo::Instruction& instruction,
+                                             std::string_view name) {
+  const hlo::Attribute* attribute = instruction.FindAttribute(name);
+  if (attribute == nullptr) return std::vector<int64_t>{};
+  Expected<std::vector<int64_t>> list = hlo::ParseIntList(attribute->value());
+  if (!list) return MakeError("{}: bad {}={}", Describe(instruction), name, attribute->value());
+  return list;
+}
+
+bool Contains(std::span<const int64_t> list, int64_t v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+Expected<uint32_t> Param(uint64_t v, const hlo::Instruction& instruction) {
+  if (v > UINT32_MAX) return MakeError("{}: {} does not fit a vertex parameter", Describe(instruction), v);
+  return static_cast<uint32_t>(v);
+}
+
+// The dimension numbers common to gather and scatter, as vertex parameters.
+struct Numbers {
+  std::vector<uint32_t> res_src;  // per result (gather) / update (scatter) dimension
+  std::vector<uint32_t> start;    // per operand dimension
+  uint32_t ivd = 0;
+};
+
+// `window_dims`: result dimensions that are windows (offset_dims /
+// update_window_dims); `removed`: operand dimensions without a window
+// dimension (collapsed / inserted, plus batching); `start_map`: index
+// vector component -> operand dimension.
+Expected<Numbers> Build(const hlo::Instruction& instruction, size_t op_rank, size_t idx_rank,
+                        size_t res_rank, std::span<const int64_t> window_dims,
+                        std::span<const int64_t> removed, std::span<const int64_t> start_map,
+                        std::span<const int64_t> op_batch, std::span<const int64_t> idx_batch,
+                        int64_t ivd) {
+  const auto bad = [&](std::string_view what) {
+    return MakeError("{}: {}", Describe(instruction), what);
+  };
+  if (ivd < 0 || static_cast<size_t>(ivd) > idx_rank) return bad("index_vector_dim outside the indices' rank");
+  if (op_batch.size() != idx_batch.size()) return bad("batching dimension lists differ in length");
+  Numbers n;
+  n.ivd = static_cast<uint32_t>(ivd);
+  std::vector<uint32_t> operand_windows, batch_dims;
+  for (size_t j = 0; j < op_rank; ++j) {
+    if (!Contains(removed, static_cast<int64_t>(j)) && !Contains(op_batch, static_cast<int64_t>(j))) {
+      operand_windows.push_back(static_cast<uint32_t>(j));
+    }
+  }
+  for (size_t k = 0; k < idx_rank; ++k) {
+    if (k != static_cast<size_t>(ivd)) batch_dims.push_back(static_cast<uint32_t>(k));
+  }
+  if (operand_windows.size() != window_dims.size() ||
+      batch_dims.size() + window_dims.size() != res_rank) {
+    return bad("dimension numbers do not match the ranks of the operands and result");
+  }
+  n.res_src.assign(res_rank, 0);
+  size_t w = 0, b = 0;
+  for (size_t r = 0; r < res_rank; ++r) {
+    if (Contains(window_dims, static_cast<int64_t>(r))) n.res_src[r] = operand_windows[w++];
+    else n.res_src[r] = static_cast<uint32_t>(op_rank) + batch_dims[b++];
+  }
+  if (w != window_dims.size()) return bad("window dimensions outside the result's rank");
+  n.start.assign(op_rank, 0);
+  for (size_t k = 0; k < start_map.size(); ++k) {
+    if (start_map[k] < 0 || static_cast<size_t>(start_map[k]) >= op_rank) return bad("start map outside the operand's rank");
+    n.start[static_cast<size_t>(start_map[k])] = static_cast<uint32_t>(k + 1);
+  }
+  for (size_t i = 0; i < op_batch.size(); ++i) {
+    if (op_batch[i] < 0 || static_cast<size_t>(op_batch[i]) >= op_rank || idx_batch[i] < 0 ||
+        static_cast<size_t>(idx_batch[i]) >= idx_rank || idx_batch[i] == ivd) {
+      return bad("batching dimension outside the ranks");
+    }
+    n.start[static_cast<size_t>(op_batch[i])] = kStartFromBatch + static_cast<uint32_t>(idx_batch[i]);
+  }
+  return n;
+}
+
+std::optional<ScatterCombiner> CombinerOf(const hlo::Computation& computation) {
+  const hlo::Instruction* root = computation.root();
+  if (root == nullptr) return std::nullopt;
+  if (root->opcode() == hlo::Opcode::kParameter) {
+    return root->parameter_number() == 1 ? std::optional(ScatterCombiner::kAssign) : std::nullopt;
+  }
+  if (root->operand_count() != 2) return std::nullopt;
+  // Commutative ops only, so the order of the parameters does not matter;
+  // both must be used.
+  const auto a = root->operands()[0], b = root->operands()[1];
+  if (a->opcode() != hlo::Opcode::kParameter || b->opcode() != hlo::Opcode::kParameter ||
+      a->parameter_number() + b->parameter_number() != 1) {
+    return std::nullopt;
+  }
+  switch (root->opcode()) {
+    case hlo::Opcode::kAdd: return ScatterCombiner::kAdd;
+    case hlo::Opcode::kMultiply: return ScatterCombiner::kMul;
+    case hlo::Opcode::kMaximum: return ScatterCombiner::kMax;
+    case hlo::Opcode::kMinimum: return ScatterCombiner::kMin;
+    case hlo::Opcode::kAnd: return ScatterCombiner::kAnd;
+    case hlo::Opcode::kOr: return ScatterCombiner::kOr;
+    default: return std::nullopt;
+  }
+}
+
+Status SetParams(Graph& graph, VertexRef vertex, const Codelet& codelet,
+                 std::span<const uint32_t> values) {
+  const auto names = codelet.params();
+  if (names.size() != values.size()) {
+    return MakeError("{}: {} parameter values for {} parameters", codelet.name(), values.size(),
+                     names.size());
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex[names[i]], values[i]));
+  }
+  return {};
+}
+
+// The sub-tensor [lo, lo + size) per dimension.
+Expected<Tensor> BoxOf(const Tensor& tensor, std::span<const uint64_t> lo,
+                       std::span<const uint64_t> size) {
+  Tensor view = tensor;
+  for (size_t d = 0; d < lo.size(); ++d) {
+    if (lo[d] == 0 && size[d] == tensor.shape()[d]) continue;
+    TILEPROF_ASSIGN_OR_RETURN(view, view.Slice(lo[d], lo[d] + size[d], d));
+  }
+  return view;
+}
+
+}  // namespace
+
+std::vector<std::pair<uint64_t, uint64_t>> FlatRunBox(std::span<const uint64_t> dims,
+                                                      uint64_t first, uint64_t count) {
+  const size_t rank = dims.size();
+  std::vector<uint64_t> f(rank), l(rank);
+  uint64_t a = first, b = first + count - 1;
+  for (size_t d = rank; d-- > 0;) {
+    f[d] = a % dims[d];
+    a /= dims[d];
+    l[d] = b % dims[d];
+    b /= dims[d];
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> box(rank);
+  bool split = false;
+  for (size_t d = 0; d < rank; ++d) {
+    box[d] = split ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{f[d], l[d]};
+    split = split || f[d] != l[d];
+  }
+  return box;
+}
+
+Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
+                                      std::span<const Value> operands, program::Sequence& program) {
+  const auto opaque = [&] { return LowerOpaque(instruction, operands, program); };
+  if (operands.size() != 2 || !IsPlainArray(operands[0], instruction.operands()[0]->shape()) ||
+      !IsPlainArray(operands[1], instruction.operands()[1]->shape()) ||
+      !instruction.shape().IsArray()) {
+    return opaque();
+  }
+  const Tensor& operand = operands[0].tensor;
+  const Tensor& indices = operands[1].tensor;
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
+  Expected<std::vector<uint64_t>> dims = StorageShape(instruction.shape());
+  if (!dims || storage.type != operand.element_type() ||
+      dims->size() != static_cast<size_t>(instruction.shape().rank()) || operand.Rank() == 0) {
+    return opaque();
+  }
+  TILEPROF_ASSIGN_OR_RETURN(auto offset_dims, ListAttribute(instruction, "offset_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto collapsed, ListAttribute(instruction, "collapsed_slice_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto start_map, ListAttribute(instruction, "start_index_map"));
+  TILEPROF_ASSIGN_OR_RETURN(auto slice_sizes, ListAttribute(instruction, "slice_sizes"));
+  TILEPROF_ASSIGN_OR_RETURN(auto op_batch, ListAttribute(instruction, "operand_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto idx_batch, ListAttribute(instruction, "start_indices_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd, IntAttribute(instruction, "index_vector_dim"));
+  if (!ivd) return MakeError("{}: no index_vector_dim", Describe(instruction));
+  if (slice_sizes.size() != operand.Rank()) {
+    return MakeError("{}: {} slice sizes for an operand of rank {}", Describe(instruction),
+                     slice_sizes.size(), operand.Rank());
+  }
+  for (size_t j = 0; j < slice_sizes.size(); ++j) {
+    if (slice_sizes[j] < 0 || static_cast<uint64_t>(slice_sizes[j]) > operand.shape()[j]) {
+      return MakeError("{}: slice size {} in a dimension of {}", Describe(instruction),
+                       slice_sizes[j], operand.shape()[j]);
+    }
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Numbers n, Build(instruction, operand.Rank(), indices.Rank(),
+                                             dims->size(), offset_dims, collapsed, start_map,
+                                             op_batch, idx_batch, *ivd));
+  const uint64_t components = n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
+  if (start_map.size() != components) {
+    return MakeError("{}: start_index_map has {} entries, the index vector {}",
+                     Describe(instruction), start_map.size(), components);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(storage.type, *dims, instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(std::move(out));
+  TILEPROF_ASSIGN_OR_RETURN(
+      const Codelet* codelet,
+      codelets_.Gather(storage.type, indices.element_type(), static_cast<uint32_t>(operand.Rank()),
+                       static_cast<uint32_t>(indices.Rank()), static_cast<uint32_t>(dims->size())));
+  // Parameters in the codelet's order (gather.h).
+  std::vector<uint32_t> params;
+  for (uint64_t d : *dims) params.push_back(static_cast<uint32_t>(d));
+  for (uint64_t d : operand.shape()) { TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction)); params.push_back(v); }
+  for (uint64_t d : indices.shape()) { TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction)); params.push_back(v); }
+  params.push_back(n.ivd);
+  params.insert(params.end(), n.res_src.begin(), n.res_src.end());
+  params.insert(params.end(), n.start.begin(), n.start.end());
+  for (int64_t s : slice_sizes) params.push_back(static_cast<uint32_t>(s));
+  for (size_t r = 0; r < dims->size(); ++r) {
+    const uint64_t expected = n.res_src[r] < operand.Rank()
+                                  ? static_cast<uint64_t>(slice_sizes[n.res_src[r]])
+                                  : indices.shape()[n.res_src[r] - operand.Rank()];
+    if ((*dims)[r] != expected) {
+      return MakeError("{}: result dimension {} has {} elements, expected {}",
+                       Describe(instruction), r, (*dims)[r], expected);
+    }
+  }
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    const uint64_t first = position, count = piece.region.size();
+    position += count;
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    // The operand box: start slack plus the run's window coordinates.
+    const auto run = FlatRunBox(*dims, first, count);
+    std::vector<uint64_t> lo(operand.Rank()), size(operand.Rank());
+    for (size_t j = 0; j < operand.Rank(); ++j) {
+      const uint64_t slack = n.start[j] == 0 ? 0 : operand.shape()[j] - static_cast<uint64_t>(slice_sizes[j]);
+      uint64_t a = 0, b = 0;
+      for (size_t r = 0; r < dims->size(); ++r) {
+        if (n.res_src[r] == j) a = run[r].first, b = run[r].second;
+      }
+      lo[j] = a;
+      size[j] = b - a + slack + 1;
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor box, BoxOf(operand, lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], box));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, Param(first, instruction));
+    std::vector<uint32_t> values = {first32};
+    values.insert(values.end(), params.begin(), params.end());
+    for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
+    for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
+    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, values));
+  }
+  return Value::Array(std::move(out));
+}
+
+Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
+                                       std::span<const Value> operands, program::Sequence& program) {
+  const auto opaque = [&] { return LowerOpaque(instruction, operands, program); };
+  if (operands.size() != 3 || instruction.called_computations().size() != 1 ||
+      !instruction.shape().IsArray()) {
+    return opaque();
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    if (!IsPlainArray(operands[i], instruction.operands()[i]->shape())) return opaque();
+  }
+  const Tensor& operand = operands[0].tensor;
+  const Tensor& indices = operands[1].tensor;
+  const Tensor& updates = operands[2].tensor;
+  const std::optional<ScatterCombiner> combiner = CombinerOf(*instruction.called_computations()[0]);
+  if (!combiner || operand.Rank() == 0 || updates.element_type() != operand.element_type()) {
+    return opaque();
+  }
+  TILEPROF_ASSIGN_OR_RETURN(auto window_dims, ListAttribute(instruction, "update_window_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto inserted, ListAttribute(instruction, "inserted_window_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto start_map, ListAttribute(instruction, "scatter_dims_to_operand_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto op_batch, ListAttribute(instruction, "input_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto idx_batch, ListAttribute(instruction, "scatter_indices_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd, IntAttribute(instruction, "index_vector_dim"));
+  if (!ivd) return MakeError("{}: no index_vector_dim", Describe(instruction));
+  TILEPROF_ASSIGN_OR_RETURN(Numbers n, Build(instruction, operand.Rank(), indices.Rank(),
+                                             updates.Rank(), window_dims, inserted, start_map,
+                                             op_batch, idx_batch, *ivd));
+  const uint64_t components = n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
+  if (start_map.size() != components) {
+    return MakeError("{}: scatter_dims_to_operand_dims has {} entries, the index vector {}",
+                     Describe(instruction), start_map.size(), components);
+  }
+  for (size_t u = 0; u < updates.Rank(); ++u) {
+    const uint32_t src = n.res_src[u];
+    const uint64_t limit = src < operand.Rank() ? operand.shape()[src] : indices.shape()[src - operand.Rank()];
+    if (src < operand.Rank() ? updates.shape()[u] > limit : updates.shape()[u] != limit) {
+      return MakeError("{}: update dimension {} has {} elements, does not fit {}",
+                       Describe(instruction), u, updates.shape()[u], limit);
+    }
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(operand.element_type(), operand.shape(),
+                                                  instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(std::move(out));
+  TILEPROF_ASSIGN_OR_RETURN(
+      const Codelet* codelet,
+      codelets_.Scatter(operand.element_type(), indices.element_type(), *combiner,
+                        static_cast<uint32_t>(operand.Rank()), static_cast<uint32_t>(indices.Rank()),
+                        static_cast<uint32_t>(updates.Rank())));
+  std::vector<uint32_t> params;  // after "first", in the codelet's order
+  for (const Tensor* t : {&operand, &indices, &updates}) {
+    for (uint64_t d : t->shape()) {
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
+      params.push_back(v);
+    }
+  }
+  params.push_back(n.ivd);
+  params.insert(params.end(), n.res_src.begin(), n.res_src.end());
+  params.insert(params.end(), n.start.begin(), n.start.end());
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten(), flat_operand = operand.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    const uint64_t first = position, count = piece.region.size();
+    position += count;
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part, flat_operand.Slice(first, first + count));
+    // The updates box: window coordinates w = c - s for the run's operand
+    // coordinates c and starts s in [0, slack]; scatter dimensions whole.
+    const auto run = FlatRunBox(operand.shape(), first, count);
+    std::vector<uint64_t> lo(updates.Rank()), size(updates.Rank());
+    for (size_t u = 0; u < updates.Rank(); ++u) {
+      const uint32_t j = n.res_src[u];
+      lo[u] = 0;
+      size[u] = updates.shape()[u];
+      if (j >= operand.Rank() || size[u] == 0) continue;
+      const uint64_t slack = n.start[j] == 0 ? 0 : operand.shape()[j] - updates.shape()[u];
+      const uint64_t a = run[j].first > slack ? run[j].first - slack : 0;
+      const uint64_t b = std::min<uint64_t>(run[j].second, updates.shape()[u] - 1);
+      // Empty (no update can land in the run): one element, filtered out.
+      lo[u] = std::min(a, b);
+      size[u] = a <= b ? b - a + 1 : 1;
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor box, BoxOf(updates, lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand_part));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["updates"], box));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, Param(first, instruction));
+    std::vector<uint32_t> values = {first32};
+    values.insert(values.end(), params.begin(), params.end());
+    for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
+    for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
+    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, values));
+  }
+  return Value::Array(std::move(out));
+}
+
+}  // namespace tileprof::engine::compiler
