@@ -227,6 +227,7 @@ ENTRY main {
 class CorpusCompileTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusCompileTest, CompilesForIpu2WithConsistentReport) {
+  if (hlo::testing::TooSlowUnderSanitizers(GetParam())) GTEST_SKIP() << "too slow under ASan; the release build runs it";
   Expected<std::vector<hlo::Module>> modules =
       hlo::ParseModules(hlo::testing::ReadCorpus(GetParam()), {.source_name = GetParam()});
   ASSERT_TRUE(modules.has_value()) << modules.error().message();

@@ -14,6 +14,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/hlo/test_util.h"
+
 #include "common/file.h"
 #include "common/hash.h"
 #include "engine/hlo/parser.h"
@@ -67,9 +69,13 @@ std::vector<std::string> CorpusModules() {
 }
 
 TEST(Executable, EveryCorpusModuleLoadsAsCompiled) {
-  int compiled = 0;
+  int compiled = 0, skipped = 0;
   for (const std::string& path : CorpusModules()) {
     SCOPED_TRACE(path);
+    if (hlo::testing::TooSlowUnderSanitizers(path)) {
+      ++skipped;
+      continue;
+    }
     auto original = CompileFile(path);
     if (!original) continue;  // several files hold many modules or unsupported ops
     ++compiled;
@@ -96,7 +102,8 @@ TEST(Executable, EveryCorpusModuleLoadsAsCompiled) {
     EXPECT_EQ(report::WriteTextReport(report_only->result.report, nullptr, {}), original->text_report);
     EXPECT_EQ(report_only->result.graph_stats.num_vertices, original->result.graph_stats.num_vertices);
   }
-  EXPECT_GE(compiled, 20);
+  EXPECT_GE(compiled + skipped, 20);
+  EXPECT_GE(compiled, 15);
 }
 
 // The compiler's on-demand window, rng and expression-reduce codelets are

@@ -31,6 +31,7 @@ std::string Summary(const std::string& message) {
 class SimCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SimCorpus, RunsOrIsRefusedBeforeRunning) {
+  if (hlo::testing::TooSlowUnderSanitizers(GetParam())) GTEST_SKIP() << "too slow under ASan; the release build runs it";
   Expected<std::vector<hlo::Module>> modules =
       hlo::ParseModules(hlo::testing::ReadCorpus(GetParam()), {.source_name = GetParam()});
   ASSERT_TRUE(modules.has_value()) << modules.error().message();

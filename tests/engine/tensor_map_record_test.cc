@@ -221,6 +221,7 @@ ENTRY e {
 class CorpusTensorMapTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusTensorMapTest, RecordsAReadableMapAndChangesNothingElse) {
+  if (hlo::testing::TooSlowUnderSanitizers(GetParam())) GTEST_SKIP() << "too slow under ASan; the release build runs it";
   Expected<std::vector<hlo::Module>> modules =
       hlo::ParseModules(hlo::testing::ReadCorpus(GetParam()), {.source_name = GetParam()});
   ASSERT_TRUE(modules) << modules.error().message();

@@ -30,6 +30,34 @@ inline std::vector<std::string> CorpusFiles() {
   return files;
 }
 
+// Corpus files that each take about a minute to compile or run in the
+// release build (millions of vertices or exchanged regions). Under
+// ASan+UBSan each would take many minutes, so the sanitizer build leaves
+// them to the release build, which runs every file; the other corpus files
+// drive the same code under the sanitizers.
+inline bool TooSlowUnderSanitizers(const std::string& file) {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  constexpr bool kSanitized = true;
+#else
+  constexpr bool kSanitized = false;
+#endif
+#else
+  constexpr bool kSanitized = false;
+#endif
+  static const char* const kSlow[] = {
+      "1648627826626299.module_0161.jit__reduce_max.11.before_optimizations.txt",
+      "module_0033.jit_prim_fun.13.before_optimizations.txt",
+      "module_0698.jit__lambda_.256.before_optimizations.txt",
+      "xla_tools_data_benchmarking_mobilenet_v2.hlo",
+      "xla_tools_hlo_opt_tests_cpu_hlo_pass.hlo",
+  };
+  const std::string name = std::filesystem::path(file).filename().string();
+  return kSanitized && std::any_of(std::begin(kSlow), std::end(kSlow), [&](const char* slow) { return name == slow; });
+}
+
 inline std::string ReadCorpus(const std::string& name) {
   Expected<std::string> text = ReadFile((CorpusDir() / name).string());
   EXPECT_TRUE(text.has_value()) << name;
