@@ -70,3 +70,25 @@ def make_batches(rng, steps, batch, size=28):
 def glorot_uniform(rng, fan_in, fan_out, shape):
     limit = np.sqrt(6.0 / (fan_in + fan_out))
     return rng.uniform(-limit, limit, shape).astype(np.float32)
+
+
+def write_inputs(description, make_arrays):
+    """The make_data.py command line: OUTDIR [--seed N]; writes each array of
+    make_arrays(rng) as OUTDIR/<name>.npy (atomically) and prints the
+    matching `--input name=path` arguments."""
+    import argparse
+    import os
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("outdir")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    os.makedirs(args.outdir, exist_ok=True)
+    arguments = []
+    for name, array in make_arrays(np.random.default_rng(args.seed)).items():
+        path = os.path.join(args.outdir, name + ".npy")
+        tmp = path + ".tmp.npy"
+        np.save(tmp, array)
+        os.replace(tmp, path)
+        arguments.append(f"--input {name}={path}")
+    print(" ".join(arguments))

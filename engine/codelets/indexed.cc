@@ -8,73 +8,20 @@
 
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/families.h"
+#include "engine/codelets/index_walk.h"
 #include "engine/codelets/numeric.h"
 
 namespace tileprof::engine {
 namespace {
 
+using index_walk::IsIndexType;
+using index_walk::LoadIndex;
+using index_walk::Product;
+using Odometer = index_walk::SignedOdometer;
+
 constexpr uint32_t kMaxRank = 16;
 
 int64_t Signed(uint32_t bits) { return static_cast<int32_t>(bits); }
-
-uint64_t Product(std::span<const uint32_t> dims) {
-  uint64_t n = 1;
-  for (uint32_t d : dims) n *= d;
-  return n;
-}
-
-bool IsIndexType(ElementType type) {
-  switch (type) {
-    case ElementType::kS8: case ElementType::kU8: case ElementType::kS16:
-    case ElementType::kU16: case ElementType::kS32: case ElementType::kU32:
-    case ElementType::kS64: case ElementType::kU64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// A start index as a signed 64-bit value (u64 above INT64_MAX saturates, and
-// is clamped to the largest start anyway).
-int64_t LoadIndex(ElementType type, std::span<const std::byte> bytes) {
-  return numeric::Dispatch(type, [&](auto tag) -> int64_t {
-    constexpr ElementType kType = decltype(tag)::value;
-    using C = typename numeric::Traits<kType>::Compute;
-    if constexpr (numeric::kIsInt<C>) {
-      const C v = numeric::Get<kType>(bytes, 0);
-      if constexpr (std::is_unsigned_v<C> && sizeof(C) == 8) {
-        return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
-      } else {
-        return static_cast<int64_t>(v);
-      }
-    } else {
-      return 0;  // not reached: the factories accept integer index types only
-    }
-  });
-}
-
-// Row-major coordinates of a flat index, advanced one element at a time.
-class Odometer {
- public:
-  Odometer(std::span<const uint32_t> dims, uint64_t flat) : dims_(dims), pos_(dims.size(), 0) {
-    for (size_t d = dims.size(); d-- > 0;) {
-      if (dims[d] == 0) continue;
-      pos_[d] = flat % dims[d];
-      flat /= dims[d];
-    }
-  }
-  int64_t operator[](size_t d) const { return static_cast<int64_t>(pos_[d]); }
-  void Next() {
-    for (size_t d = dims_.size(); d-- > 0;) {
-      if (++pos_[d] < dims_[d]) return;
-      pos_[d] = 0;
-    }
-  }
-
- private:
-  std::span<const uint32_t> dims_;
-  std::vector<uint64_t> pos_;
-};
 
 std::string Ranks(uint32_t a) { return fmt::format("{}", a); }
 

@@ -17,33 +17,18 @@ Usage: make_data.py OUTDIR [--seed N]   (needs python3-numpy)
 Prints the --input arguments for `tileprof run` and the oracle.
 """
 
-import argparse
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from digits import glorot_uniform, make_batches  # noqa: E402
+from digits import glorot_uniform, make_batches, write_inputs  # noqa: E402
 
 STEPS, BATCH, CLASSES, PIXELS, FLAT = 5, 32, 10, 28, 1600
 
 
-def save(outdir, name, array):
-    path = os.path.join(outdir, name + ".npy")
-    tmp = path + ".tmp.npy"
-    np.save(tmp, array)
-    os.replace(tmp, path)
-    return f"--input {name}={path}"
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    os.makedirs(args.outdir, exist_ok=True)
-    rng = np.random.default_rng(args.seed)
+def make_arrays(rng):
     arrays = {
         "conv2d_kernel": glorot_uniform(rng, 9 * 1, 9 * 32, (3, 3, 1, 32)),
         "conv2d_bias": np.zeros(32, np.float32),
@@ -55,8 +40,8 @@ def main():
     images, labels = make_batches(rng, STEPS, BATCH, PIXELS)
     arrays["images"] = images[..., None]
     arrays["labels"] = np.eye(CLASSES, dtype=np.float32)[labels]
-    print(" ".join(save(args.outdir, name, a) for name, a in arrays.items()))
+    return arrays
 
 
 if __name__ == "__main__":
-    main()
+    write_inputs(__doc__.splitlines()[0], make_arrays)
