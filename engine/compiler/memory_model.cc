@@ -112,17 +112,22 @@ class StepTiles {
   // A region (variable, first element) sent by `tile`; a region read by
   // several vertices of a step is sent once. Many vertices of a step read
   // the same regions (a broadcast operand), so duplicates are dropped on
-  // insertion by an open-addressing set cleared after each step.
+  // insertion by an open-addressing set cleared after each step. The key
+  // leaves out the tile: an element lives on one tile, so (variable, begin)
+  // decides it.
   void Send(uint32_t tile, VariableId variable, uint64_t begin) {
     (*this)[tile];
-    if (2 * (used_.size() + 1) > slots_.size()) Grow();
-    if (Insert({tile, variable, begin})) ++tiles_[tile].sent_regions;
+    if (2 * (used_.size() + 1) > mask_ + 1) Grow();
+    if (Insert({begin, variable})) ++tiles_[tile].sent_regions;
   }
   // Calls f(tile, step) per tile the step touched, then resets.
   template <typename F>
   void Finish(F&& f) {
-    for (size_t slot : used_) slots_[slot].tile = kEmpty;
+    for (size_t slot : used_) slots_[slot].variable = kEmpty;
     used_.clear();
+    // Each step starts from a small table: a table sized for the largest
+    // step would make every later insertion a cache miss.
+    mask_ = std::min(mask_, kFirstSlots - 1);
     for (uint32_t tile : list_) {
       f(tile, tiles_[tile]);
       tiles_[tile] = TileStep{};
@@ -131,11 +136,11 @@ class StepTiles {
   }
 
  private:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
+  static constexpr VariableId kEmpty = UINT32_MAX;
+  static constexpr size_t kFirstSlots = 4096;
   struct Sent {
-    uint32_t tile = kEmpty;
-    VariableId variable = 0;
     uint64_t begin = 0;
+    VariableId variable = kEmpty;
   };
 
   static size_t Hash(VariableId variable, uint64_t begin) {
@@ -146,32 +151,35 @@ class StepTiles {
     return static_cast<size_t>(h);
   }
   bool Insert(const Sent& sent) {
-    const size_t mask = slots_.size() - 1;
-    for (size_t slot = Hash(sent.variable, sent.begin) & mask;; slot = (slot + 1) & mask) {
+    for (size_t slot = Hash(sent.variable, sent.begin) & mask_;; slot = (slot + 1) & mask_) {
       Sent& entry = slots_[slot];
-      if (entry.tile == kEmpty) {
+      if (entry.variable == kEmpty) {
         entry = sent;
         used_.push_back(slot);
         return true;
       }
-      if (entry.variable == sent.variable && entry.begin == sent.begin && entry.tile == sent.tile) {
-        return false;
-      }
+      if (entry.variable == sent.variable && entry.begin == sent.begin) return false;
     }
   }
+  // Doubles the part of the table in use (allocating only past its
+  // capacity) and rehashes this step's entries into it.
   void Grow() {
-    std::vector<Sent> old;
-    old.swap(slots_);
-    slots_.assign(std::max<size_t>(64, old.size() * 2), Sent{});
-    used_.clear();
-    for (const Sent& entry : old) {
-      if (entry.tile != kEmpty) Insert(entry);
+    std::vector<Sent> entries;
+    entries.reserve(used_.size());
+    for (size_t slot : used_) {
+      entries.push_back(slots_[slot]);
+      slots_[slot].variable = kEmpty;
     }
+    used_.clear();
+    mask_ = slots_.empty() ? kFirstSlots - 1 : 2 * mask_ + 1;
+    if (slots_.size() < mask_ + 1) slots_.resize(mask_ + 1);
+    for (const Sent& entry : entries) Insert(entry);
   }
 
   std::vector<TileStep> tiles_;
   std::vector<uint32_t> list_;
   std::vector<Sent> slots_;
+  size_t mask_ = 0;           // slots in use this step, minus one
   std::vector<size_t> used_;  // occupied slots, to clear them cheaply
 };
 
@@ -330,16 +338,16 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     // Elements of `regions` read on `reader` (or written there by a copy,
     // when `buffered` is false).
     auto read_on = [&](uint32_t reader, const Tensor& tensor, bool buffered) {
-      for (const MappedRegion& piece : graph.MapRegions(tensor)) {
+      graph.ForEachMappedRegion(tensor, [&](const MappedRegion& piece) {
         touch(piece.region.variable, i);
-        if (!piece.tile || *piece.tile == reader) continue;
+        if (!piece.tile || *piece.tile == reader) return;
         TileStep& receiver = touched[reader];
         ++receiver.receive_regions;
         if (buffered) {
           receiver.receive_bytes += piece.region.size() * SizeOf(graph.variable(piece.region.variable).type);
         }
         touched.Send(*piece.tile, piece.region.variable, piece.region.begin);
-      }
+      });
     };
     switch (step.kind) {
       case StepKind::kExecute: {

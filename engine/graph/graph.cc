@@ -172,7 +172,7 @@ Expected<VertexRef> Graph::AddVertex(ComputeSetId compute_set, const Codelet& co
   return VertexRef{id};
 }
 
-Status Graph::Connect(const FieldRef& ref, const Tensor& tensor) {
+Status Graph::Connect(const FieldRef& ref, Tensor tensor) {
   if (ref.vertex >= vertices_.size()) {
     return MakeError("connect field '{}': no vertex {} (graph has {})", ref.field,
                      ref.vertex, vertices_.size());
@@ -221,7 +221,7 @@ Status Graph::Connect(const FieldRef& ref, const Tensor& tensor) {
                        DirectionName(field.direction));
     }
   }
-  vertex.fields[*index] = tensor;
+  vertex.fields[*index] = std::move(tensor);
   return {};
 }
 
@@ -294,17 +294,7 @@ std::vector<TileRun> Graph::TileMapping(VariableId id) const { return tile_maps_
 
 std::vector<MappedRegion> Graph::MapRegions(const Tensor& tensor) const {
   std::vector<MappedRegion> pieces;
-  for (const TensorRegion& region : tensor.regions()) {
-    if (region.variable >= tile_maps_.size()) {
-      pieces.push_back({region, std::nullopt});
-      continue;
-    }
-    tile_maps_[region.variable].ForEachPiece(
-        region.begin, region.end,
-        [&](uint64_t begin, uint64_t end, std::optional<uint32_t> tile) {
-          pieces.push_back({{region.variable, begin, end}, tile});
-        });
-  }
+  ForEachMappedRegion(tensor, [&](const MappedRegion& piece) { pieces.push_back(piece); });
   return pieces;
 }
 

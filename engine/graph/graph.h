@@ -178,7 +178,9 @@ class Graph {
   // field already connected, element type differs, a scalar field given other
   // than one element, an empty tensor, a written field given constants or
   // repeated elements, a tensor naming elements the graph does not have.
-  Status Connect(const FieldRef& field, const Tensor& tensor);
+  // Takes the tensor by value: a field built for the call is moved in, not
+  // copied (a convolution field can hold hundreds of regions).
+  Status Connect(const FieldRef& field, Tensor tensor);
   // Sets a codelet parameter (Poplar's setInitialValue).
   Status SetInitialValue(const FieldRef& param, uint32_t value);
   Status SetTileMapping(VertexRef vertex, uint32_t tile);
@@ -209,6 +211,10 @@ class Graph {
   std::vector<TileRun> TileMapping(VariableId id) const;
   // The tensor's regions split where the tile changes, in element order.
   std::vector<MappedRegion> MapRegions(const Tensor& tensor) const;
+  // Calls f(const MappedRegion&) for each piece MapRegions would return,
+  // without building the vector (the memory model walks every field).
+  template <typename F>
+  void ForEachMappedRegion(const Tensor& tensor, F&& f) const;
   // The vertex's perf-estimate override, else its codelet's estimate.
   uint64_t VertexCycles(VertexId id) const;
   // "vertex 3 'add.1' (SumVertex)" for messages.
@@ -251,5 +257,19 @@ class Graph {
   std::vector<StreamInfo> streams_;
   std::unordered_map<std::string, std::shared_ptr<const Codelet>> custom_codelets_;
 };
+
+template <typename F>
+void Graph::ForEachMappedRegion(const Tensor& tensor, F&& f) const {
+  for (const TensorRegion& region : tensor.regions()) {
+    if (region.variable >= tile_maps_.size()) {
+      f(MappedRegion{region, std::nullopt});
+      continue;
+    }
+    tile_maps_[region.variable].ForEachPiece(
+        region.begin, region.end, [&](uint64_t begin, uint64_t end, std::optional<uint32_t> tile) {
+          f(MappedRegion{{region.variable, begin, end}, tile});
+        });
+  }
+}
 
 }  // namespace tileprof::engine
