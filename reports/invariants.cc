@@ -208,10 +208,19 @@ Violations CheckInvariants(const CompilationReport& report) {
     CheckHistogram(*by_tile, total_tiles, out);
   }
   CheckTilesSumToTotal(report, out);
-  for (const Variable& variable : report.variables)
-    if (report.target && variable.tile >= report.target->total_tiles)
+  for (const Variable& variable : report.variables) {
+    if (report.target && variable.tile >= report.target->total_tiles) {
       out.push_back(fmt::format("variable '{}' is on tile {}, past the last tile", variable.name,
                                 variable.tile));
+    } else if (variable.offset && variable.tile < report.tiles.size() &&
+               *variable.offset + variable.bytes > report.tiles[variable.tile].IncludingGaps()) {
+      // Addresses run from 0 to the tile's including-gaps extent.
+      out.push_back(fmt::format("variable '{}' on tile {} ends at byte {}, past the tile's {} bytes "
+                                "including gaps",
+                                variable.name, variable.tile, *variable.offset + variable.bytes,
+                                report.tiles[variable.tile].IncludingGaps()));
+    }
+  }
   return out;
 }
 

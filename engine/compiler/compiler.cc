@@ -46,6 +46,7 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   };
   report.vertex_types = std::move(layout.vertex_types);
   report.tiles = std::move(layout.tiles);
+  report.variables = std::move(layout.variables);
   for (const report::TileMemory& tile : report.tiles) {
     if (tile.ExcludingGaps() > target.BytesPerTile()) ++result.tiles_out_of_memory;
   }

@@ -76,7 +76,7 @@ Status EmitUnits(Lowering& lowering, const hlo::Instruction& instruction, const 
     TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(unit.position, unit.position + unit.count));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(reduce_cs, *reduce, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile_of(unit.slot, 0)));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], all));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], std::move(all)));
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
   }
   return {};

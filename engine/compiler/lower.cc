@@ -158,7 +158,7 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
           break;
         }
       }
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[input.field], part));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[input.field], std::move(part)));
     }
   }
   return {};

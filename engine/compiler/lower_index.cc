@@ -192,7 +192,7 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, name));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], in));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], std::move(in)));
     if (padding != nullptr) TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["padding"], *padding));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
     TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, U32(first, "first element"));

@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <thread>
 #include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "engine/compiler/memory_pool.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -61,13 +67,6 @@ struct Schedule {
   }
 };
 
-// A not-always-live allocation on one tile.
-struct Piece {
-  uint64_t bytes;
-  uint64_t first;  // steps, inclusive
-  uint64_t last;
-};
-
 struct TileAccount {
   uint64_t active_steps = 0;
   uint64_t host_steps = 0;
@@ -81,6 +80,7 @@ struct TileAccount {
   std::map<uint32_t, uint64_t> type_bytes;  // vertex type index -> state bytes
   uint64_t vertex_code = 0;
   uint64_t constant_bytes = 0;  // aligned
+  std::vector<PlacedConstant> constants;  // offsets from the start of the constants
   std::vector<Piece> pieces;
 };
 
@@ -185,55 +185,6 @@ class StepTiles {
 
 uint64_t AlignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
-}
-
-// First-fit placement of the pieces by liveness; returns the extent.
-uint64_t FirstFitExtent(std::vector<Piece>& pieces) {
-  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
-    return a.first != b.first ? a.first < b.first : a.bytes > b.bytes;
-  });
-  struct Placed {
-    uint64_t offset, bytes, last;
-  };
-  std::vector<Placed> active;  // by offset
-  uint64_t extent = 0;
-  uint64_t earliest_end = UINT64_MAX;  // the smallest `last` of `active`
-  for (const Piece& piece : pieces) {
-    if (earliest_end < piece.first) {
-      std::erase_if(active, [&](const Placed& p) { return p.last < piece.first; });
-      earliest_end = UINT64_MAX;
-      for (const Placed& p : active) earliest_end = std::min(earliest_end, p.last);
-    }
-    earliest_end = std::min(earliest_end, piece.last);
-    uint64_t offset = 0;
-    size_t at = 0;
-    for (; at < active.size(); ++at) {
-      if (AlignUp(offset, memory::kDataAlignment) + piece.bytes <= active[at].offset) break;
-      offset = std::max(offset, active[at].offset + active[at].bytes);
-    }
-    offset = AlignUp(offset, memory::kDataAlignment);
-    active.insert(active.begin() + static_cast<std::ptrdiff_t>(at), {offset, piece.bytes, piece.last});
-    extent = std::max(extent, offset + piece.bytes);
-  }
-  return extent;
-}
-
-// The peak of the bytes live at once.
-uint64_t PeakLive(const std::vector<Piece>& pieces) {
-  std::vector<std::pair<uint64_t, int64_t>> events;
-  events.reserve(pieces.size() * 2);
-  for (const Piece& p : pieces) {
-    events.emplace_back(p.first, static_cast<int64_t>(p.bytes));
-    events.emplace_back(p.last + 1, -static_cast<int64_t>(p.bytes));
-  }
-  std::sort(events.begin(), events.end());  // ends (negative) before starts at one step
-  int64_t live = 0;
-  int64_t peak = 0;
-  for (const auto& [step, delta] : events) {
-    live += delta;
-    peak = std::max(peak, live);
-  }
-  return static_cast<uint64_t>(peak);
 }
 
 // Tiles are laid out independently: spread them over the machine's cores
@@ -465,10 +416,13 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     const uint64_t size = SizeOf(info.type);
     for (const TileRun& run : graph.TileMapping(v)) {
       const uint64_t bytes = (run.end - run.begin) * size;
+      TileAccount& tile = tiles[run.tile];
       if (constant) {
-        tiles[run.tile].constant_bytes += AlignUp(bytes, memory::kDataAlignment);
+        const uint64_t aligned = AlignUp(bytes, memory::kDataAlignment);
+        tile.constants.push_back({v, bytes, tile.constant_bytes});
+        tile.constant_bytes += aligned;
       } else {
-        tiles[run.tile].pieces.push_back({bytes, first[v], last[v]});
+        tile.pieces.push_back({bytes, first[v], last[v], v});
       }
     }
   }
@@ -477,6 +431,15 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   const std::span<const uint32_t> elements = target.MemoryElementOffsets();
   layout.tiles.resize(num_tiles);
   const uint64_t runtime_variables = host_streams.size() * memory::kStreamPositionBytes;
+  std::vector<std::vector<report::Variable>> variables(num_tiles);
+  // Receive buffers hold what a step's vertices read from other tiles.
+  const std::function<std::string(uint64_t)> buffer_name = [&](uint64_t step) {
+    const Step& at = schedule.steps[step];
+    if (at.kind == StepKind::kExecute) {
+      return fmt::format("exchange buffer of {}", graph.compute_set(at.program.compute_set()).name);
+    }
+    return fmt::format("exchange buffer of program step {}", step);
+  };
   auto lay_out_tile = [&](uint32_t t) {
     TileAccount& account = tiles[t];
     report::TileMemory& tile = layout.tiles[t];
@@ -544,6 +507,8 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
       }
     }
     place(memory::kStackBytes, memory::kDataAlignment);
+    const uint64_t constants_start = AlignUp(cursor, memory::kDataAlignment);
+    for (PlacedConstant& c : account.constants) c.offset += constants_start;
     place(account.constant_bytes, memory::kDataAlignment);
     place(runtime_variables, memory::kWordAlignment);
     cursor = AlignUp(cursor, memory::kDataAlignment);
@@ -554,9 +519,14 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     regions.Fill(end, tile);
     tile.not_always_live = live_peak;
     tile.always_live = tile.ExcludingGaps() - live_peak;
+    variables[t] = LargestVariables(graph, t, account.pieces, pool_start, account.constants, buffer_name);
     std::vector<Piece>().swap(account.pieces);
+    std::vector<PlacedConstant>().swap(account.constants);
   };
   ParallelForTiles(num_tiles, lay_out_tile);
+  for (std::vector<report::Variable>& on_tile : variables) {
+    std::move(on_tile.begin(), on_tile.end(), std::back_inserter(layout.variables));
+  }
   return layout;
 }
 

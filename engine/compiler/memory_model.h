@@ -82,6 +82,8 @@ inline constexpr uint64_t kWordAlignment = 4;
 struct MemoryLayout {
   std::vector<report::VertexType> vertex_types;
   std::vector<report::TileMemory> tiles;  // one per tile of the target
+  // The largest allocations of each tile (memory_pool.h), in tile order.
+  std::vector<report::Variable> variables;
   uint64_t exchanges = 0;      // (step, tile) pairs that receive data from another tile
   uint64_t program_steps = 0;  // steps of the schedule
 };

@@ -270,7 +270,7 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
       if (!status || !r.ok()) break;
       if (r.U8("field connected") == 0) continue;
       Tensor tensor = r.TensorValue("field tensor");
-      if (r.ok()) status = graph.Connect((*vertex)[field.name], tensor);
+      if (r.ok()) status = graph.Connect((*vertex)[field.name], std::move(tensor));
     }
     for (const std::string& param : codelet->params()) {
       if (!status || !r.ok()) break;

@@ -2,7 +2,10 @@
 // with a report that satisfies the invariants of reports/invariants.h, and
 // small hand-made modules give hand-checked numbers, including the
 // calibration against seed 004's published adder report.
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -10,6 +13,7 @@
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/compiler.h"
 #include "engine/compiler/memory_model.h"
+#include "engine/compiler/memory_pool.h"
 #include "reports/invariants.h"
 #include "reports/text_writer.h"
 #include "tests/hlo/test_util.h"
@@ -220,6 +224,69 @@ ENTRY main {
   EXPECT_GT(tile.by_region[2].excluding_gaps, 0u);  // overflowed
   // a and n, plus the positions of the seed, a and n host streams.
   EXPECT_EQ(At(tile.by_category, Category::kVariables), 2u * 800'000 + 3 * 4);
+}
+
+// The report names the largest allocations of each tile, with addresses
+// inside the tile: here both whole tensors on a one-tile target.
+TEST(CompilerTest, VariablesNameTheLargestAllocationsOfEachTile) {
+  const hlo::Module module = hlo::testing::MustParse(R"(
+HloModule big
+ENTRY main {
+  a = f32[200000] parameter(0)
+  ROOT n = f32[200000] negate(a)
+}
+)");
+  Expected<Target> target = Target::FromPreset("ipu1", 1, 1);
+  ASSERT_TRUE(target.has_value());
+  Expected<CompileResult> result = CompileModule(module, *target, {});
+  ASSERT_TRUE(result.has_value()) << result.error().message();
+  ExpectInvariants(*result, "big");
+  const std::vector<report::Variable>& vars = result->report.variables;
+  ASSERT_GE(vars.size(), 2u);
+  EXPECT_EQ(vars[0].bytes, 800'000u);
+  EXPECT_EQ(vars[1].bytes, 800'000u);
+  EXPECT_EQ(std::set<std::string>({vars[0].name, vars[1].name}), std::set<std::string>({"a", "n"}));
+  for (const report::Variable& v : vars) {
+    EXPECT_EQ(v.tile, 0u);
+    ASSERT_TRUE(v.offset.has_value()) << v.name;
+  }
+  // Live together (n is written while a is read), so they do not overlap.
+  const auto [lo, hi] = std::minmax(*vars[0].offset, *vars[1].offset);
+  EXPECT_GE(hi, lo + 800'000);
+  EXPECT_EQ(vars[0].category, Category::kVariables);
+  EXPECT_FALSE(vars[0].always_live);
+}
+
+// Elements read from another tile arrive in a receive buffer, named after
+// the compute set that reads them; each tile lists at most
+// kVariablesPerTile allocations, largest first.
+TEST(CompilerTest, VariablesIncludeExchangeBuffersLargestFirst) {
+  const hlo::Module module = hlo::testing::MustParse(R"(
+HloModule rev
+ENTRY main {
+  a = f32[40000] parameter(0)
+  ROOT r = f32[40000] reverse(a), dimensions={0}
+}
+)");
+  Expected<Target> target = Target::FromPreset("ipu1", 1, 2);
+  ASSERT_TRUE(target.has_value());
+  Expected<CompileResult> result = CompileModule(module, *target, {});
+  ASSERT_TRUE(result.has_value()) << result.error().message();
+  ExpectInvariants(*result, "rev");
+  std::map<uint32_t, std::vector<const report::Variable*>> by_tile;
+  bool buffer = false;
+  for (const report::Variable& v : result->report.variables) {
+    by_tile[v.tile].push_back(&v);
+    if (v.name.starts_with("exchange buffer of ")) {
+      buffer = true;
+      EXPECT_GT(v.bytes, 0u);
+    }
+  }
+  EXPECT_TRUE(buffer);
+  for (const auto& [tile, vars] : by_tile) {
+    EXPECT_LE(vars.size(), kVariablesPerTile);
+    for (size_t i = 1; i < vars.size(); ++i) EXPECT_GE(vars[i - 1]->bytes, vars[i]->bytes) << tile;
+  }
 }
 
 // ---- The corpus ---------------------------------------------------------------
