@@ -156,9 +156,12 @@ class CborReader {
       chunks_.append(text);
       return;
     }
-    Deliver(std::string(text));
+    // One buffer for every text: the builder may take its contents, and
+    // keys are the commonest item.
+    text_.assign(text);
+    Deliver(text_);
   }
-  void Deliver(std::string text) {
+  void Deliver(std::string& text) {
     if (!schema::IsValidUtf8(text)) return Fail("text string is not valid UTF-8");
     if (AtKey()) {
       builder_.key(text);
@@ -190,7 +193,7 @@ class CborReader {
   void Break() {
     if (in_string_) {
       in_string_ = false;
-      return Deliver(std::move(chunks_));
+      return Deliver(chunks_);
     }
     if (stack_.empty() || !stack_.back().indefinite) return Fail("break outside an indefinite-length item");
     if (stack_.back().map && !stack_.back().at_key) return Fail("map ends between a key and its value");
@@ -243,6 +246,7 @@ class CborReader {
   size_t item_offset_ = 0;
   bool in_string_ = false;
   std::string chunks_;
+  std::string text_;
 };
 
 }  // namespace

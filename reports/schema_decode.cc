@@ -515,7 +515,7 @@ struct DocumentBuilder::State {
         case Kind::kEndObject:
         case Kind::kEndArray: Close(); break;
         case Kind::kKey: {
-          std::string key(event.key);
+          std::string key(internal::TileDecoder::KeyName(event.value));
           Key(key);
           break;
         }

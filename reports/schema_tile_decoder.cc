@@ -40,19 +40,17 @@ void TileDecoder::Begin() {
   at_ = At::kTile;
   key_ = -1;
   seen_tile_ = 0;
-  Accept({Event::Kind::kStartObject, {}, 0});
+  Accept(Event::Kind::kStartObject);
 }
 
 TileDecoder::Result TileDecoder::Key(std::string_view key) {
   if (key_ != -1) return Result::kBail;
   int index = -1;
-  std::string_view name;
   // A key repeated in one object is the general path's error to report.
   auto take = [&](const auto& names, uint32_t& seen) {
     index = IndexOf(names, key);
     if (index < 0 || (seen & (1u << index)) != 0) return false;
     seen |= 1u << index;
-    name = names[static_cast<size_t>(index)];
     return true;
   };
   bool ok = false;
@@ -67,7 +65,21 @@ TileDecoder::Result TileDecoder::Key(std::string_view key) {
   }
   if (!ok) return Result::kBail;
   key_ = index;
-  return Accept({Event::Kind::kKey, name, 0});
+  return Accept(Event::Kind::kKey, static_cast<uint64_t>(at_) << 8 | static_cast<uint64_t>(index));
+}
+
+std::string_view TileDecoder::KeyName(uint64_t key) {
+  auto index = static_cast<size_t>(key & 0xff);
+  switch (static_cast<At>(key >> 8)) {
+    case At::kTile: return kTileKeys[index];
+    case At::kCategories: return CategoryNames()[index];
+    case At::kRegions: return kRegionNames[index];
+    case At::kRegion: return kRegionKeys[index];
+    case At::kVertexData: return kVertexDataNames[index];
+    case At::kVertexType: return kVertexTypeKeys[index];
+    case At::kVertexTypes: break;
+  }
+  return {};  // unreachable: Key() records no other
 }
 
 TileDecoder::Result TileDecoder::Uint(uint64_t value) {
@@ -107,7 +119,7 @@ TileDecoder::Result TileDecoder::Uint(uint64_t value) {
       return Result::kBail;
   }
   key_ = -1;
-  return Accept({Event::Kind::kUint, {}, value});
+  return Accept(Event::Kind::kUint, value);
 }
 
 TileDecoder::Result TileDecoder::StartObject() {
@@ -129,14 +141,14 @@ TileDecoder::Result TileDecoder::StartObject() {
   }
   seen_ = 0;
   key_ = -1;
-  return Accept({Event::Kind::kStartObject, {}, 0});
+  return Accept(Event::Kind::kStartObject);
 }
 
 TileDecoder::Result TileDecoder::StartArray() {
   if (at_ != At::kTile || key_ != kVertexTypes) return Result::kBail;
   at_ = At::kVertexTypes;
   key_ = -1;
-  return Accept({Event::Kind::kStartArray, {}, 0});
+  return Accept(Event::Kind::kStartArray);
 }
 
 TileDecoder::Result TileDecoder::EndObject() {
@@ -162,13 +174,13 @@ TileDecoder::Result TileDecoder::EndObject() {
     case At::kVertexTypes:
       return Result::kBail;
   }
-  return Accept({Event::Kind::kEndObject, {}, 0});
+  return Accept(Event::Kind::kEndObject);
 }
 
 TileDecoder::Result TileDecoder::EndArray() {
   if (at_ != At::kVertexTypes) return Result::kBail;
   at_ = At::kTile;
-  return Accept({Event::Kind::kEndArray, {}, 0});
+  return Accept(Event::Kind::kEndArray);
 }
 
 }  // namespace tileprof::report::schema::internal

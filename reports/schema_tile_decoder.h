@@ -24,12 +24,13 @@ class TileDecoder {
  public:
   enum class Result { kMore, kDone, kBail };
 
+  // 16 bytes, since a tile has some sixty of them.
   struct Event {
     enum class Kind : uint8_t { kStartObject, kEndObject, kStartArray, kEndArray, kKey, kUint };
     Kind kind;
-    std::string_view key;  // a static name, for kKey
-    uint64_t value = 0;    // for kUint
+    uint64_t value = 0;  // for kUint; for kKey, KeyName's argument
   };
+  static std::string_view KeyName(uint64_t key);
 
   // After the tile's opening event (already accepted).
   void Begin();
@@ -51,8 +52,8 @@ class TileDecoder {
   // Where the next event lands.
   enum class At : uint8_t { kTile, kCategories, kRegions, kRegion, kVertexData, kVertexTypes, kVertexType };
 
-  Result Accept(Event event) {
-    events_.push_back(event);
+  Result Accept(Event::Kind kind, uint64_t value = 0) {
+    events_.push_back(Event{kind, value});
     return Result::kMore;
   }
 
