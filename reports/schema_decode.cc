@@ -810,7 +810,7 @@ struct DocumentBuilder::State {
   }
 };
 
-DocumentBuilder::DocumentBuilder() : state_(std::make_unique<State>()) {}
+DocumentBuilder::DocumentBuilder() : state_(std::make_unique<State>()), error_(&state_->error) {}
 DocumentBuilder::~DocumentBuilder() = default;
 
 // Events the tile decoder does not take leave it first (LeaveFastTile).
@@ -857,6 +857,11 @@ bool DocumentBuilder::key(json::string_t& key) {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.Key(key))) return true;
   return state_->Key(key);
 }
+bool DocumentBuilder::key(std::string_view key) {
+  if (state_->fast_tile && state_->Fast(state_->tile_decoder.Key(key))) return true;
+  std::string owned(key);
+  return state_->Key(owned);
+}
 bool DocumentBuilder::end_object() {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.EndObject())) return true;
   return state_->Close();
@@ -896,7 +901,6 @@ void DocumentBuilder::Fail(Error error) {
   if (state_->fast_tile) state_->LeaveFastTile();
   state_->Fail(error.message());
 }
-bool DocumentBuilder::failed() const { return state_->error.has_value(); }
 bool DocumentBuilder::syntax_error() const { return state_->syntax_error; }
 bool DocumentBuilder::done() const { return state_->root.has_value() && state_->stack.empty(); }
 

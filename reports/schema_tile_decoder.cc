@@ -22,11 +22,16 @@ constexpr std::string_view kTileKeys[] = {"tile",           "categories",       
 constexpr std::string_view kRegionKeys[] = {"excludingGaps", "includingGaps"};
 constexpr std::string_view kVertexTypeKeys[] = {"type", "bytes"};
 
-// The index of `key` in `names`, or -1.
+// The index of `key` in `names`, or -1. Keys come in the writer's order,
+// so the search starts after the previous key of the object (`after`).
 template <typename Names>
-int IndexOf(const Names& names, std::string_view key) {
-  for (size_t i = 0; i < std::size(names); ++i)
+int IndexOf(const Names& names, std::string_view key, int after) {
+  const size_t n = std::size(names);
+  size_t start = after < 0 ? 0 : static_cast<size_t>(after) + 1;
+  for (size_t k = 0; k < n; ++k) {
+    size_t i = (start + k) % n;
     if (names[i] == key) return static_cast<int>(i);
+  }
   return -1;
 }
 
@@ -39,6 +44,7 @@ void TileDecoder::Begin() {
   events_.clear();
   at_ = At::kTile;
   key_ = -1;
+  last_key_ = -1;
   seen_tile_ = 0;
   Accept(Event::Kind::kStartObject);
 }
@@ -48,7 +54,7 @@ TileDecoder::Result TileDecoder::Key(std::string_view key) {
   int index = -1;
   // A key repeated in one object is the general path's error to report.
   auto take = [&](const auto& names, uint32_t& seen) {
-    index = IndexOf(names, key);
+    index = IndexOf(names, key, last_key_);
     if (index < 0 || (seen & (1u << index)) != 0) return false;
     seen |= 1u << index;
     return true;
@@ -65,6 +71,7 @@ TileDecoder::Result TileDecoder::Key(std::string_view key) {
   }
   if (!ok) return Result::kBail;
   key_ = index;
+  last_key_ = index;
   return Accept(Event::Kind::kKey, static_cast<uint64_t>(at_) << 8 | static_cast<uint64_t>(index));
 }
 
@@ -141,6 +148,7 @@ TileDecoder::Result TileDecoder::StartObject() {
   }
   seen_ = 0;
   key_ = -1;
+  last_key_ = -1;
   return Accept(Event::Kind::kStartObject);
 }
 
@@ -160,10 +168,12 @@ TileDecoder::Result TileDecoder::EndObject() {
     case At::kCategories:
     case At::kRegions:
     case At::kVertexData:
+      last_key_ = at_ == At::kCategories ? kCategories : at_ == At::kRegions ? kRegions : kVertexData;
       at_ = At::kTile;
       break;
     case At::kRegion:
       if (seen_ != kBoth) return Result::kBail;
+      last_key_ = static_cast<int>(region_);
       at_ = At::kRegions;
       break;
     case At::kVertexType:
@@ -180,6 +190,7 @@ TileDecoder::Result TileDecoder::EndObject() {
 TileDecoder::Result TileDecoder::EndArray() {
   if (at_ != At::kVertexTypes) return Result::kBail;
   at_ = At::kTile;
+  last_key_ = kVertexTypes;
   return Accept(Event::Kind::kEndArray);
 }
 

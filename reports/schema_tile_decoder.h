@@ -61,6 +61,7 @@ class TileDecoder {
   std::vector<Event> events_;
   At at_ = At::kTile;
   int key_ = -1;        // the member whose value comes next, or -1
+  int last_key_ = -1;   // the previous member of the current object, a search hint
   uint32_t seen_ = 0;   // members seen in the current object (bit per key)
   uint32_t seen_tile_ = 0;  // members seen in the tile object itself
   uint32_t seen_regions_ = 0;
