@@ -38,6 +38,12 @@ std::string CsvField(const std::string& field) {
 // A JSON string literal; names read from text may not be valid UTF-8, so
 // invalid bytes become U+FFFD.
 std::string JsonString(const std::string& text) {
+  // Printable ASCII but for '"' and '\\' (names and column titles, nearly
+  // always) stands as it is; nlohmann escapes the rest.
+  bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (plain) return '"' + text + '"';
   return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -95,8 +101,18 @@ std::vector<std::string> RenderTable(const Table& table) {
     std::string out = " ";
     for (size_t c = 0; c < texts.size(); ++c) {
       out += ' ';
-      out += numeric[c] ? fmt::format("{:>{}}", texts[c], widths[c])
-                        : fmt::format("{:<{}}", texts[c], widths[c]);
+      const std::string& text = texts[c];
+      if (std::all_of(text.begin(), text.end(), [](char ch) { return ch > 0; })) {
+        // ASCII: as wide as it is long; padded without fmt's width scan.
+        size_t pad = widths[c] - std::min(widths[c], text.size());
+        if (numeric[c]) out.append(pad, ' ');
+        out += text;
+        if (!numeric[c]) out.append(pad, ' ');
+      } else {
+        // fmt pads by display width (a wide character counts two).
+        out += numeric[c] ? fmt::format("{:>{}}", text, widths[c])
+                          : fmt::format("{:<{}}", text, widths[c]);
+      }
       out += ' ';
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
@@ -151,13 +167,14 @@ std::string Render(const Output& output, OutputFormat format) {
         out += t ? ",\n  " : "\n  ";
         out += JsonString(table.name);
         out += ": [";
+        std::vector<std::string> keys;  // "\"name\": " per column, once per table
+        for (const std::string& column : table.columns) keys.push_back(JsonString(column) + ": ");
         for (size_t r = 0; r < table.rows.size(); ++r) {
           out += r ? ",\n    {" : "\n    {";
           const auto& row = table.rows[r];
           for (size_t c = 0; c < row.size() && c < table.columns.size(); ++c) {
             if (c) out += ", ";
-            out += JsonString(table.columns[c]);
-            out += ": ";
+            out += keys[c];
             out += JsonCell(row[c]);
           }
           out += "}";

@@ -62,7 +62,8 @@ class CborReader {
   void Run() {
     size_t offset = 0;
     while (!builder_.failed()) {
-      if (builder_.done() && !in_string_) {
+      // (Only with no container open can the document be complete.)
+      if (stack_.empty() && builder_.done() && !in_string_) {
         if (offset < bytes_.size()) Fail(offset, "trailing bytes after the report");
         return;
       }
@@ -71,6 +72,10 @@ class CborReader {
         return;
       }
       item_offset_ = offset;
+      if (size_t read = Common(offset)) {
+        offset += read;
+        continue;
+      }
       cbor_decoder_result result =
           cbor_stream_decode(bytes_.data() + offset, bytes_.size() - offset, &Callbacks(), this);
       if (result.status == CBOR_DECODER_NEDATA) return Fail(offset, "truncated input");
@@ -87,6 +92,53 @@ class CborReader {
     uint64_t remaining = 0;  // items (keys and values) left in a definite one
     bool at_key = true;
   };
+
+  // The items a report is made of (unsigned integers, definite text,
+  // container starts, break), decoded here rather than through libcbor's
+  // callback per item, which cost more than the rest of the reading. Same
+  // events as libcbor gives; anything else, and anything that does not fit
+  // in the input, returns 0 for libcbor to decode (and to diagnose).
+  size_t Common(size_t offset) {
+    const uint8_t* p = bytes_.data() + offset;
+    const size_t available = bytes_.size() - offset;
+    const uint8_t head = p[0];
+    if (head == 0xff) {
+      Break();
+      return 1;
+    }
+    const uint8_t major = head >> 5;
+    const uint8_t info = head & 0x1f;
+    if (info == 31) {  // indefinite: only containers here
+      if (major == 4 || major == 5) {
+        Start(major == 5, true, 0);
+        return 1;
+      }
+      return 0;
+    }
+    if (major != 0 && major != 3 && major != 4 && major != 5) return 0;
+    if (info > 27) return 0;  // reserved: libcbor's error
+    size_t length = info < 24 ? 0 : size_t{1} << (info - 24);
+    if (length >= available) return 0;
+    uint64_t argument = info;
+    if (length > 0) {
+      argument = 0;
+      for (size_t i = 1; i <= length; ++i) argument = argument << 8 | p[i];
+    }
+    size_t read = 1 + length;
+    switch (major) {
+      case 0:
+        Unsigned(argument);
+        return read;
+      case 3: {
+        if (argument > available - read) return 0;
+        Text(p + read, static_cast<size_t>(argument));
+        return read + static_cast<size_t>(argument);
+      }
+      default:
+        Start(major == 5, false, static_cast<size_t>(argument));
+        return read;
+    }
+  }
 
   void Fail(size_t offset, std::string_view message) {
     builder_.Fail(MakeError("byte {}: {}", offset, message));
@@ -156,10 +208,21 @@ class CborReader {
       chunks_.append(text);
       return;
     }
-    Deliver(std::string(text));
+    if (AtKey()) {  // the commonest item: no copy unless the builder keeps it
+      if (!IsUtf8(text)) return Fail("text string is not valid UTF-8");
+      builder_.key(text);
+      return Done();
+    }
+    text_.assign(text);  // one buffer for every value; the builder may take it
+    Deliver(text_);
   }
-  void Deliver(std::string text) {
-    if (!schema::IsValidUtf8(text)) return Fail("text string is not valid UTF-8");
+  static bool IsUtf8(std::string_view text) {
+    for (char c : text)
+      if (static_cast<unsigned char>(c) >= 0x80) return schema::IsValidUtf8(text);
+    return true;
+  }
+  void Deliver(std::string& text) {
+    if (!IsUtf8(text)) return Fail("text string is not valid UTF-8");
     if (AtKey()) {
       builder_.key(text);
     } else {
@@ -190,7 +253,7 @@ class CborReader {
   void Break() {
     if (in_string_) {
       in_string_ = false;
-      return Deliver(std::move(chunks_));
+      return Deliver(chunks_);
     }
     if (stack_.empty() || !stack_.back().indefinite) return Fail("break outside an indefinite-length item");
     if (stack_.back().map && !stack_.back().at_key) return Fail("map ends between a key and its value");
@@ -243,6 +306,7 @@ class CborReader {
   size_t item_offset_ = 0;
   bool in_string_ = false;
   std::string chunks_;
+  std::string text_;
 };
 
 }  // namespace

@@ -409,6 +409,11 @@ std::string_view CycleKindName(CycleKind kind) { return kCycleKindNames[static_c
 
 bool IsValidUtf8(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
+    // ASCII, all that keys and most names are, without the call.
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
     size_t n = Utf8SequenceLength(text, i);
     if (n == 0) return false;
     i += n;

@@ -91,6 +91,8 @@ class DocumentBuilder {
   bool binary(json::binary_t& value);
   bool start_object(std::size_t size);
   bool key(json::string_t& key);
+  // The same for a key that is not in a std::string already (CBOR's).
+  bool key(std::string_view key);
   bool end_object();
   bool start_array(std::size_t size);
   bool end_array();
@@ -99,7 +101,8 @@ class DocumentBuilder {
 
   // For drivers that detect errors themselves (malformed CBOR).
   void Fail(Error error);
-  bool failed() const;
+  // Inline: a driver asks after every item.
+  bool failed() const { return error_->has_value(); }
   // Whether the error came from parse_error: its message starts with a
   // position ("3:14: ..."), which drivers join to the file name with ':'.
   bool syntax_error() const;
@@ -112,6 +115,7 @@ class DocumentBuilder {
  private:
   struct State;
   std::unique_ptr<State> state_;
+  const std::optional<Error>* error_;  // the state's first error
 };
 
 }  // namespace tileprof::report::schema

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "reports/schema_tables.h"
+#include "reports/schema_tile_decoder.h"
 
 namespace tileprof::report::schema {
 namespace {
@@ -481,6 +482,7 @@ struct DocumentBuilder::State {
     size_t index;
     json value;
     std::optional<std::vector<uint64_t>> cycles;  // a packed cyclesByTile
+    std::optional<TileMemory> tile;  // decoded by tile_decoder, `value` unused
   };
 
   std::vector<Frame> stack;
@@ -493,6 +495,56 @@ struct DocumentBuilder::State {
   std::vector<Pending> pending;
   // The packed cyclesByTile of the step being read (see Frame::packed).
   std::optional<std::vector<uint64_t>> packed_cycles;
+  // A tile element being decoded without a tree (schema_tile_decoder.h).
+  internal::TileDecoder tile_decoder;
+  bool fast_tile = false;
+
+  bool TileStarts() const {
+    return !error && stack.size() == 3 && stack.back().stream == Stream::kTiles;
+  }
+
+  // The tile decoder gave up: what it accepted goes through the general
+  // path, as if it had never been involved, and so does the rest.
+  void LeaveFastTile() {
+    fast_tile = false;
+    using Kind = internal::TileDecoder::Event::Kind;
+    for (const internal::TileDecoder::Event& event : tile_decoder.events()) {
+      switch (event.kind) {
+        case Kind::kStartObject: Open(true); break;
+        case Kind::kStartArray: Open(false); break;
+        case Kind::kEndObject:
+        case Kind::kEndArray: Close(); break;
+        case Kind::kKey: {
+          std::string key(internal::TileDecoder::KeyName(event.value));
+          Key(key);
+          break;
+        }
+        case Kind::kUint: Uint(event.value); break;
+      }
+    }
+  }
+
+  // Whether the tile decoder took the event; if not, the caller hands it to
+  // the general path.
+  bool Fast(internal::TileDecoder::Result result) {
+    using Result = internal::TileDecoder::Result;
+    if (result == Result::kMore) return true;
+    if (result == Result::kBail) {
+      LeaveFastTile();
+      return false;
+    }
+    // What Value() does with a complete element of the tiles stream.
+    fast_tile = false;
+    Frame& top = stack.back();
+    size_t index = top.index++;
+    packed_cycles.reset();
+    if (HeaderKnown()) {
+      Compilation().tiles.push_back(std::move(tile_decoder.tile()));
+    } else {
+      pending.push_back(Pending{Stream::kTiles, index, json(), std::nullopt, std::move(tile_decoder.tile())});
+    }
+    return true;
+  }
 
   bool HeaderKnown() const { return format_ok && version_ok; }
 
@@ -600,7 +652,7 @@ struct DocumentBuilder::State {
       if (HeaderKnown()) {
         DecodeElement(top.stream, index, value, cycles ? &*cycles : nullptr);
       } else {
-        pending.push_back(Pending{top.stream, index, std::move(value), std::move(cycles)});
+        pending.push_back(Pending{top.stream, index, std::move(value), std::move(cycles), std::nullopt});
       }
       return !error;
     }
@@ -643,6 +695,10 @@ struct DocumentBuilder::State {
     }
     if (HeaderKnown()) {
       for (Pending& held : pending) {
+        if (held.tile) {
+          Compilation().tiles.push_back(std::move(*held.tile));
+          continue;
+        }
         DecodeElement(held.stream, held.index, held.value, held.cycles ? &*held.cycles : nullptr);
         if (error) break;
       }
@@ -754,32 +810,74 @@ struct DocumentBuilder::State {
   }
 };
 
-DocumentBuilder::DocumentBuilder() : state_(std::make_unique<State>()) {}
+DocumentBuilder::DocumentBuilder() : state_(std::make_unique<State>()), error_(&state_->error) {}
 DocumentBuilder::~DocumentBuilder() = default;
 
-bool DocumentBuilder::null() { return state_->Value(json()); }
-bool DocumentBuilder::boolean(bool value) { return state_->Value(json(value)); }
+// Events the tile decoder does not take leave it first (LeaveFastTile).
+bool DocumentBuilder::null() {
+  if (state_->fast_tile) state_->LeaveFastTile();
+  return state_->Value(json());
+}
+bool DocumentBuilder::boolean(bool value) {
+  if (state_->fast_tile) state_->LeaveFastTile();
+  return state_->Value(json(value));
+}
 bool DocumentBuilder::number_integer(json::number_integer_t value) {
+  if (state_->fast_tile) state_->LeaveFastTile();
   return state_->Value(json(value));
 }
 bool DocumentBuilder::number_unsigned(json::number_unsigned_t value) {
+  if (state_->fast_tile && state_->Fast(state_->tile_decoder.Uint(value))) return true;
   return state_->Uint(value);
 }
 bool DocumentBuilder::number_float(json::number_float_t value, const json::string_t&) {
+  if (state_->fast_tile) state_->LeaveFastTile();
   return state_->Value(json(value));
 }
-bool DocumentBuilder::string(json::string_t& value) { return state_->Value(json(std::move(value))); }
+bool DocumentBuilder::string(json::string_t& value) {
+  if (state_->fast_tile) state_->LeaveFastTile();
+  return state_->Value(json(std::move(value)));
+}
 bool DocumentBuilder::binary(json::binary_t&) {
+  if (state_->fast_tile) state_->LeaveFastTile();
   return state_->Fail(fmt::format("{}: unexpected binary data", state_->Where()));
 }
-bool DocumentBuilder::start_object(std::size_t) { return state_->Open(true); }
-bool DocumentBuilder::key(json::string_t& key) { return state_->Key(key); }
-bool DocumentBuilder::end_object() { return state_->Close(); }
-bool DocumentBuilder::start_array(std::size_t) { return state_->Open(false); }
-bool DocumentBuilder::end_array() { return state_->Close(); }
+bool DocumentBuilder::start_object(std::size_t) {
+  State& s = *state_;
+  if (s.fast_tile) {
+    if (s.Fast(s.tile_decoder.StartObject())) return true;
+  } else if (s.TileStarts()) {
+    s.fast_tile = true;
+    s.tile_decoder.Begin();
+    return true;
+  }
+  return s.Open(true);
+}
+bool DocumentBuilder::key(json::string_t& key) {
+  if (state_->fast_tile && state_->Fast(state_->tile_decoder.Key(key))) return true;
+  return state_->Key(key);
+}
+bool DocumentBuilder::key(std::string_view key) {
+  if (state_->fast_tile && state_->Fast(state_->tile_decoder.Key(key))) return true;
+  std::string owned(key);
+  return state_->Key(owned);
+}
+bool DocumentBuilder::end_object() {
+  if (state_->fast_tile && state_->Fast(state_->tile_decoder.EndObject())) return true;
+  return state_->Close();
+}
+bool DocumentBuilder::start_array(std::size_t) {
+  if (state_->fast_tile && state_->Fast(state_->tile_decoder.StartArray())) return true;
+  return state_->Open(false);
+}
+bool DocumentBuilder::end_array() {
+  if (state_->fast_tile && state_->Fast(state_->tile_decoder.EndArray())) return true;
+  return state_->Close();
+}
 
 bool DocumentBuilder::parse_error(std::size_t position, const std::string&,
                                   const nlohmann::detail::exception& error) {
+  if (state_->fast_tile) state_->LeaveFastTile();
   // nlohmann says "[json.exception.parse_error.101] parse error at line 1,
   // column 5: syntax error ..."; our convention is "1:5: syntax error ...".
   if (!state_->error) state_->syntax_error = true;
@@ -799,11 +897,16 @@ bool DocumentBuilder::parse_error(std::size_t position, const std::string&,
   return state_->Fail(fmt::format("byte {}: {}", position, text));
 }
 
-void DocumentBuilder::Fail(Error error) { state_->Fail(error.message()); }
-bool DocumentBuilder::failed() const { return state_->error.has_value(); }
+void DocumentBuilder::Fail(Error error) {
+  if (state_->fast_tile) state_->LeaveFastTile();
+  state_->Fail(error.message());
+}
 bool DocumentBuilder::syntax_error() const { return state_->syntax_error; }
 bool DocumentBuilder::done() const { return state_->root.has_value() && state_->stack.empty(); }
 
-Expected<ReportDocument> DocumentBuilder::Finish() { return state_->Finish(); }
+Expected<ReportDocument> DocumentBuilder::Finish() {
+  if (state_->fast_tile) state_->LeaveFastTile();  // the input ended inside a tile
+  return state_->Finish();
+}
 
 }  // namespace tileprof::report::schema

@@ -136,6 +136,29 @@ TEST(CborReport, ReadsIndefiniteLengthTextStrings) {
   EXPECT_EQ(ReadOk(bytes), ReportDocument{});
 }
 
+// The reader decodes integers, text and container heads itself and leaves
+// the rest to libcbor; heads of every width, and heads or texts cut short,
+// must read as libcbor reads them.
+TEST(CborReport, ReadsHeadsOfEveryWidth) {
+  using namespace std::string_literals;
+  // {"format": "tileprof-report", "version": {"major": 1, "minor": 0}}, with
+  // lengths and values in 1-, 2-, 4- and 8-byte arguments.
+  std::string bytes = "\xb8\x02" "\x78\x06" "format" "\x79\x00\x0f" "tileprof-report"
+                      "\x7a\x00\x00\x00\x07" "version" "\xba\x00\x00\x00\x02"
+                      "\x65" "major" "\x1b\x00\x00\x00\x00\x00\x00\x00\x01"
+                      "\x7b\x00\x00\x00\x00\x00\x00\x00\x05" "minor" "\x19\x00\x00"s;
+  EXPECT_EQ(ReadOk(bytes), ReportDocument{});
+  // Cut inside the head of "version" (byte 28), its text, and the last integer.
+  EXPECT_EQ(ReadError(bytes.substr(0, 30)), "bad.cbor: byte 28: truncated input");
+  EXPECT_EQ(ReadError(bytes.substr(0, 35)), "bad.cbor: byte 28: truncated input");
+  EXPECT_EQ(ReadError(bytes.substr(0, bytes.size() - 1)),
+            "bad.cbor: byte " + std::to_string(bytes.size() - 3) + ": truncated input");
+  // A text longer than the input; reserved widths in text and map heads.
+  EXPECT_EQ(ReadError("\xa1\x7a\x00\x01\x00\x00" "abc"s), "bad.cbor: byte 1: truncated input");
+  EXPECT_EQ(ReadError("\xa1\x7c"s), "bad.cbor: byte 1: malformed CBOR item");
+  EXPECT_EQ(ReadError("\xbc"s), "bad.cbor: byte 0: malformed CBOR item");
+}
+
 TEST(CborReportFile, WritesAtomicallyAndReadsBack) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() /
                               ("tileprof-cbor-test-" + std::to_string(::getpid()));

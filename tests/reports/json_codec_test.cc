@@ -192,6 +192,52 @@ TEST(JsonReport, RejectsDuplicateKeys) {
             "bad.json: format: duplicate key");
 }
 
+// Well-formed tiles are decoded without a tree (schema_tile_decoder.h);
+// anything else in a tile hands it to the general decoder mid-way, which must
+// then read it as if it had seen it whole.
+TEST(JsonReport, ReadsATileTheSameWhereverItsDecodingChangesPath) {
+  const ReportDocument document = FullDocument();
+  const std::string text = WriteJsonReport(document);
+  const size_t tiles = text.find("\"tiles\":[");
+  ASSERT_NE(tiles, std::string::npos);
+  // An unknown member (ignored) at each depth of the first tile.
+  // (Among categories, regions and vertex data an unknown name is an error.)
+  for (std::string_view after : {"\"tiles\":[{", "\"nonInterleaved\":{", "\"vertexTypes\":[{"}) {
+    std::string changed = text;
+    size_t at = changed.find(after, tiles);
+    ASSERT_NE(at, std::string::npos) << after;
+    changed.insert(at + after.size(), R"("future":[1,{"a":null}],)");
+    EXPECT_EQ(ReadOk(changed), document) << after;
+  }
+  // A member of another type after well-formed ones.
+  std::string changed = text;
+  changed.insert(changed.find("\"vertexTypes\":[{", tiles), R"("note":"x",)");
+  EXPECT_EQ(ReadOk(changed), document);
+
+  auto error_after = [&](std::string_view after, std::string_view insert) {
+    std::string bad = text;
+    size_t at = bad.find(after, tiles);
+    EXPECT_NE(at, std::string::npos) << after;
+    bad.insert(at + after.size(), insert);
+    return ReadError(bad);
+  };
+  EXPECT_EQ(error_after("\"nonInterleaved\":{", R"("includingGaps":1,)"),
+            "bad.json: compilation.tiles[0].regions.nonInterleaved.includingGaps: duplicate key");
+  EXPECT_EQ(error_after("\"regions\":{", R"("future":{},)"),
+            "bad.json: compilation.tiles[0].regions.future: unknown region");
+  EXPECT_EQ(error_after("\"categories\":{", R"("stack":1,"stack":2,)"),
+            "bad.json: compilation.tiles[0].categories.stack: duplicate key");
+  EXPECT_EQ(error_after("\"vertexTypes\":[", R"({"type":0},)"),
+            "bad.json: compilation.tiles[0].vertexTypes[0].bytes: missing");
+  EXPECT_EQ(error_after("\"tiles\":[", R"({},)"), "bad.json: compilation.tiles[0].tile: missing");
+  EXPECT_EQ(error_after("\"tiles\":[", R"({"tile":-1},)"),
+            "bad.json: compilation.tiles[0].tile: expected an unsigned integer");
+  EXPECT_EQ(error_after("\"vertexTypes\":[", R"({"type":4294967296,"bytes":1},)"),
+            "bad.json: compilation.tiles[0].vertexTypes[0].type: expected an unsigned 32-bit integer");
+  std::string truncated = text.substr(0, text.find("\"vertexData\":{", tiles) + 5);
+  EXPECT_THAT(ReadError(truncated), StartsWith("bad.json:1:"));
+}
+
 TEST(JsonReport, GivesLineAndColumnOfASyntaxError) {
   EXPECT_THAT(ReadError("{\n  \"format\": tileprof\n}"), StartsWith("bad.json:2:14: syntax error while parsing value"));
   EXPECT_THAT(ReadError(""), StartsWith("bad.json:1:1: "));

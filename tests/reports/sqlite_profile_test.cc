@@ -186,6 +186,36 @@ TEST_F(ProfileDatabase, NamesTheTableRowAndColumnOfABadValue) {
   EXPECT_THAT(ReadError(), HasSubstr("column tiles: 1099511627776 tiles is more than"));
 }
 
+// Enough tiles for tile_categories to be read on a second connection and
+// thread: the same document, and the same first error, as one would read.
+TEST_F(ProfileDatabase, ReadsManyTilesOnTwoConnectionsAsOnOne) {
+  ReportDocument document;
+  CompilationReport& report = document.compilation.emplace(testing::SmallCompilation());
+  const std::vector<TileMemory> pattern = report.tiles;
+  report.tiles.clear();
+  for (uint32_t i = 0; i < 6000; ++i) {
+    TileMemory tile = pattern[i % pattern.size()];
+    tile.tile = i;
+    tile.by_category[i % kNumCategories] += i;
+    report.tiles.push_back(tile);
+  }
+  EXPECT_EQ(RoundTrip(document), document);
+
+  auto error_after = [&](const std::string& sql) {
+    RoundTrip(document);
+    Execute(sql);
+    return ReadError();
+  };
+  EXPECT_THAT(error_after("UPDATE tile_categories SET category = 40 WHERE tile = 5999 AND category = 0"),
+              HasSubstr("table tile_categories, row "));
+  EXPECT_THAT(error_after("UPDATE tile_vertex_types SET bytes = 'x' WHERE tile = 4000"),
+              HasSubstr("table tile_vertex_types, row 8000, column bytes: expected an integer"));
+  // Both tables broken: tile_categories, read first on one connection, wins.
+  EXPECT_THAT(error_after("UPDATE tile_regions SET region = 7 WHERE tile = 2;"
+                          "UPDATE tile_categories SET bytes = -1.5 WHERE tile = 5000 AND category = 0"),
+              HasSubstr("table tile_categories, row "));
+}
+
 TEST_F(ProfileDatabase, RejectsFilesThatAreNotProfiles) {
   { std::ofstream(path_) << "not a database at all, just some text long enough to be checked"; }
   EXPECT_THAT(ReadError(), HasSubstr("file is not a database"));
