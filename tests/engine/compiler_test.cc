@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -204,21 +205,38 @@ ENTRY main {
   EXPECT_EQ(reduce, 8u);
 }
 
-// A module that does not fit: a 200 KiB constant-free parameter on one tile
-// target still compiles and reports the tile as out of memory.
-TEST(CompilerTest, OutOfMemoryStillReports) {
-  const hlo::Module module = hlo::testing::MustParse(R"(
+// A module that does not fit one tile: a 200 KiB parameter and its negation.
+constexpr const char* kBigNegate = R"(
 HloModule big
 ENTRY main {
   a = f32[200000] parameter(0)
   ROOT n = f32[200000] negate(a)
 }
-)");
-  Expected<Target> target = Target::FromPreset("ipu1", 1, 1);
-  ASSERT_TRUE(target.has_value());
+)";
+
+// Compiled for `tiles` tiles of an ipu1, its report checked; nullopt (and a
+// failure) if it does not compile.
+std::optional<CompileResult> CompileOnIpu1Tiles(const char* text, uint32_t tiles) {
+  const hlo::Module module = hlo::testing::MustParse(text);
+  Expected<Target> target = Target::FromPreset("ipu1", 1, tiles);
+  if (!target) {
+    ADD_FAILURE() << target.error().message();
+    return std::nullopt;
+  }
   Expected<CompileResult> result = CompileModule(module, *target, {});
-  ASSERT_TRUE(result.has_value()) << result.error().message();
-  ExpectInvariants(*result, "big");
+  if (!result) {
+    ADD_FAILURE() << result.error().message();
+    return std::nullopt;
+  }
+  ExpectInvariants(*result, std::string(module.name()));
+  return std::move(*result);
+}
+
+// A module that does not fit: a 200 KiB constant-free parameter on one tile
+// target still compiles and reports the tile as out of memory.
+TEST(CompilerTest, OutOfMemoryStillReports) {
+  const std::optional<CompileResult> result = CompileOnIpu1Tiles(kBigNegate, 1);
+  ASSERT_TRUE(result);
   EXPECT_EQ(result->tiles_out_of_memory, 1u);
   const report::TileMemory& tile = result->report.tiles[0];
   EXPECT_GT(tile.by_region[2].excluding_gaps, 0u);  // overflowed
@@ -229,18 +247,8 @@ ENTRY main {
 // The report names the largest allocations of each tile, with addresses
 // inside the tile: here both whole tensors on a one-tile target.
 TEST(CompilerTest, VariablesNameTheLargestAllocationsOfEachTile) {
-  const hlo::Module module = hlo::testing::MustParse(R"(
-HloModule big
-ENTRY main {
-  a = f32[200000] parameter(0)
-  ROOT n = f32[200000] negate(a)
-}
-)");
-  Expected<Target> target = Target::FromPreset("ipu1", 1, 1);
-  ASSERT_TRUE(target.has_value());
-  Expected<CompileResult> result = CompileModule(module, *target, {});
-  ASSERT_TRUE(result.has_value()) << result.error().message();
-  ExpectInvariants(*result, "big");
+  const std::optional<CompileResult> result = CompileOnIpu1Tiles(kBigNegate, 1);
+  ASSERT_TRUE(result);
   const std::vector<report::Variable>& vars = result->report.variables;
   ASSERT_GE(vars.size(), 2u);
   EXPECT_EQ(vars[0].bytes, 800'000u);
@@ -261,18 +269,15 @@ ENTRY main {
 // the compute set that reads them; each tile lists at most
 // kVariablesPerTile allocations, largest first.
 TEST(CompilerTest, VariablesIncludeExchangeBuffersLargestFirst) {
-  const hlo::Module module = hlo::testing::MustParse(R"(
+  constexpr const char* module = R"(
 HloModule rev
 ENTRY main {
   a = f32[40000] parameter(0)
   ROOT r = f32[40000] reverse(a), dimensions={0}
 }
-)");
-  Expected<Target> target = Target::FromPreset("ipu1", 1, 2);
-  ASSERT_TRUE(target.has_value());
-  Expected<CompileResult> result = CompileModule(module, *target, {});
-  ASSERT_TRUE(result.has_value()) << result.error().message();
-  ExpectInvariants(*result, "rev");
+)";
+  const std::optional<CompileResult> result = CompileOnIpu1Tiles(module, 2);
+  ASSERT_TRUE(result);
   std::map<uint32_t, std::vector<const report::Variable*>> by_tile;
   bool buffer = false;
   for (const report::Variable& v : result->report.variables) {
