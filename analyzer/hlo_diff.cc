@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -36,6 +37,17 @@ uint64_t LevelHash(const Module& m, int level) {
   HashSink sink;
   hlo::PrintModule(m, {hlo::PrintStyle::kShort, level}, &sink);
   return sink.Digest();
+}
+
+// Whether the two modules print the same at `level`. Below level 5 a print
+// costs a pass over each 2 MB module, so the two run side by side.
+bool SameAtLevel(const Module& a, const Module& b, int level) {
+  if (level >= hlo::kLevelSignature) return LevelHash(a, level) == LevelHash(b, level);
+  uint64_t hash_a = 0;
+  std::thread worker([&] { hash_a = LevelHash(a, level); });
+  uint64_t hash_b = LevelHash(b, level);
+  worker.join();
+  return hash_a == hash_b;
 }
 
 std::string Clip(std::string_view s, size_t n = 70) {
@@ -196,12 +208,12 @@ class Differ {
     CompareHeader(out);
     for (auto [ca, cb] : align_.computations) CompareComputation(*ca, *cb, out);
     for (const Computation* c : a_.computations())
-      if (!align_.comp_a_to_b.count(c))
+      if (!align_.comp_a_to_b.Has(c))
         AddCause(out, {ChangeKind::kComputation, std::string(c->name()), "", "",
                        fmt::format("computation with {} instruction(s) only in A", c->instructions().size()),
                        "removed", "", "", {}, "", ""});
     for (const Computation* c : b_.computations())
-      if (!align_.comp_b_to_a.count(c))
+      if (!align_.comp_b_to_a.Has(c))
         AddCause(out, {ChangeKind::kComputation, std::string(c->name()), "", "",
                        fmt::format("computation with {} instruction(s) only in B", c->instructions().size()),
                        "added", "", "", {}, "", ""});
@@ -266,10 +278,10 @@ class Differ {
   void EntrySignature(const Computation& ca, const Computation& cb, ModuleDiff& out) {
     bool parameter_changed = ca.parameters().size() != cb.parameters().size();
     for (const Instruction* y : cb.parameters()) {
-      auto it = y ? align_.b_to_a.find(y) : align_.b_to_a.end();
-      if (it == align_.b_to_a.end()) continue;
-      if (!(it->second->shape() == y->shape())) {
-        AddSubstitutions(it->second->shape(), y->shape(), subst_);
+      const Instruction* x = y ? align_.b_to_a.Find(y) : nullptr;
+      if (!x) continue;
+      if (!(x->shape() == y->shape())) {
+        AddSubstitutions(x->shape(), y->shape(), subst_);
         parameter_changed = true;
       }
     }
@@ -349,8 +361,8 @@ class Differ {
     // Operand edges: operand k of y should be the partner of operand k of x.
     bool edges_differ = x.operand_count() != y.operand_count();
     for (size_t k = 0; !edges_differ && k < x.operand_count(); ++k) {
-      auto it = align_.a_to_b.find(x.operand(k));
-      edges_differ = it == align_.a_to_b.end() || it->second != y.operand(k);
+      const Instruction* partner = align_.a_to_b.Find(x.operand(k));
+      edges_differ = !partner || partner != y.operand(k);
     }
     if (edges_differ) {
       std::vector<std::string> before, after;
@@ -364,8 +376,7 @@ class Differ {
       // differs holds an operand that is itself new or changed.
       for (size_t k = 0; k < y.operand_count(); ++k) {
         const Instruction* o = y.operand(k);
-        bool same_slot = k < x.operand_count() && align_.a_to_b.count(x.operand(k)) &&
-                         align_.a_to_b.at(x.operand(k)) == o;
+        bool same_slot = k < x.operand_count() && align_.a_to_b.Find(x.operand(k)) == o;
         if (!same_slot && !cause_of_.count(o)) *derived_only = false;
       }
       if (x.opcode() == hlo::Opcode::kConcatenate && x.operand_count() != y.operand_count())
@@ -378,8 +389,8 @@ class Differ {
   void CompareComputation(const Computation& ca, const Computation& cb, ModuleDiff& out) {
     if (cb.is_entry()) EntrySignature(ca, cb, out);
     for (const Instruction* y : cb.instructions()) {
-      auto it = align_.b_to_a.find(y);
-      if (it == align_.b_to_a.end()) {
+      const Instruction* partner = align_.b_to_a.Find(y);
+      if (!partner) {
         Where w = WhereOf(y);
         std::string what = y->opcode() == hlo::Opcode::kParameter && cb.is_entry()
                                ? fmt::format("parameter {} '{}' added: {}", y->parameter_number(), y->name(), ShapeText(y->shape()))
@@ -391,7 +402,7 @@ class Differ {
                        what, "", w.op_name, w.source, {}, "", ""});
         continue;
       }
-      const Instruction& x = *it->second;
+      const Instruction& x = *partner;
       bool shape_changed = !(x.shape() == y->shape());
       if (y->opcode() == hlo::Opcode::kParameter && cb.is_entry() && shape_changed) {
         AddSubstitutions(x.shape(), y->shape(), subst_);
@@ -456,7 +467,7 @@ class Differ {
       }
     }
     for (const Instruction* x : ca.instructions()) {
-      if (align_.a_to_b.count(x)) continue;
+      if (align_.a_to_b.Has(x)) continue;
       Where w = WhereOf(x);
       AddCause(out, {x->opcode() == hlo::Opcode::kParameter && ca.is_entry() ? ChangeKind::kParameter
                                                                               : ChangeKind::kRemoved,
@@ -510,9 +521,9 @@ std::string_view ChangeKindName(ChangeKind kind) {
 std::optional<int> EqualLevel(const Module& a, const Module& b) {
   if (a.source() == b.source()) return 0;
   // Coarsest first: a level that differs means every finer one differs too.
-  if (LevelHash(a, hlo::kLevelSignature) != LevelHash(b, hlo::kLevelSignature)) return std::nullopt;
+  if (!SameAtLevel(a, b, hlo::kLevelSignature)) return std::nullopt;
   for (int level = hlo::kLevelSignature - 1; level >= hlo::kLevelRaw; --level)
-    if (LevelHash(a, level) != LevelHash(b, level)) return level + 1;
+    if (!SameAtLevel(a, b, level)) return level + 1;
   return 0;
 }
 
@@ -536,7 +547,7 @@ ModuleDiff DiffModules(const Module& a, const Module& b) {
   }
   // Printing a level costs a pass over the module, so the levels are probed
   // in the order the alignment suggests rather than all of them.
-  if (LevelHash(a, hlo::kLevelSignature) != LevelHash(b, hlo::kLevelSignature)) {
+  if (!SameAtLevel(a, b, hlo::kLevelSignature)) {
     out = Differ(a, b).Run();
     out.equal_level = std::nullopt;
     return out;
@@ -557,7 +568,7 @@ ModuleDiff DiffModules(const Module& a, const Module& b) {
     return out;
   }
   if (config_only) {
-    out.equal_level = LevelHash(a, hlo::kLevelConfig) == LevelHash(b, hlo::kLevelConfig)
+    out.equal_level = SameAtLevel(a, b, hlo::kLevelConfig)
                           ? std::optional<int>(hlo::kLevelConfig)
                           : std::optional<int>(hlo::kLevelSignature);
     if (out.equal_level == hlo::kLevelConfig) return out;

@@ -156,8 +156,10 @@ std::vector<const Attribute*> CanonicalAttributeOrder(const Instruction& instruc
   return order;
 }
 
-std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& computation, bool scheduled,
-                                                          int level) {
+namespace {
+
+std::vector<const Instruction*> InstructionOrder(const Computation& computation, bool scheduled, int level,
+                                                 ContentHasher& hasher) {
   const auto instructions = computation.instructions();
   std::vector<const Instruction*> order;
   order.reserve(instructions.size());
@@ -198,7 +200,6 @@ std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& com
   if (order.size() < instructions.size()) {
     // Dead code: order the leftovers by content so that text order does not
     // leak into the canonical form.
-    ContentHasher hasher(level);
     const std::vector<uint64_t>& hashes = hasher.InstructionHashes(computation);
     std::vector<const Instruction*> dead;
     for (const Instruction* instruction : instructions)
@@ -211,20 +212,35 @@ std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& com
   return order;
 }
 
-std::vector<const Computation*> CanonicalComputationOrder(const Module& module, int level) {
+// Fills orders->computations and, for every computation, its instruction
+// order; one content hasher serves them all, so callees shared by many
+// computations with dead code are hashed once.
+void ComputeOrders(const Module& module, int level, CanonicalOrders* orders) {
   const auto computations = module.computations();
-  std::vector<const Computation*> order;
+  ContentHasher hasher(level);
+  std::vector<const Computation*>& order = orders->computations;
+  orders->instructions.assign(computations.size(), {});
+  std::vector<bool> ordered(computations.size(), false);
+  auto instruction_order = [&](const Computation* computation) -> const std::vector<const Instruction*>& {
+    if (!ordered[computation->index()]) {
+      orders->instructions[computation->index()] =
+          InstructionOrder(*computation, module.is_scheduled(), level, hasher);
+      ordered[computation->index()] = true;
+    }
+    return orders->instructions[computation->index()];
+  };
   order.reserve(computations.size());
   if (level < kLevelStructure) {
     order.assign(computations.begin(), computations.end());
-    return order;
+    for (const Computation* computation : order) instruction_order(computation);
+    return;
   }
   std::vector<bool> visited(computations.size(), false);
   // Callees of a computation in canonical order: by canonical instruction
   // order, then canonical attribute order.
   auto callees_of = [&](const Computation* computation) {
     std::vector<const Computation*> callees;
-    for (const Instruction* instruction : CanonicalInstructionOrder(*computation, module.is_scheduled(), level))
+    for (const Instruction* instruction : instruction_order(computation))
       for (const Attribute* attribute : CanonicalAttributeOrder(*instruction))
         if (IsComputationReference(*attribute))
           for (uint32_t i = 0; i < attribute->count(); ++i)
@@ -271,7 +287,6 @@ std::vector<const Computation*> CanonicalComputationOrder(const Module& module, 
   for (const Computation* computation : computations)
     if (!reachable[computation->index()]) unreachable.push_back(computation);
   if (!unreachable.empty()) {
-    ContentHasher hasher(level);
     std::vector<std::pair<uint64_t, const Computation*>> keyed;
     for (const Computation* computation : unreachable)
       keyed.push_back({hasher.ComputationHash(*computation), computation});
@@ -280,7 +295,25 @@ std::vector<const Computation*> CanonicalComputationOrder(const Module& module, 
     for (const auto& [hash, computation] : keyed) visit(computation);
   }
   visit(module.entry());
-  return order;
+  for (const Computation* computation : order) instruction_order(computation);
+}
+
+}  // namespace
+
+std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& computation, bool scheduled,
+                                                          int level) {
+  ContentHasher hasher(level);
+  return InstructionOrder(computation, scheduled, level, hasher);
+}
+
+std::vector<const Computation*> CanonicalComputationOrder(const Module& module, int level) {
+  return CanonicalModuleOrders(module, level).computations;
+}
+
+CanonicalOrders CanonicalModuleOrders(const Module& module, int level) {
+  CanonicalOrders orders;
+  ComputeOrders(module, level, &orders);
+  return orders;
 }
 
 }  // namespace tileprof::hlo

@@ -62,7 +62,8 @@ class ModulePrinter {
       PrintSignatureOnly();
     } else {
       PrintHeader();
-      std::vector<const Computation*> order = CanonicalComputationOrder(module_, level_);
+      orders_ = CanonicalModuleOrders(module_, level_);
+      const std::vector<const Computation*>& order = orders_.computations;
       NameComputations(order);
       for (size_t i = 0; i < order.size(); ++i) {
         out_.append("\n");
@@ -227,8 +228,7 @@ class ModulePrinter {
   // ---- computations
 
   void PrintComputation(const Computation& computation) {
-    std::vector<const Instruction*> order =
-        CanonicalInstructionOrder(computation, module_.is_scheduled(), level_);
+    const std::vector<const Instruction*>& order = orders_.instructions[computation.index()];
     NameInstructions(computation, order);
     if (computation.is_entry()) out_.append("ENTRY ");
     AppendComputationName(computation);
@@ -381,6 +381,7 @@ class ModulePrinter {
   bool long_;
   const bool legacy_;
   std::string out_;
+  CanonicalOrders orders_;
   std::vector<std::string> computation_names_;
   std::vector<std::string> instruction_names_;
   std::vector<uint32_t> instruction_ranks_;
