@@ -71,17 +71,64 @@ class ContentHasher {
     return computation_hashes_.at(&root);
   }
 
-  // Hashes of every instruction of `computation` by index (callees must be
-  // hashed already; ComputationHash ensures it).
+  // Hashes of every instruction of `computation` by index.
   const std::vector<uint64_t>& InstructionHashes(const Computation& computation) {
-    auto it = instruction_hashes_.find(&computation);
-    if (it != instruction_hashes_.end()) return it->second;
-    for (const Instruction* instruction : computation.instructions())
-      for (const Computation* callee : instruction->called_computations()) ComputationHash(*callee);
-    std::vector<uint64_t>& hashes = instruction_hashes_[&computation];
-    hashes.resize(computation.instructions().size());
+    Memo& memo = MemoOf(computation);
+    if (!memo.complete) {
+      std::vector<bool> wanted(computation.instructions().size(), true);
+      HashWanted(computation, wanted, memo);
+      memo.complete = true;
+    }
+    return memo.hashes;
+  }
+
+  // The hash of one instruction, computing only what it depends on: dead
+  // code is mostly constants, and hashing the live graph around them (with
+  // every computation it calls) would cost a print of the module.
+  uint64_t InstructionHash(const Instruction& instruction) {
+    const Computation& computation = *instruction.parent();
+    Memo& memo = MemoOf(computation);
+    if (memo.done[instruction.index()]) return memo.hashes[instruction.index()];
+    std::vector<bool> wanted(computation.instructions().size(), false);
+    std::vector<const Instruction*> stack = {&instruction};
+    wanted[instruction.index()] = true;
+    while (!stack.empty()) {
+      const Instruction* next = stack.back();
+      stack.pop_back();
+      for (const Instruction* operand : next->operands())
+        if (!wanted[operand->index()] && !memo.done[operand->index()]) {
+          wanted[operand->index()] = true;
+          stack.push_back(operand);
+        }
+    }
+    HashWanted(computation, wanted, memo);
+    return memo.hashes[instruction.index()];
+  }
+
+ private:
+  struct Memo {
+    std::vector<uint64_t> hashes;  // by instruction index
+    std::vector<bool> done;
+    bool complete = false;
+  };
+
+  Memo& MemoOf(const Computation& computation) {
+    Memo& memo = instruction_hashes_[&computation];
+    if (memo.done.empty()) {
+      memo.hashes.assign(computation.instructions().size(), 0);
+      memo.done.assign(computation.instructions().size(), false);
+    }
+    return memo;
+  }
+
+  // Hashes the wanted instructions not hashed yet, in text order, where
+  // operands precede their users (the parser checks).
+  void HashWanted(const Computation& computation, const std::vector<bool>& wanted, Memo& memo) {
     std::string scratch;
     for (const Instruction* instruction : computation.instructions()) {
+      if (!wanted[instruction->index()] || memo.done[instruction->index()]) continue;
+      // Callees first, by the non-recursive walk of ComputationHash.
+      for (const Computation* callee : instruction->called_computations()) ComputationHash(*callee);
       uint64_t h = Combine(static_cast<uint64_t>(instruction->opcode()) + 1,
                            instruction->async_wrapped_opcode() ? static_cast<uint64_t>(*instruction->async_wrapped_opcode()) + 1 : 0);
       scratch.clear();
@@ -104,13 +151,12 @@ class ContentHasher {
           h = Combine(h, HashName(NormalizeAttributeValue(attribute->value())));
         }
       }
-      for (const Instruction* operand : instruction->operands()) h = Combine(h, hashes[operand->index()]);
-      hashes[instruction->index()] = h;
+      for (const Instruction* operand : instruction->operands()) h = Combine(h, memo.hashes[operand->index()]);
+      memo.hashes[instruction->index()] = h;
+      memo.done[instruction->index()] = true;
     }
-    return hashes;
   }
 
- private:
   uint64_t HashBody(const Computation& computation) {
     // The multiset of instruction hashes, so that text order does not count.
     std::vector<uint64_t> hashes = InstructionHashes(computation);
@@ -123,7 +169,7 @@ class ContentHasher {
 
   int level_;
   std::unordered_map<const Computation*, uint64_t> computation_hashes_;
-  std::unordered_map<const Computation*, std::vector<uint64_t>> instruction_hashes_;
+  std::unordered_map<const Computation*, Memo> instruction_hashes_;
 };
 
 }  // namespace
@@ -200,14 +246,11 @@ std::vector<const Instruction*> InstructionOrder(const Computation& computation,
   if (order.size() < instructions.size()) {
     // Dead code: order the leftovers by content so that text order does not
     // leak into the canonical form.
-    const std::vector<uint64_t>& hashes = hasher.InstructionHashes(computation);
-    std::vector<const Instruction*> dead;
+    std::vector<std::pair<uint64_t, const Instruction*>> dead;
     for (const Instruction* instruction : instructions)
-      if (!visited[instruction->index()]) dead.push_back(instruction);
-    std::stable_sort(dead.begin(), dead.end(), [&](const Instruction* a, const Instruction* b) {
-      return hashes[a->index()] < hashes[b->index()];
-    });
-    for (const Instruction* instruction : dead) visit(instruction);
+      if (!visited[instruction->index()]) dead.push_back({hasher.InstructionHash(*instruction), instruction});
+    std::stable_sort(dead.begin(), dead.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [hash, instruction] : dead) visit(instruction);
   }
   return order;
 }
