@@ -75,8 +75,12 @@ class ModulePrinter {
   }
 
  private:
+  // Small chunks: a hash sink (fingerprint.h) then needs no megabyte buffer
+  // whose every page faults in once per print.
+  static constexpr size_t kChunk = 1 << 16;
+
   void Flush(bool force) {
-    if (!force && out_.size() < (1 << 20)) return;
+    if (!force && out_.size() < kChunk) return;
     sink_->Append(out_);
     out_.clear();
   }
@@ -236,7 +240,7 @@ class ModulePrinter {
     out_.append(" {\n");
     for (const Instruction* instruction : order) {
       PrintInstruction(*instruction);
-      if (out_.size() >= (1 << 20)) Flush(false);
+      if (out_.size() >= kChunk) Flush(false);
     }
     out_.append("}");
     if (!computation.execution_thread().empty()) {
