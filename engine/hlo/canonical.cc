@@ -2,6 +2,7 @@
 #include "engine/hlo/canonical.h"
 
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 
 #include "engine/hlo/attributes.h"
@@ -75,8 +76,7 @@ class ContentHasher {
   const std::vector<uint64_t>& InstructionHashes(const Computation& computation) {
     Memo& memo = MemoOf(computation);
     if (!memo.complete) {
-      std::vector<bool> wanted(computation.instructions().size(), true);
-      HashWanted(computation, wanted, memo);
+      HashWanted(computation.instructions(), memo);
       memo.complete = true;
     }
     return memo.hashes;
@@ -89,19 +89,20 @@ class ContentHasher {
     const Computation& computation = *instruction.parent();
     Memo& memo = MemoOf(computation);
     if (memo.done[instruction.index()]) return memo.hashes[instruction.index()];
-    std::vector<bool> wanted(computation.instructions().size(), false);
-    std::vector<const Instruction*> stack = {&instruction};
-    wanted[instruction.index()] = true;
-    while (!stack.empty()) {
-      const Instruction* next = stack.back();
-      stack.pop_back();
-      for (const Instruction* operand : next->operands())
-        if (!wanted[operand->index()] && !memo.done[operand->index()]) {
-          wanted[operand->index()] = true;
-          stack.push_back(operand);
+    // The operands not hashed yet, transitively; marked done as found (the
+    // hashing below fills them in), then hashed in text order.
+    std::vector<const Instruction*> wanted = {&instruction};
+    memo.done[instruction.index()] = true;
+    for (size_t i = 0; i < wanted.size(); ++i)
+      for (const Instruction* operand : wanted[i]->operands())
+        if (!memo.done[operand->index()]) {
+          memo.done[operand->index()] = true;
+          wanted.push_back(operand);
         }
-    }
-    HashWanted(computation, wanted, memo);
+    std::sort(wanted.begin(), wanted.end(),
+              [](const Instruction* a, const Instruction* b) { return a->index() < b->index(); });
+    for (const Instruction* i : wanted) memo.done[i->index()] = false;
+    HashWanted(wanted, memo);
     return memo.hashes[instruction.index()];
   }
 
@@ -121,12 +122,12 @@ class ContentHasher {
     return memo;
   }
 
-  // Hashes the wanted instructions not hashed yet, in text order, where
+  // Hashes the instructions not hashed yet, given in text order, where
   // operands precede their users (the parser checks).
-  void HashWanted(const Computation& computation, const std::vector<bool>& wanted, Memo& memo) {
+  void HashWanted(std::span<const Instruction* const> instructions, Memo& memo) {
     std::string scratch;
-    for (const Instruction* instruction : computation.instructions()) {
-      if (!wanted[instruction->index()] || memo.done[instruction->index()]) continue;
+    for (const Instruction* instruction : instructions) {
+      if (memo.done[instruction->index()]) continue;
       // Callees first, by the non-recursive walk of ComputationHash.
       for (const Computation* callee : instruction->called_computations()) ComputationHash(*callee);
       uint64_t h = Combine(static_cast<uint64_t>(instruction->opcode()) + 1,
