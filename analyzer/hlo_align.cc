@@ -1,5 +1,6 @@
 #include "analyzer/hlo_align.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <string>
@@ -25,7 +26,12 @@ std::string OpName(const Instruction* i) {
 
 class Aligner {
  public:
-  Aligner(const hlo::Module& a, const hlo::Module& b) : a_(a), b_(b) {}
+  Aligner(const hlo::Module& a, const hlo::Module& b) : a_(a), b_(b) {
+    out_.a_to_b = InstructionPairs(a);
+    out_.b_to_a = InstructionPairs(b);
+    out_.comp_a_to_b = ComputationPairs(a);
+    out_.comp_b_to_a = ComputationPairs(b);
+  }
 
   Alignment Run() {
     if (a_.entry() && b_.entry()) PairComputations(a_.entry(), b_.entry());
@@ -33,12 +39,12 @@ class Aligner {
     // Computations no call site paired: by name without the ".N" suffix.
     std::multimap<std::string_view, const Computation*> by_name;
     for (const Computation* c : b_.computations())
-      if (!out_.comp_b_to_a.count(c)) by_name.emplace(hlo::StripNumericSuffix(c->name()), c);
+      if (!out_.comp_b_to_a.Has(c)) by_name.emplace(hlo::StripNumericSuffix(c->name()), c);
     for (const Computation* c : a_.computations()) {
-      if (out_.comp_a_to_b.count(c)) continue;
+      if (out_.comp_a_to_b.Has(c)) continue;
       auto [lo, hi] = by_name.equal_range(hlo::StripNumericSuffix(c->name()));
       for (auto it = lo; it != hi; ++it) {
-        if (!out_.comp_b_to_a.count(it->second)) {
+        if (!out_.comp_b_to_a.Has(it->second)) {
           PairComputations(c, it->second);
           break;
         }
@@ -53,11 +59,11 @@ class Aligner {
     };
     std::map<std::string, std::deque<const Computation*>> left_b;
     for (const Computation* c : b_.computations())
-      if (!out_.comp_b_to_a.count(c)) left_b[signature(c)].push_back(c);
+      if (!out_.comp_b_to_a.Has(c)) left_b[signature(c)].push_back(c);
     for (const Computation* c : a_.computations()) {
-      if (out_.comp_a_to_b.count(c)) continue;
+      if (out_.comp_a_to_b.Has(c)) continue;
       auto& queue = left_b[signature(c)];
-      while (!queue.empty() && out_.comp_b_to_a.count(queue.front())) queue.pop_front();
+      while (!queue.empty() && out_.comp_b_to_a.Has(queue.front())) queue.pop_front();
       if (queue.empty()) continue;
       PairComputations(c, queue.front());
       queue.pop_front();
@@ -68,8 +74,8 @@ class Aligner {
 
  private:
   void PairComputations(const Computation* ca, const Computation* cb) {
-    out_.comp_a_to_b[ca] = cb;
-    out_.comp_b_to_a[cb] = ca;
+    out_.comp_a_to_b.Set(ca, cb);
+    out_.comp_b_to_a.Set(cb, ca);
     out_.computations.emplace_back(ca, cb);
     pending_.emplace_back(ca, cb);
   }
@@ -82,30 +88,43 @@ class Aligner {
     }
   }
 
-  bool Matched(const Instruction* x) const {
-    return out_.a_to_b.count(x) || out_.b_to_a.count(x);
-  }
+  bool MatchedA(const Instruction* x) const { return out_.a_to_b.Has(x); }
+  bool MatchedB(const Instruction* y) const { return out_.b_to_a.Has(y); }
 
   void Match(const Instruction* x, const Instruction* y) {
-    out_.a_to_b[x] = y;
-    out_.b_to_a[y] = x;
+    out_.a_to_b.Set(x, y);
+    out_.b_to_a.Set(y, x);
     work_.emplace_back(x, y);
     // Calls pair their computations positionally (to_apply, body, branches).
     auto ca = x->called_computations();
     auto cb = y->called_computations();
     for (size_t i = 0; i < std::min(ca.size(), cb.size()); ++i) {
-      if (!out_.comp_a_to_b.count(ca[i]) && !out_.comp_b_to_a.count(cb[i]))
+      if (!out_.comp_a_to_b.Has(ca[i]) && !out_.comp_b_to_a.Has(cb[i]))
         PairComputations(ca[i], cb[i]);
     }
   }
 
-  using Users = std::unordered_map<const Instruction*, std::vector<std::pair<const Instruction*, size_t>>>;
+  // By instruction index: (user, operand slot).
+  using Users = std::vector<std::vector<std::pair<const Instruction*, size_t>>>;
 
   static Users UsersOf(const Computation& c) {
-    Users users;
+    Users users(c.instructions().size());
     for (const Instruction* i : c.instructions())
-      for (size_t k = 0; k < i->operand_count(); ++k) users[i->operand(k)].emplace_back(i, k);
+      for (size_t k = 0; k < i->operand_count(); ++k) users[i->operand(k)->index()].emplace_back(i, k);
     return users;
+  }
+
+  // Unmatched users keyed by (opcode, slot), sorted by key, in user order
+  // within a key.
+  using Keyed = std::vector<std::pair<std::pair<int, size_t>, const Instruction*>>;
+  template <typename MatchedFn>
+  static void KeyUsers(const std::vector<std::pair<const Instruction*, size_t>>& users, MatchedFn matched,
+                       Keyed& keyed) {
+    keyed.clear();
+    for (auto [u, k] : users)
+      if (!matched(u)) keyed.push_back({{static_cast<int>(u->opcode()), k}, u});
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& l, const auto& r) { return l.first < r.first; });
   }
 
   // Follows operand and user edges from matched pairs. With `relaxed`,
@@ -118,25 +137,30 @@ class Aligner {
         for (size_t k = 0; k < x->operand_count(); ++k) {
           const Instruction* ox = x->operand(k);
           const Instruction* oy = y->operand(k);
-          if (Matched(ox) || Matched(oy)) continue;
+          if (MatchedA(ox) || MatchedB(oy)) continue;
           if (relaxed || ox->opcode() == oy->opcode()) Match(ox, oy);
         }
       }
       // Users: pair when exactly one unmatched user of each side has the
       // same opcode and uses the pair in the same operand slot.
-      auto ua = users_a.find(x);
-      auto ub = users_b.find(y);
-      if (ua == users_a.end() || ub == users_b.end()) continue;
-      std::map<std::pair<int, size_t>, std::vector<const Instruction*>> ka, kb;
-      for (auto [u, k] : ua->second)
-        if (!Matched(u)) ka[{static_cast<int>(u->opcode()), k}].push_back(u);
-      for (auto [u, k] : ub->second)
-        if (!Matched(u)) kb[{static_cast<int>(u->opcode()), k}].push_back(u);
-      for (auto& [key, list] : ka) {
-        auto it = kb.find(key);
-        if (it != kb.end() && list.size() == 1 && it->second.size() == 1 && !Matched(list[0]) &&
-            !Matched(it->second[0]))
-          Match(list[0], it->second[0]);
+      const auto& ua = users_a[x->index()];
+      const auto& ub = users_b[y->index()];
+      if (ua.empty() || ub.empty()) continue;
+      KeyUsers(ua, [&](const Instruction* u) { return MatchedA(u); }, keyed_a_);
+      KeyUsers(ub, [&](const Instruction* u) { return MatchedB(u); }, keyed_b_);
+      // Keys held by exactly one user on each side, walked in key order.
+      size_t j = 0;
+      for (size_t i = 0; i < keyed_a_.size();) {
+        size_t i_end = i + 1;
+        while (i_end < keyed_a_.size() && keyed_a_[i_end].first == keyed_a_[i].first) ++i_end;
+        while (j < keyed_b_.size() && keyed_b_[j].first < keyed_a_[i].first) ++j;
+        size_t j_end = j;
+        while (j_end < keyed_b_.size() && keyed_b_[j_end].first == keyed_a_[i].first) ++j_end;
+        const Instruction* u = keyed_a_[i].second;
+        if (i_end - i == 1 && j_end - j == 1 && !MatchedA(u) && !MatchedB(keyed_b_[j].second))
+          Match(u, keyed_b_[j].second);
+        i = i_end;
+        j = j_end;
       }
     }
   }
@@ -145,19 +169,20 @@ class Aligner {
   void PairLeftovers(const Computation& ca, const Computation& cb, KeyFn key) {
     std::multimap<std::string, const Instruction*> left_b;
     for (const Instruction* y : cb.instructions())
-      if (!Matched(y)) {
+      if (!MatchedB(y)) {
         std::string k = key(y);
         if (!k.empty()) left_b.emplace(std::move(k), y);
       }
+    if (left_b.empty()) return;
     std::map<std::string, int> count_a;
     for (const Instruction* x : ca.instructions())
-      if (!Matched(x)) ++count_a[key(x)];
+      if (!MatchedA(x)) ++count_a[key(x)];
     for (const Instruction* x : ca.instructions()) {
-      if (Matched(x)) continue;
+      if (MatchedA(x)) continue;
       std::string k = key(x);
       if (k.empty() || count_a[k] != 1 || left_b.count(k) != 1) continue;
       const Instruction* y = left_b.find(k)->second;
-      if (!Matched(y)) Match(x, y);
+      if (!MatchedB(y)) Match(x, y);
     }
   }
 
@@ -167,16 +192,17 @@ class Aligner {
   void PairLeftoversInOrder(const Computation& ca, const Computation& cb, KeyFn key) {
     std::map<std::string, std::deque<const Instruction*>> left_b;
     for (const Instruction* y : cb.instructions())
-      if (!Matched(y)) {
+      if (!MatchedB(y)) {
         std::string k = key(y);
         if (!k.empty()) left_b[k].push_back(y);
       }
+    if (left_b.empty()) return;
     for (const Instruction* x : ca.instructions()) {
-      if (Matched(x)) continue;
+      if (MatchedA(x)) continue;
       std::string k = key(x);
       if (k.empty()) continue;
       auto it = left_b.find(k);
-      while (it != left_b.end() && !it->second.empty() && Matched(it->second.front())) it->second.pop_front();
+      while (it != left_b.end() && !it->second.empty() && MatchedB(it->second.front())) it->second.pop_front();
       if (it == left_b.end() || it->second.empty()) continue;
       Match(x, it->second.front());
       it->second.pop_front();
@@ -188,8 +214,8 @@ class Aligner {
     auto pa = ca.parameters();
     auto pb = cb.parameters();
     for (size_t n = 0; n < std::min(pa.size(), pb.size()); ++n)
-      if (pa[n] && pb[n] && !Matched(pa[n]) && !Matched(pb[n])) Match(pa[n], pb[n]);
-    if (ca.root() && cb.root() && !Matched(ca.root()) && !Matched(cb.root()))
+      if (pa[n] && pb[n] && !MatchedA(pa[n]) && !MatchedB(pb[n])) Match(pa[n], pb[n]);
+    if (ca.root() && cb.root() && !MatchedA(ca.root()) && !MatchedB(cb.root()))
       Match(ca.root(), cb.root());
     Propagate(users_a, users_b, false);
     auto same_name = [](const Instruction* i) {
@@ -233,10 +259,9 @@ class Aligner {
       for (const Instruction* o : i->operands()) {
         const Instruction* in_b = o;
         if (i->parent() == &ca) {
-          auto it = out_.a_to_b.find(o);
-          if (it == out_.a_to_b.end()) return std::string();
-          in_b = it->second;
-        } else if (!out_.b_to_a.count(o)) {
+          in_b = out_.a_to_b.Find(o);
+          if (!in_b) return std::string();
+        } else if (!out_.b_to_a.Has(o)) {
           return std::string();
         }
         key += fmt::format(" {}", static_cast<const void*>(in_b));
@@ -252,7 +277,7 @@ class Aligner {
     // Last: whatever sits in the same operand slot of a matched pair, even
     // with another opcode (an add that became a subtract).
     for (const Instruction* x : ca.instructions())
-      if (Matched(x)) work_.emplace_back(x, out_.a_to_b.at(x));
+      if (MatchedA(x)) work_.emplace_back(x, out_.a_to_b.Find(x));
     Propagate(users_a, users_b, true);
   }
 
@@ -261,9 +286,26 @@ class Aligner {
   Alignment out_;
   std::deque<std::pair<const Computation*, const Computation*>> pending_;
   std::deque<std::pair<const Instruction*, const Instruction*>> work_;
+  Keyed keyed_a_, keyed_b_;  // scratch of Propagate
 };
 
 }  // namespace
+
+InstructionPairs::InstructionPairs(const hlo::Module& from) {
+  offsets_.reserve(from.computations().size());
+  size_t total = 0;
+  for (const Computation* c : from.computations()) {
+    offsets_.push_back(total);
+    total += c->instructions().size();
+  }
+  to_.assign(total, nullptr);
+}
+
+void InstructionPairs::Set(const Instruction* x, const Instruction* y) {
+  const Instruction*& slot = to_[Slot(x)];
+  if (!slot) ++size_;
+  slot = y;
+}
 
 Alignment Align(const hlo::Module& a, const hlo::Module& b) { return Aligner(a, b).Run(); }
 

@@ -9,11 +9,10 @@
 #include <fmt/format.h>
 
 #include "analyzer/hlo_align.h"
-#include "common/hash.h"
+#include "analyzer/hlo_levels.h"
 #include "engine/hlo/attributes.h"
 #include "engine/hlo/canonical.h"
 #include "engine/hlo/literal.h"
-#include "engine/hlo/printer.h"
 
 namespace tileprof::analyzer {
 namespace {
@@ -21,22 +20,6 @@ namespace {
 using hlo::Computation;
 using hlo::Instruction;
 using hlo::Module;
-
-// Prints into a hash: comparing two 2 MB modules at a level costs no string.
-class HashSink : public hlo::TextSink {
- public:
-  void Append(std::string_view text) override { hasher_.Add(text); }
-  uint64_t Digest() const { return hasher_.Digest(); }
-
- private:
-  Hasher hasher_;
-};
-
-uint64_t LevelHash(const Module& m, int level) {
-  HashSink sink;
-  hlo::PrintModule(m, {hlo::PrintStyle::kShort, level}, &sink);
-  return sink.Digest();
-}
 
 std::string Clip(std::string_view s, size_t n = 70) {
   if (s.size() <= n) return std::string(s);
@@ -196,12 +179,12 @@ class Differ {
     CompareHeader(out);
     for (auto [ca, cb] : align_.computations) CompareComputation(*ca, *cb, out);
     for (const Computation* c : a_.computations())
-      if (!align_.comp_a_to_b.count(c))
+      if (!align_.comp_a_to_b.Has(c))
         AddCause(out, {ChangeKind::kComputation, std::string(c->name()), "", "",
                        fmt::format("computation with {} instruction(s) only in A", c->instructions().size()),
                        "removed", "", "", {}, "", ""});
     for (const Computation* c : b_.computations())
-      if (!align_.comp_b_to_a.count(c))
+      if (!align_.comp_b_to_a.Has(c))
         AddCause(out, {ChangeKind::kComputation, std::string(c->name()), "", "",
                        fmt::format("computation with {} instruction(s) only in B", c->instructions().size()),
                        "added", "", "", {}, "", ""});
@@ -266,10 +249,10 @@ class Differ {
   void EntrySignature(const Computation& ca, const Computation& cb, ModuleDiff& out) {
     bool parameter_changed = ca.parameters().size() != cb.parameters().size();
     for (const Instruction* y : cb.parameters()) {
-      auto it = y ? align_.b_to_a.find(y) : align_.b_to_a.end();
-      if (it == align_.b_to_a.end()) continue;
-      if (!(it->second->shape() == y->shape())) {
-        AddSubstitutions(it->second->shape(), y->shape(), subst_);
+      const Instruction* x = y ? align_.b_to_a.Find(y) : nullptr;
+      if (!x) continue;
+      if (!(x->shape() == y->shape())) {
+        AddSubstitutions(x->shape(), y->shape(), subst_);
         parameter_changed = true;
       }
     }
@@ -349,8 +332,8 @@ class Differ {
     // Operand edges: operand k of y should be the partner of operand k of x.
     bool edges_differ = x.operand_count() != y.operand_count();
     for (size_t k = 0; !edges_differ && k < x.operand_count(); ++k) {
-      auto it = align_.a_to_b.find(x.operand(k));
-      edges_differ = it == align_.a_to_b.end() || it->second != y.operand(k);
+      const Instruction* partner = align_.a_to_b.Find(x.operand(k));
+      edges_differ = !partner || partner != y.operand(k);
     }
     if (edges_differ) {
       std::vector<std::string> before, after;
@@ -364,8 +347,7 @@ class Differ {
       // differs holds an operand that is itself new or changed.
       for (size_t k = 0; k < y.operand_count(); ++k) {
         const Instruction* o = y.operand(k);
-        bool same_slot = k < x.operand_count() && align_.a_to_b.count(x.operand(k)) &&
-                         align_.a_to_b.at(x.operand(k)) == o;
+        bool same_slot = k < x.operand_count() && align_.a_to_b.Find(x.operand(k)) == o;
         if (!same_slot && !cause_of_.count(o)) *derived_only = false;
       }
       if (x.opcode() == hlo::Opcode::kConcatenate && x.operand_count() != y.operand_count())
@@ -378,8 +360,8 @@ class Differ {
   void CompareComputation(const Computation& ca, const Computation& cb, ModuleDiff& out) {
     if (cb.is_entry()) EntrySignature(ca, cb, out);
     for (const Instruction* y : cb.instructions()) {
-      auto it = align_.b_to_a.find(y);
-      if (it == align_.b_to_a.end()) {
+      const Instruction* partner = align_.b_to_a.Find(y);
+      if (!partner) {
         Where w = WhereOf(y);
         std::string what = y->opcode() == hlo::Opcode::kParameter && cb.is_entry()
                                ? fmt::format("parameter {} '{}' added: {}", y->parameter_number(), y->name(), ShapeText(y->shape()))
@@ -391,7 +373,7 @@ class Differ {
                        what, "", w.op_name, w.source, {}, "", ""});
         continue;
       }
-      const Instruction& x = *it->second;
+      const Instruction& x = *partner;
       bool shape_changed = !(x.shape() == y->shape());
       if (y->opcode() == hlo::Opcode::kParameter && cb.is_entry() && shape_changed) {
         AddSubstitutions(x.shape(), y->shape(), subst_);
@@ -456,7 +438,7 @@ class Differ {
       }
     }
     for (const Instruction* x : ca.instructions()) {
-      if (align_.a_to_b.count(x)) continue;
+      if (align_.a_to_b.Has(x)) continue;
       Where w = WhereOf(x);
       AddCause(out, {x->opcode() == hlo::Opcode::kParameter && ca.is_entry() ? ChangeKind::kParameter
                                                                               : ChangeKind::kRemoved,
@@ -507,27 +489,6 @@ std::string_view ChangeKindName(ChangeKind kind) {
   return "?";
 }
 
-std::optional<int> EqualLevel(const Module& a, const Module& b) {
-  if (a.source() == b.source()) return 0;
-  // Coarsest first: a level that differs means every finer one differs too.
-  if (LevelHash(a, hlo::kLevelSignature) != LevelHash(b, hlo::kLevelSignature)) return std::nullopt;
-  for (int level = hlo::kLevelSignature - 1; level >= hlo::kLevelRaw; --level)
-    if (LevelHash(a, level) != LevelHash(b, level)) return level + 1;
-  return 0;
-}
-
-std::string DescribeLevel(std::optional<int> level) {
-  if (!level) return "never equal: the entry signatures differ";
-  switch (*level) {
-    case 0: return "equal (level 0: the same module)";
-    case 1: return "equal once print style, whitespace and comments are ignored (level 1: cosmetic)";
-    case 2: return "equal once names and metadata are ignored (level 2: cosmetic; a cache keyed on raw text would miss)";
-    case 3: return "equal once instructions are renumbered and reordered (level 3: same fingerprint, no recompilation)";
-    case 4: return "equal only once backend_config and float constant values are ignored (level 4: recompiles)";
-    default: return "equal only in the entry signature (level 5: the graphs differ, recompiles)";
-  }
-}
-
 ModuleDiff DiffModules(const Module& a, const Module& b) {
   ModuleDiff out;
   if (a.source() == b.source()) {
@@ -536,7 +497,7 @@ ModuleDiff DiffModules(const Module& a, const Module& b) {
   }
   // Printing a level costs a pass over the module, so the levels are probed
   // in the order the alignment suggests rather than all of them.
-  if (LevelHash(a, hlo::kLevelSignature) != LevelHash(b, hlo::kLevelSignature)) {
+  if (!SameAtLevel(a, b, hlo::kLevelSignature)) {
     out = Differ(a, b).Run();
     out.equal_level = std::nullopt;
     return out;
@@ -557,7 +518,7 @@ ModuleDiff DiffModules(const Module& a, const Module& b) {
     return out;
   }
   if (config_only) {
-    out.equal_level = LevelHash(a, hlo::kLevelConfig) == LevelHash(b, hlo::kLevelConfig)
+    out.equal_level = SameAtLevel(a, b, hlo::kLevelConfig)
                           ? std::optional<int>(hlo::kLevelConfig)
                           : std::optional<int>(hlo::kLevelSignature);
     if (out.equal_level == hlo::kLevelConfig) return out;

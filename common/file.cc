@@ -30,11 +30,14 @@ Expected<std::string> ReadFile(const std::string& path) {
     ::close(fd);
     return MakeError("'{}' is a directory", path);
   }
+  // Reads straight into the string: a 2 MB dump is not copied twice. The
+  // size from stat is only a first guess (pipes have none, files can grow).
   std::string data;
-  if (S_ISREG(st.st_mode)) data.reserve(static_cast<size_t>(st.st_size));
-  char buffer[1 << 16];
+  size_t used = 0;
+  data.resize(S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) + 1 : size_t{1} << 16);
   for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (used == data.size()) data.resize(data.size() * 2);
+    ssize_t n = ::read(fd, data.data() + used, data.size() - used);
     if (n < 0) {
       if (errno == EINTR) continue;
       Error e = SystemError("cannot read", path);
@@ -42,9 +45,10 @@ Expected<std::string> ReadFile(const std::string& path) {
       return e;
     }
     if (n == 0) break;
-    data.append(buffer, static_cast<size_t>(n));
+    used += static_cast<size_t>(n);
   }
   ::close(fd);
+  data.resize(used);
   return data;
 }
 

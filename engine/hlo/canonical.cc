@@ -2,6 +2,7 @@
 #include "engine/hlo/canonical.h"
 
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 
 #include "engine/hlo/attributes.h"
@@ -71,17 +72,64 @@ class ContentHasher {
     return computation_hashes_.at(&root);
   }
 
-  // Hashes of every instruction of `computation` by index (callees must be
-  // hashed already; ComputationHash ensures it).
+  // Hashes of every instruction of `computation` by index.
   const std::vector<uint64_t>& InstructionHashes(const Computation& computation) {
-    auto it = instruction_hashes_.find(&computation);
-    if (it != instruction_hashes_.end()) return it->second;
-    for (const Instruction* instruction : computation.instructions())
-      for (const Computation* callee : instruction->called_computations()) ComputationHash(*callee);
-    std::vector<uint64_t>& hashes = instruction_hashes_[&computation];
-    hashes.resize(computation.instructions().size());
+    Memo& memo = MemoOf(computation);
+    if (!memo.complete) {
+      HashWanted(computation.instructions(), memo);
+      memo.complete = true;
+    }
+    return memo.hashes;
+  }
+
+  // The hash of one instruction, computing only what it depends on: dead
+  // code is mostly constants, and hashing the live graph around them (with
+  // every computation it calls) would cost a print of the module.
+  uint64_t InstructionHash(const Instruction& instruction) {
+    const Computation& computation = *instruction.parent();
+    Memo& memo = MemoOf(computation);
+    if (memo.done[instruction.index()]) return memo.hashes[instruction.index()];
+    // The operands not hashed yet, transitively; marked done as found (the
+    // hashing below fills them in), then hashed in text order.
+    std::vector<const Instruction*> wanted = {&instruction};
+    memo.done[instruction.index()] = true;
+    for (size_t i = 0; i < wanted.size(); ++i)
+      for (const Instruction* operand : wanted[i]->operands())
+        if (!memo.done[operand->index()]) {
+          memo.done[operand->index()] = true;
+          wanted.push_back(operand);
+        }
+    std::sort(wanted.begin(), wanted.end(),
+              [](const Instruction* a, const Instruction* b) { return a->index() < b->index(); });
+    for (const Instruction* i : wanted) memo.done[i->index()] = false;
+    HashWanted(wanted, memo);
+    return memo.hashes[instruction.index()];
+  }
+
+ private:
+  struct Memo {
+    std::vector<uint64_t> hashes;  // by instruction index
+    std::vector<bool> done;
+    bool complete = false;
+  };
+
+  Memo& MemoOf(const Computation& computation) {
+    Memo& memo = instruction_hashes_[&computation];
+    if (memo.done.empty()) {
+      memo.hashes.assign(computation.instructions().size(), 0);
+      memo.done.assign(computation.instructions().size(), false);
+    }
+    return memo;
+  }
+
+  // Hashes the instructions not hashed yet, given in text order, where
+  // operands precede their users (the parser checks).
+  void HashWanted(std::span<const Instruction* const> instructions, Memo& memo) {
     std::string scratch;
-    for (const Instruction* instruction : computation.instructions()) {
+    for (const Instruction* instruction : instructions) {
+      if (memo.done[instruction->index()]) continue;
+      // Callees first, by the non-recursive walk of ComputationHash.
+      for (const Computation* callee : instruction->called_computations()) ComputationHash(*callee);
       uint64_t h = Combine(static_cast<uint64_t>(instruction->opcode()) + 1,
                            instruction->async_wrapped_opcode() ? static_cast<uint64_t>(*instruction->async_wrapped_opcode()) + 1 : 0);
       scratch.clear();
@@ -104,13 +152,12 @@ class ContentHasher {
           h = Combine(h, HashName(NormalizeAttributeValue(attribute->value())));
         }
       }
-      for (const Instruction* operand : instruction->operands()) h = Combine(h, hashes[operand->index()]);
-      hashes[instruction->index()] = h;
+      for (const Instruction* operand : instruction->operands()) h = Combine(h, memo.hashes[operand->index()]);
+      memo.hashes[instruction->index()] = h;
+      memo.done[instruction->index()] = true;
     }
-    return hashes;
   }
 
- private:
   uint64_t HashBody(const Computation& computation) {
     // The multiset of instruction hashes, so that text order does not count.
     std::vector<uint64_t> hashes = InstructionHashes(computation);
@@ -123,7 +170,7 @@ class ContentHasher {
 
   int level_;
   std::unordered_map<const Computation*, uint64_t> computation_hashes_;
-  std::unordered_map<const Computation*, std::vector<uint64_t>> instruction_hashes_;
+  std::unordered_map<const Computation*, Memo> instruction_hashes_;
 };
 
 }  // namespace
@@ -156,8 +203,10 @@ std::vector<const Attribute*> CanonicalAttributeOrder(const Instruction& instruc
   return order;
 }
 
-std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& computation, bool scheduled,
-                                                          int level) {
+namespace {
+
+std::vector<const Instruction*> InstructionOrder(const Computation& computation, bool scheduled, int level,
+                                                 ContentHasher& hasher) {
   const auto instructions = computation.instructions();
   std::vector<const Instruction*> order;
   order.reserve(instructions.size());
@@ -198,33 +247,44 @@ std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& com
   if (order.size() < instructions.size()) {
     // Dead code: order the leftovers by content so that text order does not
     // leak into the canonical form.
-    ContentHasher hasher(level);
-    const std::vector<uint64_t>& hashes = hasher.InstructionHashes(computation);
-    std::vector<const Instruction*> dead;
+    std::vector<std::pair<uint64_t, const Instruction*>> dead;
     for (const Instruction* instruction : instructions)
-      if (!visited[instruction->index()]) dead.push_back(instruction);
-    std::stable_sort(dead.begin(), dead.end(), [&](const Instruction* a, const Instruction* b) {
-      return hashes[a->index()] < hashes[b->index()];
-    });
-    for (const Instruction* instruction : dead) visit(instruction);
+      if (!visited[instruction->index()]) dead.push_back({hasher.InstructionHash(*instruction), instruction});
+    std::stable_sort(dead.begin(), dead.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [hash, instruction] : dead) visit(instruction);
   }
   return order;
 }
 
-std::vector<const Computation*> CanonicalComputationOrder(const Module& module, int level) {
+// Fills orders->computations and, for every computation, its instruction
+// order; one content hasher serves them all, so callees shared by many
+// computations with dead code are hashed once.
+void ComputeOrders(const Module& module, int level, CanonicalOrders* orders) {
   const auto computations = module.computations();
-  std::vector<const Computation*> order;
+  ContentHasher hasher(level);
+  std::vector<const Computation*>& order = orders->computations;
+  orders->instructions.assign(computations.size(), {});
+  std::vector<bool> ordered(computations.size(), false);
+  auto instruction_order = [&](const Computation* computation) -> const std::vector<const Instruction*>& {
+    if (!ordered[computation->index()]) {
+      orders->instructions[computation->index()] =
+          InstructionOrder(*computation, module.is_scheduled(), level, hasher);
+      ordered[computation->index()] = true;
+    }
+    return orders->instructions[computation->index()];
+  };
   order.reserve(computations.size());
   if (level < kLevelStructure) {
     order.assign(computations.begin(), computations.end());
-    return order;
+    for (const Computation* computation : order) instruction_order(computation);
+    return;
   }
   std::vector<bool> visited(computations.size(), false);
   // Callees of a computation in canonical order: by canonical instruction
   // order, then canonical attribute order.
   auto callees_of = [&](const Computation* computation) {
     std::vector<const Computation*> callees;
-    for (const Instruction* instruction : CanonicalInstructionOrder(*computation, module.is_scheduled(), level))
+    for (const Instruction* instruction : instruction_order(computation))
       for (const Attribute* attribute : CanonicalAttributeOrder(*instruction))
         if (IsComputationReference(*attribute))
           for (uint32_t i = 0; i < attribute->count(); ++i)
@@ -271,7 +331,6 @@ std::vector<const Computation*> CanonicalComputationOrder(const Module& module, 
   for (const Computation* computation : computations)
     if (!reachable[computation->index()]) unreachable.push_back(computation);
   if (!unreachable.empty()) {
-    ContentHasher hasher(level);
     std::vector<std::pair<uint64_t, const Computation*>> keyed;
     for (const Computation* computation : unreachable)
       keyed.push_back({hasher.ComputationHash(*computation), computation});
@@ -280,7 +339,25 @@ std::vector<const Computation*> CanonicalComputationOrder(const Module& module, 
     for (const auto& [hash, computation] : keyed) visit(computation);
   }
   visit(module.entry());
-  return order;
+  for (const Computation* computation : order) instruction_order(computation);
+}
+
+}  // namespace
+
+std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& computation, bool scheduled,
+                                                          int level) {
+  ContentHasher hasher(level);
+  return InstructionOrder(computation, scheduled, level, hasher);
+}
+
+std::vector<const Computation*> CanonicalComputationOrder(const Module& module, int level) {
+  return CanonicalModuleOrders(module, level).computations;
+}
+
+CanonicalOrders CanonicalModuleOrders(const Module& module, int level) {
+  CanonicalOrders orders;
+  ComputeOrders(module, level, &orders);
+  return orders;
 }
 
 }  // namespace tileprof::hlo

@@ -60,4 +60,13 @@ std::vector<const Computation*> CanonicalComputationOrder(const Module& module, 
 std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& computation, bool scheduled,
                                                           int level);
 
+// Both orders at once, as the printer needs them; cheaper than calling the
+// two functions above, as dead code and unreachable computations are ordered
+// by content hashes computed once per module rather than once per call.
+struct CanonicalOrders {
+  std::vector<const Computation*> computations;
+  std::vector<std::vector<const Instruction*>> instructions;  // by computation index
+};
+CanonicalOrders CanonicalModuleOrders(const Module& module, int level);
+
 }  // namespace tileprof::hlo

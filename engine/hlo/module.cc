@@ -49,7 +49,7 @@ SourceLocation LocateOffset(std::string_view text, uint32_t offset) {
   return location;
 }
 
-SourceLocation Module::Locate(uint32_t offset) const { return LocateOffset(*source_, offset); }
+SourceLocation Module::Locate(uint32_t offset) const { return LocateOffset(source_, offset); }
 
 namespace {
 

@@ -246,7 +246,7 @@ class Module {
   int64_t instruction_count() const { return instruction_count_; }
 
   // The text everything points into, and the file name used in messages.
-  std::string_view source() const { return *source_; }
+  std::string_view source() const { return source_; }
   std::string_view source_name() const { return source_name_; }
   // 1-based line and column of a byte offset of source().
   SourceLocation Locate(uint32_t offset) const;
@@ -255,7 +255,8 @@ class Module {
   friend class Parser;
   Module() = default;
 
-  std::shared_ptr<const std::string> source_;
+  std::shared_ptr<const void> source_owner_;  // keeps source_ alive
+  std::string_view source_;
   std::string source_name_;
   std::string_view name_;
   std::vector<Computation*> computations_;

@@ -18,8 +18,8 @@
 
 namespace tileprof::hlo {
 
-Parser::Parser(std::shared_ptr<const std::string> source, const ParseOptions& options)
-    : source_(std::move(source)), text_(*source_), options_(options), lexer_(text_) {}
+Parser::Parser(std::shared_ptr<const void> owner, std::string_view text, const ParseOptions& options)
+    : owner_(std::move(owner)), text_(text), options_(options), lexer_(text_) {}
 
 bool Parser::Fail(uint32_t offset, std::string message) {
   if (error_.empty()) error_ = FormatDiagnostic(options_.source_name, text_, offset, message);
@@ -54,7 +54,8 @@ bool Parser::ParseAll(std::vector<Module>* modules) {
     if (!IsKeyword(tok_, "HloModule"))
       return FailAt(tok_, "expected 'HloModule', got " + Describe(tok_));
     Module module;
-    module.source_ = source_;
+    module.source_owner_ = owner_;
+    module.source_ = text_;
     module.source_name_ = options_.source_name;
     if (!ParseModuleBody(&module)) return false;
     modules->push_back(std::move(module));
@@ -372,20 +373,30 @@ bool Parser::FinishComputation(Computation* computation, const Token& open) {
 }
 
 Expected<std::vector<Module>> ParseModules(std::string text, const ParseOptions& options) {
+  auto source = std::make_shared<const std::string>(std::move(text));
+  return ParseModules(source, *source, options);
+}
+
+Expected<std::vector<Module>> ParseModules(std::shared_ptr<const void> owner, std::string_view text,
+                                           const ParseOptions& options) {
   if (text.size() > options.max_input_bytes)
     return MakeError("{}: input of {} bytes exceeds the limit of {} bytes", options.source_name, text.size(),
                      options.max_input_bytes);
   if (text.size() >= (uint64_t{1} << 32))
     return MakeError("{}: HLO text over 4 GiB is not supported", options.source_name);
-  auto source = std::make_shared<const std::string>(std::move(text));
-  Parser parser(source, options);
+  Parser parser(std::move(owner), text, options);
   std::vector<Module> modules;
   if (!parser.ParseAll(&modules)) return Error(parser.error());
   return modules;
 }
 
 Expected<Module> ParseModule(std::string text, const ParseOptions& options) {
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<Module> modules, ParseModules(std::move(text), options));
+  auto source = std::make_shared<const std::string>(std::move(text));
+  return ParseModule(source, *source, options);
+}
+
+Expected<Module> ParseModule(std::shared_ptr<const void> owner, std::string_view text, const ParseOptions& options) {
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Module> modules, ParseModules(std::move(owner), text, options));
   if (modules.size() != 1)
     return MakeError("{}: expected one module, found {} (use ParseModules for files split with '// -----')",
                      options.source_name, modules.size());

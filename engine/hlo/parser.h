@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,5 +42,13 @@ Expected<Module> ParseModule(std::string text, const ParseOptions& options = {})
 // Parses every module in the text, in order: XLA test files hold several,
 // separated by `// -----` lines (which are comments).
 Expected<std::vector<Module>> ParseModules(std::string text, const ParseOptions& options = {});
+
+// The same over text someone else holds (a mapped file): the modules keep
+// `owner` alive, and `text` must stay valid while it lives. The byte after
+// the text must be readable, as std::string's terminator is.
+Expected<Module> ParseModule(std::shared_ptr<const void> owner, std::string_view text,
+                             const ParseOptions& options = {});
+Expected<std::vector<Module>> ParseModules(std::shared_ptr<const void> owner, std::string_view text,
+                                           const ParseOptions& options = {});
 
 }  // namespace tileprof::hlo

@@ -17,7 +17,7 @@ namespace tileprof::hlo {
 
 class Parser {
  public:
-  Parser(std::shared_ptr<const std::string> source, const ParseOptions& options);
+  Parser(std::shared_ptr<const void> owner, std::string_view text, const ParseOptions& options);
 
   // Parses every module; on failure returns false and error() is the
   // formatted diagnostic.
@@ -73,7 +73,7 @@ class Parser {
   bool ResolveCalls(Module* module);
   bool CheckCallGraph(Module* module);
 
-  std::shared_ptr<const std::string> source_;
+  std::shared_ptr<const void> owner_;
   std::string_view text_;
   ParseOptions options_;
   Lexer lexer_;

@@ -62,7 +62,8 @@ class ModulePrinter {
       PrintSignatureOnly();
     } else {
       PrintHeader();
-      std::vector<const Computation*> order = CanonicalComputationOrder(module_, level_);
+      orders_ = CanonicalModuleOrders(module_, level_);
+      const std::vector<const Computation*>& order = orders_.computations;
       NameComputations(order);
       for (size_t i = 0; i < order.size(); ++i) {
         out_.append("\n");
@@ -74,8 +75,12 @@ class ModulePrinter {
   }
 
  private:
+  // Small chunks: a hash sink (fingerprint.h) then needs no megabyte buffer
+  // whose every page faults in once per print.
+  static constexpr size_t kChunk = 1 << 16;
+
   void Flush(bool force) {
-    if (!force && out_.size() < (1 << 20)) return;
+    if (!force && out_.size() < kChunk) return;
     sink_->Append(out_);
     out_.clear();
   }
@@ -227,8 +232,7 @@ class ModulePrinter {
   // ---- computations
 
   void PrintComputation(const Computation& computation) {
-    std::vector<const Instruction*> order =
-        CanonicalInstructionOrder(computation, module_.is_scheduled(), level_);
+    const std::vector<const Instruction*>& order = orders_.instructions[computation.index()];
     NameInstructions(computation, order);
     if (computation.is_entry()) out_.append("ENTRY ");
     AppendComputationName(computation);
@@ -236,7 +240,7 @@ class ModulePrinter {
     out_.append(" {\n");
     for (const Instruction* instruction : order) {
       PrintInstruction(*instruction);
-      if (out_.size() >= (1 << 20)) Flush(false);
+      if (out_.size() >= kChunk) Flush(false);
     }
     out_.append("}");
     if (!computation.execution_thread().empty()) {
@@ -381,6 +385,7 @@ class ModulePrinter {
   bool long_;
   const bool legacy_;
   std::string out_;
+  CanonicalOrders orders_;
   std::vector<std::string> computation_names_;
   std::vector<std::string> instruction_names_;
   std::vector<uint32_t> instruction_ranks_;
