@@ -172,13 +172,7 @@ Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled, con
     size_t notes_before = events.notes().size();
     std::string graph;
     if (settings.config.enable_poplar_serialized_graph && compiled.result.graph != nullptr) {
-      exec::ExecutableInfo about;
-      about.tool_version = TILEPROF_VERSION;
-      about.module_name = module;
-      about.fingerprint = compiled.fingerprint;
-      about.target = {std::string(compiled.target.ArchString()), compiled.target.NumIpus(),
-                      compiled.target.TilesPerIpu()};
-      graph = exec::SerializeExecutable(about, compiled.result);
+      graph = exec::SerializeExecutable(ExecutableInfoOf(compiled), compiled.result);
     }
     TILEPROF_RETURN_IF_ERROR(events.CompileEnd(module, &compilation, &tensor_map, &info, &written.files,
                                                graph.empty() ? nullptr : &graph));

@@ -136,6 +136,15 @@ Expected<CompiledModule> CompileParsed(Parsed parsed, const SessionOptions& opti
 
 }  // namespace
 
+exec::ExecutableInfo ExecutableInfoOf(const CompiledModule& compiled) {
+  exec::ExecutableInfo info;
+  info.tool_version = TILEPROF_VERSION;
+  info.module_name = std::string(compiled.module.name());
+  info.fingerprint = compiled.fingerprint;
+  info.target = {std::string(compiled.target.ArchString()), compiled.target.NumIpus(), compiled.target.TilesPerIpu()};
+  return info;
+}
+
 std::string SkipEngineCompilationLine(const hlo::Module& module) {
   const hlo::Computation* entry = module.entry();
   if (entry == nullptr || entry->root() == nullptr) return "";
@@ -271,12 +280,8 @@ Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOpt
   if (auto executable = try_load()) return loaded(std::move(*executable));
   std::string module_text = hlo::PrintModule(parsed.module, {.style = hlo::PrintStyle::kShort, .level = hlo::kLevelCosmetic});
   TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled, CompileParsed(std::move(parsed), options, log, start));
-  exec::ExecutableInfo info;
+  exec::ExecutableInfo info = ExecutableInfoOf(compiled);
   info.key = status.key;
-  info.tool_version = TILEPROF_VERSION;
-  info.module_name = module_name;
-  info.fingerprint = compiled.fingerprint;
-  info.target = {std::string(compiled.target.ArchString()), compiled.target.NumIpus(), compiled.target.TilesPerIpu()};
   info.key_text = CacheOptionsText(options);
   std::string bytes = exec::SerializeExecutable(info, compiled.result);
   if (Status stored = cache.Store(status.key, bytes, module_text); !stored) {

@@ -81,6 +81,10 @@ struct CompiledModule {
   std::string skipped_engine_compilation;
 };
 
+// What an executable of `compiled` says about itself: the writer, module,
+// fingerprint and target (the cache adds its key and key text).
+exec::ExecutableInfo ExecutableInfoOf(const CompiledModule& compiled);
+
 // The original's reason to skip engine compilation of `module`, as its VLOG
 // line says it ("Skip engine compilation - output is constant."), or "":
 // the entry's outputs are all constants, all parameters, or every
