@@ -114,7 +114,7 @@ std::string HtmlPage(const LoadedReport& loaded) {
     summary.Add({std::string("memory per tile (B)"), t.bytes_per_tile});
     summary.Add({std::string("total memory (B)"), t.total_memory});
   }
-  if (auto total = report::ResolveTotal(report)) {
+  if (auto total = Total(loaded)) {
     if (total->known.including_gaps) summary.Add({std::string("including gaps (B)"), total->including_gaps});
     if (total->known.regions.all()) summary.Add({std::string("excluding gaps (B)"), total->ExcludingGaps()});
   }
@@ -146,7 +146,7 @@ std::string HtmlPage(const LoadedReport& loaded) {
   w.Open("h2");
   w.Text("Most-used tiles");
   w.Close();
-  Table tiles = TileBreakdownTable(report, TopBlocks(report, 20));
+  Table tiles = TileBreakdownTable(report, TopBlocks(report, kHtmlTopTiles));
   // Only the columns with at least one non-zero value, so the table fits.
   std::vector<size_t> keep;
   for (size_t c = 0; c < tiles.columns.size(); ++c) {

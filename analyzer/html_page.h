@@ -11,6 +11,13 @@
 
 namespace tileprof::analyzer {
 
+// The most-used tiles listed (the categories plot shows the first
+// report::kDefaultTileBlocks of them).
+inline constexpr size_t kHtmlTopTiles = 20;
+static_assert(kHtmlTopTiles >= report::kDefaultTileBlocks);
+// What HtmlPage reads of a report.
+inline constexpr OpenOptions kHtmlNeeds = TotalsAndTopTiles(kHtmlTopTiles, /*total=*/true);
+
 std::string HtmlPage(const LoadedReport& report);
 
 }  // namespace tileprof::analyzer

@@ -208,8 +208,8 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
   target_row("bytes_per_tile", [](const report::Target& t) { return t.bytes_per_tile; });
   out.tables.push_back(std::move(target));
 
-  std::optional<MemoryUsage> ta = report::ResolveTotal(ra);
-  std::optional<MemoryUsage> tb = report::ResolveTotal(rb);
+  std::optional<MemoryUsage> ta = Total(a);
+  std::optional<MemoryUsage> tb = Total(b);
   if (!ta || !tb) {
     return MakeError("{}: the report has no Memory Usage totals to compare", !ta ? a.path : b.path);
   }

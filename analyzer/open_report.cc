@@ -55,7 +55,12 @@ ReportFormat SniffReportFormat(std::span<const uint8_t> head) {
   return ReportFormat::kText;
 }
 
-Expected<LoadedReport> OpenReport(const std::string& path) {
+std::optional<report::MemoryUsage> Total(const LoadedReport& report) {
+  if (report.total) return report.total;
+  return report::ResolveTotal(report.compilation);
+}
+
+Expected<LoadedReport> OpenReport(const std::string& path, const OpenOptions& options) {
   Expected<MappedFile> file = MappedFile::Open(path);
   if (!file) return NamingFile(file.error(), path);
   std::span<const uint8_t> bytes = file->bytes();
@@ -66,7 +71,11 @@ Expected<LoadedReport> OpenReport(const std::string& path) {
   report::ReportDocument document;
   switch (loaded.format) {
     case ReportFormat::kSqlite: {
-      auto read = report::ReadProfileDatabase(path);
+      report::ProfileReadOptions read_options;
+      read_options.all_tile_detail = options.all_tile_detail;
+      read_options.detail_top_tiles = options.detail_top_tiles;
+      if (options.total) read_options.total = &loaded.total;
+      auto read = report::ReadProfileDatabase(path, read_options);
       if (!read) return NamingFile(read.error(), path);
       document = std::move(*read);
       break;

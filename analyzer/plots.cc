@@ -162,6 +162,14 @@ Expected<std::string> HistogramPlot(const LoadedReport& loaded, bool standalone)
   return w.Finish();
 }
 
+}  // namespace
+
+OpenOptions PlotNeeds(PlotKind kind) {
+  return TotalsAndTopTiles(kind == PlotKind::kCategories ? report::kDefaultTileBlocks : 0);
+}
+
+namespace {
+
 Expected<std::string> CategoriesPlot(const LoadedReport& loaded, bool standalone) {
   std::vector<report::TileUsage> blocks = TopBlocks(loaded.compilation, report::kDefaultTileBlocks);
   if (blocks.empty())

@@ -28,4 +28,8 @@ inline constexpr size_t kMaxTileColumns = 1000;
 // for `tiles`, a histogram, tile blocks).
 Expected<std::string> PlotSvg(const LoadedReport& report, PlotKind kind, bool standalone = true);
 
+// What PlotSvg(kind) reads of a report: the categories plot shows the
+// report::kDefaultTileBlocks most used tiles; the others, per-tile totals.
+OpenOptions PlotNeeds(PlotKind kind);
+
 }  // namespace tileprof::analyzer

@@ -15,10 +15,12 @@ struct Options {
 };
 
 int Run(const Options& options) {
+  // Per-tile totals and whole-report sums: CompareView shows no tile's detail.
+  const analyzer::OpenOptions kNeeds = analyzer::TotalsAndTopTiles(0, /*total=*/true);
   // Read B on a second thread while A is read: reading dominates the run.
   std::optional<Expected<analyzer::LoadedReport>> b_read;
-  std::thread reader([&] { b_read.emplace(analyzer::OpenReport(options.b)); });
-  auto a = analyzer::OpenReport(options.a);
+  std::thread reader([&] { b_read.emplace(analyzer::OpenReport(options.b, kNeeds)); });
+  auto a = analyzer::OpenReport(options.a, kNeeds);
   reader.join();
   Expected<analyzer::LoadedReport>& b = *b_read;
   if (!a) return PrintOutput("compare", a.error(), options.format);

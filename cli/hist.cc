@@ -13,7 +13,7 @@ struct Options {
 };
 
 int Run(const Options& options) {
-  auto loaded = analyzer::OpenReport(options.report);
+  auto loaded = analyzer::OpenReport(options.report, analyzer::TotalsAndTopTiles(0));
   if (!loaded) return PrintOutput("hist", loaded.error(), options.format);
   analyzer::HistogramOptions hist;
   hist.including_gaps = options.including_gaps;

@@ -14,7 +14,7 @@ struct Options {
 };
 
 int Run(const Options& options) {
-  auto loaded = analyzer::OpenReport(options.report);
+  auto loaded = analyzer::OpenReport(options.report, analyzer::kHtmlNeeds);
   if (!loaded) return PrintOutput("html", loaded.error(), options.format);
   std::string page = analyzer::HtmlPage(*loaded);
   if (Status written = WriteFileAtomic(options.output, page); !written)

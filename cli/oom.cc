@@ -14,7 +14,7 @@ struct Options {
 };
 
 int Run(const Options& options) {
-  auto loaded = analyzer::OpenReport(options.report);
+  auto loaded = analyzer::OpenReport(options.report, analyzer::TotalsAndTopTiles(options.tiles));
   if (!loaded) return PrintOutput("oom", loaded.error(), options.format);
   std::optional<std::vector<analyzer::MappedTensor>> tensors;
   if (!options.tensor_map.empty()) {

@@ -15,9 +15,9 @@ struct Options {
 };
 
 int Run(const Options& options) {
-  auto loaded = analyzer::OpenReport(options.report);
-  if (!loaded) return PrintOutput("plot", loaded.error(), options.format);
   analyzer::PlotKind kind = *analyzer::ParsePlotKind(options.kind);  // checked by CLI11
+  auto loaded = analyzer::OpenReport(options.report, analyzer::PlotNeeds(kind));
+  if (!loaded) return PrintOutput("plot", loaded.error(), options.format);
   auto svg = analyzer::PlotSvg(*loaded, kind);
   if (!svg) return PrintOutput("plot", svg.error(), options.format);
   if (Status written = WriteFileAtomic(options.output, *svg); !written)

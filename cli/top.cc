@@ -13,7 +13,7 @@ struct Options {
 };
 
 int Run(const Options& options) {
-  auto loaded = analyzer::OpenReport(options.report);
+  auto loaded = analyzer::OpenReport(options.report, analyzer::TotalsAndTopTiles(options.count));
   if (!loaded) return PrintOutput("top", loaded.error(), options.format);
   return PrintOutput("top", analyzer::TopTilesView(*loaded, options.count), options.format);
 }

@@ -26,7 +26,8 @@ namespace {
 
 // Lookup tables first, then data tables, then indexes: the indexes are
 // built once over the inserted rows, which is faster than maintaining them
-// row by row.
+// row by row. The per-category and per-type indexes carry `bytes` so that a
+// whole-report sum (GROUP BY category) reads only the index, in order.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
@@ -79,8 +80,9 @@ CREATE TABLE step_cycles (step INTEGER NOT NULL, tile INTEGER NOT NULL,
 )sql";
 
 constexpr const char* kIndexes = R"sql(
-CREATE INDEX tile_categories_by_category ON tile_categories (category);
-CREATE INDEX tile_vertex_types_by_type ON tile_vertex_types (vertex_type);
+CREATE INDEX tile_categories_by_category ON tile_categories (category, bytes);
+CREATE INDEX tile_vertex_data_by_category ON tile_vertex_data (category, bytes);
+CREATE INDEX tile_vertex_types_by_type ON tile_vertex_types (vertex_type, bytes);
 CREATE INDEX variables_by_tile ON variables (tile);
 CREATE INDEX step_cycles_by_tile ON step_cycles (tile);
 )sql";
@@ -135,10 +137,15 @@ class Statement {
   // Runs an insert and readies the statement for the next row.
   bool Run() {
     int rc = sqlite3_step(statement_);
+    Rewind();
+    return rc == SQLITE_DONE;
+  }
+
+  // Readies the statement to be bound and run again.
+  void Rewind() {
     sqlite3_reset(statement_);
     sqlite3_clear_bindings(statement_);
     bound_ = 0;
-    return rc == SQLITE_DONE;
   }
 
  private:
@@ -522,11 +529,13 @@ constexpr size_t kTilesForSecondReader = 4096;
 
 class Reader {
  public:
-  explicit Reader(Connection& db) : db_(db) {}
+  explicit Reader(Connection& db, const ProfileReadOptions& options = {})
+      : db_(db), options_(options) {}
   // `path` and `opened` (its stat before `db` was opened) let the reader
   // open the file a second time; without them it reads on `db` alone.
-  Reader(Connection& db, std::string path, const struct stat& opened)
-      : db_(db), path_(std::move(path)), opened_(opened) {}
+  Reader(Connection& db, const ProfileReadOptions& options, std::string path,
+         const struct stat& opened)
+      : db_(db), options_(options), path_(std::move(path)), opened_(opened) {}
 
   Expected<ReportDocument> Read() {
     std::string format;
@@ -583,6 +592,24 @@ class Reader {
       if (error) return *error;
       row.Next();
     }
+    if (rc != SQLITE_DONE) return db_.LastError().Within(fmt::format("table {}", table));
+    return {};
+  }
+
+  // ForEach on a prepared statement with its parameters bound, which is
+  // then reset for the next binding.
+  template <typename F>
+  Status ForEachBound(std::string_view table, Statement& query, F&& f) {
+    std::optional<Error> error;
+    Row row(query.get(), table, error);
+    int rc;
+    while ((rc = sqlite3_step(query.get())) == SQLITE_ROW) {
+      f(row);
+      if (error) break;
+      row.Next();
+    }
+    query.Rewind();
+    if (error) return *error;
     if (rc != SQLITE_DONE) return db_.LastError().Within(fmt::format("table {}", table));
     return {};
   }
@@ -670,11 +697,21 @@ class Reader {
                          i, *set);
     }
     TILEPROF_RETURN_IF_ERROR(Tiles(report, num_types));
+    if (options_.total) TILEPROF_RETURN_IF_ERROR(Total(report, num_types));
+    std::string variables_sql =
+        "SELECT id, name, tile, bytes, category, always_live, address FROM variables";
+    if (!options_.all_tile_detail) {
+      // Only the detailed tiles' variables, still in id order (their ids are
+      // then not consecutive). The ids are integers we chose, not input.
+      std::string in;
+      for (uint32_t id : detailed_) in += fmt::format("{}{}", in.empty() ? "" : ",", id);
+      variables_sql += fmt::format(" WHERE tile IN ({})", in);
+    }
+    variables_sql += " ORDER BY id";
     TILEPROF_RETURN_IF_ERROR(ForEach(
-        "variables",
-        "SELECT id, name, tile, bytes, category, always_live, address FROM variables ORDER BY id",
+        "variables", variables_sql,
         [&](Row& row) {
-          CheckId(row, report.variables.size());
+          if (options_.all_tile_detail) CheckId(row, report.variables.size());
           Variable v;
           v.name = row.Text(1);
           v.tile = row.Uint32(2);
@@ -752,6 +789,10 @@ class Reader {
             if (tile) tile->by_category[category] = row.Uint(2);
           });
     };
+    if (!options_.all_tile_detail) {
+      TILEPROF_RETURN_IF_ERROR(Regions(find, last));
+      return Detail(report, num_types);
+    }
     std::unique_ptr<Connection> second;
     if (report.tiles.size() >= kTilesForSecondReader) second = SecondConnection();
     if (!second) {
@@ -781,16 +822,94 @@ class Reader {
     return rest;
   }
 
-  // The per-tile tables after tile_categories.
   template <typename Find>
-  Status OtherTileTables(size_t num_types, Find& find, size_t& last) {
-    TILEPROF_RETURN_IF_ERROR(ForEach(
+  Status Regions(Find& find, size_t& last) {
+    return ForEach(
         "tile_regions", "SELECT tile, region, excluding_gaps, including_gaps FROM tile_regions",
         [&](Row& row) {
           TileMemory* tile = find(row, 0, last);
           size_t region = row.Index(1, kNumRegions, "region");
           if (tile) tile->by_region[region] = RegionBytes{row.Uint(2), row.Uint(3)};
+        });
+  }
+
+  // The detail rows of the most used tiles, chosen as the views choose
+  // (TopTiles over the regions just read), each found by the tables' keys,
+  // which start with the tile.
+  Status Detail(CompilationReport& report, size_t num_types) {
+    if (options_.detail_top_tiles == 0) return {};
+    std::vector<TileMemory*> chosen;
+    for (const TileMemory* tile : TopTiles(report.tiles, options_.detail_top_tiles))
+      chosen.push_back(&report.tiles[static_cast<size_t>(tile - report.tiles.data())]);
+    TILEPROF_ASSIGN_OR_RETURN(
+        Statement categories,
+        db_.Prepare("SELECT category, bytes FROM tile_categories WHERE tile = ?"));
+    TILEPROF_ASSIGN_OR_RETURN(
+        Statement vertex_data,
+        db_.Prepare("SELECT category, bytes FROM tile_vertex_data WHERE tile = ?"));
+    TILEPROF_ASSIGN_OR_RETURN(
+        Statement vertex_types,
+        db_.Prepare(
+            "SELECT vertex_type, bytes FROM tile_vertex_types WHERE tile = ? ORDER BY position"));
+    for (TileMemory* tile : chosen) {
+      detailed_.push_back(tile->tile);
+      categories.Uint(tile->tile);
+      TILEPROF_RETURN_IF_ERROR(ForEachBound("tile_categories", categories, [&](Row& row) {
+        tile->by_category[row.Index(0, kNumCategories, "category")] = row.Uint(1);
+      }));
+      vertex_data.Uint(tile->tile);
+      TILEPROF_RETURN_IF_ERROR(ForEachBound("tile_vertex_data", vertex_data, [&](Row& row) {
+        tile->vertex_data[row.Index(0, kNumVertexDataCategories, "vertex data category")] =
+            row.Uint(1);
+      }));
+      vertex_types.Uint(tile->tile);
+      TILEPROF_RETURN_IF_ERROR(ForEachBound("tile_vertex_types", vertex_types, [&](Row& row) {
+        auto type = static_cast<uint32_t>(row.Index(0, num_types, "vertex type"));
+        tile->vertex_types.push_back(VertexTypeBytes{type, row.Uint(1)});
+      }));
+    }
+    std::sort(detailed_.begin(), detailed_.end());
+    return {};
+  }
+
+  // Summarize over the complete tiles equals Summarize over one tile holding
+  // their sums (it only adds), so the detail tables are summed in SQL, each
+  // by a scan of its (key, bytes) index. Regions come from the tiles read.
+  // Files written before those indexes existed get the same sums, slower.
+  Status Total(const CompilationReport& report, size_t num_types) {
+    TileMemory sum;
+    for (const TileMemory& tile : report.tiles) {
+      for (size_t r = 0; r < kNumRegions; ++r) {
+        sum.by_region[r].excluding_gaps += tile.by_region[r].excluding_gaps;
+        sum.by_region[r].including_gaps += tile.by_region[r].including_gaps;
+      }
+    }
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "tile_categories",
+        "SELECT category, sum(bytes) FROM tile_categories GROUP BY category", [&](Row& row) {
+          sum.by_category[row.Index(0, kNumCategories, "category")] = row.Uint(1);
         }));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "tile_vertex_data",
+        "SELECT category, sum(bytes) FROM tile_vertex_data GROUP BY category", [&](Row& row) {
+          sum.vertex_data[row.Index(0, kNumVertexDataCategories, "vertex data category")] =
+              row.Uint(1);
+        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach(
+        "tile_vertex_types",
+        "SELECT vertex_type, sum(bytes) FROM tile_vertex_types GROUP BY vertex_type",
+        [&](Row& row) {
+          auto type = static_cast<uint32_t>(row.Index(0, num_types, "vertex type"));
+          sum.vertex_types.push_back(VertexTypeBytes{type, row.Uint(1)});
+        }));
+    *options_.total = Summarize(std::span<const TileMemory>(&sum, 1), report.vertex_types);
+    return {};
+  }
+
+  // The per-tile tables after tile_categories.
+  template <typename Find>
+  Status OtherTileTables(size_t num_types, Find& find, size_t& last) {
+    TILEPROF_RETURN_IF_ERROR(Regions(find, last));
     TILEPROF_RETURN_IF_ERROR(ForEach(
         "tile_vertex_data", "SELECT tile, category, bytes FROM tile_vertex_data", [&](Row& row) {
           TileMemory* tile = find(row, 0, last);
@@ -856,8 +975,10 @@ class Reader {
   }
 
   Connection& db_;
+  ProfileReadOptions options_;
   std::string path_;
   struct stat opened_ {};
+  std::vector<uint32_t> detailed_;  // ids of the tiles Detail read, ascending
 };
 
 }  // namespace
@@ -888,6 +1009,11 @@ Status WriteProfileDatabase(const std::string& path, const ReportDocument& docum
 }
 
 Expected<ReportDocument> ReadProfileDatabase(const std::string& path) {
+  return ReadProfileDatabase(path, ProfileReadOptions{});
+}
+
+Expected<ReportDocument> ReadProfileDatabase(const std::string& path,
+                                             const ProfileReadOptions& options) {
   Connection db;
   struct stat opened {};
   bool stated = ::stat(path.c_str(), &opened) == 0;
@@ -895,7 +1021,7 @@ Expected<ReportDocument> ReadProfileDatabase(const std::string& path) {
   // SQLite's per-call locking is not needed: it cost a sixth of the reading.
   TILEPROF_RETURN_IF_ERROR(db.Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX));
   Expected<ReportDocument> document =
-      stated ? Reader(db, path, opened).Read() : Reader(db).Read();
+      stated ? Reader(db, options, path, opened).Read() : Reader(db, options).Read();
   if (!document) return document.error().Within(path);
   return document;
 }

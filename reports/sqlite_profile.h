@@ -16,6 +16,7 @@
 #include <string>
 
 #include "common/expected.h"
+#include "reports/report.h"
 #include "reports/report_document.h"
 
 namespace tileprof::report {
@@ -28,5 +29,27 @@ Status WriteProfileDatabase(const std::string& path, const ReportDocument& docum
 // Reconstructs the structs. Fails naming the table, row and column of a
 // value that does not fit its field, and rejects an unknown major version.
 Expected<ReportDocument> ReadProfileDatabase(const std::string& path);
+
+// What a command needs of a profile, so that it reads a fraction of a large
+// one: the per-tile detail tables hold most of its rows (23 categories a
+// tile), and a command shows that detail for a handful of tiles at most.
+struct ProfileReadOptions {
+  // false: every tile still has its tile id, regions (so ExcludingGaps and
+  // IncludingGaps), always_live and not_always_live, but its categories,
+  // vertex data and vertex types are zero/empty unless it is one of the
+  // `detail_top_tiles` most used (report::TopTiles, the same choice the
+  // views make); variables are read only for those tiles (in id order).
+  bool all_tile_detail = true;
+  size_t detail_top_tiles = 0;
+  // Fill `*total` with what report::Summarize would give over the complete
+  // tiles, aggregated in SQL (the detail tables are not stepped through row
+  // by row). Left empty when the report has no compilation part.
+  std::optional<MemoryUsage>* total = nullptr;
+};
+
+// As above, with the parts `options` leaves out not read. Values in rows
+// that are not read are not checked.
+Expected<ReportDocument> ReadProfileDatabase(const std::string& path,
+                                             const ProfileReadOptions& options);
 
 }  // namespace tileprof::report

@@ -60,6 +60,53 @@ TEST(AnalyzerCli, EveryCommandSpeaksJson) {
   EXPECT_THAT(ReadOrEmpty(dir + "/cli.html"), StartsWith("<!DOCTYPE html>"));
 }
 
+// A command reads of a SQLite profile only what it shows; what it prints and
+// writes must be what it does for the same report in JSON, read whole. The
+// two copies have one name in two directories (the format is told by the
+// content), so printed paths and column widths agree too.
+TEST(AnalyzerCli, SqliteAndJsonReportsGiveByteIdenticalOutput) {
+  const CompiledSample& s = OomSample();
+  const std::string map = Q(SourcePath("tests/analyzer/data/oom_ipu1_tensor_map.json"));
+  std::map<std::string, fs::path> dirs;
+  for (const char* format : {"json", "sqlite"}) {
+    dirs[format] = TempDir() / (std::string("same_name_") + format);
+    fs::create_directories(dirs[format]);
+    fs::copy_file(s.paths.at(format), dirs[format] / "model.report", fs::copy_options::overwrite_existing);
+    fs::copy_file(s.paths.at(format), dirs[format] / "other.report", fs::copy_options::overwrite_existing);
+  }
+  const std::string commands[] = {
+      "hist model.report",
+      "hist model.report --including-gaps --bucket-kb 16 --format=csv",
+      "top model.report",
+      "top -n 1 model.report --format=json",
+      "top -n 64 model.report --format=csv",
+      "oom model.report",
+      "oom model.report --tiles 3 --tensor-map " + map + " --format=json",
+      "oom model.report --tiles 30 --bytes-per-tile 4096 --format=csv",
+      "compare model.report other.report",
+      "compare model.report other.report -n 3 --format=json",
+      "plot model.report -o out.svg",
+      "plot model.report --kind histogram -o out.svg",
+      "plot model.report --kind categories -o out.svg",
+      "html model.report -o out.html",
+  };
+  for (const std::string& command : commands) {
+    SCOPED_TRACE(command);
+    std::map<std::string, std::string> out, file;
+    for (const auto& [format, dir] : dirs) {
+      fs::remove(dir / "out.svg");
+      fs::remove(dir / "out.html");
+      ShellRun run = Shell("cd " + Q(dir.string()) + " && " + TILEPROF_CLI + " " + command + " 2>&1");
+      EXPECT_EQ(run.status, 0) << run.out;
+      out[format] = run.out;
+      file[format] = ReadOrEmpty((dir / "out.svg").string()) + ReadOrEmpty((dir / "out.html").string());
+    }
+    EXPECT_FALSE(out["json"].empty());
+    EXPECT_EQ(out["sqlite"], out["json"]);
+    EXPECT_EQ(file["sqlite"], file["json"]);
+  }
+}
+
 TEST(AnalyzerCli, ErrorsNameTheFileAndExitNonZero) {
   std::string missing = (TempDir() / "no_such_report.json").string();
   for (std::string command : {"hist", "top", "oom", "plot -o x.svg", "html -o x.html"}) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analyzer/html_page.h"
 #include "analyzer/memory_views.h"
 #include "analyzer/oom.h"
 #include "analyzer/open_report.h"
@@ -201,6 +202,58 @@ TEST(CrossFormat, EveryViewGivesTheSameOutputFromJsonCborAndSqlite) {
     EXPECT_EQ(views(reports["cbor"]), json);
     EXPECT_EQ(views(reports["sqlite"]), json);
   }
+}
+
+// Each command opens a SQLite profile asking only for what it shows
+// (OpenOptions); its output must be that of the whole report read from JSON.
+TEST(CrossFormat, SqliteReadAsEachCommandNeedsGivesTheWholeReportsOutput) {
+  const CompiledSample& s = OomSample();
+  auto open = [&](const char* format, const OpenOptions& needs) {
+    auto loaded = OpenReport(s.paths.at(format), needs);
+    EXPECT_TRUE(loaded) << loaded.error().message();
+    LoadedReport r = loaded ? std::move(*loaded) : LoadedReport{};
+    r.path = "report";  // printed by oom and html; compare the rest
+    return r;
+  };
+  LoadedReport json = open("json", kWholeReport);
+  ASSERT_GT(json.compilation.tiles.size(), 20u);
+  ASSERT_FALSE(json.compilation.variables.empty());
+  auto tensors = ReadTensorMapFile(SourcePath("tests/analyzer/data/oom_ipu1_tensor_map.json"));
+  ASSERT_TRUE(tensors) << tensors.error().message();
+
+  // The partial read is partial: tiles beyond the top have no categories.
+  LoadedReport totals = open("sqlite", TotalsAndTopTiles(0));
+  ASSERT_EQ(totals.compilation.tiles.size(), json.compilation.tiles.size());
+  EXPECT_TRUE(totals.compilation.variables.empty());
+  EXPECT_EQ(totals.compilation.tiles[0].CategoryTotal(), 0u);
+  EXPECT_NE(json.compilation.tiles[0].CategoryTotal(), 0u);
+  EXPECT_FALSE(totals.total);
+
+  for (OutputFormat format : {OutputFormat::kTable, OutputFormat::kCsv, OutputFormat::kJson}) {
+    SCOPED_TRACE(static_cast<int>(format));
+    EXPECT_EQ(MustRender(HistogramView(totals, {}), format), MustRender(HistogramView(json, {}), format));
+    HistogramOptions wide{.including_gaps = true, .bucket_kib = 64};
+    EXPECT_EQ(MustRender(HistogramView(totals, wide), format), MustRender(HistogramView(json, wide), format));
+    for (size_t n : {1, 7, 40}) {
+      EXPECT_EQ(MustRender(TopTilesView(open("sqlite", TotalsAndTopTiles(n)), n), format),
+                MustRender(TopTilesView(json, n), format));
+    }
+    for (size_t n : {1, 5, 12}) {
+      OomOptions oom{.worst_tiles = n};
+      EXPECT_EQ(MustRender(OomView(open("sqlite", TotalsAndTopTiles(n)), &*tensors, oom), format),
+                MustRender(OomView(json, &*tensors, oom), format));
+    }
+    LoadedReport summed = open("sqlite", TotalsAndTopTiles(0, /*total=*/true));
+    ASSERT_TRUE(summed.total);
+    EXPECT_EQ(*summed.total, *report::ResolveTotal(json.compilation));
+    EXPECT_EQ(MustRender(CompareView(summed, summed, 10), format),
+              MustRender(CompareView(json, json, 10), format));
+    EXPECT_EQ(MustRender(CompareView(json, summed, 10), format),
+              MustRender(CompareView(json, json, 10), format));
+  }
+  for (PlotKind kind : {PlotKind::kTiles, PlotKind::kHistogram, PlotKind::kCategories})
+    EXPECT_EQ(PlotSvg(open("sqlite", PlotNeeds(kind)), kind).value(), PlotSvg(json, kind).value());
+  EXPECT_EQ(HtmlPage(open("sqlite", kHtmlNeeds)), HtmlPage(json));
 }
 
 TEST(CrossFormat, TextReportGivesTheSameHistogramAndTopTilesAsPerTileData) {

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -214,6 +215,93 @@ TEST_F(ProfileDatabase, ReadsManyTilesOnTwoConnectionsAsOnOne) {
   EXPECT_THAT(error_after("UPDATE tile_regions SET region = 7 WHERE tile = 2;"
                           "UPDATE tile_categories SET bytes = -1.5 WHERE tile = 5000 AND category = 0"),
               HasSubstr("table tile_categories, row "));
+}
+
+// A read of what a command needs: every tile's totals, the detail of the
+// most used ones, whole-report sums from SQL, each as a full read gives it.
+TEST_F(ProfileDatabase, PartialReadsAgreeWithTheFullRead) {
+  ReportDocument document = testing::EngineDocument(AdderMk1Report(), SampleExecution());
+  CompilationReport& report = *document.compilation;
+  ASSERT_GT(report.tiles.size(), 3u);
+  for (size_t i = 0; i < report.tiles.size(); ++i)
+    report.variables.push_back({"v" + std::to_string(i), report.tiles[i].tile, 10 + i,
+                                Category::kVariables, i % 2 == 0, std::nullopt});
+  RoundTrip(document);
+  const MemoryUsage expected_total = Summarize(report.tiles, report.vertex_types);
+  std::vector<const TileMemory*> top = TopTiles(report.tiles, 2);
+
+  for (bool old_indexes : {false, true}) {
+    if (old_indexes) {  // as written before the indexes carried bytes
+      Execute("DROP INDEX tile_categories_by_category; DROP INDEX tile_vertex_types_by_type;"
+              "DROP INDEX tile_vertex_data_by_category;"
+              "CREATE INDEX tile_categories_by_category ON tile_categories (category);"
+              "CREATE INDEX tile_vertex_types_by_type ON tile_vertex_types (vertex_type);");
+    }
+    std::optional<MemoryUsage> total;
+    ProfileReadOptions options{.all_tile_detail = false, .detail_top_tiles = 2, .total = &total};
+    Expected<ReportDocument> read = ReadProfileDatabase(path_, options);
+    ASSERT_TRUE(read) << read.error().message();
+    ASSERT_TRUE(total);
+    EXPECT_EQ(*total, expected_total);
+    EXPECT_EQ(read->execution, document.execution);
+    const CompilationReport& partial = *read->compilation;
+    ASSERT_EQ(partial.tiles.size(), report.tiles.size());
+    size_t detailed = 0;
+    for (size_t i = 0; i < report.tiles.size(); ++i) {
+      const TileMemory& full = report.tiles[i];
+      const TileMemory& got = partial.tiles[i];
+      EXPECT_EQ(got.by_region, full.by_region) << i;
+      EXPECT_EQ(got.always_live, full.always_live) << i;
+      EXPECT_EQ(got.not_always_live, full.not_always_live) << i;
+      bool is_top = std::find(top.begin(), top.end(), &full) != top.end();
+      if (is_top) {
+        ++detailed;
+        EXPECT_EQ(got, full) << i;
+      } else {
+        EXPECT_EQ(got.by_category, CategoryBytes{}) << i;  // not read
+        EXPECT_TRUE(got.vertex_types.empty()) << i;
+      }
+    }
+    EXPECT_EQ(detailed, 2u);
+    std::vector<Variable> top_variables;
+    for (const Variable& v : report.variables)
+      if (v.tile == top[0]->tile || v.tile == top[1]->tile) top_variables.push_back(v);
+    EXPECT_EQ(partial.variables, top_variables);
+    // The same tiles come out on top of the partial read.
+    std::vector<const TileMemory*> partial_top = TopTiles(partial.tiles, 2);
+    EXPECT_EQ(partial_top[0]->tile, top[0]->tile);
+    EXPECT_EQ(partial_top[1]->tile, top[1]->tile);
+    EXPECT_EQ(SummarizeByTile(partial.tiles, 1000), SummarizeByTile(report.tiles, 1000));
+
+    // Totals only, and the full read with a total: same figures.
+    Expected<ReportDocument> bare = ReadProfileDatabase(path_, {.all_tile_detail = false});
+    ASSERT_TRUE(bare);
+    EXPECT_TRUE(bare->compilation->variables.empty());
+    std::optional<MemoryUsage> full_total;
+    Expected<ReportDocument> full = ReadProfileDatabase(path_, {.total = &full_total});
+    ASSERT_TRUE(full);
+    EXPECT_EQ(*full, document);
+    EXPECT_EQ(full_total, expected_total);
+  }
+}
+
+TEST_F(ProfileDatabase, PartialReadsStillCheckWhatTheyRead) {
+  ReportDocument document = testing::EngineDocument(AdderMk1Report(), SampleExecution());
+  RoundTrip(document);
+  Execute("UPDATE tile_categories SET category = 40 WHERE tile = (SELECT min(tile) FROM tile_categories)"
+          " AND category = (SELECT min(category) FROM tile_categories)");
+  std::optional<MemoryUsage> total;
+  Expected<ReportDocument> read =
+      ReadProfileDatabase(path_, {.all_tile_detail = false, .total = &total});
+  ASSERT_FALSE(read);
+  EXPECT_THAT(read.error().message(),
+              HasSubstr("column category: category 40 does not exist"));
+  EXPECT_THAT(read.error().message(), HasSubstr("table tile_categories, row "));
+  RoundTrip(document);
+  Execute("UPDATE tile_regions SET excluding_gaps = 'x'");
+  read = ReadProfileDatabase(path_, {.all_tile_detail = false});
+  ASSERT_FALSE(read);
+  EXPECT_THAT(read.error().message(), HasSubstr("table tile_regions, row 0, column excluding_gaps"));
 }
 
 TEST_F(ProfileDatabase, RejectsFilesThatAreNotProfiles) {
