@@ -56,17 +56,36 @@ struct Box {
   uint64_t start = 0;
 };
 
+// A box that covers nearly all of its innermost dimensions is widened to
+// cover them whole: a 3x3 window's box of 111 of 112 columns is otherwise a
+// region per row (a depthwise weight gradient gave each vertex thousands),
+// where the whole plane is one. The vertex reads the few extra elements
+// and ignores them (it addresses the box through its strides and start),
+// as an exchange of one contiguous block is what Poplar would do too. A
+// dimension is widened when at most 1/kWidenFraction of it is added and every
+// dimension inside it is already whole.
+constexpr uint64_t kWidenFraction = 8;
+
 // The elements of `tensor` in `ranges` (inclusive, per logical dimension;
-// `which` gives each one's dimension of the tensor).
+// `which` gives each one's dimension of the tensor), widened as above.
 Expected<Box> CutBox(const Tensor& tensor, std::span<const int64_t> which,
-                     std::span<const std::pair<uint64_t, uint64_t>> ranges) {
+                     std::span<const std::pair<uint64_t, uint64_t>> asked) {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges(asked.begin(), asked.end());
+  std::vector<size_t> by_dim(which.size());
+  std::iota(by_dim.begin(), by_dim.end(), size_t{0});
+  std::sort(by_dim.begin(), by_dim.end(), [&](size_t a, size_t b) { return which[a] < which[b]; });
+  for (size_t k = by_dim.size(); k-- > 0;) {
+    auto& [lo, hi] = ranges[by_dim[k]];
+    const uint64_t extent = tensor.shape()[static_cast<size_t>(which[by_dim[k]])];
+    if (lo == 0 && hi + 1 == extent) continue;
+    if ((extent - (hi + 1 - lo)) * kWidenFraction > extent) break;
+    lo = 0;
+    hi = extent - 1;
+  }
   Box box;
   box.field = tensor;
   // Outermost dimension first, whole ranges skipped: slicing an inner
   // dimension walks every index of the outer ones, so they are cut first.
-  std::vector<size_t> by_dim(which.size());
-  std::iota(by_dim.begin(), by_dim.end(), size_t{0});
-  std::sort(by_dim.begin(), by_dim.end(), [&](size_t a, size_t b) { return which[a] < which[b]; });
   for (size_t i : by_dim) {
     const auto d = static_cast<size_t>(which[i]);
     if (ranges[i].first == 0 && ranges[i].second + 1 == tensor.shape()[d]) continue;
