@@ -10,6 +10,7 @@
 #include "common/file.h"
 #include "common/mapped_file.h"
 #include "engine/hlo/parser.h"
+#include "engine/hlo/skim.h"
 
 namespace tileprof::analyzer {
 namespace {
@@ -31,7 +32,7 @@ struct DumpText {
 // the byte after the text, so a file that ends on a page boundary is read
 // instead (as is anything that cannot be mapped: ReadFile words the errors).
 Expected<DumpText> ReadDump(const std::string& path) {
-  Expected<MappedFile> mapped = MappedFile::Open(path);
+  Expected<MappedFile> mapped = MappedFile::Open(path, /*whole=*/true);
   static const long page = ::sysconf(_SC_PAGESIZE);
   if (mapped && mapped->is_mapped() && page > 0 && mapped->size() % static_cast<uint64_t>(page) != 0) {
     auto file = std::make_shared<const MappedFile>(std::move(*mapped));
@@ -42,10 +43,52 @@ Expected<DumpText> ReadDump(const std::string& path) {
   return DumpText{owned, *owned};
 }
 
-Expected<hlo::Module> Load(const std::string& path, DumpText text) {
+using SkipRanges = std::vector<std::pair<uint32_t, uint32_t>>;
+
+Expected<hlo::Module> Load(const std::string& path, const DumpText& text, SkipRanges skips) {
   hlo::ParseOptions options;
   options.source_name = path;
-  return hlo::ParseModule(std::move(text.owner), text.text, options);
+  options.skip_bodies = std::move(skips);
+  return hlo::ParseModule(text.owner, text.text, options);
+}
+
+// Two runs' dumps of one program are mostly the same bytes: computations
+// whose text is identical on both sides need not be parsed. Nothing to skip
+// when the texts do not skim or their computations differ in name or order.
+std::pair<SkipRanges, SkipRanges> SameBodies(std::string_view a, std::string_view b) {
+  std::optional<std::vector<hlo::ComputationSpan>> spans_a;
+  std::thread worker([&] { spans_a = hlo::SkimComputations(a); });
+  auto spans_b = hlo::SkimComputations(b);
+  worker.join();
+  if (!spans_a || !spans_b || spans_a->size() != spans_b->size()) return {};
+  std::pair<SkipRanges, SkipRanges> skips;
+  for (size_t i = 0; i < spans_a->size(); ++i) {
+    const hlo::ComputationSpan& x = (*spans_a)[i];
+    const hlo::ComputationSpan& y = (*spans_b)[i];
+    if (x.name != y.name) return {};
+    if (x.Text(a) != y.Text(b)) continue;
+    skips.first.emplace_back(x.body, x.end);
+    skips.second.emplace_back(y.body, y.end);
+  }
+  return skips;
+}
+
+// Parses both sides (on two threads: parsing dominates) and diffs them.
+void ParseAndDiff(const std::optional<DumpFile>& a, const std::optional<DumpFile>& b, const DumpText& text_a,
+                  const DumpText& text_b, std::pair<SkipRanges, SkipRanges> skips, PairResult& r) {
+  std::optional<Expected<hlo::Module>> loaded_a;
+  std::thread worker([&] { loaded_a.emplace(Load(a->path, text_a, std::move(skips.first))); });
+  Expected<hlo::Module> mb = Load(b->path, text_b, std::move(skips.second));
+  worker.join();
+  Expected<hlo::Module>& ma = *loaded_a;
+  if (!ma || !mb) {
+    r.error = !ma ? ma.error().message() : mb.error().message();
+    return;
+  }
+  r.error.clear();
+  r.module_a = std::string(ma->name());
+  r.module_b = std::string(mb->name());
+  r.diff = DiffModules(*ma, *mb);
 }
 
 PairResult Compare(const std::string& key, const std::optional<DumpFile>& a,
@@ -66,19 +109,19 @@ PairResult Compare(const std::string& key, const std::optional<DumpFile>& a,
     r.diff->equal_level = 0;
     return r;
   }
-  // Parsing dominates: the two sides parse on two threads.
-  std::optional<Expected<hlo::Module>> loaded_a;
-  std::thread worker([&] { loaded_a.emplace(Load(a->path, std::move(*text_a))); });
-  Expected<hlo::Module> mb = Load(b->path, std::move(*text_b));
-  worker.join();
-  Expected<hlo::Module>& ma = *loaded_a;
-  if (!ma || !mb) {
-    r.error = !ma ? ma.error().message() : mb.error().message();
-    return r;
+  auto skips = SameBodies(text_a->text, text_b->text);
+  if (!skips.first.empty()) {
+    int skipped = static_cast<int>(skips.first.size());
+    ParseAndDiff(a, b, *text_a, *text_b, std::move(skips), r);
+    // A skimmed text that does not parse (or whose skipped bodies do not pair
+    // up) is parsed in full, which also words any error precisely.
+    if (r.error.empty() && !r.diff->needs_full_parse) {
+      r.unparsed_same_computations = skipped;
+      return r;
+    }
+    r.diff.reset();
   }
-  r.module_a = std::string(ma->name());
-  r.module_b = std::string(mb->name());
-  r.diff = DiffModules(*ma, *mb);
+  ParseAndDiff(a, b, *text_a, *text_b, {}, r);
   return r;
 }
 

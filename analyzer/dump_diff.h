@@ -22,6 +22,9 @@ struct PairResult {
   std::string module_a, module_b;
   std::optional<ModuleDiff> diff;  // set when both sides parsed
   std::string error;               // a side did not parse
+  // Computations whose text is the same bytes in both and so were never
+  // parsed (SkimComputations); 0 when both were parsed in full.
+  int unparsed_same_computations = 0;
 };
 
 struct DumpDiffResult {

@@ -173,6 +173,20 @@ class Differ {
  public:
   Differ(const Module& a, const Module& b) : a_(a), b_(b), align_(Align(a, b)) {}
 
+  // Bodies left out of the parse are the same bytes on both sides, so they
+  // may only stand for themselves: paired with their namesake, unchanged.
+  bool SkippedBodiesPairUp() const {
+    for (auto [ca, cb] : align_.computations)
+      if ((ca->body_skipped() || cb->body_skipped()) &&
+          !(ca->body_skipped() && cb->body_skipped() && ca->name() == cb->name()))
+        return false;
+    for (const Computation* c : a_.computations())
+      if (c->body_skipped() && !align_.comp_a_to_b.Has(c)) return false;
+    for (const Computation* c : b_.computations())
+      if (c->body_skipped() && !align_.comp_b_to_a.Has(c)) return false;
+    return true;
+  }
+
   ModuleDiff Run() {
     ModuleDiff out;
     out.matched = static_cast<int>(align_.a_to_b.size());
@@ -495,14 +509,19 @@ ModuleDiff DiffModules(const Module& a, const Module& b) {
     out.equal_level = 0;
     return out;
   }
+  Differ differ(a, b);
+  if (!differ.SkippedBodiesPairUp()) {
+    out.needs_full_parse = true;
+    return out;
+  }
   // Printing a level costs a pass over the module, so the levels are probed
   // in the order the alignment suggests rather than all of them.
   if (!SameAtLevel(a, b, hlo::kLevelSignature)) {
-    out = Differ(a, b).Run();
+    out = differ.Run();
     out.equal_level = std::nullopt;
     return out;
   }
-  out = Differ(a, b).Run();
+  out = differ.Run();
   bool config_only = !out.causes.empty();
   for (const Change& c : out.causes) {
     bool float_constant = c.kind == ChangeKind::kConstant;  // integer ones print at level 4

@@ -60,6 +60,10 @@ struct ModuleDiff {
   bool has_elided_constants = false;  // some constant({...}) could hide a change
   int matched = 0;             // aligned instruction pairs
   std::vector<std::string> notes;
+  // The modules were parsed with bodies left out (ParseOptions::skip_bodies)
+  // and the alignment paired a left-out body with anything but its namesake:
+  // nothing else is filled in, and the verdict needs both parsed in full.
+  bool needs_full_parse = false;
 
   bool equal() const { return equal_level && *equal_level <= 3; }
 };

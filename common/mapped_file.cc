@@ -38,7 +38,7 @@ Expected<std::string> ReadAll(int fd) {
 
 int MappedFile::LastErrorNumber() { return last_error_number; }
 
-Expected<MappedFile> MappedFile::Open(const std::string& path) {
+Expected<MappedFile> MappedFile::Open(const std::string& path, bool whole) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return SystemError(errno);
   MappedFile file;
@@ -49,7 +49,8 @@ Expected<MappedFile> MappedFile::Open(const std::string& path) {
     return SystemError(saved);
   }
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
+                     MAP_PRIVATE | (whole ? MAP_POPULATE : 0), fd, 0);
     if (p != MAP_FAILED) {
       ::close(fd);
       file.data_ = static_cast<const uint8_t*>(p);

@@ -168,11 +168,17 @@ class Computation {
   uint32_t source_offset() const { return source_offset_; }
   // Position in Module::computations().
   uint32_t index() const { return index_; }
+  // Parsed with its body left out (ParseOptions::skip_bodies): no
+  // instructions and no root; its text, header to closing brace, stands in
+  // for it when it is printed or hashed.
+  bool body_skipped() const { return !skipped_text_.empty(); }
+  std::string_view skipped_text() const { return skipped_text_; }
 
  private:
   friend class Parser;
 
   std::string_view name_;
+  std::string_view skipped_text_;
   std::string_view execution_thread_;
   std::vector<Instruction*> instructions_;
   std::vector<Instruction*> parameters_;

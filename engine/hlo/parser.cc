@@ -82,6 +82,8 @@ bool Parser::ParseModuleBody(Module* module) {
   }
   if (module->computations_.empty())
     return Fail(keyword.offset, "module '" + std::string(module->name_) + "' has no computations");
+  if (tok_.kind == TokKind::kEof && next_skip_ < options_.skip_bodies.size())
+    return Fail(options_.skip_bodies[next_skip_].first, "a body to skip does not start at the '{' of a computation");
   if (!entry_seen) {
     module->entry_ = module->computations_.back();
     module->entry_->is_entry_ = true;
@@ -121,19 +123,7 @@ bool Parser::ParseComputation(Module* module, bool* entry_seen) {
   }
   Advance();
   if (tok_.kind == TokKind::kLparen && !ParseSignature(computation)) return false;
-  Token open = tok_;
-  if (!Expect(TokKind::kLbrace, "to open the body of computation '" + std::string(name.text) + "'"))
-    return false;
-  scope_.Clear();
-  pending_controls_.clear();
-  while (tok_.kind != TokKind::kRbrace) {
-    if (tok_.kind == TokKind::kEof)
-      return Fail(open.offset, "unbalanced braces: the body of computation '" + std::string(name.text) +
-                                   "' is not closed before the end of input");
-    if (!ParseInstruction(computation)) return false;
-  }
-  Advance();
-  if (!FinishComputation(computation, open)) return false;
+  if (!ParseBody(computation, start)) return false;
   // `}, execution_thread="name"` after the body.
   if (tok_.kind == TokKind::kComma) {
     Advance();
@@ -146,6 +136,35 @@ bool Parser::ParseComputation(Module* module, bool* entry_seen) {
     Advance();
   }
   return true;
+}
+
+bool Parser::ParseBody(Computation* computation, const Token& header) {
+  Token open = tok_;
+  const auto& skips = options_.skip_bodies;
+  if (next_skip_ < skips.size() && skips[next_skip_].first < open.offset)
+    return Fail(skips[next_skip_].first, "a body to skip does not start at the '{' of a computation");
+  if (open.kind == TokKind::kLbrace && next_skip_ < skips.size() && skips[next_skip_].first == open.offset) {
+    auto [begin, end] = skips[next_skip_++];
+    if (end <= begin || end > text_.size() || text_[end - 1] != '}')
+      return Fail(begin, "a body to skip does not end at a '}'");
+    const uint32_t from = header.offset - (header.percent ? 1 : 0);  // the '%' is not in the token
+    computation->skipped_text_ = text_.substr(from, end - from);
+    lexer_ = Lexer(text_, end);
+    Advance();
+    return true;
+  }
+  if (!Expect(TokKind::kLbrace, "to open the body of computation '" + std::string(computation->name_) + "'"))
+    return false;
+  scope_.Clear();
+  pending_controls_.clear();
+  while (tok_.kind != TokKind::kRbrace) {
+    if (tok_.kind == TokKind::kEof)
+      return Fail(open.offset, "unbalanced braces: the body of computation '" + std::string(computation->name_) +
+                                   "' is not closed before the end of input");
+    if (!ParseInstruction(computation)) return false;
+  }
+  Advance();
+  return FinishComputation(computation, open);
 }
 
 bool Parser::ParseSignature(Computation* computation) {

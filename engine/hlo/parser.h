@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/expected.h"
@@ -32,6 +33,13 @@ struct ParseOptions {
   // Decode the typed attributes (window=, sharding=, metadata=, ...) while
   // parsing, so that a malformed payload is reported with its location.
   bool validate_attributes = true;
+  // Computation bodies to leave unparsed, as byte ranges [offset of the '{'
+  // that opens the body, offset just past its '}'), in text order. For
+  // comparing two modules whose bodies are known to be the same bytes
+  // (SkimComputations finds them): such a computation keeps only its name,
+  // header and text (Computation::body_skipped). A range that does not start
+  // at a body's '{' is an error.
+  std::vector<std::pair<uint32_t, uint32_t>> skip_bodies;
 };
 
 // Parses text that holds exactly one module (comments and FileCheck lines

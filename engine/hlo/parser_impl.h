@@ -56,6 +56,7 @@ class Parser {
   bool ParseModuleBody(Module* module);
   bool ParseComputation(Module* module, bool* entry_seen);
   bool ParseSignature(Computation* computation);
+  bool ParseBody(Computation* computation, const Token& header);
   bool ParseInstruction(Computation* computation);
   bool ParseOperands(Instruction* instruction);
   bool ParseConstant(Instruction* instruction);
@@ -78,6 +79,7 @@ class Parser {
   ParseOptions options_;
   Lexer lexer_;
   Token tok_;
+  size_t next_skip_ = 0;  // into options_.skip_bodies
   std::string error_;
   Module* module_ = nullptr;
 

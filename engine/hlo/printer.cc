@@ -215,8 +215,25 @@ class ModulePrinter {
     }
   }
 
+  void AppendHeaderLine(const Computation& computation) {
+    std::string_view text = computation.skipped_text();
+    out_.append(text.substr(0, text.find('\n')));
+  }
+
+  void PrintExecutionThread(const Computation& computation) {
+    if (computation.execution_thread().empty()) return;
+    out_.append(", execution_thread=\"");
+    out_.append(computation.execution_thread());
+    out_.append("\"");
+  }
+
   void PrintSignatureOnly() {
     const Computation& entry = *module_.entry();
+    if (entry.body_skipped()) {  // the same bytes in both: its header stands in for it
+      AppendHeaderLine(entry);
+      out_.append("\n");
+      return;
+    }
     out_.push_back('(');
     bool first = true;
     for (const Instruction* parameter : entry.parameters()) {
@@ -232,6 +249,15 @@ class ModulePrinter {
   // ---- computations
 
   void PrintComputation(const Computation& computation) {
+    if (computation.body_skipped()) {
+      // Its text is the same bytes in the module it is compared with, so its
+      // header as written can stand in for it.
+      AppendHeaderLine(computation);
+      out_.append(" ...}");
+      PrintExecutionThread(computation);
+      out_.append("\n");
+      return;
+    }
     const std::vector<const Instruction*>& order = orders_.instructions[computation.index()];
     NameInstructions(computation, order);
     if (computation.is_entry()) out_.append("ENTRY ");
@@ -243,11 +269,7 @@ class ModulePrinter {
       if (out_.size() >= kChunk) Flush(false);
     }
     out_.append("}");
-    if (!computation.execution_thread().empty()) {
-      out_.append(", execution_thread=\"");
-      out_.append(computation.execution_thread());
-      out_.append("\"");
-    }
+    PrintExecutionThread(computation);
     out_.append("\n");
   }
 

@@ -9,7 +9,9 @@
 //    prints the same text and has the same fingerprint (printer.h promises
 //    Print(Parse(Print(Parse(x)))) == Print(Parse(x)));
 //  * the level-3 canonical text parses again with the same fingerprint, as
-//    the fingerprint is a hash of that text.
+//    the fingerprint is a hash of that text;
+//  * text that skims (skim.h) parses with every other body skipped, or is
+//    rejected with a located message, and such a module prints at every level.
 // The legacy style is left out: it repeats each operand's shape, so its size
 // is not linear in the input and would only slow the fuzzer down.
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include "engine/hlo/fingerprint.h"
 #include "engine/hlo/parser.h"
 #include "engine/hlo/printer.h"
+#include "engine/hlo/skim.h"
 
 namespace {
 
@@ -46,10 +49,26 @@ std::vector<Module> Reparse(const std::string& text) {
   return modules ? std::move(*modules) : std::vector<Module>{};
 }
 
+// The bodies dumpdiff would leave unparsed, here every other one.
+void CheckSkipping(const std::string& text) {
+  auto spans = SkimComputations(text);
+  if (!spans) return;
+  ParseOptions options = Limits("fuzz.hlo");
+  for (size_t i = 0; i < spans->size(); i += 2) options.skip_bodies.emplace_back((*spans)[i].body, (*spans)[i].end);
+  tileprof::Expected<Module> module = ParseModule(text, options);
+  if (!module) {
+    Check(module.error().message().rfind("fuzz.hlo:", 0) == 0, "messages name the source");
+    return;
+  }
+  for (int level = kLevelRaw; level <= kMaxLevel; ++level)
+    (void)PrintModule(*module, {.style = PrintStyle::kShort, .level = level});
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
+  CheckSkipping(text);
   tileprof::Expected<std::vector<Module>> modules = ParseModules(std::move(text), Limits("fuzz.hlo"));
   if (!modules) {
     Check(modules.error().message().rfind("fuzz.hlo:", 0) == 0, "messages name the source");
