@@ -2,7 +2,9 @@
 // which reads input and kernel in their own layouts through strides, so no
 // operand is rearranged: each vertex gets a run of the output (in its
 // layout) and the boxes of input and kernel elements the run reads (halo
-// rows, the window, its channel slice). Shapes XLA would reject are errors
+// rows, the window, its channel slice), widened to whole inner dimensions
+// when that adds at most 1/kWidenFraction (CutBox: one region per plane
+// rather than one per row). Shapes XLA would reject are errors
 // naming the instruction; what the codelet cannot take (more than 3 spatial
 // dimensions, 2^31 elements, sums of no products) is left opaque.
 #include <algorithm>
