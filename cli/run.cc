@@ -124,7 +124,7 @@ int Run(const Options& options) {
   if (!precompile) log.Info("poplar_platform.cc", "Device /device:IPU:0 attached to IPU: 0");
   const std::string& model = options.session.model;
   auto compiled = precompile ? engine::PrecompileHloFile(model, session, log, engine::exec::LoadParts::kAll)
-                             : engine::LoadOrCompile(model, session, log, engine::exec::LoadParts::kAll);
+                             : engine::LoadOrCompile(model, session, log, engine::exec::LoadParts::kRunnable);
   if (!compiled) return CompileFailure(kCommand, model, compiled.error().message());
   const bool from_cache = compiled->cache.outcome == engine::CacheOutcome::kHit;
   // The report files get both parts after the run; before it, only a graph

@@ -489,10 +489,11 @@ Expected<Executable> format::DeserializePayload(const Header& header, std::strin
   // The report decodes on another thread while the graph is rebuilt.
   Reader report_reader = r.Sub(Section::kReport, "report section");
   if (!r.ok()) return corrupted(Error(r.error()));
+  const bool graph = parts == LoadParts::kAll || (parts == LoadParts::kRunnable && result.tiles_out_of_memory == 0);
   std::future<Expected<report::CompilationReport>> report =
-      std::async(parts == LoadParts::kAll ? std::launch::async : std::launch::deferred,
+      std::async(graph ? std::launch::async : std::launch::deferred,
                  [&report_reader, source] { return ReadReport(report_reader, source); });
-  if (parts == LoadParts::kAll) {
+  if (graph) {
     result.graph = std::make_unique<Graph>(*target);
     compiler::CompilerCodelets compiler_codelets(*result.graph);
     std::vector<const Codelet*> codelets;

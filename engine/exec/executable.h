@@ -90,7 +90,9 @@ Expected<ExecutableInfo> ReadExecutableInfo(std::span<const uint8_t> bytes, std:
 // null, result.program empty and graph_stats.by_codelet empty; it skips the
 // bulk of the file (the graph), which is what makes a cache hit of
 // `tileprof compile` cheap. kAll rebuilds the graph and program to run.
-enum class LoadParts : uint8_t { kAll, kReport };
+// kRunnable is kAll for an executable that fits and kReport for one out of
+// memory, which does not run (as Poplar): what `tileprof run` needs.
+enum class LoadParts : uint8_t { kAll, kReport, kRunnable };
 
 // The executable, rebuilt and checked. Errors start with `source`.
 Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::string_view source,

@@ -95,6 +95,12 @@ Expected<Executable> ReadReportStreaming(const std::string& path) {
 
 Expected<Executable> ReadExecutableFile(const std::string& path, LoadParts parts) {
   if (parts == LoadParts::kReport) return ReadReportStreaming(path);
+  if (parts == LoadParts::kRunnable) {
+    // The report part says whether the graph will run; reading the whole
+    // file for one out of memory would cost a full load for nothing.
+    TILEPROF_ASSIGN_OR_RETURN(Executable report_only, ReadReportStreaming(path));
+    if (report_only.result.tiles_out_of_memory > 0) return report_only;
+  }
   // Read, not mapped: a file truncated under a mapping would raise SIGBUS.
   TILEPROF_ASSIGN_OR_RETURN(std::string whole, ReadFile(path));
   return DeserializeExecutable({reinterpret_cast<const uint8_t*>(whole.data()), whole.size()}, path, parts);

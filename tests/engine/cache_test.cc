@@ -116,6 +116,33 @@ TEST_F(CacheTest, MissCompilesAndSavesThenHitLoadsWithoutCompiling) {
   EXPECT_EQ(report_only->result.graph, nullptr);
   EXPECT_EQ(report::WriteTextReport(report_only->result.report, nullptr, {}),
             report::WriteTextReport(first->result.report, nullptr, {}));
+
+  // What `tileprof run` asks for: a graph that fits is rebuilt to run.
+  auto runnable = LoadOrCompile(kModel, options_, quiet, exec::LoadParts::kRunnable);
+  ASSERT_TRUE(runnable);
+  EXPECT_EQ(runnable->cache.outcome, CacheOutcome::kHit);
+  ASSERT_NE(runnable->result.graph, nullptr);
+  EXPECT_EQ(runnable->result.graph->num_vertices(), first->result.graph->num_vertices());
+}
+
+TEST_F(CacheTest, AnOutOfMemoryExecutableLoadsForRunWithoutItsGraph) {
+  // It will not run (as Poplar), so `tileprof run` needs only its report.
+  const std::string model = std::string(TILEPROF_SOURCE_DIR) + "/samples/oom/model.hlo";
+  CompileLog quiet;
+  auto first = LoadOrCompile(model, options_, quiet, exec::LoadParts::kRunnable);
+  ASSERT_TRUE(first) << first.error().message();
+  EXPECT_EQ(first->cache.outcome, CacheOutcome::kMiss);
+  ASSERT_GT(first->result.tiles_out_of_memory, 0u);
+  auto second = LoadOrCompile(model, options_, quiet, exec::LoadParts::kRunnable);
+  ASSERT_TRUE(second) << second.error().message();
+  EXPECT_EQ(second->cache.outcome, CacheOutcome::kHit);
+  EXPECT_EQ(second->result.graph, nullptr);
+  EXPECT_EQ(second->result.tiles_out_of_memory, first->result.tiles_out_of_memory);
+  EXPECT_EQ(report::WriteTextReport(second->result.report, nullptr, {}),
+            report::WriteTextReport(first->result.report, nullptr, {}));
+  auto full = LoadOrCompile(model, options_, quiet, exec::LoadParts::kAll);
+  ASSERT_TRUE(full);
+  EXPECT_NE(full->result.graph, nullptr);
 }
 
 TEST_F(CacheTest, FileNameIsTheKeyInHexWithoutPadding) {
