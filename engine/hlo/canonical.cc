@@ -346,16 +346,6 @@ void ComputeOrders(const Module& module, int level, CanonicalOrders* orders) {
 
 }  // namespace
 
-std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& computation, bool scheduled,
-                                                          int level) {
-  ContentHasher hasher(level);
-  return InstructionOrder(computation, scheduled, level, hasher);
-}
-
-std::vector<const Computation*> CanonicalComputationOrder(const Module& module, int level) {
-  return CanonicalModuleOrders(module, level).computations;
-}
-
 CanonicalOrders CanonicalModuleOrders(const Module& module, int level) {
   CanonicalOrders orders;
   ComputeOrders(module, level, &orders);

@@ -51,18 +51,12 @@ bool KeepsAttribute(std::string_view name, int level);
 // backend_config (XLA's print order for the last six).
 std::vector<const Attribute*> CanonicalAttributeOrder(const Instruction& instruction);
 
-// Computations in canonical order (level 3): see the header comment.
-std::vector<const Computation*> CanonicalComputationOrder(const Module& module, int level);
-
-// Instructions in canonical order (level 3): the schedule for a scheduled
-// module, else parameters by number, then operand post-order from the root,
-// then unreachable instructions ordered by content.
-std::vector<const Instruction*> CanonicalInstructionOrder(const Computation& computation, bool scheduled,
-                                                          int level);
-
-// Both orders at once, as the printer needs them; cheaper than calling the
-// two functions above, as dead code and unreachable computations are ordered
-// by content hashes computed once per module rather than once per call.
+// The canonical orders at `level` (level 3 and up: see the header comment):
+// computations, and for each computation its instructions, which for an
+// unscheduled module are parameters by number, then operand post-order from
+// the root, then unreachable instructions ordered by content. One content
+// hasher serves the whole module, so callees shared by many computations with
+// dead code are hashed once. Below level 3 both are the text order.
 struct CanonicalOrders {
   std::vector<const Computation*> computations;
   std::vector<std::vector<const Instruction*>> instructions;  // by computation index

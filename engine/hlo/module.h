@@ -169,8 +169,9 @@ class Computation {
   // Position in Module::computations().
   uint32_t index() const { return index_; }
   // Parsed with its body left out (ParseOptions::skip_bodies): no
-  // instructions and no root; its text, header to closing brace, stands in
-  // for it when it is printed or hashed.
+  // instructions and no root. skipped_text() is its text, header to closing
+  // brace; the printer prints its header line and the canonical hasher
+  // hashes its name in place of the body.
   bool body_skipped() const { return !skipped_text_.empty(); }
   std::string_view skipped_text() const { return skipped_text_; }
 

@@ -82,8 +82,8 @@ bool Parser::ParseModuleBody(Module* module) {
   }
   if (module->computations_.empty())
     return Fail(keyword.offset, "module '" + std::string(module->name_) + "' has no computations");
-  if (tok_.kind == TokKind::kEof && next_skip_ < options_.skip_bodies.size())
-    return Fail(options_.skip_bodies[next_skip_].first, "a body to skip does not start at the '{' of a computation");
+  // A range left over at the end of the text is not at a body either.
+  if (tok_.kind == TokKind::kEof && next_skip_ < options_.skip_bodies.size()) return FailSkipStart();
   if (!entry_seen) {
     module->entry_ = module->computations_.back();
     module->entry_->is_entry_ = true;
@@ -141,8 +141,7 @@ bool Parser::ParseComputation(Module* module, bool* entry_seen) {
 bool Parser::ParseBody(Computation* computation, const Token& header) {
   Token open = tok_;
   const auto& skips = options_.skip_bodies;
-  if (next_skip_ < skips.size() && skips[next_skip_].first < open.offset)
-    return Fail(skips[next_skip_].first, "a body to skip does not start at the '{' of a computation");
+  if (next_skip_ < skips.size() && skips[next_skip_].first < open.offset) return FailSkipStart();
   if (open.kind == TokKind::kLbrace && next_skip_ < skips.size() && skips[next_skip_].first == open.offset) {
     auto [begin, end] = skips[next_skip_++];
     if (end <= begin || end > text_.size() || text_[end - 1] != '}')
@@ -165,6 +164,10 @@ bool Parser::ParseBody(Computation* computation, const Token& header) {
   }
   Advance();
   return FinishComputation(computation, open);
+}
+
+bool Parser::FailSkipStart() {
+  return Fail(options_.skip_bodies[next_skip_].first, "a body to skip does not start at the '{' of a computation");
 }
 
 bool Parser::ParseSignature(Computation* computation) {

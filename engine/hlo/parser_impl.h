@@ -57,6 +57,7 @@ class Parser {
   bool ParseComputation(Module* module, bool* entry_seen);
   bool ParseSignature(Computation* computation);
   bool ParseBody(Computation* computation, const Token& header);
+  bool FailSkipStart();  // options_.skip_bodies[next_skip_] is not at a body
   bool ParseInstruction(Computation* computation);
   bool ParseOperands(Instruction* instruction);
   bool ParseConstant(Instruction* instruction);
