@@ -68,10 +68,12 @@ struct Box {
 // dimension inside it is already whole.
 constexpr uint64_t kWidenFraction = 8;
 
-// The elements of `tensor` in `ranges` (inclusive, per logical dimension;
-// `which` gives each one's dimension of the tensor), widened as above.
-Expected<Box> CutBox(const Tensor& tensor, std::span<const int64_t> which,
+// The elements of the indexed tensor in `ranges` (inclusive, per logical
+// dimension; `which` gives each one's dimension of the tensor), widened as
+// above.
+Expected<Box> CutBox(const TensorIndex& index, std::span<const int64_t> which,
                      std::span<const std::pair<uint64_t, uint64_t>> asked) {
+  const Tensor& tensor = index.tensor();
   std::vector<std::pair<uint64_t, uint64_t>> ranges(asked.begin(), asked.end());
   std::vector<size_t> by_dim(which.size());
   std::iota(by_dim.begin(), by_dim.end(), size_t{0});
@@ -84,15 +86,15 @@ Expected<Box> CutBox(const Tensor& tensor, std::span<const int64_t> which,
     lo = 0;
     hi = extent - 1;
   }
-  Box box;
-  box.field = tensor;
-  // Outermost dimension first, whole ranges skipped: slicing an inner
-  // dimension walks every index of the outer ones, so they are cut first.
-  for (size_t i : by_dim) {
+  std::vector<uint64_t> lo(tensor.shape().size(), 0);
+  std::vector<uint64_t> size = tensor.shape();
+  for (size_t i = 0; i < which.size(); ++i) {
     const auto d = static_cast<size_t>(which[i]);
-    if (ranges[i].first == 0 && ranges[i].second + 1 == tensor.shape()[d]) continue;
-    TILEPROF_ASSIGN_OR_RETURN(box.field, box.field.Slice(ranges[i].first, ranges[i].second + 1, d));
+    lo[d] = ranges[i].first;
+    size[d] = ranges[i].second + 1 - ranges[i].first;
   }
+  Box box;
+  TILEPROF_ASSIGN_OR_RETURN(box.field, index.Box(lo, size));
   const std::vector<uint64_t> strides = Strides(box.field.shape());
   box.strides.fill(1);
   for (size_t i = 0; i < which.size(); ++i) {
@@ -229,6 +231,7 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
                                  plan.ci * positions, plan.ci);
   const std::vector<std::string> param_names(ConvPartialParamNames().begin(), ConvPartialParamNames().end());
   Graph& graph = lowering.graph();
+  const TensorIndex input_index(input), kernel_index(kernel);
   auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target, uint32_t tile) -> Status {
     const Unit& unit = units[j];
     const uint64_t c0 = g * plan.ci / p_k;
@@ -263,7 +266,7 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     // the box's first element as the start.
     Box in_box, w_box;
     if (!empty) {
-      TILEPROF_ASSIGN_OR_RETURN(in_box, CutBox(input, in_dims, {in.data(), nsp + 2}));
+      TILEPROF_ASSIGN_OR_RETURN(in_box, CutBox(input_index, in_dims, {in.data(), nsp + 2}));
     } else {
       // All padding: the vertex reads none of the input; it still needs a field.
       TILEPROF_ASSIGN_OR_RETURN(in_box.field, input.Flatten().Slice(0, 1));
@@ -275,7 +278,7 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     w[0] = {c0, c0 + cs_count - 1};
     w[1] = o[1];
     for (size_t s = 0; s < nsp; ++s) w[2 + s] = {0, plan.w_size[2 + s] - 1};
-    TILEPROF_ASSIGN_OR_RETURN(w_box, CutBox(kernel, w_dims, {w.data(), nsp + 2}));
+    TILEPROF_ASSIGN_OR_RETURN(w_box, CutBox(kernel_index, w_dims, {w.data(), nsp + 2}));
 
     std::array<uint64_t, static_cast<size_t>(ConvParam::kCount)> p{};
     auto set = [&](ConvParam param, uint64_t value) { p[static_cast<size_t>(param)] = value; };

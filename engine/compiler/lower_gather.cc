@@ -140,17 +140,6 @@ Status SetParams(Graph& graph, VertexRef vertex, const Codelet& codelet,
   return {};
 }
 
-// The sub-tensor [lo, lo + size) per dimension.
-Expected<Tensor> BoxOf(const Tensor& tensor, std::span<const uint64_t> lo,
-                       std::span<const uint64_t> size) {
-  Tensor view = tensor;
-  for (size_t d = 0; d < lo.size(); ++d) {
-    if (lo[d] == 0 && size[d] == tensor.shape()[d]) continue;
-    TILEPROF_ASSIGN_OR_RETURN(view, view.Slice(lo[d], lo[d] + size[d], d));
-  }
-  return view;
-}
-
 }  // namespace
 
 std::vector<std::pair<uint64_t, uint64_t>> FlatRunBox(std::span<const uint64_t> dims,
@@ -241,6 +230,7 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
   }
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten();
+  const TensorIndex operand_index(operand);
   uint64_t position = 0;
   for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
     const uint64_t first = position, count = piece.region.size();
@@ -259,7 +249,7 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
       lo[j] = a;
       size[j] = b - a + slack + 1;
     }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor box, BoxOf(operand, lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor box, operand_index.Box(lo, size));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], box));
@@ -335,6 +325,7 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
   params.insert(params.end(), n.start.begin(), n.start.end());
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten(), flat_operand = operand.Flatten();
+  const TensorIndex updates_index(updates);
   uint64_t position = 0;
   for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
     const uint64_t first = position, count = piece.region.size();
@@ -358,7 +349,7 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
       lo[u] = std::min(a, b);
       size[u] = a <= b ? b - a + 1 : 1;
     }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor box, BoxOf(updates, lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor box, updates_index.Box(lo, size));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand_part));

@@ -50,17 +50,6 @@ std::vector<Interval> RangeBox(std::span<const uint64_t> dims, uint64_t first, u
   return box;
 }
 
-// The sub-tensor of `tensor` with coordinates [lo, lo + size) per dimension.
-Expected<Tensor> BoxView(const Tensor& tensor, std::span<const uint64_t> lo,
-                         std::span<const uint64_t> size) {
-  Tensor view = tensor;
-  for (size_t d = 0; d < lo.size(); ++d) {
-    if (lo[d] == 0 && size[d] == tensor.shape()[d]) continue;
-    TILEPROF_ASSIGN_OR_RETURN(view, view.Slice(lo[d], lo[d] + size[d], d));
-  }
-  return view;
-}
-
 // Source elements a rearrangement vertex may read beyond twice its outputs
 // before its run is split (EmitRearrange): 4096 (16 KiB of f32) keeps
 // ordinary transposes in one vertex per tile.
@@ -115,6 +104,7 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
                           static_cast<uint32_t>(out_dims.size()), padding != nullptr));
   const ComputeSetId cs = AddComputeSet(name, program);
   const Tensor flat_out = out.Flatten();
+  const TensorIndex source_index(source);
   struct Run {
     uint64_t first;
     uint64_t count;
@@ -188,7 +178,7 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
       return MakeError("rearrangement of {} reads nothing for elements [{}, {})",
                        source.ShapeString(), first, first + count);
     }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor in, BoxView(source, lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor in, source_index.Box(lo, size));
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, name));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
@@ -424,6 +414,7 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
   }
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten();
+  const TensorIndex read_index(update ? *update_tensor : base);
   const Tensor flat_base = base.Flatten();
   uint64_t position = 0;
   for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
@@ -447,7 +438,7 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
         size[d] = static_cast<uint64_t>(box[d].hi - box[d].lo + slack + 1);
       }
     }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor in, BoxView(update ? *update_tensor : base, lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor in, read_index.Box(lo, size));
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));

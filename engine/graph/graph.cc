@@ -290,7 +290,7 @@ Expected<DataStream> Graph::AddDeviceToHostFifo(std::string_view name, ElementTy
   return AddStream(name, type, num_elements, StreamDirection::kDeviceToHost);
 }
 
-std::vector<TileRun> Graph::TileMapping(VariableId id) const { return tile_maps_.at(id).Runs(); }
+const std::vector<TileRun>& Graph::TileMapping(VariableId id) const { return tile_maps_.at(id).Runs(); }
 
 std::vector<MappedRegion> Graph::MapRegions(const Tensor& tensor) const {
   std::vector<MappedRegion> pieces;

@@ -208,7 +208,7 @@ class Graph {
   const StreamInfo& stream(StreamId id) const { return streams_.at(id); }
 
   // The tile runs of a variable, in element order (unmapped gaps omitted).
-  std::vector<TileRun> TileMapping(VariableId id) const;
+  const std::vector<TileRun>& TileMapping(VariableId id) const;
   // The tensor's regions split where the tile changes, in element order.
   std::vector<MappedRegion> MapRegions(const Tensor& tensor) const;
   // Calls f(const MappedRegion&) for each piece MapRegions would return,

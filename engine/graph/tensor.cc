@@ -258,6 +258,62 @@ std::string Tensor::ShapeString() const {
   return fmt::format("{}{}", HloName(type_), ShapeText(shape_));
 }
 
+class TensorIndex::Index : public RegionIndex {
+ public:
+  using RegionIndex::RegionIndex;
+};
+
+TensorIndex::TensorIndex(Tensor tensor)
+    : tensor_(std::move(tensor)), index_(std::make_unique<Index>(tensor_.regions())) {}
+
+TensorIndex::~TensorIndex() = default;
+
+Expected<Tensor> TensorIndex::Box(std::span<const uint64_t> lo,
+                                  std::span<const uint64_t> size) const {
+  if (!tensor_.valid()) return MakeError("box of an invalid tensor");
+  const std::vector<uint64_t>& shape = tensor_.shape();
+  const size_t rank = shape.size();
+  if (lo.size() != rank || size.size() != rank) {
+    return MakeError("box of {} given {} starts and {} sizes", tensor_.ShapeString(), lo.size(),
+                     size.size());
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (size[d] > shape[d] || lo[d] > shape[d] - size[d]) {
+      return MakeError("box [{}, {}) of dimension {} out of range for {}", lo[d],
+                       lo[d] + size[d], d, tensor_.ShapeString());
+    }
+  }
+  // The innermost dimension not taken whole: each row of the box is then
+  // size[k] of its slabs, contiguous in the tensor's element order.
+  size_t k = rank;
+  for (size_t d = rank; d-- > 0;) {
+    if (lo[d] != 0 || size[d] != shape[d]) {
+      k = d;
+      break;
+    }
+  }
+  if (k == rank) return tensor_;
+  std::vector<uint64_t> box_shape(size.begin(), size.end());
+  std::vector<TensorRegion> regions;
+  if (Product(size) == 0) return Tensor(tensor_.element_type(), std::move(box_shape), std::move(regions));
+  std::vector<uint64_t> strides(rank, 1);
+  for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  const uint64_t run = size[k] * strides[k];
+  const uint64_t rows = Product(size.first(k));
+  regions.reserve(std::min<uint64_t>(rows, uint64_t{1} << 20));
+  std::vector<uint64_t> position(lo.begin(), lo.begin() + static_cast<ptrdiff_t>(k));
+  for (uint64_t row = 0; row < rows; ++row) {
+    uint64_t flat = lo[k] * strides[k];
+    for (size_t d = 0; d < k; ++d) flat += position[d] * strides[d];
+    index_->Append(flat, flat + run, regions);
+    for (size_t d = k; d-- > 0;) {
+      if (++position[d] < lo[d] + size[d]) break;
+      position[d] = lo[d];
+    }
+  }
+  return Tensor(tensor_.element_type(), std::move(box_shape), std::move(regions));
+}
+
 struct ViewBuilder::Source {
   explicit Source(Tensor t) : tensor(std::move(t)), index(tensor.regions()) {}
   Tensor tensor;

@@ -82,6 +82,7 @@ class Tensor {
 
  private:
   friend class ViewBuilder;
+  friend class TensorIndex;
   Tensor(ElementType type, std::vector<uint64_t> shape,
          std::vector<TensorRegion> regions)
       : type_(type), shape_(std::move(shape)), regions_(std::move(regions)),
@@ -91,6 +92,29 @@ class Tensor {
   std::vector<uint64_t> shape_;
   std::vector<TensorRegion> regions_;
   bool valid_ = false;
+};
+
+// Many boxes of one tensor (a window per tile): the tensor's regions are
+// indexed once, so a box costs O(rows log regions) where a Slice per
+// dimension costs O(regions) each (and a fragmented source sliced once per
+// tile made that quadratic).
+class TensorIndex {
+ public:
+  explicit TensorIndex(Tensor tensor);
+  ~TensorIndex();
+  TensorIndex(const TensorIndex&) = delete;
+  TensorIndex& operator=(const TensorIndex&) = delete;
+
+  const Tensor& tensor() const { return tensor_; }
+  // Elements [lo[d], lo[d] + size[d]) of every dimension d; the rank is
+  // kept. Error unless lo and size have one entry per dimension and the box
+  // lies inside the shape.
+  Expected<Tensor> Box(std::span<const uint64_t> lo, std::span<const uint64_t> size) const;
+
+ private:
+  class Index;
+  Tensor tensor_;
+  std::unique_ptr<Index> index_;
 };
 
 // Builds a view range by range from the flat elements of source tensors:

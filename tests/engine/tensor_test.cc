@@ -177,5 +177,57 @@ TEST(Tensor, EmptyTensorsHaveNoRegions) {
   EXPECT_EQ(d->shape(), (std::vector<uint64_t>{3, 0}));
 }
 
+// The variable elements of a tensor, one per element, in element order.
+std::vector<std::pair<VariableId, uint64_t>> Elements(const Tensor& t) {
+  std::vector<std::pair<VariableId, uint64_t>> out;
+  for (const R& r : t.regions()) {
+    for (uint64_t e = r.begin; e < r.end; ++e) out.emplace_back(r.variable, e);
+  }
+  return out;
+}
+
+TEST(TensorIndex, BoxIsTheSlicesOfEachDimension) {
+  // A fragmented source (a transpose, then a slice) so that boxes cross
+  // regions; every box of every size must equal slicing one dimension at a
+  // time, regions and all.
+  const size_t perm[] = {2, 0, 1};
+  const Tensor source = *Var(4, {3, 4, 5}).Dimshuffle(perm)->Slice(1, 4, 2);  // [5,3,3]
+  const TensorIndex index(source);
+  const std::vector<uint64_t>& shape = source.shape();
+  size_t boxes = 0;
+  for (uint64_t l0 = 0; l0 < shape[0]; ++l0)
+    for (uint64_t s0 = 0; l0 + s0 <= shape[0]; ++s0)
+      for (uint64_t l1 = 0; l1 < shape[1]; ++l1)
+        for (uint64_t s1 = 1; l1 + s1 <= shape[1]; ++s1)
+          for (uint64_t l2 = 0; l2 < shape[2]; ++l2)
+            for (uint64_t s2 = 1; l2 + s2 <= shape[2]; ++s2) {
+              const uint64_t lo[] = {l0, l1, l2}, size[] = {s0, s1, s2};
+              Tensor expected = source;
+              for (size_t d = 0; d < 3; ++d) expected = *expected.Slice(lo[d], lo[d] + size[d], d);
+              auto box = index.Box(lo, size);
+              ASSERT_TRUE(box) << box.error().message();
+              EXPECT_EQ(box->shape(), expected.shape());
+              EXPECT_EQ(Regions(*box), Regions(expected)) << l0 << s0 << l1 << s1 << l2 << s2;
+              EXPECT_EQ(Elements(*box), Elements(expected));
+              ++boxes;
+            }
+  EXPECT_GT(boxes, 500u);
+}
+
+TEST(TensorIndex, WholeBoxIsTheTensorAndBadBoxesAreErrors) {
+  const Tensor t = Var(0, {3, 4});
+  const TensorIndex index(t);
+  const uint64_t zero[] = {0, 0}, whole[] = {3, 4};
+  EXPECT_THAT(Regions(*index.Box(zero, whole)), ElementsAre(R{0, 0, 12}));
+  const uint64_t lo[] = {1, 2}, too_big[] = {2, 3};
+  auto bad = index.Box(lo, too_big);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(), "box [2, 5) of dimension 1 out of range for f32[3,4]");
+  const uint64_t short_lo[] = {1};
+  EXPECT_FALSE(index.Box(short_lo, too_big));
+  const uint64_t huge[] = {1, UINT64_MAX};
+  EXPECT_FALSE(index.Box(lo, huge));
+}
+
 }  // namespace
 }  // namespace tileprof::engine

@@ -1,0 +1,77 @@
+// TileMap against a model holding one tile per element: random assignments,
+// after each of which the runs must be exactly the model's maximal runs and
+// every lookup must split a range where the model's tiles change.
+#include "engine/graph/tile_map.h"
+
+#include <random>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace tileprof::engine {
+namespace {
+
+using ::testing::ElementsAre;
+
+constexpr uint32_t kUnmapped = UINT32_MAX;
+
+std::vector<TileRun> ModelRuns(const std::vector<uint32_t>& model) {
+  std::vector<TileRun> runs;
+  for (uint64_t e = 0; e < model.size(); ++e) {
+    if (model[e] == kUnmapped) continue;
+    if (!runs.empty() && runs.back().end == e && runs.back().tile == model[e]) ++runs.back().end;
+    else runs.push_back({e, e + 1, model[e]});
+  }
+  return runs;
+}
+
+TEST(TileMap, AssignmentsOverrideAndMerge) {
+  TileMap map;
+  map.Assign(0, 10, 1);
+  map.Assign(10, 20, 2);
+  map.Assign(20, 30, 1);
+  map.Assign(5, 25, 1);  // swallows tile 2, joins both neighbours
+  EXPECT_THAT(map.Runs(), ElementsAre(TileRun{0, 30, 1}));
+  map.Assign(12, 14, 3);  // splits one run in three
+  EXPECT_THAT(map.Runs(), ElementsAre(TileRun{0, 12, 1}, TileRun{12, 14, 3}, TileRun{14, 30, 1}));
+  map.Assign(40, 50, 3);
+  EXPECT_THAT(map.Gaps(60), ElementsAre(std::pair<uint64_t, uint64_t>{30, 40},
+                                        std::pair<uint64_t, uint64_t>{50, 60}));
+  map.Assign(7, 7, 9);  // empty: nothing changes
+  EXPECT_EQ(map.Runs().size(), 4u);
+}
+
+TEST(TileMap, MatchesAnElementModelUnderRandomAssignments) {
+  std::mt19937_64 rng(12345);
+  for (int trial = 0; trial < 200; ++trial) {
+    const uint64_t size = 1 + rng() % 64;
+    std::vector<uint32_t> model(size, kUnmapped);
+    TileMap map;
+    for (int step = 0; step < 30; ++step) {
+      uint64_t a = rng() % (size + 1), b = rng() % (size + 1);
+      if (a > b) std::swap(a, b);
+      // Few tiles, so that neighbours often share one and must merge.
+      const auto tile = static_cast<uint32_t>(rng() % 3);
+      map.Assign(a, b, tile);
+      for (uint64_t e = a; e < b; ++e) model[e] = tile;
+      ASSERT_EQ(map.Runs(), ModelRuns(model)) << "trial " << trial << " step " << step;
+      uint64_t lo = rng() % (size + 1), hi = rng() % (size + 1);
+      if (lo > hi) std::swap(lo, hi);
+      uint64_t at = lo;
+      map.ForEachPiece(lo, hi, [&](uint64_t begin, uint64_t end, std::optional<uint32_t> t) {
+        ASSERT_EQ(begin, at);
+        ASSERT_LT(begin, end);
+        for (uint64_t e = begin; e < end; ++e) ASSERT_EQ(model[e], t.value_or(kUnmapped));
+        // A piece ends where the model's tile changes, or at the range's end.
+        if (end < hi) {
+          ASSERT_NE(model[end], t.value_or(kUnmapped));
+        }
+        at = end;
+      });
+      ASSERT_EQ(at, lo == hi ? lo : hi);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tileprof::engine
