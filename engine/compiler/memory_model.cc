@@ -67,13 +67,19 @@ struct Schedule {
   }
 };
 
-struct TileAccount {
+// What the schedule does on one tile (WalkSteps): the steps it takes part
+// in, its exchanges, and its receive buffers as pieces in step order.
+struct TileWalk {
   uint64_t active_steps = 0;
   uint64_t host_steps = 0;
   uint64_t host_regions = 0;
   uint64_t exchange_steps = 0;
   uint64_t exchange_regions = 0;
   uint64_t copy_regions = 0;
+  std::vector<Piece> pieces;
+};
+
+struct TileAccount : TileWalk {
   uint64_t vertices = 0;
   uint64_t internal_state = 0;
   uint64_t edge_pointers = 0;
@@ -81,7 +87,6 @@ struct TileAccount {
   uint64_t vertex_code = 0;
   uint64_t constant_bytes = 0;  // aligned
   std::vector<PlacedConstant> constants;  // offsets from the start of the constants
-  std::vector<Piece> pieces;
 };
 
 // What one step does on one tile. Dense per tile and reset after each step:
@@ -194,6 +199,203 @@ class StepTiles {
   DistinctCounter counter_;
 };
 
+// What the steps [begin, end) of the schedule do: per tile, the counts the
+// memory model needs and the receive buffers (as pieces, in step order); per
+// variable, the first and last step touching it. Walks of consecutive ranges
+// add up to the walk of their union, so the schedule is walked in parallel.
+struct Walk {
+  std::vector<TileWalk> tiles;
+  std::vector<uint64_t> first;  // by variable; UINT64_MAX if untouched
+  std::vector<uint64_t> last;
+  uint64_t exchanges = 0;
+  uint64_t host_steps = 0;
+  std::set<StreamId> host_streams;
+};
+
+Walk WalkSteps(const Graph& graph, const Schedule& schedule, uint64_t begin, uint64_t end) {
+  const uint32_t num_tiles = graph.target().NumTiles();
+  Walk walk;
+  walk.tiles.resize(num_tiles);
+  walk.first.assign(graph.num_variables(), UINT64_MAX);
+  walk.last.assign(graph.num_variables(), 0);
+  auto touch = [&](VariableId v, uint64_t step) {
+    walk.first[v] = std::min(walk.first[v], step);
+    walk.last[v] = std::max(walk.last[v], step);
+  };
+  StepTiles touched(num_tiles);
+  for (uint64_t i = begin; i < end; ++i) {
+    const Step& step = schedule.steps[i];
+    // Elements of `regions` read on `reader` (or written there by a copy,
+    // when `buffered` is false).
+    auto read_on = [&](uint32_t reader, const Tensor& tensor, bool buffered) {
+      graph.ForEachMappedRegion(tensor, [&](const MappedRegion& piece) {
+        touch(piece.region.variable, i);
+        if (!piece.tile || *piece.tile == reader) return;
+        TileStep& receiver = touched[reader];
+        ++receiver.receive_regions;
+        if (buffered) {
+          receiver.receive_bytes += piece.region.size() * SizeOf(graph.variable(piece.region.variable).type);
+        }
+        touched.Send(*piece.tile, piece.region.variable, piece.region.begin);
+      });
+    };
+    switch (step.kind) {
+      case StepKind::kExecute: {
+        for (VertexId id : graph.compute_set(step.program.compute_set()).vertices) {
+          const VertexInfo& vertex = graph.vertex(id);
+          touched[*vertex.tile].active = true;
+          for (const std::optional<Tensor>& field : vertex.fields) {
+            if (field) read_on(*vertex.tile, *field, true);
+          }
+        }
+        break;
+      }
+      case StepKind::kCopy: {
+        // Walk source and destination pieces together.
+        std::vector<MappedRegion> src = graph.MapRegions(step.program.source());
+        std::vector<MappedRegion> dst = graph.MapRegions(step.program.destination());
+        size_t a = 0, b = 0;
+        uint64_t used_a = 0, used_b = 0;
+        while (a < src.size() && b < dst.size()) {
+          const uint64_t n = std::min(src[a].region.size() - used_a, dst[b].region.size() - used_b);
+          touch(src[a].region.variable, i);
+          touch(dst[b].region.variable, i);
+          if (src[a].tile && dst[b].tile) {
+            const uint32_t s = *src[a].tile;
+            const uint32_t d = *dst[b].tile;
+            touched[d].active = true;
+            touched[s].active = true;
+            if (s == d) {
+              ++walk.tiles[d].copy_regions;
+            } else {
+              ++touched[d].receive_regions;
+              touched.Send(s, src[a].region.variable, src[a].region.begin + used_a);
+            }
+          }
+          used_a += n;
+          used_b += n;
+          if (used_a == src[a].region.size()) ++a, used_a = 0;
+          if (used_b == dst[b].region.size()) ++b, used_b = 0;
+        }
+        break;
+      }
+      case StepKind::kStreamIn:
+      case StepKind::kStreamOut: {
+        ++walk.host_steps;
+        walk.host_streams.insert(step.program.stream().id);
+        const Tensor& tensor = step.kind == StepKind::kStreamIn ? step.program.destination()
+                                                                : step.program.source();
+        for (const MappedRegion& piece : graph.MapRegions(tensor)) {
+          touch(piece.region.variable, i);
+          if (!piece.tile) continue;
+          TileStep& tile = touched[*piece.tile];
+          tile.active = true;
+          ++tile.host_regions;
+        }
+        break;
+      }
+      case StepKind::kBranch: {
+        // The predicate is broadcast from its tile to every tile, which all
+        // branch on it.
+        const std::vector<MappedRegion> pieces = graph.MapRegions(step.program.predicate());
+        const uint32_t holder = pieces.empty() || !pieces[0].tile ? 0 : *pieces[0].tile;
+        for (const MappedRegion& piece : pieces) touch(piece.region.variable, i);
+        for (uint32_t t = 0; t < num_tiles; ++t) {
+          TileStep& tile = touched[t];
+          tile.active = true;
+          if (t != holder) ++tile.receive_regions;
+        }
+        if (num_tiles > 1 && !pieces.empty()) {
+          touched.Send(holder, pieces[0].region.variable, pieces[0].region.begin);
+        }
+        break;
+      }
+    }
+    touched.Finish([&](uint32_t t, const TileStep& info) {
+      TileWalk& tile = walk.tiles[t];
+      if (info.active) ++tile.active_steps;
+      if (info.host_regions > 0) {
+        ++tile.host_steps;
+        tile.host_regions += info.host_regions;
+      }
+      if (info.receive_regions > 0 || info.sent_regions > 0) {
+        ++tile.exchange_steps;
+        tile.exchange_regions += info.receive_regions + info.sent_regions;
+      }
+      if (info.receive_regions > 0) ++walk.exchanges;
+      if (info.receive_bytes > 0) tile.pieces.push_back({info.receive_bytes, i, i});
+    });
+  }
+  return walk;
+}
+
+// The default number of walkers is one per core, up to this: more only add
+// memory (a StepTiles and a per-tile account each) and join time.
+constexpr uint32_t kMaxWalkers = 4;
+
+// The work of a step, roughly: the regions its vertices read or it copies.
+uint64_t StepCost(const Graph& graph, const Step& step) {
+  uint64_t cost = 1;
+  if (step.kind == StepKind::kExecute) {
+    for (VertexId id : graph.compute_set(step.program.compute_set()).vertices) {
+      for (const std::optional<Tensor>& field : graph.vertex(id).fields) {
+        if (field) cost += field->regions().size();
+      }
+    }
+  } else if (step.kind == StepKind::kCopy) {
+    cost += step.program.source().regions().size() + step.program.destination().regions().size();
+  }
+  return cost;
+}
+
+// Walks the schedule in up to `workers` consecutive ranges of about equal
+// cost, in parallel, and joins them in step order (so the result does not
+// depend on the number of workers).
+Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers) {
+  const uint64_t n = schedule.steps.size();
+  std::vector<uint64_t> cost(n);
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < n; ++i) total += cost[i] = StepCost(graph, schedule.steps[i]);
+  std::vector<uint64_t> bounds{0};
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < n && bounds.size() < workers; ++i) {
+    sum += cost[i];
+    if (sum * workers >= total * bounds.size()) bounds.push_back(i + 1);
+  }
+  if (bounds.back() != n) bounds.push_back(n);
+  std::vector<Walk> walks(bounds.size() - 1);
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < walks.size(); ++w) {
+    threads.emplace_back([&, w] { walks[w] = WalkSteps(graph, schedule, bounds[w], bounds[w + 1]); });
+  }
+  if (!walks.empty()) walks[0] = WalkSteps(graph, schedule, bounds[0], bounds[1]);
+  for (std::thread& thread : threads) thread.join();
+  if (walks.empty()) return WalkSteps(graph, schedule, 0, 0);
+  Walk joined = std::move(walks[0]);
+  for (size_t w = 1; w < walks.size(); ++w) {
+    Walk& part = walks[w];
+    for (size_t t = 0; t < joined.tiles.size(); ++t) {
+      TileWalk& a = joined.tiles[t];
+      TileWalk& b = part.tiles[t];
+      a.active_steps += b.active_steps;
+      a.host_steps += b.host_steps;
+      a.host_regions += b.host_regions;
+      a.exchange_steps += b.exchange_steps;
+      a.exchange_regions += b.exchange_regions;
+      a.copy_regions += b.copy_regions;
+      a.pieces.insert(a.pieces.end(), b.pieces.begin(), b.pieces.end());
+    }
+    for (size_t v = 0; v < joined.first.size(); ++v) {
+      joined.first[v] = std::min(joined.first[v], part.first[v]);
+      joined.last[v] = std::max(joined.last[v], part.last[v]);
+    }
+    joined.exchanges += part.exchanges;
+    joined.host_steps += part.host_steps;
+    joined.host_streams.merge(part.host_streams);
+  }
+  return joined;
+}
+
 uint64_t AlignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
@@ -286,118 +488,16 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   schedule.Walk(program);
   layout.program_steps = schedule.steps.size();
   const size_t num_vars = graph.num_variables();
-  std::vector<uint64_t> first(num_vars, UINT64_MAX);
-  std::vector<uint64_t> last(num_vars, 0);
-  auto touch = [&](VariableId v, uint64_t step) {
-    first[v] = std::min(first[v], step);
-    last[v] = std::max(last[v], step);
-  };
-  uint64_t host_steps = 0;
-  std::set<StreamId> host_streams;
-  StepTiles touched(num_tiles);
-  for (uint64_t i = 0; i < schedule.steps.size(); ++i) {
-    const Step& step = schedule.steps[i];
-    // Elements of `regions` read on `reader` (or written there by a copy,
-    // when `buffered` is false).
-    auto read_on = [&](uint32_t reader, const Tensor& tensor, bool buffered) {
-      graph.ForEachMappedRegion(tensor, [&](const MappedRegion& piece) {
-        touch(piece.region.variable, i);
-        if (!piece.tile || *piece.tile == reader) return;
-        TileStep& receiver = touched[reader];
-        ++receiver.receive_regions;
-        if (buffered) {
-          receiver.receive_bytes += piece.region.size() * SizeOf(graph.variable(piece.region.variable).type);
-        }
-        touched.Send(*piece.tile, piece.region.variable, piece.region.begin);
-      });
-    };
-    switch (step.kind) {
-      case StepKind::kExecute: {
-        for (VertexId id : graph.compute_set(step.program.compute_set()).vertices) {
-          const VertexInfo& vertex = graph.vertex(id);
-          touched[*vertex.tile].active = true;
-          for (const std::optional<Tensor>& field : vertex.fields) {
-            if (field) read_on(*vertex.tile, *field, true);
-          }
-        }
-        break;
-      }
-      case StepKind::kCopy: {
-        // Walk source and destination pieces together.
-        std::vector<MappedRegion> src = graph.MapRegions(step.program.source());
-        std::vector<MappedRegion> dst = graph.MapRegions(step.program.destination());
-        size_t a = 0, b = 0;
-        uint64_t used_a = 0, used_b = 0;
-        while (a < src.size() && b < dst.size()) {
-          const uint64_t n = std::min(src[a].region.size() - used_a, dst[b].region.size() - used_b);
-          touch(src[a].region.variable, i);
-          touch(dst[b].region.variable, i);
-          if (src[a].tile && dst[b].tile) {
-            const uint32_t s = *src[a].tile;
-            const uint32_t d = *dst[b].tile;
-            touched[d].active = true;
-            touched[s].active = true;
-            if (s == d) {
-              ++tiles[d].copy_regions;
-            } else {
-              ++touched[d].receive_regions;
-              touched.Send(s, src[a].region.variable, src[a].region.begin + used_a);
-            }
-          }
-          used_a += n;
-          used_b += n;
-          if (used_a == src[a].region.size()) ++a, used_a = 0;
-          if (used_b == dst[b].region.size()) ++b, used_b = 0;
-        }
-        break;
-      }
-      case StepKind::kStreamIn:
-      case StepKind::kStreamOut: {
-        ++host_steps;
-        host_streams.insert(step.program.stream().id);
-        const Tensor& tensor = step.kind == StepKind::kStreamIn ? step.program.destination()
-                                                                : step.program.source();
-        for (const MappedRegion& piece : graph.MapRegions(tensor)) {
-          touch(piece.region.variable, i);
-          if (!piece.tile) continue;
-          TileStep& tile = touched[*piece.tile];
-          tile.active = true;
-          ++tile.host_regions;
-        }
-        break;
-      }
-      case StepKind::kBranch: {
-        // The predicate is broadcast from its tile to every tile, which all
-        // branch on it.
-        const std::vector<MappedRegion> pieces = graph.MapRegions(step.program.predicate());
-        const uint32_t holder = pieces.empty() || !pieces[0].tile ? 0 : *pieces[0].tile;
-        for (const MappedRegion& piece : pieces) touch(piece.region.variable, i);
-        for (uint32_t t = 0; t < num_tiles; ++t) {
-          TileStep& tile = touched[t];
-          tile.active = true;
-          if (t != holder) ++tile.receive_regions;
-        }
-        if (num_tiles > 1 && !pieces.empty()) {
-          touched.Send(holder, pieces[0].region.variable, pieces[0].region.begin);
-        }
-        break;
-      }
-    }
-    touched.Finish([&](uint32_t t, const TileStep& info) {
-      TileAccount& tile = tiles[t];
-      if (info.active) ++tile.active_steps;
-      if (info.host_regions > 0) {
-        ++tile.host_steps;
-        tile.host_regions += info.host_regions;
-      }
-      if (info.receive_regions > 0 || info.sent_regions > 0) {
-        ++tile.exchange_steps;
-        tile.exchange_regions += info.receive_regions + info.sent_regions;
-      }
-      if (info.receive_regions > 0) ++layout.exchanges;
-      if (info.receive_bytes > 0) tile.pieces.push_back({info.receive_bytes, i, i});
-    });
-  }
+  const uint32_t walkers = options.walkers != 0
+                              ? options.walkers
+                              : std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, kMaxWalkers);
+  Walk walk = WalkSchedule(graph, schedule, walkers);
+  std::vector<uint64_t>& first = walk.first;
+  std::vector<uint64_t>& last = walk.last;
+  const uint64_t host_steps = walk.host_steps;
+  const std::set<StreamId>& host_streams = walk.host_streams;
+  layout.exchanges = walk.exchanges;
+  for (uint32_t t = 0; t < num_tiles; ++t) static_cast<TileWalk&>(tiles[t]) = std::move(walk.tiles[t]);
 
   // ---- Liveness: a variable used inside a loop and outside it lives for
   // the whole loop (every iteration reads or rewrites it). -------------------

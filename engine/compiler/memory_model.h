@@ -90,6 +90,9 @@ struct MemoryLayout {
 
 struct MemoryOptions {
   bool instrument_vertices = true;
+  // Threads walking the control program, each a consecutive range of steps;
+  // 0: one per core, at most 4. The layout does not depend on it.
+  uint32_t walkers = 0;
 };
 
 // Lays out every tile. `valueless_constants` are variables that stand for

@@ -318,6 +318,41 @@ TEST_P(CorpusCompileTest, CompilesForIpu2WithConsistentReport) {
   }
 }
 
+// The schedule is walked by threads over consecutive ranges of steps and the
+// parts joined in step order: the layout must not depend on how many. The
+// modules chosen have loops, conditionals, copies and host streams.
+TEST(CompilerTest, MemoryLayoutDoesNotDependOnTheNumberOfWalkers) {
+  size_t compared = 0;
+  for (const std::string& file : hlo::testing::CorpusFiles()) {
+    if (compared == 6) break;
+    if (hlo::testing::TooSlowUnderSanitizers(file)) continue;
+    const std::string text = hlo::testing::ReadCorpus(file);
+    // Modules with a loop or a conditional: the schedules with structure.
+    if (text.find(" while(") == std::string::npos && text.find(" conditional(") == std::string::npos) continue;
+    Expected<std::vector<hlo::Module>> modules = hlo::ParseModules(text, {.source_name = file});
+    if (!modules || modules->size() != 1) continue;
+    Expected<CompileResult> compiled = CompileModule(modules->front(), MustTarget("ipu2"), {});
+    if (!compiled) continue;
+    const CompileResult& result = *compiled;
+    std::optional<MemoryLayout> one;
+    for (uint32_t walkers : {1u, 2u, 3u, 7u, 1000u}) {
+      Expected<MemoryLayout> layout = LayOutMemory(*result.graph, result.program, result.valueless_constants,
+                                                   MemoryOptions{.walkers = walkers});
+      ASSERT_TRUE(layout.has_value()) << file << ": " << layout.error().message();
+      ASSERT_GT(layout->program_steps, 2u) << file;
+      if (!one) {
+        one = std::move(*layout);
+        continue;
+      }
+      EXPECT_EQ(layout->tiles, one->tiles) << file << " with " << walkers << " walkers";
+      EXPECT_EQ(layout->variables, one->variables) << file << " with " << walkers << " walkers";
+      EXPECT_EQ(layout->exchanges, one->exchanges) << file << " with " << walkers << " walkers";
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 6u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCompileTest,
                          ::testing::ValuesIn(hlo::testing::CorpusFiles()),
                          [](const auto& info) { return hlo::testing::TestName(info.param); });
