@@ -55,6 +55,34 @@ uint64_t Product(std::span<const uint64_t> dims) {
                          [](uint64_t a, uint64_t b) { return a * b; });
 }
 
+// The regions of the box [lo[d], lo[d] + size[d]) of a tensor of `shape`
+// whose regions `index` indexes, where k is the innermost dimension the box
+// does not take whole: each row of the box is then one contiguous run of
+// size[k] slabs in the tensor's element order.
+std::vector<TensorRegion> BoxRegions(const RegionIndex& index, std::span<const uint64_t> shape,
+                                     std::span<const uint64_t> lo, std::span<const uint64_t> size,
+                                     size_t k) {
+  std::vector<TensorRegion> regions;
+  if (Product(size) == 0) return regions;
+  const size_t rank = shape.size();
+  std::vector<uint64_t> strides(rank, 1);
+  for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  const uint64_t run = size[k] * strides[k];
+  const uint64_t rows = Product(size.first(k));
+  regions.reserve(std::min<uint64_t>(rows, uint64_t{1} << 20));
+  std::vector<uint64_t> position(lo.begin(), lo.begin() + static_cast<ptrdiff_t>(k));
+  for (uint64_t row = 0; row < rows; ++row) {
+    uint64_t flat = lo[k] * strides[k];
+    for (size_t d = 0; d < k; ++d) flat += position[d] * strides[d];
+    index.Append(flat, flat + run, regions);
+    for (size_t d = k; d-- > 0;) {
+      if (++position[d] < lo[d] + size[d]) break;
+      position[d] = lo[d];
+    }
+  }
+  return regions;
+}
+
 }  // namespace
 
 void AppendRegion(std::vector<TensorRegion>& regions, TensorRegion region) {
@@ -133,17 +161,11 @@ Expected<Tensor> Tensor::Slice(uint64_t begin, uint64_t end, size_t dim) const {
                      end, dim, ShapeString());
   }
   if (begin == 0 && end == shape_[dim]) return *this;  // whole: no walk over the rows
-  const std::span<const uint64_t> dims(shape_);
-  const uint64_t outer = Product(dims.first(dim));
-  const uint64_t inner = Product(dims.subspan(dim + 1));
-  const RegionIndex index(regions_);
-  std::vector<TensorRegion> regions;
-  for (uint64_t o = 0; o < outer; ++o) {
-    const uint64_t base = o * shape_[dim] * inner;
-    index.Append(base + begin * inner, base + end * inner, regions);
-  }
+  std::vector<uint64_t> lo(shape_.size(), 0);
   std::vector<uint64_t> shape = shape_;
+  lo[dim] = begin;
   shape[dim] = end - begin;
+  std::vector<TensorRegion> regions = BoxRegions(RegionIndex(regions_), shape_, lo, shape, dim);
   return Tensor(type_, std::move(shape), std::move(regions));
 }
 
@@ -293,25 +315,9 @@ Expected<Tensor> TensorIndex::Box(std::span<const uint64_t> lo,
     }
   }
   if (k == rank) return tensor_;
-  std::vector<uint64_t> box_shape(size.begin(), size.end());
-  std::vector<TensorRegion> regions;
-  if (Product(size) == 0) return Tensor(tensor_.element_type(), std::move(box_shape), std::move(regions));
-  std::vector<uint64_t> strides(rank, 1);
-  for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  const uint64_t run = size[k] * strides[k];
-  const uint64_t rows = Product(size.first(k));
-  regions.reserve(std::min<uint64_t>(rows, uint64_t{1} << 20));
-  std::vector<uint64_t> position(lo.begin(), lo.begin() + static_cast<ptrdiff_t>(k));
-  for (uint64_t row = 0; row < rows; ++row) {
-    uint64_t flat = lo[k] * strides[k];
-    for (size_t d = 0; d < k; ++d) flat += position[d] * strides[d];
-    index_->Append(flat, flat + run, regions);
-    for (size_t d = k; d-- > 0;) {
-      if (++position[d] < lo[d] + size[d]) break;
-      position[d] = lo[d];
-    }
-  }
-  return Tensor(tensor_.element_type(), std::move(box_shape), std::move(regions));
+  std::vector<TensorRegion> regions = BoxRegions(*index_, shape, lo, size, k);
+  return Tensor(tensor_.element_type(), std::vector<uint64_t>(size.begin(), size.end()),
+                std::move(regions));
 }
 
 struct ViewBuilder::Source {

@@ -1,0 +1,299 @@
+// The schedule walk. See schedule_walk.h.
+#include "engine/compiler/schedule_walk.h"
+
+#include <algorithm>
+#include <span>
+#include <thread>
+
+namespace tileprof::engine::compiler {
+namespace {
+
+// steps touch up to every tile, and a hash map or a set per tile here was
+// most of the compile time of the large corpus modules.
+struct TileStep {
+  bool active = false;
+  bool touched = false;
+  uint64_t receive_regions = 0;
+  uint64_t receive_bytes = 0;  // into a buffer (vertex operands)
+  uint64_t sent_regions = 0;   // distinct regions sent
+  uint64_t host_regions = 0;
+};
+
+// A region sent: (variable, first element).
+struct Sent {
+  uint64_t begin = 0;
+  VariableId variable = 0;
+  bool operator==(const Sent&) const = default;
+};
+
+// Counts the distinct regions in a list, with an open-addressing table that
+// is reused from one list to the next (so it stays in cache).
+class DistinctCounter {
+ public:
+  size_t Count(std::span<const Sent> sent) {
+    size_t slots = kMinSlots;
+    while (slots < 2 * sent.size()) slots *= 2;
+    if (slots_.size() < slots) slots_.resize(slots);
+    std::fill_n(slots_.begin(), slots, Slot{});
+    const size_t mask = slots - 1;
+    size_t distinct = 0;
+    for (const Sent& s : sent) {
+      for (size_t slot = Hash(s) & mask;; slot = (slot + 1) & mask) {
+        Slot& entry = slots_[slot];
+        if (!entry.used) {
+          entry = {s, true};
+          ++distinct;
+          break;
+        }
+        if (entry.sent == s) break;
+      }
+    }
+    return distinct;
+  }
+
+ private:
+  static constexpr size_t kMinSlots = 16;
+  struct Slot {
+    Sent sent;
+    bool used = false;
+  };
+  static size_t Hash(const Sent& s) {
+    uint64_t h = (static_cast<uint64_t>(s.variable) * 0x9E3779B97F4A7C15ull) ^ s.begin;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    return static_cast<size_t>(h);
+  }
+  std::vector<Slot> slots_;
+};
+
+// The tiles one step touches.
+class StepTiles {
+ public:
+  explicit StepTiles(uint32_t num_tiles) : tiles_(num_tiles), sent_(num_tiles) {}
+
+  TileStep& operator[](uint32_t tile) {
+    TileStep& step = tiles_[tile];
+    if (!step.touched) {
+      step.touched = true;
+      list_.push_back(tile);
+    }
+    return step;
+  }
+  // A region (variable, first element) sent by `tile`; a region read by
+  // several vertices of a step is sent once (many vertices of a step read
+  // the same regions: a broadcast operand). The regions are listed per
+  // sending tile and counted tile by tile when the step ends: one hash set
+  // for the whole step, millions of entries, made nearly every insertion a
+  // cache miss (a third of mobilenet_v2's compile time).
+  void Send(uint32_t tile, VariableId variable, uint64_t begin) {
+    (*this)[tile];
+    std::vector<Sent>& sent = sent_[tile];
+    const Sent region{begin, variable};
+    if (sent.empty() || !(sent.back() == region)) sent.push_back(region);
+  }
+  // Calls f(tile, step) per tile the step touched, then resets.
+  template <typename F>
+  void Finish(F&& f) {
+    for (uint32_t tile : list_) {
+      TileStep& step = tiles_[tile];
+      std::vector<Sent>& sent = sent_[tile];
+      step.sent_regions = counter_.Count(sent);
+      f(tile, step);
+      step = TileStep{};
+      // Keep a tile's list for the next step unless it grew large: 1,472
+      // tiles each keeping their longest list would hold gigabytes.
+      if (sent.capacity() > kKeepSent) sent = {};
+      else sent.clear();
+    }
+    list_.clear();
+  }
+
+ private:
+  static constexpr size_t kKeepSent = 1 << 14;
+  std::vector<TileStep> tiles_;
+  std::vector<std::vector<Sent>> sent_;
+  std::vector<uint32_t> list_;
+  DistinctCounter counter_;
+};
+
+Walk WalkSteps(const Graph& graph, const Schedule& schedule, uint64_t begin, uint64_t end) {
+  const uint32_t num_tiles = graph.target().NumTiles();
+  Walk walk;
+  walk.tiles.resize(num_tiles);
+  walk.first.assign(graph.num_variables(), UINT64_MAX);
+  walk.last.assign(graph.num_variables(), 0);
+  auto touch = [&](VariableId v, uint64_t step) {
+    walk.first[v] = std::min(walk.first[v], step);
+    walk.last[v] = std::max(walk.last[v], step);
+  };
+  StepTiles touched(num_tiles);
+  for (uint64_t i = begin; i < end; ++i) {
+    const Step& step = schedule.steps[i];
+    // Elements of `regions` read on `reader` (or written there by a copy,
+    // when `buffered` is false).
+    auto read_on = [&](uint32_t reader, const Tensor& tensor, bool buffered) {
+      graph.ForEachMappedRegion(tensor, [&](const MappedRegion& piece) {
+        touch(piece.region.variable, i);
+        if (!piece.tile || *piece.tile == reader) return;
+        TileStep& receiver = touched[reader];
+        ++receiver.receive_regions;
+        if (buffered) {
+          receiver.receive_bytes += piece.region.size() * SizeOf(graph.variable(piece.region.variable).type);
+        }
+        touched.Send(*piece.tile, piece.region.variable, piece.region.begin);
+      });
+    };
+    switch (step.kind) {
+      case StepKind::kExecute: {
+        for (VertexId id : graph.compute_set(step.program.compute_set()).vertices) {
+          const VertexInfo& vertex = graph.vertex(id);
+          touched[*vertex.tile].active = true;
+          for (const std::optional<Tensor>& field : vertex.fields) {
+            if (field) read_on(*vertex.tile, *field, true);
+          }
+        }
+        break;
+      }
+      case StepKind::kCopy: {
+        // Walk source and destination pieces together.
+        std::vector<MappedRegion> src = graph.MapRegions(step.program.source());
+        std::vector<MappedRegion> dst = graph.MapRegions(step.program.destination());
+        size_t a = 0, b = 0;
+        uint64_t used_a = 0, used_b = 0;
+        while (a < src.size() && b < dst.size()) {
+          const uint64_t n = std::min(src[a].region.size() - used_a, dst[b].region.size() - used_b);
+          touch(src[a].region.variable, i);
+          touch(dst[b].region.variable, i);
+          if (src[a].tile && dst[b].tile) {
+            const uint32_t s = *src[a].tile;
+            const uint32_t d = *dst[b].tile;
+            touched[d].active = true;
+            touched[s].active = true;
+            if (s == d) {
+              ++walk.tiles[d].copy_regions;
+            } else {
+              ++touched[d].receive_regions;
+              touched.Send(s, src[a].region.variable, src[a].region.begin + used_a);
+            }
+          }
+          used_a += n;
+          used_b += n;
+          if (used_a == src[a].region.size()) ++a, used_a = 0;
+          if (used_b == dst[b].region.size()) ++b, used_b = 0;
+        }
+        break;
+      }
+      case StepKind::kStreamIn:
+      case StepKind::kStreamOut: {
+        ++walk.host_steps;
+        walk.host_streams.insert(step.program.stream().id);
+        const Tensor& tensor = step.kind == StepKind::kStreamIn ? step.program.destination()
+                                                                : step.program.source();
+        for (const MappedRegion& piece : graph.MapRegions(tensor)) {
+          touch(piece.region.variable, i);
+          if (!piece.tile) continue;
+          TileStep& tile = touched[*piece.tile];
+          tile.active = true;
+          ++tile.host_regions;
+        }
+        break;
+      }
+      case StepKind::kBranch: {
+        // The predicate is broadcast from its tile to every tile, which all
+        // branch on it.
+        const std::vector<MappedRegion> pieces = graph.MapRegions(step.program.predicate());
+        const uint32_t holder = pieces.empty() || !pieces[0].tile ? 0 : *pieces[0].tile;
+        for (const MappedRegion& piece : pieces) touch(piece.region.variable, i);
+        for (uint32_t t = 0; t < num_tiles; ++t) {
+          TileStep& tile = touched[t];
+          tile.active = true;
+          if (t != holder) ++tile.receive_regions;
+        }
+        if (num_tiles > 1 && !pieces.empty()) {
+          touched.Send(holder, pieces[0].region.variable, pieces[0].region.begin);
+        }
+        break;
+      }
+    }
+    touched.Finish([&](uint32_t t, const TileStep& info) {
+      TileWalk& tile = walk.tiles[t];
+      if (info.active) ++tile.active_steps;
+      if (info.host_regions > 0) {
+        ++tile.host_steps;
+        tile.host_regions += info.host_regions;
+      }
+      if (info.receive_regions > 0 || info.sent_regions > 0) {
+        ++tile.exchange_steps;
+        tile.exchange_regions += info.receive_regions + info.sent_regions;
+      }
+      if (info.receive_regions > 0) ++walk.exchanges;
+      if (info.receive_bytes > 0) tile.pieces.push_back({info.receive_bytes, i, i});
+    });
+  }
+  return walk;
+}
+
+// The work of a step, roughly: the regions its vertices read or it copies.
+uint64_t StepCost(const Graph& graph, const Step& step) {
+  uint64_t cost = 1;
+  if (step.kind == StepKind::kExecute) {
+    for (VertexId id : graph.compute_set(step.program.compute_set()).vertices) {
+      for (const std::optional<Tensor>& field : graph.vertex(id).fields) {
+        if (field) cost += field->regions().size();
+      }
+    }
+  } else if (step.kind == StepKind::kCopy) {
+    cost += step.program.source().regions().size() + step.program.destination().regions().size();
+  }
+  return cost;
+}
+
+}  // namespace
+
+Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers) {
+  const uint64_t n = schedule.steps.size();
+  std::vector<uint64_t> cost(n);
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < n; ++i) total += cost[i] = StepCost(graph, schedule.steps[i]);
+  std::vector<uint64_t> bounds{0};
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < n && bounds.size() < workers; ++i) {
+    sum += cost[i];
+    if (sum * workers >= total * bounds.size()) bounds.push_back(i + 1);
+  }
+  if (bounds.back() != n) bounds.push_back(n);
+  std::vector<Walk> walks(bounds.size() - 1);
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < walks.size(); ++w) {
+    threads.emplace_back([&, w] { walks[w] = WalkSteps(graph, schedule, bounds[w], bounds[w + 1]); });
+  }
+  if (!walks.empty()) walks[0] = WalkSteps(graph, schedule, bounds[0], bounds[1]);
+  for (std::thread& thread : threads) thread.join();
+  if (walks.empty()) return WalkSteps(graph, schedule, 0, 0);
+  Walk joined = std::move(walks[0]);
+  for (size_t w = 1; w < walks.size(); ++w) {
+    Walk& part = walks[w];
+    for (size_t t = 0; t < joined.tiles.size(); ++t) {
+      TileWalk& a = joined.tiles[t];
+      TileWalk& b = part.tiles[t];
+      a.active_steps += b.active_steps;
+      a.host_steps += b.host_steps;
+      a.host_regions += b.host_regions;
+      a.exchange_steps += b.exchange_steps;
+      a.exchange_regions += b.exchange_regions;
+      a.copy_regions += b.copy_regions;
+      a.pieces.insert(a.pieces.end(), b.pieces.begin(), b.pieces.end());
+    }
+    for (size_t v = 0; v < joined.first.size(); ++v) {
+      joined.first[v] = std::min(joined.first[v], part.first[v]);
+      joined.last[v] = std::max(joined.last[v], part.last[v]);
+    }
+    joined.exchanges += part.exchanges;
+    joined.host_steps += part.host_steps;
+    joined.host_streams.merge(part.host_streams);
+  }
+  return joined;
+}
+
+}  // namespace tileprof::engine::compiler
