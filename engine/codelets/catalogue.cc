@@ -190,6 +190,10 @@ std::string ReduceCodeletName(ReduceOp op, ElementType type, bool is_update) {
   return fmt::format("popops::Reduce<popops::{},{},{},{},0>", ReduceOpName(op),
                      PoplarName(type), PoplarName(type), Bool(is_update));
 }
+std::string ContinuousReduceCodeletName(ReduceOp op, ElementType type, bool is_update) {
+  return fmt::format("popops::ContinuousReduce<popops::{},{},{},{}>", ReduceOpName(op),
+                     PoplarName(type), PoplarName(type), Bool(is_update));
+}
 std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator) {
   return fmt::format("poplin::MatMulPartial<{},{}>", PoplarName(input),
                      PoplarName(accumulator));
@@ -258,6 +262,11 @@ Expected<const Codelet*> GetScaledAddCodelet(ElementType type, bool constant_sca
 }
 Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type, bool is_update) {
   return Lookup(ReduceCodeletName(op, type, is_update), Supports(op, type),
+                fmt::format("{} is not defined for {}", ReduceOpName(op), HloName(type)));
+}
+Expected<const Codelet*> GetContinuousReduceCodelet(ReduceOp op, ElementType type,
+                                                    bool is_update) {
+  return Lookup(ContinuousReduceCodeletName(op, type, is_update), Supports(op, type),
                 fmt::format("{} is not defined for {}", ReduceOpName(op), HloName(type)));
 }
 Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,

@@ -103,6 +103,8 @@ std::string FillCodeletName(ElementType type);
 // scaleB, f32 bits; float types only) rather than a scalar tensor field.
 std::string ScaledAddCodeletName(ElementType type, bool constant_scale);
 std::string ReduceCodeletName(ReduceOp op, ElementType type, bool is_update);
+//   popops::ContinuousReduce<popops::ReduceAdd,float,float,false>
+std::string ContinuousReduceCodeletName(ReduceOp op, ElementType type, bool is_update);
 std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator);
 // poplin::MatMulPartialTransposed<float,float,true,false>: MatMulPartial with
 // `in` stored [k x m] and/or `weights` stored [n x k] (at least one).
@@ -137,6 +139,8 @@ Expected<const Codelet*> GetScaledAddCodelet(ElementType type,
                                              bool constant_scale);
 Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type,
                                           bool is_update);
+Expected<const Codelet*> GetContinuousReduceCodelet(ReduceOp op, ElementType type,
+                                                    bool is_update);
 Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,
                                                  ElementType accumulator);
 // The plain codelet when neither is transposed.

@@ -1,8 +1,12 @@
-// Reductions: popops::Reduce<popops::ReduceOP,T,T,isUpdate,0>.
+// Reductions: popops::Reduce<popops::ReduceOP,T,T,isUpdate,0> and
+// popops::ContinuousReduce<popops::ReduceOP,T,T,isUpdate>.
 //
-// Fields: `partials` (in, P x M elements, partial-major) and `out` (M
-// elements): out[j] = op over k of partials[k * M + j], k = 0 .. P-1, in that
-// order. With isUpdate the old value of out is combined first, which is how
+// Fields: `partials` (in, P x M elements) and `out` (M elements). Reduce
+// takes the partials partial-major: out[j] = op over k of partials[k * M + j],
+// k = 0 .. P-1, in that order. ContinuousReduce takes them output-major, each
+// output's P partials one contiguous run: out[j] = op over k of
+// partials[j * P + k], which is a reduction over the innermost dimensions
+// read in place (no rearrangement into partial-major order first). With isUpdate the old value of out is combined first, which is how
 // an HLO reduce with a non-identity init value lowers: fill out with init,
 // then reduce with update. Reducing a whole region to one value is M = 1.
 // f16 and bf16 accumulate in f32 and round once; integers wrap; max and min
@@ -58,15 +62,18 @@ C Combine(ReduceOp op, C a, C b) {
 
 class ReduceCodelet final : public Codelet {
  public:
-  ReduceCodelet(ReduceOp op, ElementType type, bool is_update)
-      : Codelet(ReduceCodeletName(op, type, is_update), ExecutionKind::kWorker,
+  ReduceCodelet(ReduceOp op, ElementType type, bool is_update, bool continuous)
+      : Codelet(continuous ? ContinuousReduceCodeletName(op, type, is_update)
+                           : ReduceCodeletName(op, type, is_update),
+                ExecutionKind::kWorker,
                 {In("partials", type, VectorLayout::kSpan),
                  is_update ? InOut("out", type, VectorLayout::kSpan)
                            : Out("out", type, VectorLayout::kSpan)},
                 {}, cost::kReduceCodeBytes),
         op_(op),
         type_(type),
-        is_update_(is_update) {}
+        is_update_(is_update),
+        continuous_(continuous) {}
 
   Status CheckShape(const VertexShape& shape) const override {
     const uint64_t partials = shape.field_elements[0];
@@ -78,13 +85,22 @@ class ReduceCodelet final : public Codelet {
     return {};
   }
 
-  // kWorkerOverhead + ceil(M / width) * (P * (load + op) + store
-  //                                      [+ load + op when isUpdate]).
+  // Reduce: kWorkerOverhead + ceil(M / width) * (P * (load + op) + store
+  //                                             [+ load + op when isUpdate]).
+  // ContinuousReduce vectorises along the partials instead, then folds the
+  // vector's lanes: kWorkerOverhead + M * (ceil(P / width) * (load + op)
+  //                               + (width - 1) * op + store [+ load + op]).
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     const uint64_t outputs = shape.field_elements[1];
     const uint64_t partials = outputs == 0 ? 0 : shape.field_elements[0] / outputs;
-    const uint64_t step =
-        cost::kMemoryAccessCycles + cost::OpCycles(cost::OpClass::kSimple, type_);
+    const uint64_t op = cost::OpCycles(cost::OpClass::kSimple, type_);
+    const uint64_t step = cost::kMemoryAccessCycles + op;
+    if (continuous_) {
+      const uint32_t width = cost::Width(target, type_);
+      const uint64_t per_output = cost::CeilDiv(partials, width) * step + (width - 1) * op +
+                                  cost::kMemoryAccessCycles + (is_update_ ? step : 0);
+      return cost::WorkerLoop(outputs, 1, per_output);
+    }
     const uint64_t per_vector =
         partials * step + cost::kMemoryAccessCycles + (is_update_ ? step : 0);
     return cost::WorkerLoop(outputs, cost::Width(target, type_), per_vector);
@@ -100,7 +116,8 @@ class ReduceCodelet final : public Codelet {
       for (uint64_t j = 0; j < outputs; ++j) {
         C acc = is_update_ ? Get<kT>(io.fields[1], j) : Identity<C>(op_);
         for (uint64_t k = 0; k < partials; ++k) {
-          acc = Combine(op_, acc, Get<kT>(io.fields[0], k * outputs + j));
+          const uint64_t at = continuous_ ? j * partials + k : k * outputs + j;
+          acc = Combine(op_, acc, Get<kT>(io.fields[0], at));
         }
         Put<kT>(io.fields[1], j, acc);
       }
@@ -112,6 +129,7 @@ class ReduceCodelet final : public Codelet {
   ReduceOp op_;
   ElementType type_;
   bool is_update_;
+  bool continuous_;
 };
 
 constexpr ReduceOp kReduceOps[] = {ReduceOp::kAdd, ReduceOp::kMul, ReduceOp::kMax,
@@ -123,8 +141,10 @@ void AddReduceCodelets(CodeletList& out) {
   for (ElementType type : kAllElementTypes) {
     for (ReduceOp op : kReduceOps) {
       if (!Supports(op, type)) continue;
-      out.push_back(std::make_unique<ReduceCodelet>(op, type, false));
-      out.push_back(std::make_unique<ReduceCodelet>(op, type, true));
+      for (bool continuous : {false, true}) {
+        out.push_back(std::make_unique<ReduceCodelet>(op, type, false, continuous));
+        out.push_back(std::make_unique<ReduceCodelet>(op, type, true, continuous));
+      }
     }
   }
 }

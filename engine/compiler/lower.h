@@ -145,6 +145,11 @@ class Lowering {
   Expected<Value> ReduceArray(const hlo::Instruction& instruction,
                               std::span<const Value> operands, const Tensor& in,
                               std::span<const int64_t> reduced, program::Sequence& program);
+  // Reduces each run of in.NumElements() / out.NumElements() consecutive
+  // elements of `in` into one element of the mapped `out`: a compute set of
+  // ContinuousReduce vertices (`codelet`), one per mapped piece of `out`.
+  Status EmitContinuousReduce(const Tensor& in, const Tensor& out, const Codelet& codelet,
+                              std::string_view name, program::Sequence& program);
   // lower_reduce_expr.cc: reduce with several operands or a reducer that
   // is not one binary op.
   Expected<Value> LowerReduceExpr(const hlo::Instruction& instruction,

@@ -137,20 +137,26 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
   std::vector<size_t> order;
   for (size_t d = 0; d < in.Rank(); ++d) if (is_reduced[d]) order.push_back(d);
   for (size_t d = 0; d < in.Rank(); ++d) if (!is_reduced[d]) order.push_back(d);
+  auto fill_init = [&](const Tensor& target) -> Status {
+    if (!update) return {};
+    TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(storage.type));
+    const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
+    const FieldInput in_field{"in", init_tensor, Access::kWhole};
+    return EmitPerTile(cs, *fill, "out", target, {&in_field, 1}, instruction.name());
+  };
   // Reduced dimensions innermost: each output's inputs are one run, and a
-  // vertex per output reads it as P partials of M = 1 output.
-  bool trailing = true;
-  for (size_t d = 0; d + reduced.size() < in.Rank(); ++d) trailing = trailing && !is_reduced[d];
-  if (trailing && reduced.size() < in.Rank() && out_n > 1 &&
+  // vertex per output reads it as P partials of M = 1 output; past
+  // kMaxVerticesPerTile outputs a tile, one ContinuousReduce per tile reads
+  // all its outputs' runs.
+  const size_t rank = in.Rank();
+  size_t suffix = 0;
+  while (suffix < rank && is_reduced[rank - 1 - suffix]) ++suffix;
+  const bool trailing = suffix == reduced.size();
+  if (trailing && reduced.size() < rank && out_n > 1 &&
       out_n <= kMaxVerticesPerTile * graph_.target().NumTiles()) {
     TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
     TILEPROF_ASSIGN_OR_RETURN(const Tensor rows, in.Reshape({out_n, in_n / out_n}));
-    if (update) {
-      TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(storage.type));
-      const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
-      const FieldInput in_field{"in", init_tensor, Access::kWhole};
-      TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *fill, "out", out, {&in_field, 1}, instruction.name()));
-    }
+    TILEPROF_RETURN_IF_ERROR(fill_init(out));
     const ComputeSetId cs = AddComputeSet(instruction.name(), program);
     const Tensor flat_out = out.Flatten();
     uint64_t position = 0;
@@ -168,10 +174,36 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     }
     return Value::Array(out);
   }
+  if (trailing && reduced.size() < rank && out_n > 1) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
+    TILEPROF_RETURN_IF_ERROR(fill_init(out));
+    TILEPROF_ASSIGN_OR_RETURN(const Codelet* continuous,
+                              GetContinuousReduceCodelet(*op, storage.type, update));
+    TILEPROF_RETURN_IF_ERROR(EmitContinuousReduce(in, out, *continuous, instruction.name(), program));
+    return Value::Array(out);
+  }
+  // The [F, outputs] view of the input.
+  const bool fragmented = EstimatedRuns(in.shape(), order) *
+                              std::max<size_t>(in.regions().size(), 1) > kMaxReduceViewRegions;
+  if (fragmented && suffix > 0) {
+    // Reduce the innermost reduced dimensions in place first, so that only
+    // a tensor that many times smaller is rearranged for the outer ones
+    // (a rearrangement reading a box per tile whose rows are single
+    // elements costs a region per element).
+    std::vector<uint64_t> dims(in.shape().begin(), in.shape().end() - static_cast<ptrdiff_t>(suffix));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor inner, NewTensor(storage.type, dims,
+                                                      fmt::format("{}/inner", instruction.name()), true));
+    TILEPROF_ASSIGN_OR_RETURN(const Codelet* continuous,
+                              GetContinuousReduceCodelet(*op, storage.type, false));
+    TILEPROF_RETURN_IF_ERROR(EmitContinuousReduce(
+        in, inner, *continuous, fmt::format("{}/inner", instruction.name()), program));
+    std::vector<int64_t> outer;
+    for (int64_t d : reduced) if (static_cast<size_t>(d) < rank - suffix) outer.push_back(d);
+    return ReduceArray(instruction, operands, inner, outer, program);
+  }
   // The [F, outputs] view of the input.
   Tensor shuffled;
-  if (EstimatedRuns(in.shape(), order) * std::max<size_t>(in.regions().size(), 1) >
-      kMaxReduceViewRegions) {
+  if (fragmented) {
     std::vector<SourceDim> map(in.Rank());
     std::vector<uint64_t> dims(order.size());
     for (size_t i = 0; i < order.size(); ++i) {
@@ -197,13 +229,6 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
   }
   TILEPROF_ASSIGN_OR_RETURN(const Tensor view, shuffled.Reshape({factor, out_n}));
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), false));
-  auto fill_init = [&](const Tensor& target) -> Status {
-    if (!update) return {};
-    TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(storage.type));
-    const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
-    const FieldInput in_field{"in", init_tensor, Access::kWhole};
-    return EmitPerTile(cs, *fill, "out", target, {&in_field, 1}, instruction.name());
-  };
   if (groups == 1) {
     TILEPROF_RETURN_IF_ERROR(mapper_.Map(out));
     TILEPROF_RETURN_IF_ERROR(fill_init(out));
@@ -270,6 +295,30 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
   }
   return Value::Array(out);
+}
+
+Status Lowering::EmitContinuousReduce(const Tensor& in, const Tensor& out, const Codelet& codelet,
+                                      std::string_view name, program::Sequence& program) {
+  const uint64_t outputs = out.NumElements();
+  const uint64_t factor = in.NumElements() / outputs;
+  TILEPROF_ASSIGN_OR_RETURN(Tensor rows, in.Reshape({outputs, factor}));
+  const TensorIndex index(std::move(rows));
+  const Tensor flat_out = out.Flatten();
+  const ComputeSetId cs = AddComputeSet(name, program);
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    const uint64_t begin = position;
+    position += piece.region.size();
+    const uint64_t lo[] = {begin, 0}, size[] = {position - begin, factor};
+    TILEPROF_ASSIGN_OR_RETURN(Tensor partials, index.Box(lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(begin, position));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, codelet, name));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], partials.Flatten()));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
+  }
+  return {};
 }
 
 }  // namespace tileprof::engine::compiler

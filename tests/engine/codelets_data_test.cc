@@ -113,6 +113,28 @@ TEST(ScaledAdd, TensorAndConstantScale) {
   EXPECT_FALSE(GetScaledAddCodelet(kS32, true));
 }
 
+TEST(ContinuousReduce, OverTheRunOfEachOutput) {
+  // M = 2 outputs of P = 3 partials each: out[j] = sum_k partials[j * 3 + k].
+  const Codelet& add = **GetContinuousReduceCodelet(ReduceOp::kAdd, kF32, false);
+  EXPECT_EQ(add.name(), "popops::ContinuousReduce<popops::ReduceAdd,float,float,false>");
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{1, 2, 3, 4, 5, 6}),
+                                           Zeros<float>(2)};
+  ExpectOk(RunOn(add, f));
+  EXPECT_THAT(Values<float>(f[1]), ElementsAre(6, 15));
+
+  f[1] = Bytes(std::vector<float>{10, 20});
+  ExpectOk(RunOn(**GetContinuousReduceCodelet(ReduceOp::kAdd, kF32, true), f));
+  EXPECT_THAT(Values<float>(f[1]), ElementsAre(16, 35));
+
+  f = {Bytes(std::vector<int32_t>{5, -3, 9, 4}), Zeros<int32_t>(2)};
+  ExpectOk(RunOn(**GetContinuousReduceCodelet(ReduceOp::kMax, kS32, false), f));
+  EXPECT_THAT(Values<int32_t>(f[1]), ElementsAre(5, 9));
+
+  f = {Bytes(std::vector<float>{1, 2, 3}), Zeros<float>(2)};
+  EXPECT_FALSE(RunOn(add, f));  // 3 partials do not split over 2 outputs
+  EXPECT_FALSE(GetContinuousReduceCodelet(ReduceOp::kAnd, kF32, false));
+}
+
 TEST(Reduce, OverPartialsPerOutput) {
   // P = 3 partials of M = 2 outputs: out[j] = sum_k partials[k * 2 + j].
   const Codelet& add = **GetReduceCodelet(ReduceOp::kAdd, kF32, false);

@@ -9,9 +9,10 @@
 namespace tileprof::engine::compiler {
 namespace {
 
-CompileResult MustCompile(std::string_view text) {
+CompileResult MustCompile(std::string_view text,
+                          std::optional<uint32_t> tiles_per_ipu = std::nullopt) {
   const hlo::Module module = hlo::testing::MustParse(std::string(text));
-  Expected<Target> target = Target::FromPreset("ipu2");
+  Expected<Target> target = Target::FromPreset("ipu2", 1, tiles_per_ipu);
   EXPECT_TRUE(target.has_value());
   Expected<CompileResult> result = CompileModule(module, *target, {});
   if (!result) {
@@ -106,6 +107,35 @@ ENTRY main {
   EXPECT_TRUE(Uses(result, "poplin::MatMulPartial<float,float>"));
   EXPECT_TRUE(Uses(result, "poplin::ConvPartialnx1<float,float"));  // strided conv, no patches
   EXPECT_TRUE(Uses(result, "popops::Reduce<popops::ReduceAdd,float,float,true"));  // init 1
+}
+
+TEST(LoweringTest, ReductionsOfInnermostDimensionsReadTheirInputInPlace) {
+  // On 4 tiles a vertex per output stops at 256 outputs. `rows` (320
+  // outputs, innermost dimension reduced) and the inner part of `mixed`
+  // (the dimension-2 reduction before the dimension-0 one) are
+  // ContinuousReduce vertices reading their runs in place; nothing is
+  // rearranged into partial-major order.
+  const CompileResult result = MustCompile(R"(
+HloModule inner
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[32,20,8] parameter(0)
+  z = f32[] constant(0)
+  one = f32[] constant(1)
+  rows = f32[32,10] reduce(x, one), dimensions={2}, to_apply=add
+  mixed = f32[20] reduce(x, z), dimensions={0,2}, to_apply=add
+  ROOT t = (f32[32,20], f32[20]) tuple(rows, mixed)
+}
+)", 4);
+  ExpectExecutable(result);
+  EXPECT_TRUE(Uses(result, "popops::ContinuousReduce<popops::ReduceAdd,float,float,true>"));
+  EXPECT_TRUE(Uses(result, "popops::ContinuousReduce<popops::ReduceAdd,float,float,false>"));
+  EXPECT_TRUE(Uses(result, "popops::Reduce<popops::ReduceAdd,float,float,false,0>"));
+  EXPECT_FALSE(Uses(result, "tileprof::Rearrange"));
 }
 
 TEST(LoweringTest, UnsupportedOpsStayOpaque) {
