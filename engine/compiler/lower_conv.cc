@@ -3,8 +3,8 @@
 // operand is rearranged: each vertex gets a run of the output (in its
 // layout) and the boxes of input and kernel elements the run reads (halo
 // rows, the window, its channel slice), widened to whole inner dimensions
-// when that adds at most 1/kWidenFraction (CutBox: one region per plane
-// rather than one per row). Shapes XLA would reject are errors
+// when that adds at most 1/kWidenFraction or costs less than the regions it
+// saves (CutBox: one region per plane rather than one per row). Shapes XLA would reject are errors
 // naming the instruction; what the codelet cannot take (more than 3 spatial
 // dimensions, 2^31 elements, sums of no products) is left opaque.
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/dot_plan.h"
+#include "engine/compiler/memory_model.h"
 #include "engine/compiler/types.h"
 #include "engine/hlo/attributes.h"
 
@@ -64,9 +65,14 @@ struct Box {
 // where the whole plane is one. The vertex reads the few extra elements
 // and ignores them (it addresses the box through its strides and start),
 // as an exchange of one contiguous block is what Poplar would do too. A
-// dimension is widened when at most 1/kWidenFraction of it is added and every
-// dimension inside it is already whole.
+// dimension is widened, every dimension inside it being already whole, when
+// at most 1/kWidenFraction of it is added, or when the bytes added cost less
+// than the regions saved: a region sent and received costs exchange code at
+// both ends (memory::kExchangeCodePerRegion each), so the 6 of 7 columns a
+// padded 3x3 window reads of a 7x7 plane are widened (4 B more per row
+// saves a row's 16 B).
 constexpr uint64_t kWidenFraction = 8;
+constexpr uint64_t kRegionCostBytes = 2 * memory::kExchangeCodePerRegion;
 
 // The elements of the indexed tensor in `ranges` (inclusive, per logical
 // dimension; `which` gives each one's dimension of the tensor), widened as
@@ -78,13 +84,22 @@ Expected<Box> CutBox(const TensorIndex& index, std::span<const int64_t> which,
   std::vector<size_t> by_dim(which.size());
   std::iota(by_dim.begin(), by_dim.end(), size_t{0});
   std::sort(by_dim.begin(), by_dim.end(), [&](size_t a, size_t b) { return which[a] < which[b]; });
+  uint64_t inner_bytes = SizeOf(tensor.element_type());  // of one index of the dimension
   for (size_t k = by_dim.size(); k-- > 0;) {
     auto& [lo, hi] = ranges[by_dim[k]];
     const uint64_t extent = tensor.shape()[static_cast<size_t>(which[by_dim[k]])];
-    if (lo == 0 && hi + 1 == extent) continue;
-    if ((extent - (hi + 1 - lo)) * kWidenFraction > extent) break;
-    lo = 0;
-    hi = extent - 1;
+    const uint64_t size = hi + 1 - lo;
+    if (size != extent) {
+      // Whole, this dimension joins the rows of the next outer one into one
+      // region: `rows` of them become 1 for (extent - size) more per row.
+      const uint64_t rows = k == 0 ? 1 : ranges[by_dim[k - 1]].second + 1 - ranges[by_dim[k - 1]].first;
+      const bool small = (extent - size) * kWidenFraction <= extent;
+      const bool pays = (extent - size) * inner_bytes * rows <= (rows - 1) * kRegionCostBytes;
+      if (!small && !pays) break;
+      lo = 0;
+      hi = extent - 1;
+    }
+    inner_bytes *= extent;
   }
   std::vector<uint64_t> lo(tensor.shape().size(), 0);
   std::vector<uint64_t> size = tensor.shape();

@@ -138,6 +138,36 @@ ENTRY main {
   EXPECT_FALSE(Uses(result, "tileprof::Rearrange"));
 }
 
+TEST(LoweringTest, ConvolutionBoxesWidenWhenRegionsCostMoreThanTheBytesAdded) {
+  // A depthwise weight gradient (as in mobilenet_v2): each output position
+  // reads 6 of the 7 columns and 6 of the 7 rows of each padded 7x7 plane.
+  // The 6 rows of 6 would be 6 regions a plane; reading whole rows (4 B
+  // more each) saves 16 B of exchange code per row, so every region of an
+  // input field is whole rows: at least 7 elements, 6 x 7 per plane.
+  const CompileResult result = MustCompile(R"(
+HloModule depthwise_grad
+ENTRY main {
+  x = f32[8,16,7,7] parameter(0)
+  dy = f32[8,16,7,7] parameter(1)
+  ROOT dw = f32[3,3,1,16] convolution(x, dy), window={size=7x7 pad=1_1x1_1}, dim_labels=fb01_io01->01bf, batch_group_count=16
+}
+)");
+  ExpectExecutable(result);
+  uint64_t fields = 0;
+  for (size_t v = 0; v < result.graph->num_vertices(); ++v) {
+    const VertexInfo& vertex = result.graph->vertex(static_cast<VertexId>(v));
+    if (!vertex.codelet->name().starts_with("poplin::ConvPartialnx1")) continue;
+    const std::optional<Tensor>& in = vertex.fields[*vertex.codelet->FindField("in")];
+    ASSERT_TRUE(in.has_value());
+    ++fields;
+    for (const TensorRegion& region : in->regions()) {
+      EXPECT_EQ(region.size() % 7, 0u) << region.begin << ".." << region.end;
+      EXPECT_GE(region.size(), 6u * 7);
+    }
+  }
+  EXPECT_GT(fields, 0u);
+}
+
 TEST(LoweringTest, UnsupportedOpsStayOpaque) {
   const CompileResult result = MustCompile(R"(
 HloModule opaque
