@@ -339,11 +339,12 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in_box.field.Flatten()));
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["weights"], w_box.field.Flatten()));
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
+    std::array<uint32_t, static_cast<size_t>(ConvParam::kCount)> values{};
     for (size_t i = 0; i < p.size(); ++i) {
       if (p[i] > UINT32_MAX) return MakeError("conv parameter {}={} does not fit 32 bits", param_names[i], p[i]);
-      TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex[param_names[i]], static_cast<uint32_t>(p[i])));
+      values[i] = static_cast<uint32_t>(p[i]);
     }
-    return {};
+    return graph.SetInitialValues(vertex, values);
   };
   TILEPROF_RETURN_IF_ERROR(EmitUnits(lowering, instruction, result, units, slots, p_k, program, emit));
   return Value::Array(result);

@@ -185,30 +185,31 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], std::move(in)));
     if (padding != nullptr) TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["padding"], *padding));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+    // The codelet's parameters in order (engine/codelets/indexed.h): first,
+    // outSize<d>, then src, mul, src2, mul2, add, div, extent, boxLo, boxSize
+    // of each source dimension.
+    std::vector<uint32_t> values;
+    values.reserve(1 + out_dims.size() + 9 * map.size());
     TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, U32(first, "first element"));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
+    values.push_back(first32);
     for (size_t d = 0; d < out_dims.size(); ++d) {
       TILEPROF_ASSIGN_OR_RETURN(uint32_t v, U32(out_dims[d], "dimension"));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("outSize{}", d)], v));
+      values.push_back(v);
     }
     for (size_t j = 0; j < map.size(); ++j) {
       const SourceDim& m = map[j];
       TILEPROF_ASSIGN_OR_RETURN(uint32_t extent, U32(source.shape()[j], "dimension"));
-      const uint32_t values[] = {m.src,
-                                 static_cast<uint32_t>(static_cast<int32_t>(m.mul)),
-                                 m.src2,
-                                 static_cast<uint32_t>(static_cast<int32_t>(m.mul2)),
-                                 static_cast<uint32_t>(static_cast<int32_t>(m.add)),
-                                 static_cast<uint32_t>(m.div),
-                                 extent,
-                                 static_cast<uint32_t>(lo[j]),
-                                 static_cast<uint32_t>(size[j])};
-      const char* names[] = {"src", "mul", "src2", "mul2", "add", "div", "extent", "boxLo", "boxSize"};
-      for (size_t k = 0; k < std::size(values); ++k) {
-        TILEPROF_RETURN_IF_ERROR(
-            graph_.SetInitialValue(vertex[fmt::format("{}{}", names[k], j)], values[k]));
-      }
+      values.insert(values.end(), {m.src,
+                                   static_cast<uint32_t>(static_cast<int32_t>(m.mul)),
+                                   m.src2,
+                                   static_cast<uint32_t>(static_cast<int32_t>(m.mul2)),
+                                   static_cast<uint32_t>(static_cast<int32_t>(m.add)),
+                                   static_cast<uint32_t>(m.div),
+                                   extent,
+                                   static_cast<uint32_t>(lo[j]),
+                                   static_cast<uint32_t>(size[j])});
     }
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, values));
   }
   return out;
 }

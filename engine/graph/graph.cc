@@ -163,7 +163,14 @@ Expected<VertexRef> Graph::AddVertex(ComputeSetId compute_set, const Codelet& co
   VertexInfo info;
   info.codelet = &codelet;
   info.compute_set = compute_set;
-  info.debug_name = std::string(debug_name);
+  if (!debug_name.empty()) {
+    // Consecutive vertices mostly come from one op: check the last name first.
+    if (vertices_.empty() || vertices_.back().debug_name != debug_name) {
+      info.debug_name = *debug_names_.emplace(debug_name).first;
+    } else {
+      info.debug_name = vertices_.back().debug_name;
+    }
+  }
   info.fields.resize(codelet.fields().size());
   info.params.resize(codelet.params().size());
   const auto id = static_cast<VertexId>(vertices_.size());
@@ -238,6 +245,19 @@ Status Graph::SetInitialValue(const FieldRef& ref, uint32_t value) {
                                                           : "");
   }
   vertex.params[*index] = value;
+  return {};
+}
+
+Status Graph::SetInitialValues(VertexRef ref, std::span<const uint32_t> values) {
+  if (ref.id >= vertices_.size()) {
+    return MakeError("set initial values: no vertex {} (graph has {})", ref.id, vertices_.size());
+  }
+  VertexInfo& vertex = vertices_[ref.id];
+  if (values.size() != vertex.params.size()) {
+    return MakeError("{}: {} initial values for {} parameters", DescribeVertex(ref.id),
+                     values.size(), vertex.params.size());
+  }
+  std::copy(values.begin(), values.end(), vertex.params.begin());
   return {};
 }
 

@@ -21,12 +21,14 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/expected.h"
@@ -77,7 +79,9 @@ struct ComputeSetInfo {
 struct VertexInfo {
   const Codelet* codelet = nullptr;
   ComputeSetId compute_set = 0;
-  std::string debug_name;
+  // Held by the graph once per distinct name: the vertices of one op share
+  // it (a compile makes millions of vertices from thousands of names).
+  std::string_view debug_name;
   std::optional<uint32_t> tile;
   std::vector<std::optional<Tensor>> fields;   // by codelet field index
   std::vector<std::optional<uint32_t>> params; // by codelet parameter index
@@ -142,6 +146,11 @@ struct TileUsage {
 class Graph {
  public:
   explicit Graph(Target target);
+  // Vertices view names the graph holds; a copy would view the original's.
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  Graph(Graph&&) = default;
+  Graph& operator=(Graph&&) = default;
 
   const Target& target() const { return target_; }
 
@@ -183,6 +192,10 @@ class Graph {
   Status Connect(const FieldRef& field, Tensor tensor);
   // Sets a codelet parameter (Poplar's setInitialValue).
   Status SetInitialValue(const FieldRef& param, uint32_t value);
+  // Sets every parameter, in the codelet's order (its params()): what the
+  // compiler does for vertices with dozens of them, without a lookup by
+  // name each. Error unless there is one value per parameter.
+  Status SetInitialValues(VertexRef vertex, std::span<const uint32_t> values);
   Status SetTileMapping(VertexRef vertex, uint32_t tile);
   // Overrides the codelet's cycle estimate for this vertex (Poplar's
   // setPerfEstimate; units as Codelet::EstimateCycles).
@@ -253,7 +266,12 @@ class Graph {
   std::vector<VariableInfo> variables_;
   std::vector<TileMap> tile_maps_;  // by variable
   std::vector<ComputeSetInfo> compute_sets_;
-  std::vector<VertexInfo> vertices_;
+  // A deque: a compile appends millions of vertices, and a vector's
+  // doubling would move them all and touch twice the memory.
+  std::deque<VertexInfo> vertices_;
+  // The vertices' debug names (node-based: the views stay valid on insert
+  // and on a move of the graph).
+  std::unordered_set<std::string> debug_names_;
   std::vector<StreamInfo> streams_;
   std::unordered_map<std::string, std::shared_ptr<const Codelet>> custom_codelets_;
 };

@@ -237,7 +237,8 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
 
   for (VertexId vertex_id : info.vertices) {
     const VertexInfo& vertex = graph_.vertex(vertex_id);
-    const std::string who = vertex.debug_name.empty() ? graph_.DescribeVertex(vertex_id) : vertex.debug_name;
+    const std::string who =
+        vertex.debug_name.empty() ? graph_.DescribeVertex(vertex_id) : std::string(vertex.debug_name);
     if (!vertex.codelet->executable()) {
       std::string reason = fmt::format("{} has no compute function in the simulator", vertex.codelet->name());
       if (refused_.insert(who + "\n" + reason).second) plans_.refusals.push_back({who, std::move(reason)});

@@ -162,6 +162,35 @@ TEST(Graph, ParametersAndFieldsAreDistinct) {
   EXPECT_EQ(g.vertex(mm.id).params[0], 3u);
 }
 
+TEST(Graph, SetInitialValuesTakesEveryParameterInOrder) {
+  Graph g(SmallTarget());
+  ComputeSetId cs = g.AddComputeSet("cs");
+  VertexRef mm = Ok(g.AddVertex(cs, MatMulPartialCodeletName(kF32, kF32), "dot"));
+  const uint32_t values[] = {4, 5, 6};  // m, k, n
+  Ok(g.SetInitialValues(mm, values));
+  const VertexInfo& vertex = g.vertex(mm.id);
+  EXPECT_EQ(vertex.params[*vertex.codelet->FindParam("m")], 4u);
+  EXPECT_EQ(vertex.params[*vertex.codelet->FindParam("k")], 5u);
+  EXPECT_EQ(vertex.params[*vertex.codelet->FindParam("n")], 6u);
+  EXPECT_THAT(Message(g.SetInitialValues(mm, std::span(values).first(2))),
+              HasSubstr("2 initial values for 3 parameters"));
+  EXPECT_THAT(Message(g.SetInitialValues(VertexRef{7}, values)), HasSubstr("no vertex 7"));
+}
+
+TEST(Graph, VerticesOfOneNameShareItAndKeepItAfterAMove) {
+  Graph g(SmallTarget());
+  ComputeSetId cs = g.AddComputeSet("cs");
+  const std::string name = "a-name-longer-than-a-short-string";
+  VertexRef a = Ok(g.AddVertex(cs, MatMulPartialCodeletName(kF32, kF32), name));
+  VertexRef b = Ok(g.AddVertex(cs, MatMulPartialCodeletName(kF32, kF32), "other"));
+  VertexRef c = Ok(g.AddVertex(cs, MatMulPartialCodeletName(kF32, kF32), name));
+  EXPECT_EQ(g.vertex(a.id).debug_name.data(), g.vertex(c.id).debug_name.data());
+  Graph moved = std::move(g);
+  EXPECT_EQ(moved.vertex(a.id).debug_name, name);
+  EXPECT_EQ(moved.vertex(b.id).debug_name, "other");
+  EXPECT_EQ(moved.vertex(c.id).debug_name, name);
+}
+
 TEST(Graph, AddVertexErrors) {
   Graph g(SmallTarget());
   ComputeSetId cs = g.AddComputeSet("cs");
