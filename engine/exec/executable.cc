@@ -97,10 +97,12 @@ class Reader {
     pos_ += size;
     return bytes;
   }
-  std::string Str(std::string_view field) {
+  std::string Str(std::string_view field) { return std::string(StrView(field)); }
+  // The string in place: valid while the payload is.
+  std::string_view StrView(std::string_view field) {
     uint64_t size = Var(field);
     auto bytes = Bytes(size, field);
-    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
   }
   uint64_t Fixed64(std::string_view field) {
     auto bytes = Bytes(8, field);
@@ -249,6 +251,7 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
     graph.AddComputeSet(r.Str("compute set name"));
   }
   const uint64_t num_vertices = r.Count("vertex count", 4);
+  std::vector<uint32_t> params;
   for (uint64_t id = 0; r.ok() && id < num_vertices; ++id) {
     const Codelet* codelet = codelets.empty() ? nullptr : codelets[r.Below(codelets.size(), "vertex codelet")];
     if (codelet == nullptr) {
@@ -256,7 +259,7 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
       break;
     }
     const uint32_t compute_set = r.U32Var("vertex compute set");
-    std::string debug_name = r.Str("vertex name");
+    const std::string_view debug_name = r.StrView("vertex name");
     const uint64_t tile = r.Below(uint64_t{1} << 32, "vertex tile");
     if (!r.ok()) break;
     auto vertex = graph.AddVertex(compute_set, *codelet, debug_name);
@@ -272,11 +275,27 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
       Tensor tensor = r.TensorValue("field tensor");
       if (r.ok()) status = graph.Connect((*vertex)[field.name], std::move(tensor));
     }
+    // Parameters in codelet order; a compiled graph sets all of them, so
+    // they are set at once, and only a partial set goes name by name.
+    params.clear();
+    bool all_set = true;
     for (const std::string& param : codelet->params()) {
       if (!status || !r.ok()) break;
-      if (r.U8("parameter set") == 0) continue;
+      if (r.U8("parameter set") == 0) {
+        all_set = false;
+        continue;
+      }
       const uint32_t value = r.U32Var("parameter value");
-      if (r.ok()) status = graph.SetInitialValue((*vertex)[param], value);
+      if (!r.ok()) break;
+      if (all_set) params.push_back(value);
+      else status = graph.SetInitialValue((*vertex)[param], value);
+    }
+    if (status && r.ok() && all_set) status = graph.SetInitialValues(*vertex, params);
+    else if (status && r.ok()) {
+      // The leading parameters were gathered before the first unset one.
+      for (size_t i = 0; status && i < params.size(); ++i) {
+        status = graph.SetInitialValue((*vertex)[codelet->params()[i]], params[i]);
+      }
     }
     if (status && r.U8("perf estimate set") != 0) {
       const uint64_t cycles = r.Var("perf estimate");

@@ -18,6 +18,7 @@
 
 #include "common/file.h"
 #include "common/hash.h"
+#include "engine/codelets/codelets.h"
 #include "engine/hlo/parser.h"
 #include "reports/text_writer.h"
 
@@ -129,6 +130,30 @@ TEST(Executable, WindowRngAndExpressionCodeletsLoadAsCompiled) {
     EXPECT_EQ(report::WriteTextReport(loaded->result.report, nullptr, {}), original->text_report);
     EXPECT_TRUE(SerializeExecutable(loaded->info, loaded->result) == bytes);
   }
+}
+
+// A compiled graph sets every parameter (read back all at once); a graph
+// built by hand may leave some unset, and those stay unset on load.
+TEST(Executable, PartlySetParametersLoadAsSaved) {
+  auto original = CompileFile(std::string(TILEPROF_SHARED_DIR) +
+                              "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt");
+  ASSERT_TRUE(original) << original.error().message();
+  Graph& graph = *original->result.graph;
+  const ComputeSetId cs = graph.AddComputeSet("by hand");
+  const std::string codelet = MatMulPartialCodeletName(ElementType::kF32, ElementType::kF32);
+  VertexRef k_only = *graph.AddVertex(cs, codelet, "k only");
+  ASSERT_TRUE(graph.SetInitialValue(k_only["k"], 7));
+  VertexRef m_and_n = *graph.AddVertex(cs, codelet, "m and n");
+  ASSERT_TRUE(graph.SetInitialValue(m_and_n["m"], 3));
+  ASSERT_TRUE(graph.SetInitialValue(m_and_n["n"], 5));
+  const std::string bytes = SerializeExecutable(InfoFor(original->name), original->result);
+  auto loaded = DeserializeExecutable(Bytes(bytes), "test.poplar_exec");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  const Graph& back = *loaded->result.graph;
+  using P = std::vector<std::optional<uint32_t>>;  // m, k, n
+  EXPECT_EQ(back.vertex(k_only.id).params, (P{std::nullopt, 7u, std::nullopt}));
+  EXPECT_EQ(back.vertex(m_and_n.id).params, (P{3u, std::nullopt, 5u}));
+  EXPECT_EQ(back.vertex(m_and_n.id).debug_name, "m and n");
 }
 
 TEST(Executable, InfoListsTheStreams) {
