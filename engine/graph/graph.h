@@ -21,7 +21,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -266,9 +265,7 @@ class Graph {
   std::vector<VariableInfo> variables_;
   std::vector<TileMap> tile_maps_;  // by variable
   std::vector<ComputeSetInfo> compute_sets_;
-  // A deque: a compile appends millions of vertices, and a vector's
-  // doubling would move them all and touch twice the memory.
-  std::deque<VertexInfo> vertices_;
+  std::vector<VertexInfo> vertices_;
   // The vertices' debug names (node-based: the views stay valid on insert
   // and on a move of the graph).
   std::unordered_set<std::string> debug_names_;
