@@ -251,6 +251,10 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
     graph.AddComputeSet(r.Str("compute set name"));
   }
   const uint64_t num_vertices = r.Count("vertex count", 4);
+  // Reserved up to 4 Mi (about 0.5 GB): a count the payload could hold but
+  // does not (a crafted file behind a valid checksum) then costs no more
+  // than the vertices it does hold.
+  if (r.ok()) graph.ReserveVertices(std::min<uint64_t>(num_vertices, uint64_t{1} << 22));
   std::vector<uint32_t> params;
   for (uint64_t id = 0; r.ok() && id < num_vertices; ++id) {
     const Codelet* codelet = codelets.empty() ? nullptr : codelets[r.Below(codelets.size(), "vertex codelet")];

@@ -178,6 +178,9 @@ class Graph {
   // built-in catalogue). Error: unknown compute set or codelet.
   Expected<VertexRef> AddVertex(ComputeSetId compute_set, std::string_view codelet,
                                 std::string_view debug_name = {});
+  // Room for `count` vertices in all, when the number is known (a graph
+  // being loaded): no reallocation as they are added.
+  void ReserveVertices(size_t count) { vertices_.reserve(count); }
   // Same with a codelet object, which must outlive the graph (catalogue
   // codelets live for the whole program).
   Expected<VertexRef> AddVertex(ComputeSetId compute_set, const Codelet& codelet,
