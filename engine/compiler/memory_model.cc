@@ -106,7 +106,9 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
 
   // ---- Vertices: state, types, code, instrumentation -----------------------
   std::unordered_map<const Codelet*, uint32_t> type_index;
-  std::vector<std::set<const Codelet*>> codelets_on_tile(num_tiles);
+  // Per tile, whether each vertex type (by type_index) has its code there
+  // yet: a set per tile cost a tree insertion per vertex.
+  std::vector<std::vector<bool>> code_on_tile(num_tiles);
   for (VertexId id = 0; id < graph.num_vertices(); ++id) {
     const VertexInfo& vertex = graph.vertex(id);
     if (!vertex.tile) return MakeError("{} is not mapped to a tile", graph.DescribeVertex(id));
@@ -118,7 +120,12 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     tile.internal_state += codelet->internal_state_bytes();
     tile.edge_pointers += codelet->edge_pointer_bytes();
     tile.type_bytes[it->second] += codelet->state_bytes();
-    if (codelets_on_tile[*vertex.tile].insert(codelet).second) tile.vertex_code += codelet->code_bytes();
+    std::vector<bool>& has_code = code_on_tile[*vertex.tile];
+    if (has_code.size() <= it->second) has_code.resize(it->second + 1);
+    if (!has_code[it->second]) {
+      has_code[it->second] = true;
+      tile.vertex_code += codelet->code_bytes();
+    }
   }
 
   // ---- The schedule: accesses, exchanges, participation --------------------
