@@ -4,9 +4,10 @@
 // layout) and the boxes of input and kernel elements the run reads (halo
 // rows, the window, its channel slice), widened to whole inner dimensions
 // when that adds at most 1/kWidenFraction or costs less than the regions it
-// saves (CutBox: one region per plane rather than one per row). Shapes XLA would reject are errors
-// naming the instruction; what the codelet cannot take (more than 3 spatial
-// dimensions, 2^31 elements, sums of no products) is left opaque.
+// saves (CutBox: one region per plane rather than one per row). Shapes XLA
+// would reject are errors naming the instruction; what the codelet cannot
+// take (more than 3 spatial dimensions, 2^31 elements, sums of no products)
+// is left opaque.
 #include <algorithm>
 #include <array>
 #include <numeric>

@@ -182,7 +182,8 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     TILEPROF_RETURN_IF_ERROR(EmitContinuousReduce(in, out, *continuous, instruction.name(), program));
     return Value::Array(out);
   }
-  // The [F, outputs] view of the input.
+  // Otherwise the input is viewed as [F, outputs], rearranged first when
+  // that view would be too fragmented.
   const bool fragmented = EstimatedRuns(in.shape(), order) *
                               std::max<size_t>(in.regions().size(), 1) > kMaxReduceViewRegions;
   if (fragmented && suffix > 0) {
