@@ -6,9 +6,10 @@
 // k = 0 .. P-1, in that order. ContinuousReduce takes them output-major, each
 // output's P partials one contiguous run: out[j] = op over k of
 // partials[j * P + k], which is a reduction over the innermost dimensions
-// read in place (no rearrangement into partial-major order first). With isUpdate the old value of out is combined first, which is how
-// an HLO reduce with a non-identity init value lowers: fill out with init,
-// then reduce with update. Reducing a whole region to one value is M = 1.
+// read in place (no rearrangement into partial-major order first). With
+// isUpdate the old value of out is combined first, which is how an HLO
+// reduce with a non-identity init value lowers: fill out with init, then
+// reduce with update. Reducing a whole region to one value is M = 1.
 // f16 and bf16 accumulate in f32 and round once; integers wrap; max and min
 // propagate NaN (XLA's maximum/minimum).
 #include <limits>

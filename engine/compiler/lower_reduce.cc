@@ -151,9 +151,9 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
   const size_t rank = in.Rank();
   size_t suffix = 0;
   while (suffix < rank && is_reduced[rank - 1 - suffix]) ++suffix;
-  const bool trailing = suffix == reduced.size();
-  if (trailing && reduced.size() < rank && out_n > 1 &&
-      out_n <= kMaxVerticesPerTile * graph_.target().NumTiles()) {
+  // Runs of the input, each reduced to one output.
+  const bool row_reduction = suffix == reduced.size() && reduced.size() < rank && out_n > 1;
+  if (row_reduction && out_n <= kMaxVerticesPerTile * graph_.target().NumTiles()) {
     TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
     TILEPROF_ASSIGN_OR_RETURN(const Tensor rows, in.Reshape({out_n, in_n / out_n}));
     TILEPROF_RETURN_IF_ERROR(fill_init(out));
@@ -174,7 +174,7 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     }
     return Value::Array(out);
   }
-  if (trailing && reduced.size() < rank && out_n > 1) {
+  if (row_reduction) {
     TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
     TILEPROF_RETURN_IF_ERROR(fill_init(out));
     TILEPROF_ASSIGN_OR_RETURN(const Codelet* continuous,

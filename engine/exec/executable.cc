@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <future>
 
 #include "engine/codelets/codelets.h"
@@ -255,7 +256,8 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
   // does not (a crafted file behind a valid checksum) then costs no more
   // than the vertices it does hold.
   if (r.ok()) graph.ReserveVertices(std::min<uint64_t>(num_vertices, uint64_t{1} << 22));
-  std::vector<uint32_t> params;
+  std::vector<std::optional<uint32_t>> params;  // reused: one vertex at a time
+  std::vector<uint32_t> values;
   for (uint64_t id = 0; r.ok() && id < num_vertices; ++id) {
     const Codelet* codelet = codelets.empty() ? nullptr : codelets[r.Below(codelets.size(), "vertex codelet")];
     if (codelet == nullptr) {
@@ -279,26 +281,22 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
       Tensor tensor = r.TensorValue("field tensor");
       if (r.ok()) status = graph.Connect((*vertex)[field.name], std::move(tensor));
     }
-    // Parameters in codelet order; a compiled graph sets all of them, so
-    // they are set at once, and only a partial set goes name by name.
+    // Parameters in codelet order. A compiled graph sets all of them, and
+    // they are set at once; only a partial set goes name by name.
     params.clear();
-    bool all_set = true;
-    for (const std::string& param : codelet->params()) {
-      if (!status || !r.ok()) break;
-      if (r.U8("parameter set") == 0) {
-        all_set = false;
-        continue;
-      }
-      const uint32_t value = r.U32Var("parameter value");
-      if (!r.ok()) break;
-      if (all_set) params.push_back(value);
-      else status = graph.SetInitialValue((*vertex)[param], value);
+    for (size_t i = 0; status && r.ok() && i < codelet->params().size(); ++i) {
+      params.push_back(r.U8("parameter set") == 0 ? std::nullopt
+                                                  : std::optional(r.U32Var("parameter value")));
     }
-    if (status && r.ok() && all_set) status = graph.SetInitialValues(*vertex, params);
-    else if (status && r.ok()) {
-      // The leading parameters were gathered before the first unset one.
-      for (size_t i = 0; status && i < params.size(); ++i) {
-        status = graph.SetInitialValue((*vertex)[codelet->params()[i]], params[i]);
+    if (status && r.ok()) {
+      if (std::all_of(params.begin(), params.end(), [](const auto& p) { return p.has_value(); })) {
+        values.resize(params.size());
+        std::transform(params.begin(), params.end(), values.begin(), [](const auto& p) { return *p; });
+        status = graph.SetInitialValues(*vertex, values);
+      } else {
+        for (size_t i = 0; status && i < params.size(); ++i) {
+          if (params[i]) status = graph.SetInitialValue((*vertex)[codelet->params()[i]], *params[i]);
+        }
       }
     }
     if (status && r.U8("perf estimate set") != 0) {
