@@ -1,9 +1,14 @@
 # Helpers that keep every layer's CMakeLists.txt to a few lines.
 
-# tileprof_library(NAME SOURCES... DEPS...): one static library per layer.
+# tileprof_library(NAME SOURCES... DEPS...): one library per layer, static
+# unless TILEPROF_SHARED_LIBS (see the top-level CMakeLists).
 function(tileprof_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
-  add_library(${name} STATIC ${ARG_SOURCES})
+  if(TILEPROF_SHARED_LIBS)
+    add_library(${name} SHARED ${ARG_SOURCES})
+  else()
+    add_library(${name} STATIC ${ARG_SOURCES})
+  endif()
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
 endfunction()
 
