@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
@@ -126,15 +127,29 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
     position += piece.region.size();
   }
   const Tensor flat_out = out.Flatten();
+  // A tile holding several ranges (a blocked transpose's result) cuts them
+  // from an index of the flat tensor, built once: a Slice per range costs
+  // O(regions) each.
+  const bool scattered = std::any_of(by_tile.begin(), by_tile.end(),
+                                     [](const auto& entry) { return entry.second.size() > 1; });
+  auto make_index = [&](const Tensor& flat) {
+    return scattered ? std::make_unique<TensorIndex>(flat) : nullptr;
+  };
+  const std::unique_ptr<TensorIndex> out_index = make_index(flat_out);
+  std::vector<std::unique_ptr<TensorIndex>> input_index(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].access == Access::kSame) input_index[i] = make_index(inputs[i].tensor.Flatten());
+  }
   for (const auto& [tile, ranges] : by_tile) {
     uint64_t count = 0;
     for (const auto& [b, e] : ranges) count += e - b;
-    auto gather = [&](const Tensor& flat) -> Expected<Tensor> {
+    auto gather = [&](const Tensor& flat, const TensorIndex* index) -> Expected<Tensor> {
       if (ranges.size() == 1) return flat.Slice(ranges[0].first, ranges[0].second);
       std::vector<Tensor> parts;
       parts.reserve(ranges.size());
       for (const auto& [b, e] : ranges) {
-        TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat.Slice(b, e));
+        const uint64_t lo = b, size = e - b;
+        TILEPROF_ASSIGN_OR_RETURN(Tensor part, index->Box({&lo, 1}, {&size, 1}));
         parts.push_back(std::move(part));
       }
       return Tensor::Concat(parts);
@@ -142,13 +157,14 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
                               graph_.AddVertex(compute_set, codelet, debug_name));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, gather(flat_out));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, gather(flat_out, out_index.get()));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[out_field], out_part));
-    for (const FieldInput& input : inputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const FieldInput& input = inputs[i];
       Tensor part;
       switch (input.access) {
         case Access::kSame: {
-          TILEPROF_ASSIGN_OR_RETURN(part, gather(input.tensor.Flatten()));
+          TILEPROF_ASSIGN_OR_RETURN(part, gather(input.tensor.Flatten(), input_index[i].get()));
           break;
         }
         case Access::kWhole: part = input.tensor.Flatten(); break;

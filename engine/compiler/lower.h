@@ -119,6 +119,14 @@ class Lowering {
                                           const Value& operand,
                                           std::span<const size_t> permutation,
                                           program::Sequence& program);
+  // lower_transpose.cc: `source` transposed by `permutation` as blocks of
+  // the two dimensions that swap, the result mapped block by block; a view
+  // when only size-1 dimensions move; nullopt when the transpose keeps rows
+  // (EmitRearrange's runs are then cheap) or has more slabs than tiles.
+  Expected<std::optional<Tensor>> EmitBlockedTranspose(const Tensor& source,
+                                                       std::span<const size_t> permutation,
+                                                       std::string_view name,
+                                                       program::Sequence& program);
   Expected<Value> LowerBroadcastRearrange(const hlo::Instruction& instruction,
                                           const Value& operand, program::Sequence& program);
   Expected<Value> LowerSliceRearrange(const hlo::Instruction& instruction, const Value& operand,

@@ -280,6 +280,22 @@ Expected<Value> Lowering::LowerTransposeRearrange(const hlo::Instruction& instru
                                                   const Value& operand,
                                                   std::span<const size_t> permutation,
                                                   program::Sequence& program) {
+  const std::optional<std::vector<uint64_t>> dims = PlainDims(instruction.shape());
+  if (dims && IsArrayValue(operand) && permutation.size() == operand.tensor.Rank() &&
+      dims->size() == permutation.size()) {
+    TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
+    bool same_dims = true;
+    for (size_t i = 0; i < permutation.size(); ++i) {
+      same_dims = same_dims && permutation[i] < permutation.size() &&
+                  (*dims)[i] == operand.tensor.shape()[permutation[i]];
+    }
+    if (storage.type == operand.tensor.element_type() && same_dims) {
+      TILEPROF_ASSIGN_OR_RETURN(std::optional<Tensor> blocked,
+                                EmitBlockedTranspose(operand.tensor, permutation,
+                                                     instruction.name(), program));
+      if (blocked) return Value::Array(std::move(*blocked));
+    }
+  }
   std::vector<SourceDim> map = IdentityMap(operand.tensor.Rank());
   for (size_t i = 0; i < permutation.size() && i < map.size(); ++i) {
     if (permutation[i] >= map.size()) return MakeError("bad permutation");

@@ -168,6 +168,58 @@ ENTRY main {
   EXPECT_GT(fields, 0u);
 }
 
+// A transpose that moves the innermost dimension is copied in blocks of
+// the two swapped dimensions: each vertex reads a few rows of the source, not
+// one region per element it writes (a run of the result would read a column).
+TEST(LoweringTest, TransposesCopyBlocksOfRows) {
+  const CompileResult result = MustCompile(R"(
+HloModule blocks
+ENTRY main {
+  x = f32[1,1,96,80] parameter(0)
+  t = f32[80,96,1,1] transpose(x), dimensions={3,2,0,1}
+  y = f32[80,96,1,1] parameter(1)
+  ROOT a = f32[80,96,1,1] add(t, y)
+}
+)");
+  ExpectExecutable(result);
+  size_t vertices = 0;
+  uint64_t written = 0, regions_total = 0;
+  for (size_t id = 0; id < result.graph->num_vertices(); ++id) {
+    const VertexInfo& vertex = result.graph->vertex(static_cast<VertexId>(id));
+    if (vertex.codelet->name() != "tileprof::Rearrange<float,2,2>") continue;
+    ++vertices;
+    const Tensor& in = *vertex.fields[0];
+    const Tensor& out = *vertex.fields.back();
+    EXPECT_EQ(in.NumElements(), out.NumElements());
+    EXPECT_LE(in.NumElements(), 36u);
+    // A block of r x c elements is r rows on one side and c on the other:
+    // regions at most about the square root of the elements, where a column
+    // of the source would be one region per element.
+    for (const Tensor* field : {&in, &out}) {
+      const uint64_t regions = field->regions().size();
+      EXPECT_LE(regions * regions, 4 * field->NumElements());
+      regions_total += regions;
+    }
+    written += out.NumElements();
+  }
+  EXPECT_GT(vertices, 100u);
+  EXPECT_EQ(written, 96u * 80);
+  EXPECT_LE(regions_total * 2, written);
+}
+
+// Moving only size-1 dimensions keeps the element order: a view, no copy.
+TEST(LoweringTest, TransposesThatMoveOnlySizeOneDimensionsAreViews) {
+  const CompileResult result = MustCompile(R"(
+HloModule views
+ENTRY main {
+  x = f32[3,3,1,960,1] parameter(0)
+  ROOT t = f32[3,3,960,1,1] transpose(x), dimensions={0,1,3,2,4}
+}
+)");
+  ExpectExecutable(result);
+  EXPECT_FALSE(Uses(result, "tileprof::Rearrange"));
+}
+
 TEST(LoweringTest, UnsupportedOpsStayOpaque) {
   const CompileResult result = MustCompile(R"(
 HloModule opaque
