@@ -99,10 +99,10 @@ int Run(const Options& options) {
     bool allowed = options.allow_out_of_memory || (from_options && *from_options);
     if (!allowed) {
       PrintDiagnostic("compile", engine::OutOfMemoryMessage(written->profile));
-      return kExitError;
+      return ExitWithoutTeardown(kExitError);
     }
   }
-  return kExitOk;
+  return ExitWithoutTeardown(kExitOk);
 }
 
 RunFn Setup(CLI::App& cmd) {

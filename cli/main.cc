@@ -2,6 +2,7 @@
 // of its own; every subcommand lives in its own file in cli/.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
@@ -18,6 +19,26 @@ std::vector<Command>& Registry() {
 CLI::App*& RootApp() {
   static CLI::App* root = nullptr;
   return root;
+}
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TILEPROF_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TILEPROF_ASAN 1
+#endif
+
+int ExitWithoutTeardown(int code) {
+#ifdef TILEPROF_ASAN
+  return code;
+#else
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+#endif
 }
 
 void PrintDiagnostic(std::string_view command, std::string_view message) {

@@ -214,7 +214,7 @@ int Run(const Options& options) {
   for (const std::string& file : compile_written->files) std::cout << fmt::format("  Wrote:    {}\n", file);
   for (const std::string& file : run_written->files) std::cout << fmt::format("  Wrote:    {}\n", file);
   for (const std::string& note : compile_written->notes) std::cout << "  Note:     " << note << '\n';
-  return kExitOk;
+  return ExitWithoutTeardown(kExitOk);
 }
 
 RunFn Setup(CLI::App& cmd) {
