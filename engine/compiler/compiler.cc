@@ -11,24 +11,46 @@
 namespace tileprof::engine::compiler {
 
 Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& target,
-                                      const CompileOptions& options) {
+                                      const CompileOptions& options, const CompileMonitor& monitor) {
+  CompileLog silent;
+  CompileLog& log = monitor.log != nullptr ? *monitor.log : silent;
+  auto progress = [&monitor](CompileStage stage) {
+    return [&monitor, stage](uint64_t done, uint64_t total) {
+      if (monitor.progress) monitor.progress(stage, done, total);
+    };
+  };
   CompileResult result;
   result.graph = std::make_unique<Graph>(target);
   Graph& graph = *result.graph;
   Lowering lowering(graph, options, result.lowering);
-  if (options.record_tensor_map) lowering.RecordTensorMapInto(&result.tensor_map);
-  if (auto status = lowering.LowerEntry(module, result.program); !status) {
-    return status.error().Within(fmt::format("module '{}'", module.name()));
+  {
+    PhaseScope phase(log, "graphConstruction");
+    log.Verbose("poplar_compiler.cc", "Begin Poplar graph construction.");
+    if (options.record_tensor_map) lowering.RecordTensorMapInto(&result.tensor_map);
+    if (monitor.progress) {
+      const uint64_t visits = InstructionVisits(module);
+      lowering.OnVisit([tick = progress(CompileStage::kGraphConstruction), visits, done = uint64_t{0}]() mutable {
+        tick(++done, visits);
+      });
+    }
+    if (auto status = lowering.LowerEntry(module, result.program); !status) {
+      return status.error().Within(fmt::format("module '{}'", module.name()));
+    }
+    lowering.FinishTensorMap();
+    log.Verbose("poplar_compiler.cc", "End Poplar graph construction.");
   }
-  lowering.FinishTensorMap();
+  PhaseScope phase(log, "compileGraph");
+  log.Verbose("poplar_compiler.cc", fmt::format("Begin compiling Poplar engine {}", module.name()));
   // The statistics walk every vertex once more; the graph is complete and
   // only read from here on, so they are gathered while the memory is laid out.
   std::future<GraphStats> stats = std::async(std::launch::async, [&graph] { return graph.Stats(); });
   Expected<MemoryLayout> laid_out =
       LayOutMemory(graph, result.program, lowering.valueless_constants(),
-                   MemoryOptions{.instrument_vertices = options.instrument_vertices});
+                   MemoryOptions{.instrument_vertices = options.instrument_vertices,
+                                 .progress = progress(CompileStage::kGraphCompilation)});
   result.graph_stats = stats.get();
   if (!laid_out) return laid_out.error();
+  log.Verbose("poplar_compiler.cc", "End compiling Poplar engine.");
   MemoryLayout layout = std::move(*laid_out);
   result.valueless_constants = lowering.valueless_constants();
   result.lowering.exchanges = layout.exchanges;

@@ -17,11 +17,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/expected.h"
+#include "engine/compiler/compile_log.h"
+#include "engine/compiler/progress_bar.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/program.h"
 #include "engine/hlo/module.h"
@@ -87,10 +90,24 @@ struct CompileResult {
   std::vector<VariableId> valueless_constants;
 };
 
+// What a compile shows while it runs (../shared/spec/executable-cache.md
+// section 8). Unset members show nothing.
+struct CompileMonitor {
+  // The phase lines of its two phases, graphConstruction (the lowering) and
+  // compileGraph (exchanges, liveness, memory layout), and at VLOG(1) the
+  // original's Begin/End lines around them.
+  CompileLog* log = nullptr;
+  // (stage, done, total): kGraphConstruction once per HLO instruction
+  // visited, then kGraphCompilation as Poplar's compileGraph callback does;
+  // done reaches total at the end of each. Called from the compiling
+  // threads, so it must be thread-safe.
+  std::function<void(CompileStage stage, uint64_t done, uint64_t total)> progress;
+};
+
 // Compiles the entry computation of `module` for `target`. Errors name the
 // HLO instruction ("add.3 (add): ..."); an out-of-memory graph is not an
 // error.
 Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& target,
-                                      const CompileOptions& options);
+                                      const CompileOptions& options, const CompileMonitor& monitor = {});
 
 }  // namespace tileprof::engine::compiler

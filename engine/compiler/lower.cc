@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -34,6 +35,35 @@ uint64_t EstimatedRuns(std::span<const uint64_t> shape, std::span<const size_t> 
   for (uint64_t d : shape) n *= d;
   for (size_t i = permutation.size(); i-- > 0 && permutation[i] == i;) run *= shape[i];
   return run == 0 ? 0 : n / run;
+}
+
+uint64_t InstructionVisits(const hlo::Module& module) {
+  constexpr uint64_t kUnknown = UINT64_MAX;
+  std::vector<uint64_t> visits(module.computations().size(), kUnknown);
+  // Saturating: computations called twice per level, many levels deep,
+  // would overflow; the bar only needs an upper bound then.
+  auto add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX - 1 : a + b; };
+  std::function<uint64_t(const hlo::Computation&)> count = [&](const hlo::Computation& computation) {
+    uint64_t& memo = visits[computation.index()];
+    if (memo != kUnknown) return memo;
+    memo = 0;  // a call cycle counts nothing more
+    uint64_t n = 0;
+    for (const hlo::Instruction* instruction : computation.instructions()) {
+      n = add(n, 1);
+      switch (instruction->opcode()) {
+        case Opcode::kCall:
+        case Opcode::kFusion:
+        case Opcode::kWhile:
+        case Opcode::kConditional:
+          for (const hlo::Computation* called : instruction->called_computations()) n = add(n, count(*called));
+          break;
+        default: break;
+      }
+    }
+    visits[computation.index()] = n;
+    return n;
+  };
+  return module.entry() == nullptr ? 0 : count(*module.entry());
 }
 
 Expected<std::optional<int64_t>> IntAttribute(const hlo::Instruction& instruction,
@@ -292,6 +322,7 @@ Status Lowering::LowerComputation(const hlo::Computation& computation,
   ++call_depth_;
   Scope scope;
   for (const hlo::Instruction* instruction : computation.instructions()) {
+    if (visited_) visited_();
     if (instruction->opcode() == Opcode::kParameter) {
       const int64_t number = instruction->parameter_number();
       if (number < 0 || static_cast<size_t>(number) >= args.size()) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -219,6 +220,10 @@ class Lowering {
   // Tensor map recording (tensor_map.cc): RecordOutputs is called for every
   // instruction once its value is complete; FinishTensorMap orders the map.
   void RecordTensorMapInto(report::TensorMap* map) { tensor_map_ = map; }
+  // Called once per HLO instruction visited (parameters included, a called
+  // computation once per call): the Graph Construction ticks of the
+  // progress bar. InstructionVisits(module) is how many there will be.
+  void OnVisit(std::function<void()> visited) { visited_ = std::move(visited); }
   void RecordOutputs(const hlo::Instruction& instruction, const Value& value);
   void FinishTensorMap();
 
@@ -234,6 +239,7 @@ class Lowering {
   LinearMapper mapper_;
   CompilerCodelets codelets_;
   uint32_t call_depth_ = 0;
+  std::function<void()> visited_;
   std::vector<VariableId> valueless_constants_;
   // Tensor map state (see RecordTensorMapInto).
   report::TensorMap* tensor_map_ = nullptr;
@@ -247,6 +253,12 @@ class Lowering {
   std::map<uint32_t, std::pair<std::string, std::vector<std::pair<uint32_t, report::MappedTensor>>>>
       recorded_tensors_;
 };
+
+// How many instructions lowering `module` visits: the entry's, and those of
+// every computation a call, fusion, while or conditional lowers in place,
+// once per call site. (A computation that calls itself, invalid HLO, counts
+// its own instructions once; the lowering then fails.)
+uint64_t InstructionVisits(const hlo::Module& module);
 
 // Whether a reduction computation is one binary op (add, multiply, maximum,
 // minimum, and, or) of its two parameters: what popops::Reduce runs.

@@ -16,6 +16,7 @@
 
 #include "common/expected.h"
 #include "engine/graph/graph.h"
+#include "engine/compiler/schedule_walk.h"
 #include "engine/graph/program.h"
 #include "reports/report.h"
 
@@ -93,6 +94,9 @@ struct MemoryOptions {
   // Threads walking the control program, each a consecutive range of steps;
   // 0: one per core, at most 4. The layout does not depend on it.
   uint32_t walkers = 0;
+  // Poplar's compileGraph progress callback: (done, total) as the layout
+  // goes, from the threads doing it.
+  ProgressCallback progress;
 };
 
 // Lays out every tile. `valueless_constants` are variables that stand for

@@ -85,6 +85,12 @@ void ProgressBar::SetStage(CompileStage stage, uint64_t total) {
   stage_ = stage;
 }
 
+void ProgressBar::Set(CompileStage stage, uint64_t done, uint64_t total) {
+  total_ = total;
+  done_ = done;
+  stage_ = stage;
+}
+
 void ProgressBar::Tick(uint64_t n) { done_ += n; }
 
 void ProgressBar::Draw() {

@@ -2,6 +2,7 @@
 #include "engine/compiler/schedule_walk.h"
 
 #include <algorithm>
+#include <atomic>
 #include <span>
 #include <thread>
 
@@ -117,7 +118,33 @@ class StepTiles {
   DistinctCounter counter_;
 };
 
-Walk WalkSteps(const Graph& graph, const Schedule& schedule, uint64_t begin, uint64_t end) {
+// The cost walked so far by all walkers, reported in about 256 parts.
+class WalkProgress {
+ public:
+  WalkProgress(const ProgressCallback& callback, std::span<const uint64_t> cost, uint64_t total)
+      : callback_(callback), cost_(cost), total_(total), part_(std::max<uint64_t>(1, total / 256)) {}
+
+  // Step `step` is walked; `pending` is this walker's cost not yet reported.
+  void Walked(uint64_t step, uint64_t& pending) {
+    pending += cost_[step];
+    if (pending >= part_) Flush(pending);
+  }
+  void Flush(uint64_t& pending) {
+    if (pending == 0 || !callback_) return;
+    callback_(done_.fetch_add(pending) + pending, total_);
+    pending = 0;
+  }
+
+ private:
+  const ProgressCallback& callback_;
+  std::span<const uint64_t> cost_;
+  uint64_t total_;
+  uint64_t part_;
+  std::atomic<uint64_t> done_{0};
+};
+
+Walk WalkSteps(const Graph& graph, const Schedule& schedule, uint64_t begin, uint64_t end,
+               WalkProgress* progress) {
   const uint32_t num_tiles = graph.target().NumTiles();
   Walk walk;
   walk.tiles.resize(num_tiles);
@@ -128,6 +155,7 @@ Walk WalkSteps(const Graph& graph, const Schedule& schedule, uint64_t begin, uin
     walk.last[v] = std::max(walk.last[v], step);
   };
   StepTiles touched(num_tiles);
+  uint64_t pending = 0;  // cost walked and not yet reported
   for (uint64_t i = begin; i < end; ++i) {
     const Step& step = schedule.steps[i];
     // Elements of `regions` read on `reader` (or written there by a copy,
@@ -230,7 +258,9 @@ Walk WalkSteps(const Graph& graph, const Schedule& schedule, uint64_t begin, uin
       if (info.receive_regions > 0) ++walk.exchanges;
       if (info.receive_bytes > 0) tile.pieces.push_back({info.receive_bytes, i, i});
     });
+    if (progress != nullptr) progress->Walked(i, pending);
   }
+  if (progress != nullptr) progress->Flush(pending);
   return walk;
 }
 
@@ -251,7 +281,8 @@ uint64_t StepCost(const Graph& graph, const Step& step) {
 
 }  // namespace
 
-Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers) {
+Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers,
+                  const ProgressCallback& progress) {
   const uint64_t n = schedule.steps.size();
   std::vector<uint64_t> cost(n);
   uint64_t total = 0;
@@ -263,14 +294,15 @@ Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers
     if (sum * workers >= total * bounds.size()) bounds.push_back(i + 1);
   }
   if (bounds.back() != n) bounds.push_back(n);
+  WalkProgress walked(progress, cost, total);
   std::vector<Walk> walks(bounds.size() - 1);
   std::vector<std::thread> threads;
   for (size_t w = 1; w < walks.size(); ++w) {
-    threads.emplace_back([&, w] { walks[w] = WalkSteps(graph, schedule, bounds[w], bounds[w + 1]); });
+    threads.emplace_back([&, w] { walks[w] = WalkSteps(graph, schedule, bounds[w], bounds[w + 1], &walked); });
   }
-  if (!walks.empty()) walks[0] = WalkSteps(graph, schedule, bounds[0], bounds[1]);
+  if (!walks.empty()) walks[0] = WalkSteps(graph, schedule, bounds[0], bounds[1], &walked);
   for (std::thread& thread : threads) thread.join();
-  if (walks.empty()) return WalkSteps(graph, schedule, 0, 0);
+  if (walks.empty()) return WalkSteps(graph, schedule, 0, 0, nullptr);
   Walk joined = std::move(walks[0]);
   for (size_t w = 1; w < walks.size(); ++w) {
     Walk& part = walks[w];

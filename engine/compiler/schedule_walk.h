@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -90,9 +91,15 @@ struct Walk {
 // memory (a StepTiles and a per-tile account each) and join time.
 constexpr uint32_t kMaxWalkers = 4;
 
+// Progress of a long computation as (done, total), called from the threads
+// doing the work (so it must be thread-safe); done reaches total at the end.
+using ProgressCallback = std::function<void(uint64_t done, uint64_t total)>;
+
 // Walks the schedule in up to `workers` consecutive ranges of about equal
 // cost, in parallel, and joins them in step order (so the result does not
-// depend on the number of workers).
-Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers);
+// depend on the number of workers). `progress`, if set, is told the cost
+// walked (regions read or copied, summed over the walkers).
+Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers,
+                  const ProgressCallback& progress = {});
 
 }  // namespace tileprof::engine::compiler

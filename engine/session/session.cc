@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 
 #include "common/file.h"
 #include "engine/hlo/fingerprint.h"
@@ -117,15 +118,21 @@ Expected<CompiledModule> CompileParsed(Parsed parsed, const SessionOptions& opti
           ? options.progress_out
           : nullptr;
   ProgressBar bar(bar_out, module.name());
-  bar.SetStage(CompileStage::kGraphConstruction, 1);
-  Expected<compiler::CompileResult> result = [&] {
-    PhaseScope phase(log, "graphConstruction");
-    log.Verbose("poplar_compiler.cc", "Begin Poplar graph construction.");
-    auto compiled = compiler::CompileModule(module, target, options.compile);
-    log.Verbose("poplar_compiler.cc", "End Poplar graph construction.");
-    return compiled;
-  }();
-  bar.Tick();
+  // The VLOG twin of the bar: a line per percent of compileGraph progress.
+  std::mutex twin_mutex;
+  uint64_t twin_percent = 0;
+  const bool twin = log.Enabled(LogLevel::kVerbose);
+  compiler::CompileMonitor monitor{
+      .log = &log, .progress = [&](CompileStage stage, uint64_t done, uint64_t total) {
+        bar.Set(stage, done, total);
+        if (!twin || stage != CompileStage::kGraphCompilation || total == 0) return;
+        const uint64_t percent = std::min(done, total) * 100 / total;
+        std::lock_guard lock(twin_mutex);
+        if (percent <= twin_percent) return;
+        twin_percent = percent;
+        log.Verbose("poplar_compiler.cc", fmt::format("Poplar compilation {}% complete", percent));
+      }};
+  Expected<compiler::CompileResult> result = compiler::CompileModule(module, target, options.compile, monitor);
   bar.Finish();
   if (!result) return result.error().Within(fmt::format("compiling {} for {}", module.name(), target.ArchString()));
   log.Verbose("poplar_compiler.cc", fmt::format("End XLA compilation: {} (Hash: {})", module.name(),

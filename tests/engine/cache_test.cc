@@ -19,6 +19,7 @@
 #include "engine/session/precompile.h"
 #include "engine/session/session.h"
 #include "reports/text_writer.h"
+#include "tests/engine/capture.h"
 
 namespace tileprof::engine {
 namespace {
@@ -29,24 +30,7 @@ using ::testing::Not;
 const std::string kModel =
     std::string(TILEPROF_SHARED_DIR) + "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt";
 
-class Capture {
- public:
-  Capture() : file_(std::tmpfile()) {}
-  ~Capture() { std::fclose(file_); }
-  std::FILE* file() { return file_; }
-  std::string Text() {
-    std::fflush(file_);
-    std::rewind(file_);
-    std::string text;
-    char buffer[4096];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file_)) > 0) text.append(buffer, n);
-    return text;
-  }
-
- private:
-  std::FILE* file_;
-};
+using tileprof::testing::Capture;
 
 class CacheTest : public ::testing::Test {
  protected:

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "analyzer/log_scan.h"
+#include "tests/engine/capture.h"
 
 namespace tileprof::engine {
 namespace {
@@ -18,24 +19,7 @@ using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
 // Everything written to a FILE*, read back.
-class Capture {
- public:
-  Capture() : file_(std::tmpfile()) {}
-  ~Capture() { std::fclose(file_); }
-  std::FILE* file() { return file_; }
-  std::string Text() {
-    std::fflush(file_);
-    std::rewind(file_);
-    std::string text;
-    char buffer[4096];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file_)) > 0) text.append(buffer, n);
-    return text;
-  }
-
- private:
-  std::FILE* file_;
-};
+using tileprof::testing::Capture;
 
 TEST(CompileLog, PrintsTensorFlowLinesAtOrAboveTheLevel) {
   Capture capture;
