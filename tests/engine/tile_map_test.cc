@@ -73,5 +73,34 @@ TEST(TileMap, MatchesAnElementModelUnderRandomAssignments) {
   }
 }
 
+// The lookup guesses a run's position from the element's; it must agree
+// with a plain scan whether the runs are even (a linear mapping) or skewed
+// so that every guess misses, and on gaps and past the end.
+TEST(TileMap, FirstRunEndingAfterAnElementAgreesWithAScan) {
+  auto expect_scan = [](const TileMap& map, uint64_t limit) {
+    const std::vector<TileRun>& runs = map.Runs();
+    for (uint64_t at = 0; at < limit; ++at) {
+      size_t scan = 0;
+      while (scan < runs.size() && runs[scan].end <= at) ++scan;
+      ASSERT_EQ(map.FirstEndingAfter(at) - runs.begin(), static_cast<std::ptrdiff_t>(scan)) << "element " << at;
+    }
+  };
+  TileMap even;  // 7 elements on each of 1,472 tiles, after a gap of 5
+  for (uint32_t tile = 0; tile < 1472; ++tile) even.Assign(5 + 7 * tile, 12 + 7 * tile, tile);
+  expect_scan(even, 5 + 7 * 1472 + 3);
+  // Runs growing (guesses fall short) or shrinking (guesses overshoot)
+  // geometrically, with a gap of 3 after each.
+  for (const bool growing : {true, false}) {
+    TileMap skewed;
+    uint64_t at = 0;
+    for (uint32_t tile = 0; tile < 16; ++tile) {
+      const uint64_t size = uint64_t{1} << (growing ? tile : 15 - tile);
+      skewed.Assign(at, at + size, tile);
+      at += size + 3;
+    }
+    expect_scan(skewed, at + 3);
+  }
+}
+
 }  // namespace
 }  // namespace tileprof::engine
