@@ -14,10 +14,10 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
                                       const CompileOptions& options, const CompileMonitor& monitor) {
   CompileLog silent;
   CompileLog& log = monitor.log != nullptr ? *monitor.log : silent;
-  auto progress = [&monitor](CompileStage stage) {
-    return [&monitor, stage](uint64_t done, uint64_t total) {
-      if (monitor.progress) monitor.progress(stage, done, total);
-    };
+  // No monitor, no callback: the layout then skips its reports.
+  auto progress = [&monitor](CompileStage stage) -> ProgressCallback {
+    if (!monitor.progress) return {};
+    return [&monitor, stage](uint64_t done, uint64_t total) { monitor.progress(stage, done, total); };
   };
   CompileResult result;
   result.graph = std::make_unique<Graph>(target);
@@ -27,9 +27,8 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
     PhaseScope phase(log, "graphConstruction");
     log.Verbose("poplar_compiler.cc", "Begin Poplar graph construction.");
     if (options.record_tensor_map) lowering.RecordTensorMapInto(&result.tensor_map);
-    if (monitor.progress) {
-      const uint64_t visits = InstructionVisits(module);
-      lowering.OnVisit([tick = progress(CompileStage::kGraphConstruction), visits, done = uint64_t{0}]() mutable {
+    if (ProgressCallback tick = progress(CompileStage::kGraphConstruction)) {
+      lowering.OnVisit([tick, visits = InstructionVisits(module), done = uint64_t{0}]() mutable {
         tick(++done, visits);
       });
     }

@@ -79,19 +79,11 @@ ProgressBar::ProgressBar(std::FILE* out, std::string_view module, std::chrono::m
 
 ProgressBar::~ProgressBar() { Finish(); }
 
-void ProgressBar::SetStage(CompileStage stage, uint64_t total) {
-  done_ = 0;
-  total_ = total;
-  stage_ = stage;
-}
-
 void ProgressBar::Set(CompileStage stage, uint64_t done, uint64_t total) {
   total_ = total;
   done_ = done;
   stage_ = stage;
 }
-
-void ProgressBar::Tick(uint64_t n) { done_ += n; }
 
 void ProgressBar::Draw() {
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);

@@ -59,10 +59,8 @@ class ProgressBar {
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
 
-  void SetStage(CompileStage stage, uint64_t total = 0);
   // Stage and progress at once, as a (done, total) callback reports them.
   void Set(CompileStage stage, uint64_t done, uint64_t total);
-  void Tick(uint64_t n = 1);
   // Draws 100% "Compilation Finished" and the final newline. Idempotent.
   void Finish();
 

@@ -94,8 +94,7 @@ TEST(ProgressBar, HeaderRedrawsAndFinalNewline) {
   Capture capture;
   {
     ProgressBar bar(capture.file(), "jit_f", std::chrono::milliseconds(1));
-    bar.SetStage(CompileStage::kGraphConstruction, 10);
-    bar.Tick(5);
+    bar.Set(CompileStage::kGraphConstruction, 5, 10);
   }
   std::string text = capture.Text();
   EXPECT_THAT(text, ::testing::StartsWith("Compiling module jit_f:\n\33[2K["));
