@@ -160,8 +160,8 @@ Walk WalkSteps(const Graph& graph, const Schedule& schedule, uint64_t begin, uin
     const Step& step = schedule.steps[i];
     // Elements of `regions` read on `reader` (or written there by a copy,
     // when `buffered` is false).
-    auto read_on = [&](uint32_t reader, const Tensor& tensor, bool buffered) {
-      graph.ForEachMappedRegion(tensor, [&](const MappedRegion& piece) {
+    auto read_on = [&](uint32_t reader, std::span<const TensorRegion> regions, bool buffered) {
+      graph.ForEachMappedRegion(regions, [&](const MappedRegion& piece) {
         touch(piece.region.variable, i);
         if (!piece.tile || *piece.tile == reader) return;
         TileStep& receiver = touched[reader];
@@ -177,8 +177,8 @@ Walk WalkSteps(const Graph& graph, const Schedule& schedule, uint64_t begin, uin
         for (VertexId id : graph.compute_set(step.program.compute_set()).vertices) {
           const VertexInfo& vertex = graph.vertex(id);
           touched[*vertex.tile].active = true;
-          for (const std::optional<Tensor>& field : vertex.fields) {
-            if (field) read_on(*vertex.tile, *field, true);
+          for (const FieldView& field : graph.fields(id)) {
+            if (field.connected()) read_on(*vertex.tile, field.regions(), true);
           }
         }
         break;
@@ -269,9 +269,7 @@ uint64_t StepCost(const Graph& graph, const Step& step) {
   uint64_t cost = 1;
   if (step.kind == StepKind::kExecute) {
     for (VertexId id : graph.compute_set(step.program.compute_set()).vertices) {
-      for (const std::optional<Tensor>& field : graph.vertex(id).fields) {
-        if (field) cost += field->regions().size();
-      }
+      for (const FieldView& field : graph.fields(id)) cost += field.regions().size();
     }
   } else if (step.kind == StepKind::kCopy) {
     cost += step.program.source().regions().size() + step.program.destination().regions().size();

@@ -121,10 +121,12 @@ class Reader {
     for (uint64_t i = 0; ok() && i < rank; ++i) shape.push_back(Var(field));
     return shape;
   }
-  Tensor TensorValue(std::string_view field) {
-    ElementType type = Type(field);
-    std::vector<uint64_t> shape = Shape(field);
-    uint64_t count = Count(field, 3);
+  // A tensor as its element type, shape and runs; the shape and runs stay in
+  // buffers this reader reuses (shape(), regions()) until the next call.
+  ElementType TensorParts(std::string_view field) {
+    const ElementType type = Type(field);
+    shape_ = Shape(field);
+    const uint64_t count = Count(field, 3);
     regions_.clear();
     for (uint64_t i = 0; ok() && i < count; ++i) {
       TensorRegion region;
@@ -135,8 +137,14 @@ class Reader {
       region.end = region.begin + size;
       regions_.push_back(region);
     }
+    return type;
+  }
+  std::span<const uint64_t> shape() const { return shape_; }
+  std::span<const TensorRegion> regions() const { return regions_; }
+  Tensor TensorValue(std::string_view field) {
+    const ElementType type = TensorParts(field);
     if (!ok()) return Tensor();
-    auto tensor = Tensor::FromRegions(type, std::move(shape), regions_);
+    auto tensor = Tensor::FromRegions(type, shape_, regions_);
     if (!tensor) {
       Fail(field, tensor.error().message());
       return Tensor();
@@ -169,7 +177,8 @@ class Reader {
   uint64_t base_;
   uint64_t pos_ = 0;
   std::string error_;
-  std::vector<TensorRegion> regions_;  // reused by TensorValue
+  std::vector<uint64_t> shape_;        // reused by TensorParts
+  std::vector<TensorRegion> regions_;
 };
 
 ExecutableInfo ReadInfo(Reader& outer, const Header& header) {
@@ -275,11 +284,11 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
     }
     Status status;
     if (tile != 0) status = graph.SetTileMapping(*vertex, static_cast<uint32_t>(tile - 1));
-    for (const FieldSpec& field : codelet->fields()) {
+    for (size_t f = 0; f < codelet->fields().size(); ++f) {
       if (!status || !r.ok()) break;
       if (r.U8("field connected") == 0) continue;
-      Tensor tensor = r.TensorValue("field tensor");
-      if (r.ok()) status = graph.Connect((*vertex)[field.name], std::move(tensor));
+      const ElementType type = r.TensorParts("field tensor");
+      if (r.ok()) status = graph.ConnectRegions(*vertex, f, type, r.shape(), r.regions());
     }
     // Parameters in codelet order. A compiled graph sets all of them, and
     // they are set at once; only a partial set goes name by name.

@@ -36,11 +36,13 @@ class Writer {
   void Fixed32(uint32_t value) {
     for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
   }
-  void Shape(const std::vector<uint64_t>& shape) {
+  void Shape(std::span<const uint64_t> shape) {
     Var(shape.size());
     for (uint64_t dim : shape) Var(dim);
   }
-  void TensorValue(const Tensor& tensor) {
+  // A Tensor or a FieldView.
+  template <typename T>
+  void TensorValue(const T& tensor) {
     U8(static_cast<uint8_t>(tensor.element_type()));
     Shape(tensor.shape());
     Var(tensor.regions().size());
@@ -124,11 +126,11 @@ void WriteGraph(Writer& w, const Graph& graph) {
     w.Var(v.compute_set);
     w.Str(v.debug_name);
     w.Var(v.tile ? uint64_t{*v.tile} + 1 : 0);
-    for (const std::optional<Tensor>& field : v.fields) {
-      w.U8(field ? 1 : 0);
-      if (field) w.TensorValue(*field);
+    for (const FieldView& field : graph.fields(id)) {
+      w.U8(field.connected() ? 1 : 0);
+      if (field.connected()) w.TensorValue(field);
     }
-    for (const std::optional<uint32_t>& param : v.params) {
+    for (const std::optional<uint32_t>& param : graph.params(id)) {
       w.U8(param ? 1 : 0);
       if (param) w.Var(*param);
     }

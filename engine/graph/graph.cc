@@ -28,25 +28,7 @@ std::string FieldList(const Codelet& codelet) {
 
 }  // namespace
 
-uint32_t VertexInfo::NumEdges() const {
-  uint32_t edges = 0;
-  for (const auto& field : fields) edges += field.has_value() ? 1 : 0;
-  return edges;
-}
-
-std::vector<uint64_t> VertexInfo::FieldElements() const {
-  std::vector<uint64_t> elements;
-  elements.reserve(fields.size());
-  for (const auto& field : fields) elements.push_back(field ? field->NumElements() : 0);
-  return elements;
-}
-
-std::vector<uint32_t> VertexInfo::ParamValues() const {
-  std::vector<uint32_t> values;
-  values.reserve(params.size());
-  for (const auto& param : params) values.push_back(param.value_or(0));
-  return values;
-}
+std::string FieldView::ShapeString() const { return engine::ShapeString(type_, shape()); }
 
 Graph::Graph(Target target) : target_(std::move(target)) {}
 
@@ -103,17 +85,32 @@ Expected<Tensor> Graph::AddConstantFromInts(ElementType type, std::vector<uint64
 
 Status Graph::CheckTensorRegions(const Tensor& tensor) const {
   if (!tensor.valid()) return MakeError("invalid tensor");
-  for (const TensorRegion& region : tensor.regions()) {
+  return CheckRegions(tensor.element_type(), tensor.shape(), tensor.regions());
+}
+
+Status Graph::CheckRegions(ElementType type, std::span<const uint64_t> shape,
+                           std::span<const TensorRegion> regions) const {
+  TILEPROF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(shape));
+  uint64_t total = 0;
+  for (const TensorRegion& region : regions) {
     if (region.variable >= variables_.size()) {
       return MakeError("tensor refers to variable {}, which this graph does not have",
                        region.variable);
     }
     const VariableInfo& info = variables_[region.variable];
-    if (region.end > info.num_elements || info.type != tensor.element_type()) {
+    if (region.begin > region.end || region.end > info.num_elements || info.type != type) {
       return MakeError("tensor {} refers to elements [{}, {}) of {}, which do not match it",
-                       tensor.ShapeString(), region.begin, region.end,
+                       ShapeString(type, shape), region.begin, region.end,
                        DescribeVariable(region.variable));
     }
+    if (region.size() > count - total) {
+      return MakeError("tensor {}: its runs hold more than its {} elements", ShapeString(type, shape), count);
+    }
+    total += region.size();
+  }
+  if (total != count) {
+    return MakeError("tensor {}: its runs hold {} elements, its shape {}", ShapeString(type, shape),
+                     total, count);
   }
   return {};
 }
@@ -171,21 +168,22 @@ Expected<VertexRef> Graph::AddVertex(ComputeSetId compute_set, const Codelet& co
       info.debug_name = vertices_.back().debug_name;
     }
   }
-  info.fields.resize(codelet.fields().size());
-  info.params.resize(codelet.params().size());
+  info.first_field = fields_.size();
+  info.first_param = params_.size();
+  fields_.resize(fields_.size() + codelet.fields().size());
+  params_.resize(params_.size() + codelet.params().size());
   const auto id = static_cast<VertexId>(vertices_.size());
   vertices_.push_back(std::move(info));
   compute_sets_[compute_set].vertices.push_back(id);
   return VertexRef{id};
 }
 
-Status Graph::Connect(const FieldRef& ref, Tensor tensor) {
+Status Graph::Connect(const FieldRef& ref, const Tensor& tensor) {
   if (ref.vertex >= vertices_.size()) {
     return MakeError("connect field '{}': no vertex {} (graph has {})", ref.field,
                      ref.vertex, vertices_.size());
   }
-  VertexInfo& vertex = vertices_[ref.vertex];
-  const Codelet& codelet = *vertex.codelet;
+  const Codelet& codelet = *vertices_[ref.vertex].codelet;
   const auto index = codelet.FindField(ref.field);
   if (!index) {
     if (codelet.FindParam(ref.field)) {
@@ -195,41 +193,96 @@ Status Graph::Connect(const FieldRef& ref, Tensor tensor) {
     return MakeError("{}: no field '{}' (fields: {})", DescribeVertex(ref.vertex), ref.field,
                      FieldList(codelet));
   }
-  const FieldSpec& field = codelet.fields()[*index];
+  if (!tensor.valid()) {
+    return MakeError("{}: field '{}': invalid tensor", DescribeVertex(ref.vertex), ref.field);
+  }
+  return ConnectRegions(VertexRef{ref.vertex}, *index, tensor.element_type(), tensor.shape(),
+                        tensor.regions());
+}
+
+Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
+                             std::span<const uint64_t> shape, std::span<const TensorRegion> regions) {
+  if (ref.id >= vertices_.size()) {
+    return MakeError("connect field {}: no vertex {} (graph has {})", index, ref.id, vertices_.size());
+  }
+  VertexInfo& vertex = vertices_[ref.id];
+  const Codelet& codelet = *vertex.codelet;
+  if (index >= codelet.fields().size()) {
+    return MakeError("{}: no field {} (fields: {})", DescribeVertex(ref.id), index, FieldList(codelet));
+  }
+  const FieldSpec& field = codelet.fields()[index];
   // Built only on error: graphs may have millions of edges.
   const auto place = [&] {
-    return fmt::format("{}: field '{}'", DescribeVertex(ref.vertex), field.name);
+    return fmt::format("{}: field '{}'", DescribeVertex(ref.id), field.name);
   };
-  if (vertex.fields[*index]) return MakeError("{} is already connected", place());
-  if (auto status = CheckTensorRegions(tensor); !status) {
+  FieldView& slot = fields_[vertex.first_field + index];
+  if (slot.connected_) return MakeError("{} is already connected", place());
+  if (auto status = CheckRegions(type, shape, regions); !status) {
     return status.error().Within(place());
   }
-  if (tensor.element_type() != field.type) {
+  if (type != field.type) {
     return MakeError("{} is {} ({}), the tensor is {}", place(), PoplarName(field.type),
-                     HloName(field.type), tensor.ShapeString());
+                     HloName(field.type), ShapeString(type, shape));
   }
-  const uint64_t elements = tensor.NumElements();
+  const uint64_t elements = *ElementCount(shape);  // CheckRegions checked it
   if (field.kind == FieldKind::kScalar && elements != 1) {
     return MakeError("{} is a scalar, the tensor {} has {} elements", place(),
-                     tensor.ShapeString(), elements);
+                     ShapeString(type, shape), elements);
   }
   if (elements == 0) {
-    return MakeError("{}: the tensor {} is empty", place(), tensor.ShapeString());
+    return MakeError("{}: the tensor {} is empty", place(), ShapeString(type, shape));
   }
   if (field.IsWritten()) {
-    for (const TensorRegion& region : tensor.regions()) {
+    for (const TensorRegion& region : regions) {
       if (variables_[region.variable].is_constant) {
         return MakeError("{} is {} but the tensor includes {}", place(),
                          DirectionName(field.direction), DescribeVariable(region.variable));
       }
     }
-    if (tensor.HasAliases()) {
+    if (HasAliases(regions)) {
       return MakeError("{} is {} but the tensor repeats elements", place(),
                        DirectionName(field.direction));
     }
   }
-  vertex.fields[*index] = std::move(tensor);
+  if (regions.size() > UINT32_MAX || shape.size() > UINT8_MAX) {
+    return MakeError("{}: the tensor {} has too many runs or dimensions", place(),
+                     ShapeString(type, shape));
+  }
+  const std::span<TensorRegion> stored_regions = field_regions_.Allocate(regions.size());
+  std::copy(regions.begin(), regions.end(), stored_regions.begin());
+  const std::span<uint64_t> stored_dims = field_dims_.Allocate(shape.size());
+  std::copy(shape.begin(), shape.end(), stored_dims.begin());
+  slot.regions_ = stored_regions.data();
+  slot.num_regions_ = static_cast<uint32_t>(regions.size());
+  slot.dims_ = stored_dims.data();
+  slot.rank_ = static_cast<uint8_t>(shape.size());
+  slot.elements_ = elements;
+  slot.type_ = type;
+  slot.connected_ = true;
+  ++vertex.num_edges;
   return {};
+}
+
+std::span<const FieldView> Graph::fields(VertexId id) const {
+  const VertexInfo& vertex = vertices_.at(id);
+  return {fields_.data() + vertex.first_field, vertex.codelet->fields().size()};
+}
+
+std::span<const std::optional<uint32_t>> Graph::params(VertexId id) const {
+  const VertexInfo& vertex = vertices_.at(id);
+  return {params_.data() + vertex.first_param, vertex.codelet->params().size()};
+}
+
+std::vector<uint64_t> Graph::FieldElements(VertexId id) const {
+  std::vector<uint64_t> elements;
+  for (const FieldView& field : fields(id)) elements.push_back(field.NumElements());
+  return elements;
+}
+
+std::vector<uint32_t> Graph::ParamValues(VertexId id) const {
+  std::vector<uint32_t> values;
+  for (const std::optional<uint32_t>& param : params(id)) values.push_back(param.value_or(0));
+  return values;
 }
 
 Status Graph::SetInitialValue(const FieldRef& ref, uint32_t value) {
@@ -244,7 +297,7 @@ Status Graph::SetInitialValue(const FieldRef& ref, uint32_t value) {
                      vertex.codelet->FindField(ref.field) ? " (it is a field; use Connect)"
                                                           : "");
   }
-  vertex.params[*index] = value;
+  params_[vertex.first_param + *index] = value;
   return {};
 }
 
@@ -252,12 +305,13 @@ Status Graph::SetInitialValues(VertexRef ref, std::span<const uint32_t> values) 
   if (ref.id >= vertices_.size()) {
     return MakeError("set initial values: no vertex {} (graph has {})", ref.id, vertices_.size());
   }
-  VertexInfo& vertex = vertices_[ref.id];
-  if (values.size() != vertex.params.size()) {
+  const VertexInfo& vertex = vertices_[ref.id];
+  const size_t count = vertex.codelet->params().size();
+  if (values.size() != count) {
     return MakeError("{}: {} initial values for {} parameters", DescribeVertex(ref.id),
-                     values.size(), vertex.params.size());
+                     values.size(), count);
   }
-  std::copy(values.begin(), values.end(), vertex.params.begin());
+  std::copy(values.begin(), values.end(), params_.begin() + static_cast<std::ptrdiff_t>(vertex.first_param));
   return {};
 }
 
@@ -321,8 +375,8 @@ std::vector<MappedRegion> Graph::MapRegions(const Tensor& tensor) const {
 uint64_t Graph::VertexCycles(VertexId id) const {
   const VertexInfo& vertex = vertices_.at(id);
   if (vertex.perf_estimate) return *vertex.perf_estimate;
-  const std::vector<uint64_t> elements = vertex.FieldElements();
-  const std::vector<uint32_t> params = vertex.ParamValues();
+  const std::vector<uint64_t> elements = FieldElements(id);
+  const std::vector<uint32_t> params = ParamValues(id);
   return vertex.codelet->EstimateCycles({elements, params}, target_);
 }
 

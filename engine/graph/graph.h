@@ -75,6 +75,35 @@ struct ComputeSetInfo {
   std::vector<VertexId> vertices;  // in creation order
 };
 
+// A vertex field: the elements it is connected to, as the graph keeps them.
+// The shape and regions live in arenas shared by every field of the graph
+// (graph.h's FieldArena): a compile makes millions of fields, and a Tensor
+// each, with its own shape and region vectors, was three allocations per
+// edge that stayed live to the end, and cache misses for every walk over
+// the graph. Views stay valid as long as the graph, also across a move.
+class FieldView {
+ public:
+  // False until Graph::Connect succeeds; an unconnected view is empty.
+  bool connected() const { return connected_; }
+  ElementType element_type() const { return type_; }
+  std::span<const uint64_t> shape() const { return {dims_, rank_}; }
+  std::span<const TensorRegion> regions() const { return {regions_, num_regions_}; }
+  uint64_t NumElements() const { return elements_; }
+  uint64_t NumBytes() const { return elements_ * SizeOf(type_); }
+  // "f32[4,2]" (HLO style shape).
+  std::string ShapeString() const;
+
+ private:
+  friend class Graph;
+  const TensorRegion* regions_ = nullptr;
+  const uint64_t* dims_ = nullptr;
+  uint64_t elements_ = 0;
+  uint32_t num_regions_ = 0;
+  uint8_t rank_ = 0;
+  ElementType type_ = ElementType::kF32;
+  bool connected_ = false;
+};
+
 struct VertexInfo {
   const Codelet* codelet = nullptr;
   ComputeSetId compute_set = 0;
@@ -82,16 +111,16 @@ struct VertexInfo {
   // it (a compile makes millions of vertices from thousands of names).
   std::string_view debug_name;
   std::optional<uint32_t> tile;
-  std::vector<std::optional<Tensor>> fields;   // by codelet field index
-  std::vector<std::optional<uint32_t>> params; // by codelet parameter index
-  std::optional<uint64_t> perf_estimate;       // SetPerfEstimate override
+  std::optional<uint64_t> perf_estimate;  // SetPerfEstimate override
+  // Where the vertex's fields and parameters start in the graph's arrays
+  // (Graph::fields and Graph::params give them, one per codelet field or
+  // parameter).
+  uint64_t first_field = 0;
+  uint64_t first_param = 0;
+  uint32_t num_edges = 0;
 
   // Edges: one per connected field (the report's "Number of edges").
-  uint32_t NumEdges() const;
-  // Elements per field (0 when unconnected) and parameter values (0 when
-  // unset), as the codelet's CheckShape and EstimateCycles take them.
-  std::vector<uint64_t> FieldElements() const;
-  std::vector<uint32_t> ParamValues() const;
+  uint32_t NumEdges() const { return num_edges; }
 };
 
 struct StreamInfo {
@@ -142,6 +171,33 @@ struct TileUsage {
   uint64_t vertex_code_bytes = 0;  // once per codelet type on the tile
 };
 
+// Storage for many small arrays that never move once allocated: chunks
+// of kChunk elements, each handed out from the front; an array larger
+// than a quarter chunk gets a block of its own.
+template <typename T>
+class FieldArena {
+ public:
+  std::span<T> Allocate(size_t count) {
+    if (count > kChunk / 4) {
+      blocks_.push_back(std::make_unique_for_overwrite<T[]>(count));
+      return {blocks_.back().get(), count};
+    }
+    if (chunks_.empty() || used_ + count > kChunk) {
+      chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunk));
+      used_ = 0;
+    }
+    T* start = chunks_.back().get() + used_;
+    used_ += count;
+    return {start, count};
+  }
+
+ private:
+  static constexpr size_t kChunk = size_t{1} << 16;
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::vector<std::unique_ptr<T[]>> blocks_;
+  size_t used_ = 0;
+};
+
 class Graph {
  public:
   explicit Graph(Target target);
@@ -189,9 +245,14 @@ class Graph {
   // field already connected, element type differs, a scalar field given other
   // than one element, an empty tensor, a written field given constants or
   // repeated elements, a tensor naming elements the graph does not have.
-  // Takes the tensor by value: a field built for the call is moved in, not
-  // copied (a convolution field can hold hundreds of regions).
-  Status Connect(const FieldRef& field, Tensor tensor);
+  // The graph copies the tensor's shape and regions into its own arrays.
+  Status Connect(const FieldRef& field, const Tensor& tensor);
+  // Connects field number `field` (the codelet's order) to the elements of
+  // `regions` seen as `shape`, with the checks of Connect, and also that the
+  // runs are well formed and hold exactly the shape's elements: how a graph
+  // read from a file is rebuilt without a Tensor per field.
+  Status ConnectRegions(VertexRef vertex, size_t field, ElementType type,
+                        std::span<const uint64_t> shape, std::span<const TensorRegion> regions);
   // Sets a codelet parameter (Poplar's setInitialValue).
   Status SetInitialValue(const FieldRef& param, uint32_t value);
   // Sets every parameter, in the codelet's order (its params()): what the
@@ -219,6 +280,14 @@ class Graph {
   const ComputeSetInfo& compute_set(ComputeSetId id) const { return compute_sets_.at(id); }
   size_t num_vertices() const { return vertices_.size(); }
   const VertexInfo& vertex(VertexId id) const { return vertices_.at(id); }
+  // The vertex's fields in codelet field order (unconnected ones included),
+  // and its parameters in codelet parameter order (nullopt when unset).
+  std::span<const FieldView> fields(VertexId id) const;
+  std::span<const std::optional<uint32_t>> params(VertexId id) const;
+  // Elements per field (0 when unconnected) and parameter values (0 when
+  // unset), as the codelet's CheckShape and EstimateCycles take them.
+  std::vector<uint64_t> FieldElements(VertexId id) const;
+  std::vector<uint32_t> ParamValues(VertexId id) const;
   size_t num_streams() const { return streams_.size(); }
   const StreamInfo& stream(StreamId id) const { return streams_.at(id); }
 
@@ -229,7 +298,11 @@ class Graph {
   // Calls f(const MappedRegion&) for each piece MapRegions would return,
   // without building the vector (the memory model walks every field).
   template <typename F>
-  void ForEachMappedRegion(const Tensor& tensor, F&& f) const;
+  void ForEachMappedRegion(std::span<const TensorRegion> regions, F&& f) const;
+  template <typename F>
+  void ForEachMappedRegion(const Tensor& tensor, F&& f) const {
+    ForEachMappedRegion(tensor.regions(), std::forward<F>(f));
+  }
   // The vertex's perf-estimate override, else its codelet's estimate.
   uint64_t VertexCycles(VertexId id) const;
   // "vertex 3 'add.1' (SumVertex)" for messages.
@@ -261,6 +334,8 @@ class Graph {
                                  uint64_t num_elements, StreamDirection direction);
   // CheckTensor without the leading place.
   Status CheckTensorRegions(const Tensor& tensor) const;
+  Status CheckRegions(ElementType type, std::span<const uint64_t> shape,
+                      std::span<const TensorRegion> regions) const;
   Status CheckVertex(VertexId id) const;
   void CheckComputeSetWrites(ComputeSetId id, std::vector<Error>& problems) const;
 
@@ -269,6 +344,10 @@ class Graph {
   std::vector<TileMap> tile_maps_;  // by variable
   std::vector<ComputeSetInfo> compute_sets_;
   std::vector<VertexInfo> vertices_;
+  std::vector<FieldView> fields_;  // VertexInfo::first_field indexes it
+  std::vector<std::optional<uint32_t>> params_;
+  FieldArena<TensorRegion> field_regions_;
+  FieldArena<uint64_t> field_dims_;
   // The vertices' debug names (node-based: the views stay valid on insert
   // and on a move of the graph).
   std::unordered_set<std::string> debug_names_;
@@ -277,8 +356,8 @@ class Graph {
 };
 
 template <typename F>
-void Graph::ForEachMappedRegion(const Tensor& tensor, F&& f) const {
-  for (const TensorRegion& region : tensor.regions()) {
+void Graph::ForEachMappedRegion(std::span<const TensorRegion> regions, F&& f) const {
+  for (const TensorRegion& region : regions) {
     if (region.variable >= tile_maps_.size()) {
       f(MappedRegion{region, std::nullopt});
       continue;

@@ -32,21 +32,23 @@ Status Graph::CheckVertex(VertexId id) const {
   const VertexInfo& vertex = vertices_[id];
   const Codelet& codelet = *vertex.codelet;
   if (!vertex.tile) return MakeError("{}: not mapped to a tile", DescribeVertex(id));
-  for (size_t i = 0; i < vertex.fields.size(); ++i) {
-    if (!vertex.fields[i]) {
+  const std::span<const FieldView> fields = this->fields(id);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!fields[i].connected()) {
       return MakeError("{}: field '{}' is not connected", DescribeVertex(id),
                        codelet.fields()[i].name);
     }
   }
-  for (size_t i = 0; i < vertex.params.size(); ++i) {
-    if (!vertex.params[i]) {
+  const std::span<const std::optional<uint32_t>> params = this->params(id);
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!params[i]) {
       return MakeError("{}: parameter '{}' is not set", DescribeVertex(id),
                        codelet.params()[i]);
     }
   }
-  const std::vector<uint64_t> elements = vertex.FieldElements();
-  const std::vector<uint32_t> params = vertex.ParamValues();
-  if (auto status = codelet.CheckShape({elements, params}); !status) {
+  const std::vector<uint64_t> elements = FieldElements(id);
+  const std::vector<uint32_t> values = ParamValues(id);
+  if (auto status = codelet.CheckShape({elements, values}); !status) {
     return status.error().Within(DescribeVertex(id));
   }
   return {};
@@ -62,10 +64,11 @@ void Graph::CheckComputeSetWrites(ComputeSetId id, std::vector<Error>& problems)
   std::vector<Access> accesses;
   for (VertexId v : compute_sets_[id].vertices) {
     const VertexInfo& vertex = vertices_[v];
-    for (size_t f = 0; f < vertex.fields.size(); ++f) {
-      if (!vertex.fields[f]) continue;
+    const std::span<const FieldView> fields = this->fields(v);
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (!fields[f].connected()) continue;
       const bool written = vertex.codelet->fields()[f].IsWritten();
-      for (const TensorRegion& r : vertex.fields[f]->regions()) {
+      for (const TensorRegion& r : fields[f].regions()) {
         accesses.push_back({r.variable, r.begin, r.end, v, f, written});
       }
     }

@@ -136,8 +136,18 @@ Expected<Tensor> Tensor::FromRegions(ElementType type, std::vector<uint64_t> sha
 
 uint64_t Tensor::NumElements() const { return Product(shape_); }
 
-bool Tensor::HasAliases() const {
-  std::vector<TensorRegion> sorted(regions_.begin(), regions_.end());
+bool Tensor::HasAliases() const { return engine::HasAliases(regions_); }
+
+bool HasAliases(std::span<const TensorRegion> regions) {
+  // Most written fields are runs in increasing order: no copy to sort then.
+  bool ordered = true;
+  for (size_t i = 1; ordered && i < regions.size(); ++i) {
+    const TensorRegion& a = regions[i - 1];
+    const TensorRegion& b = regions[i];
+    ordered = a.variable < b.variable || (a.variable == b.variable && a.end <= b.begin);
+  }
+  if (ordered) return false;
+  std::vector<TensorRegion> sorted(regions.begin(), regions.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     return a.variable != b.variable ? a.variable < b.variable : a.begin < b.begin;
   });
@@ -276,8 +286,10 @@ Expected<Tensor> Tensor::Concat(std::span<const Tensor> tensors, size_t dim) {
   return Tensor(first.type_, std::move(shape), std::move(regions));
 }
 
-std::string Tensor::ShapeString() const {
-  return fmt::format("{}{}", HloName(type_), ShapeText(shape_));
+std::string Tensor::ShapeString() const { return engine::ShapeString(type_, shape_); }
+
+std::string ShapeString(ElementType type, std::span<const uint64_t> shape) {
+  return fmt::format("{}{}", HloName(type), ShapeText(shape));
 }
 
 class TensorIndex::Index : public RegionIndex {

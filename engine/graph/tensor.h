@@ -151,6 +151,12 @@ class ViewBuilder {
 // continues it.
 void AppendRegion(std::vector<TensorRegion>& regions, TensorRegion region);
 
+// True if some variable element appears in two of the runs.
+bool HasAliases(std::span<const TensorRegion> regions);
+
+// "f32[4,2]" (HLO style shape).
+std::string ShapeString(ElementType type, std::span<const uint64_t> shape);
+
 // Product of the dimensions, or an error naming the shape on overflow.
 Expected<uint64_t> ElementCount(std::span<const uint64_t> shape);
 

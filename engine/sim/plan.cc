@@ -17,18 +17,28 @@ struct Piece {
   uint32_t tile = 0;
 };
 
-Expected<std::vector<Piece>> Pieces(const Graph& graph, const Tensor& tensor) {
-  const uint64_t size = SizeOf(tensor.element_type());
+Expected<std::vector<Piece>> Pieces(const Graph& graph, ElementType type,
+                                    std::span<const TensorRegion> regions) {
+  const uint64_t size = SizeOf(type);
   std::vector<Piece> pieces;
-  for (const MappedRegion& mapped : graph.MapRegions(tensor)) {
+  std::optional<TensorRegion> unmapped;
+  graph.ForEachMappedRegion(regions, [&](const MappedRegion& mapped) {
     const TensorRegion& region = mapped.region;
     if (!mapped.tile) {
-      return MakeError("elements [{}, {}) of {} are not mapped to a tile", region.begin, region.end,
-                       graph.DescribeVariable(region.variable));
+      if (!unmapped) unmapped = region;
+      return;
     }
     pieces.push_back({{region.variable, region.begin * size, region.end * size}, *mapped.tile});
+  });
+  if (unmapped) {
+    return MakeError("elements [{}, {}) of {} are not mapped to a tile", unmapped->begin, unmapped->end,
+                     graph.DescribeVariable(unmapped->variable));
   }
   return pieces;
+}
+
+Expected<std::vector<Piece>> Pieces(const Graph& graph, const Tensor& tensor) {
+  return Pieces(graph, tensor.element_type(), tensor.regions());
 }
 
 std::vector<ByteRun> Runs(std::span<const Piece> pieces) {
@@ -252,13 +262,14 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
     VertexPlan vertex_plan;
     vertex_plan.id = vertex_id;
     vertex_plan.codelet = vertex.codelet;
-    vertex_plan.params = vertex.ParamValues();
+    vertex_plan.params = graph_.ParamValues(vertex_id);
     const auto specs = vertex.codelet->fields();
+    const std::span<const FieldView> fields = graph_.fields(vertex_id);
     for (size_t f = 0; f < specs.size(); ++f) {
-      if (f >= vertex.fields.size() || !vertex.fields[f]) {
+      if (!fields[f].connected()) {
         return MakeError("{}: field '{}' is not connected", graph_.DescribeVertex(vertex_id), specs[f].name);
       }
-      Expected<std::vector<Piece>> pieces = Pieces(graph_, *vertex.fields[f]);
+      Expected<std::vector<Piece>> pieces = Pieces(graph_, fields[f].element_type(), fields[f].regions());
       if (!pieces) {
         return pieces.error().Within(fmt::format("{} field '{}'", graph_.DescribeVertex(vertex_id), specs[f].name));
       }

@@ -122,13 +122,14 @@ void Print(const SeedGraph& seed) {
   fmt::print("\nVertices:\n");
   for (VertexId id = 0; id < graph.num_vertices(); ++id) {
     const VertexInfo& vertex = graph.vertex(id);
-    const Tensor& in = *vertex.fields[0];
+    const std::span<const FieldView> fields = graph.fields(id);
+    const FieldView& in = fields[0];
     fmt::print("  {} on tile {}: sums v1[{}..{}) into v2[{}], {} cycles (perf estimate; "
                "the codelet's own estimate is {})\n",
                graph.DescribeVertex(id), *vertex.tile, in.regions()[0].begin,
-               in.regions()[0].end, vertex.fields[1]->regions()[0].begin,
+               in.regions()[0].end, fields[1].regions()[0].begin,
                graph.VertexCycles(id),
-               vertex.codelet->EstimateCycles({vertex.FieldElements(), vertex.ParamValues()},
+               vertex.codelet->EstimateCycles({graph.FieldElements(id), graph.ParamValues(id)},
                                               target));
   }
 

@@ -157,10 +157,10 @@ ENTRY main {
   for (size_t v = 0; v < result.graph->num_vertices(); ++v) {
     const VertexInfo& vertex = result.graph->vertex(static_cast<VertexId>(v));
     if (!vertex.codelet->name().starts_with("poplin::ConvPartialnx1")) continue;
-    const std::optional<Tensor>& in = vertex.fields[*vertex.codelet->FindField("in")];
-    ASSERT_TRUE(in.has_value());
+    const FieldView& in = result.graph->fields(static_cast<VertexId>(v))[*vertex.codelet->FindField("in")];
+    ASSERT_TRUE(in.connected());
     ++fields;
-    for (const TensorRegion& region : in->regions()) {
+    for (const TensorRegion& region : in.regions()) {
       EXPECT_EQ(region.size() % 7, 0u) << region.begin << ".." << region.end;
       EXPECT_GE(region.size(), 6u * 7);
     }
@@ -188,14 +188,15 @@ ENTRY main {
     const VertexInfo& vertex = result.graph->vertex(static_cast<VertexId>(id));
     if (vertex.codelet->name() != "tileprof::Rearrange<float,2,2>") continue;
     ++vertices;
-    const Tensor& in = *vertex.fields[0];
-    const Tensor& out = *vertex.fields.back();
+    const std::span<const FieldView> fields = result.graph->fields(static_cast<VertexId>(id));
+    const FieldView& in = fields.front();
+    const FieldView& out = fields.back();
     EXPECT_EQ(in.NumElements(), out.NumElements());
     EXPECT_LE(in.NumElements(), 36u);
     // A block of r x c elements is r rows on one side and c on the other:
     // regions at most about the square root of the elements, where a column
     // of the source would be one region per element.
-    for (const Tensor* field : {&in, &out}) {
+    for (const FieldView* field : {&in, &out}) {
       const uint64_t regions = field->regions().size();
       EXPECT_LE(regions * regions, 4 * field->NumElements());
       regions_total += regions;

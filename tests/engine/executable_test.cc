@@ -151,8 +151,8 @@ TEST(Executable, PartlySetParametersLoadAsSaved) {
   ASSERT_TRUE(loaded) << loaded.error().message();
   const Graph& back = *loaded->result.graph;
   using P = std::vector<std::optional<uint32_t>>;  // m, k, n
-  EXPECT_EQ(back.vertex(k_only.id).params, (P{std::nullopt, 7u, std::nullopt}));
-  EXPECT_EQ(back.vertex(m_and_n.id).params, (P{3u, std::nullopt, 5u}));
+  EXPECT_EQ(P(back.params(k_only.id).begin(), back.params(k_only.id).end()), (P{std::nullopt, 7u, std::nullopt}));
+  EXPECT_EQ(P(back.params(m_and_n.id).begin(), back.params(m_and_n.id).end()), (P{3u, std::nullopt, 5u}));
   EXPECT_EQ(back.vertex(m_and_n.id).debug_name, "m and n");
 }
 

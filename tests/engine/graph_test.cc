@@ -65,7 +65,7 @@ TEST(Graph, SeedListingValidates) {
   EXPECT_EQ(g.compute_set(seed.cs).name, "computeSet");
   EXPECT_THAT(g.compute_set(seed.cs).vertices, ElementsAre(0u, 1u, 2u, 3u));
   EXPECT_EQ(g.vertex(2).NumEdges(), 2u);
-  EXPECT_EQ(g.vertex(2).FieldElements(), (std::vector<uint64_t>{2, 1}));
+  EXPECT_EQ(g.FieldElements(2), (std::vector<uint64_t>{2, 1}));
   EXPECT_EQ(g.VertexCycles(2), 20u);  // setPerfEstimate(vtx, 20)
   EXPECT_THAT(g.TileMapping(0), ElementsAre(TileRun{0, 1, 0}, TileRun{1, 2, 1},
                                             TileRun{2, 3, 2}, TileRun{3, 4, 3}));
@@ -159,7 +159,7 @@ TEST(Graph, ParametersAndFieldsAreDistinct) {
   EXPECT_THAT(Message(g.SetInitialValue(mm["in"], 3)),
               HasSubstr("no parameter 'in' (it is a field; use Connect)"));
   Ok(g.SetInitialValue(mm["m"], 3));
-  EXPECT_EQ(g.vertex(mm.id).params[0], 3u);
+  EXPECT_EQ(g.params(mm.id)[0], 3u);
 }
 
 TEST(Graph, SetInitialValuesTakesEveryParameterInOrder) {
@@ -169,9 +169,9 @@ TEST(Graph, SetInitialValuesTakesEveryParameterInOrder) {
   const uint32_t values[] = {4, 5, 6};  // m, k, n
   Ok(g.SetInitialValues(mm, values));
   const VertexInfo& vertex = g.vertex(mm.id);
-  EXPECT_EQ(vertex.params[*vertex.codelet->FindParam("m")], 4u);
-  EXPECT_EQ(vertex.params[*vertex.codelet->FindParam("k")], 5u);
-  EXPECT_EQ(vertex.params[*vertex.codelet->FindParam("n")], 6u);
+  EXPECT_EQ(g.params(mm.id)[*vertex.codelet->FindParam("m")], 4u);
+  EXPECT_EQ(g.params(mm.id)[*vertex.codelet->FindParam("k")], 5u);
+  EXPECT_EQ(g.params(mm.id)[*vertex.codelet->FindParam("n")], 6u);
   EXPECT_THAT(Message(g.SetInitialValues(mm, std::span(values).first(2))),
               HasSubstr("2 initial values for 3 parameters"));
   EXPECT_THAT(Message(g.SetInitialValues(VertexRef{7}, values)), HasSubstr("no vertex 7"));
