@@ -119,22 +119,15 @@ ComputeSetId Lowering::AddComputeSet(std::string_view name, program::Sequence& p
   return id;
 }
 
-Expected<Tensor> Lowering::FlatRange(const Tensor& tensor, uint64_t begin, uint64_t count) {
-  const uint64_t n = tensor.NumElements();
-  begin = std::min(begin, n);
-  return tensor.Flatten().Slice(begin, std::min(n, begin + count));
-}
-
-Expected<Tensor> Lowering::Proportional(const Tensor& tensor, uint64_t position, uint64_t count,
-                                        uint64_t total) {
-  const uint64_t n = tensor.NumElements();
-  if (total == 0 || n == 0) return FlatRange(tensor, 0, 0);
+std::pair<uint64_t, uint64_t> Lowering::ProportionalRange(uint64_t n, uint64_t position, uint64_t count,
+                                                         uint64_t total) {
+  if (total == 0 || n == 0) return {0, 0};
   using Wide = unsigned __int128;
   uint64_t begin = static_cast<uint64_t>(Wide(position) * n / total);
   uint64_t size = static_cast<uint64_t>((Wide(count) * n + total - 1) / total);
   size = std::clamp<uint64_t>(size, 1, n);
   begin = std::min(begin, n - size);
-  return tensor.Flatten().Slice(begin, begin + size);
+  return {begin, size};
 }
 
 Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
@@ -155,30 +148,30 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
     }
     position += piece.region.size();
   }
+  // Each tile's part of the output and of the inputs it reads is cut from
+  // an index of the flat tensor, built once: a Slice per tile costs
+  // O(regions) each, and an operand spread over every tile has a region per
+  // tile at least (quadratic in the tiles for each elementwise op).
   const Tensor flat_out = out.Flatten();
-  // A tile holding several ranges (a blocked transpose's result) cuts them
-  // from an index of the flat tensor, built once: a Slice per range costs
-  // O(regions) each.
-  const bool scattered = std::any_of(by_tile.begin(), by_tile.end(),
-                                     [](const auto& entry) { return entry.second.size() > 1; });
-  auto make_index = [&](const Tensor& flat) {
-    return scattered ? std::make_unique<TensorIndex>(flat) : nullptr;
-  };
-  const std::unique_ptr<TensorIndex> out_index = make_index(flat_out);
-  std::vector<std::unique_ptr<TensorIndex>> input_index(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].access == Access::kSame) input_index[i] = make_index(inputs[i].tensor.Flatten());
+  const TensorIndex out_index(flat_out);
+  std::vector<Tensor> flat_inputs;
+  std::vector<std::unique_ptr<TensorIndex>> input_index;
+  flat_inputs.reserve(inputs.size());
+  for (const FieldInput& input : inputs) {
+    flat_inputs.push_back(input.tensor.Flatten());
+    input_index.push_back(input.access == Access::kWhole ? nullptr
+                                                         : std::make_unique<TensorIndex>(flat_inputs.back()));
   }
   for (const auto& [tile, ranges] : by_tile) {
     uint64_t count = 0;
     for (const auto& [b, e] : ranges) count += e - b;
-    auto gather = [&](const Tensor& flat, const TensorIndex* index) -> Expected<Tensor> {
-      if (ranges.size() == 1) return flat.Slice(ranges[0].first, ranges[0].second);
+    auto range = [](const TensorIndex& index, uint64_t lo, uint64_t size) { return index.Box({&lo, 1}, {&size, 1}); };
+    auto gather = [&](const TensorIndex& index) -> Expected<Tensor> {
+      if (ranges.size() == 1) return range(index, ranges[0].first, ranges[0].second - ranges[0].first);
       std::vector<Tensor> parts;
       parts.reserve(ranges.size());
       for (const auto& [b, e] : ranges) {
-        const uint64_t lo = b, size = e - b;
-        TILEPROF_ASSIGN_OR_RETURN(Tensor part, index->Box({&lo, 1}, {&size, 1}));
+        TILEPROF_ASSIGN_OR_RETURN(Tensor part, range(index, b, e - b));
         parts.push_back(std::move(part));
       }
       return Tensor::Concat(parts);
@@ -186,24 +179,23 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
                               graph_.AddVertex(compute_set, codelet, debug_name));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, gather(flat_out, out_index.get()));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, gather(out_index));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[out_field], out_part));
     for (size_t i = 0; i < inputs.size(); ++i) {
       const FieldInput& input = inputs[i];
-      Tensor part;
-      switch (input.access) {
-        case Access::kSame: {
-          TILEPROF_ASSIGN_OR_RETURN(part, gather(input.tensor.Flatten(), input_index[i].get()));
-          break;
-        }
-        case Access::kWhole: part = input.tensor.Flatten(); break;
-        case Access::kProportional: {
-          TILEPROF_ASSIGN_OR_RETURN(part,
-                                    Proportional(input.tensor, ranges[0].first, count, total));
-          break;
-        }
+      if (input.access == Access::kWhole) {
+        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[input.field], flat_inputs[i]));
+        continue;
       }
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[input.field], std::move(part)));
+      Tensor part;
+      if (input.access == Access::kSame) {
+        TILEPROF_ASSIGN_OR_RETURN(part, gather(*input_index[i]));
+      } else {
+        const auto [begin, size] =
+            ProportionalRange(flat_inputs[i].NumElements(), ranges[0].first, count, total);
+        TILEPROF_ASSIGN_OR_RETURN(part, range(*input_index[i], begin, size));
+      }
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[input.field], part));
     }
   }
   return {};

@@ -202,12 +202,11 @@ class Lowering {
   Status EmitPerTile(ComputeSetId compute_set, const Codelet& codelet, std::string_view out_field,
                      const Tensor& out, std::span<const FieldInput> inputs,
                      std::string_view debug_name);
-  // Elements [begin, begin + count) of the flattened tensor; count clipped.
-  static Expected<Tensor> FlatRange(const Tensor& tensor, uint64_t begin, uint64_t count);
-  // The share of `tensor` that `count` of `total` output elements starting
-  // at `position` read: same fraction, at least one element.
-  static Expected<Tensor> Proportional(const Tensor& tensor, uint64_t position, uint64_t count,
-                                       uint64_t total);
+  // The share of an n-element operand, as (first element, count), that
+  // `count` of `total` output elements starting at `position` read: same
+  // fraction, at least one element (none when n or total is zero).
+  static std::pair<uint64_t, uint64_t> ProportionalRange(uint64_t n, uint64_t position, uint64_t count,
+                                                         uint64_t total);
   // A tensor of `shape` filled with the scalar `scalar` (popops::Fill).
   Expected<Tensor> Fill(const Tensor& scalar, const hlo::Shape& shape, std::string_view name,
                         program::Sequence& program);

@@ -251,7 +251,8 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
         options.instrument_vertices ? account.vertices * memory::kInstrumentationBytesPerVertex : 0;
     report::At(cat, Category::kStack) = memory::kStackBytes;
     report::At(cat, Category::kConstants) = account.constant_bytes;
-    const uint64_t live_peak = PeakLive(account.pieces);
+    const PoolExtent pool = FirstFitExtent(account.pieces);
+    const uint64_t live_peak = pool.peak;
     report::At(cat, Category::kVariables) = runtime_variables + live_peak;
 
     report::At(tile.vertex_data, VertexDataCategory::kInternalVertexState) = account.internal_state;
@@ -299,8 +300,7 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     cursor = AlignUp(cursor, memory::kDataAlignment);
     const uint64_t pool_start = cursor;
     regions.Add(pool_start, live_peak);
-    const uint64_t extent = FirstFitExtent(account.pieces);
-    const uint64_t end = pool_start + std::max(extent, live_peak);
+    const uint64_t end = pool_start + std::max(pool.extent, live_peak);
     regions.Fill(end, tile);
     tile.not_always_live = live_peak;
     tile.always_live = tile.ExcludingGaps() - live_peak;

@@ -2,6 +2,8 @@
 #include "engine/compiler/memory_pool.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 
 #include "engine/compiler/memory_model.h"
 
@@ -14,52 +16,52 @@ uint64_t AlignUp(uint64_t value, uint64_t alignment) {
 
 }  // namespace
 
-uint64_t FirstFitExtent(std::vector<Piece>& pieces) {
+PoolExtent FirstFitExtent(std::vector<Piece>& pieces) {
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
     return a.first != b.first ? a.first < b.first : a.bytes > b.bytes;
   });
-  struct Placed {
-    uint64_t offset, bytes, last;
-  };
-  std::vector<Placed> active;  // by offset
-  uint64_t extent = 0;
-  uint64_t earliest_end = UINT64_MAX;  // the smallest `last` of `active`
+  // The live pieces by offset, as parallel arrays, with the free bytes
+  // below each (from the aligned end of the one before): first fit is then
+  // a scan of one small array, and a piece leaves when a heap of ends says
+  // so, where a pass over every live piece per piece placed (for each of
+  // mobilenet_v2's three million) was a tenth of its compile.
+  std::vector<uint64_t> offsets, ends, gaps;
+  using Expiry = std::pair<uint64_t, uint64_t>;  // (last step, offset)
+  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
+  const auto aligned_end = [&](size_t i) { return i == 0 ? 0 : AlignUp(ends[i - 1], memory::kDataAlignment); };
+  const auto at = [](size_t i) { return static_cast<std::ptrdiff_t>(i); };
+  PoolExtent pool;
+  uint64_t live = 0;
   for (Piece& piece : pieces) {
-    if (earliest_end < piece.first) {
-      std::erase_if(active, [&](const Placed& p) { return p.last < piece.first; });
-      earliest_end = UINT64_MAX;
-      for (const Placed& p : active) earliest_end = std::min(earliest_end, p.last);
+    while (!expiries.empty() && expiries.top().first < piece.first) {
+      const uint64_t offset = expiries.top().second;
+      expiries.pop();
+      const size_t i = static_cast<size_t>(std::lower_bound(offsets.begin(), offsets.end(), offset) - offsets.begin());
+      live -= ends[i] - offsets[i];
+      offsets.erase(offsets.begin() + at(i));
+      ends.erase(ends.begin() + at(i));
+      gaps.erase(gaps.begin() + at(i));
+      if (i < offsets.size()) gaps[i] = offsets[i] - aligned_end(i);
     }
-    earliest_end = std::min(earliest_end, piece.last);
-    uint64_t offset = 0;
-    size_t at = 0;
-    for (; at < active.size(); ++at) {
-      if (AlignUp(offset, memory::kDataAlignment) + piece.bytes <= active[at].offset) break;
-      offset = std::max(offset, active[at].offset + active[at].bytes);
+    // An empty piece fits below everything and holds nothing: it changes
+    // neither the live bytes nor where the others go.
+    if (piece.bytes == 0) {
+      piece.offset = 0;
+      continue;
     }
-    offset = AlignUp(offset, memory::kDataAlignment);
-    active.insert(active.begin() + static_cast<std::ptrdiff_t>(at), {offset, piece.bytes, piece.last});
-    piece.offset = offset;
-    extent = std::max(extent, offset + piece.bytes);
+    size_t i = 0;
+    while (i < gaps.size() && gaps[i] < piece.bytes) ++i;
+    piece.offset = aligned_end(i);
+    offsets.insert(offsets.begin() + at(i), piece.offset);
+    ends.insert(ends.begin() + at(i), piece.offset + piece.bytes);
+    gaps.insert(gaps.begin() + at(i), 0);
+    if (i + 1 < offsets.size()) gaps[i + 1] = offsets[i + 1] - aligned_end(i + 1);
+    expiries.emplace(piece.last, piece.offset);
+    live += piece.bytes;
+    pool.peak = std::max(pool.peak, live);
+    pool.extent = std::max(pool.extent, piece.offset + piece.bytes);
   }
-  return extent;
-}
-
-uint64_t PeakLive(std::span<const Piece> pieces) {
-  std::vector<std::pair<uint64_t, int64_t>> events;
-  events.reserve(pieces.size() * 2);
-  for (const Piece& p : pieces) {
-    events.emplace_back(p.first, static_cast<int64_t>(p.bytes));
-    events.emplace_back(p.last + 1, -static_cast<int64_t>(p.bytes));
-  }
-  std::sort(events.begin(), events.end());  // ends (negative) before starts at one step
-  int64_t live = 0;
-  int64_t peak = 0;
-  for (const auto& [step, delta] : events) {
-    live += delta;
-    peak = std::max(peak, live);
-  }
-  return static_cast<uint64_t>(peak);
+  return pool;
 }
 
 std::vector<report::Variable> LargestVariables(const Graph& graph, uint32_t tile,

@@ -27,12 +27,16 @@ struct Piece {
   uint64_t offset = 0;  // within the pool, set by FirstFitExtent
 };
 
-// First-fit placement of the pieces by liveness (sets each offset); returns
-// the extent.
-uint64_t FirstFitExtent(std::vector<Piece>& pieces);
+struct PoolExtent {
+  uint64_t extent = 0;  // the end of the highest piece
+  uint64_t peak = 0;    // the most bytes live at once
+};
 
-// The peak of the bytes live at once.
-uint64_t PeakLive(std::span<const Piece> pieces);
+// First-fit placement of the pieces by liveness: sorts them by first step
+// (largest first within a step) and sets each offset. A piece is live from
+// its first step to its last, inclusive.
+PoolExtent FirstFitExtent(std::vector<Piece>& pieces);
+
 
 // An always-live constant on the tile, at `offset` from the tile's start.
 struct PlacedConstant {

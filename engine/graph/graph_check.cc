@@ -1,7 +1,6 @@
 // Graph validation and statistics. See graph.h.
 #include <algorithm>
-#include <map>
-#include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -15,6 +14,38 @@ constexpr size_t kMaxGapsListed = 3;
 // Write conflicts reported per compute set: the first few locate the bug;
 // thousands would drown it.
 constexpr size_t kMaxConflictsPerComputeSet = 3;
+
+// Which (codelet, tile) pairs have a vertex, a bit each, with the codelets
+// numbered densely in order of first appearance: a tree of pairs inserted
+// into once per vertex was most of the time of Stats and TileUsages.
+class CodeletTiles {
+ public:
+  explicit CodeletTiles(uint32_t num_tiles) : num_tiles_(num_tiles) {}
+
+  uint32_t Index(const Codelet* codelet) {
+    // Consecutive vertices mostly share a codelet.
+    if (codelet != last_) {
+      last_ = codelet;
+      last_index_ = index_.emplace(codelet, static_cast<uint32_t>(index_.size())).first->second;
+      if (bits_.size() < index_.size() * num_tiles_) bits_.resize(index_.size() * num_tiles_);
+    }
+    return last_index_;
+  }
+  // True the first time a codelet is seen on a tile.
+  bool Insert(uint32_t index, uint32_t tile) {
+    auto bit = bits_[uint64_t{index} * num_tiles_ + tile];
+    if (bit) return false;
+    bit = true;
+    return true;
+  }
+
+ private:
+  uint32_t num_tiles_;
+  std::unordered_map<const Codelet*, uint32_t> index_;
+  const Codelet* last_ = nullptr;
+  uint32_t last_index_ = 0;
+  std::vector<bool> bits_;
+};
 
 // One field's elements of one variable, for the overlap sweep.
 struct Access {
@@ -144,11 +175,12 @@ Status Graph::Validate() const {
 }
 
 std::vector<TileUsage> Graph::TileUsages() const {
-  std::map<uint32_t, TileUsage> tiles;
+  const uint32_t num_tiles = target_.NumTiles();
+  std::vector<TileUsage> tiles(num_tiles);
+  std::vector<bool> used(num_tiles);
   auto tile_entry = [&](uint32_t tile) -> TileUsage& {
-    TileUsage& usage = tiles[tile];
-    usage.tile = tile;
-    return usage;
+    used[tile] = true;
+    return tiles[tile];
   };
   for (VariableId id = 0; id < variables_.size(); ++id) {
     const uint64_t size = SizeOf(variables_[id].type);
@@ -156,20 +188,23 @@ std::vector<TileUsage> Graph::TileUsages() const {
       tile_entry(run.tile).data_bytes += (run.end - run.begin) * size;
     }
   }
-  std::set<std::pair<uint32_t, const Codelet*>> code_on_tile;
+  CodeletTiles code_on_tile(num_tiles);
   for (const VertexInfo& vertex : vertices_) {
     if (!vertex.tile) continue;
     TileUsage& usage = tile_entry(*vertex.tile);
     usage.vertices += 1;
     usage.edges += vertex.NumEdges();
     usage.vertex_state_bytes += vertex.codelet->state_bytes();
-    if (code_on_tile.emplace(*vertex.tile, vertex.codelet).second) {
+    if (code_on_tile.Insert(code_on_tile.Index(vertex.codelet), *vertex.tile)) {
       usage.vertex_code_bytes += vertex.codelet->code_bytes();
     }
   }
   std::vector<TileUsage> result;
-  result.reserve(tiles.size());
-  for (auto& [tile, usage] : tiles) result.push_back(usage);
+  for (uint32_t tile = 0; tile < num_tiles; ++tile) {
+    if (!used[tile]) continue;
+    result.push_back(tiles[tile]);
+    result.back().tile = tile;
+  }
   return result;
 }
 
@@ -188,24 +223,23 @@ GraphStats Graph::Stats() const {
   stats.num_compute_sets = compute_sets_.size();
   stats.num_vertices = vertices_.size();
   stats.num_streams = streams_.size();
-  std::map<const Codelet*, CodeletUsage> usage;
-  std::set<std::pair<const Codelet*, uint32_t>> tiles_per_codelet;
+  CodeletTiles tiles_per_codelet(target_.NumTiles());
   for (const VertexInfo& vertex : vertices_) {
     const Codelet& codelet = *vertex.codelet;
     stats.num_edges += vertex.NumEdges();
     stats.edge_pointer_bytes += codelet.edge_pointer_bytes();
     stats.internal_state_bytes += codelet.internal_state_bytes();
-    CodeletUsage& entry = usage[&codelet];
-    entry.codelet = &codelet;
+    const uint32_t index = tiles_per_codelet.Index(&codelet);
+    if (index == stats.by_codelet.size()) stats.by_codelet.push_back({.codelet = &codelet});
+    CodeletUsage& entry = stats.by_codelet[index];
     entry.vertices += 1;
     entry.edges += vertex.NumEdges();
     entry.state_bytes += codelet.state_bytes();
-    if (vertex.tile && tiles_per_codelet.emplace(&codelet, *vertex.tile).second) {
+    if (vertex.tile && tiles_per_codelet.Insert(index, *vertex.tile)) {
       entry.tiles += 1;
       stats.vertex_code_bytes += codelet.code_bytes();
     }
   }
-  for (auto& [codelet, entry] : usage) stats.by_codelet.push_back(entry);
   std::sort(stats.by_codelet.begin(), stats.by_codelet.end(),
             [](const CodeletUsage& a, const CodeletUsage& b) {
               if (a.state_bytes != b.state_bytes) return a.state_bytes > b.state_bytes;
