@@ -416,3 +416,68 @@ TEST(Graph, CustomCodelets) {
 
 }  // namespace
 }  // namespace tileprof::engine
+
+namespace tileprof::engine {
+namespace {
+
+// How a graph read from a file is rebuilt: runs and a shape, no Tensor.
+TEST(Graph, ConnectRegionsChecksTheRunsAgainstTheShapeAndTheGraph) {
+  Graph g(SmallTarget());
+  const Tensor v = Ok(g.AddVariable(kF32, {6}, "v"));
+  ComputeSetId cs = g.AddComputeSet("cs");
+  VertexRef vtx = Ok(g.AddVertex(cs, "SumVertex"));
+  const uint64_t shape[] = {2, 2};
+  const TensorRegion runs[] = {{0, 4, 6}, {0, 0, 2}};
+  EXPECT_THAT(Message(g.ConnectRegions(vtx, 0, kF32, shape, std::span(runs).first(1))),
+              HasSubstr("runs hold 2 elements, its shape 4"));
+  const TensorRegion reversed[] = {{0, 5, 3}, {0, 0, 2}};
+  EXPECT_THAT(Message(g.ConnectRegions(vtx, 0, kF32, shape, reversed)),
+              HasSubstr("elements [5, 3) of variable 0 'v'"));
+  const TensorRegion outside[] = {{0, 4, 8}};
+  const uint64_t four[] = {4};
+  EXPECT_THAT(Message(g.ConnectRegions(vtx, 0, kF32, four, outside)), HasSubstr("do not match it"));
+  const TensorRegion unknown[] = {{3, 0, 4}};
+  EXPECT_THAT(Message(g.ConnectRegions(vtx, 0, kF32, four, unknown)),
+              HasSubstr("variable 3, which this graph does not have"));
+  EXPECT_THAT(Message(g.ConnectRegions(vtx, 2, kF32, shape, runs)), HasSubstr("no field 2"));
+  EXPECT_EQ(g.vertex(vtx.id).NumEdges(), 0u);  // nothing connected by a failed call
+
+  Ok(g.ConnectRegions(vtx, 0, kF32, shape, runs));
+  const FieldView& in = g.fields(vtx.id)[0];
+  ASSERT_TRUE(in.connected());
+  EXPECT_EQ(in.ShapeString(), "f32[2,2]");
+  EXPECT_THAT(in.regions(), ElementsAre(TensorRegion{0, 4, 6}, TensorRegion{0, 0, 2}));
+  EXPECT_EQ(g.vertex(vtx.id).NumEdges(), 1u);
+  EXPECT_FALSE(g.fields(vtx.id)[1].connected());
+  EXPECT_THAT(Message(g.ConnectRegions(vtx, 0, kF32, shape, runs)), HasSubstr("already connected"));
+  (void)v;
+}
+
+// Fields keep their runs when the graph is moved and as more are added:
+// the arena never moves what it has handed out.
+TEST(Graph, FieldViewsStayValidAcrossGrowthAndMove) {
+  Graph g(SmallTarget());
+  const Tensor v = Ok(g.AddVariable(kF32, {200000}, "v"));
+  ComputeSetId cs = g.AddComputeSet("cs");
+  std::vector<VertexRef> vertices;
+  for (uint64_t i = 0; i < 20000; ++i) {
+    VertexRef vtx = Ok(g.AddVertex(cs, "SumVertex"));
+    Ok(g.Connect(vtx["in"], Ok(v.Slice(i * 10, i * 10 + 10))));
+    vertices.push_back(vtx);
+  }
+  // One field of many runs: a block of its own.
+  VertexRef big = Ok(g.AddVertex(cs, "SumVertex"));
+  std::vector<Tensor> every_other;
+  for (uint64_t i = 0; i < 40000; ++i) every_other.push_back(Ok(v.Slice(i * 5, i * 5 + 1)));
+  Ok(g.Connect(big["in"], Ok(Tensor::Concat(every_other))));
+  const Graph moved = std::move(g);
+  for (uint64_t i = 0; i < vertices.size(); ++i) {
+    ASSERT_THAT(moved.fields(vertices[i].id)[0].regions(), ElementsAre(TensorRegion{0, i * 10, i * 10 + 10}));
+  }
+  const auto regions = moved.fields(big.id)[0].regions();
+  ASSERT_EQ(regions.size(), 40000u);
+  EXPECT_EQ(regions.back(), (TensorRegion{0, 199995, 199996}));
+}
+
+}  // namespace
+}  // namespace tileprof::engine
