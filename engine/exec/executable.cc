@@ -115,17 +115,22 @@ class Reader {
     return static_cast<ElementType>(Below(std::size(kAllElementTypes), field));
   }
   std::vector<uint64_t> Shape(std::string_view field) {
+    std::vector<uint64_t> shape;
+    ShapeInto(field, shape);
+    return shape;
+  }
+  // Into a buffer the caller reuses (a shape per vertex field).
+  void ShapeInto(std::string_view field, std::vector<uint64_t>& shape) {
+    shape.clear();
     uint64_t rank = Var(field);
     if (ok() && rank > kMaxRank) Fail(field, fmt::format("rank {} is above {}", rank, kMaxRank));
-    std::vector<uint64_t> shape;
     for (uint64_t i = 0; ok() && i < rank; ++i) shape.push_back(Var(field));
-    return shape;
   }
   // A tensor as its element type, shape and runs; the shape and runs stay in
   // buffers this reader reuses (shape(), regions()) until the next call.
   ElementType TensorParts(std::string_view field) {
     const ElementType type = Type(field);
-    shape_ = Shape(field);
+    ShapeInto(field, shape_);
     const uint64_t count = Count(field, 3);
     regions_.clear();
     for (uint64_t i = 0; ok() && i < count; ++i) {
@@ -224,8 +229,7 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
       r.Fail("variable", tensor.error().message());
       break;
     }
-    const Tensor flat = tensor->Flatten();
-    const uint64_t elements = flat.NumElements();
+    const uint64_t elements = tensor->NumElements();
     uint64_t position = 0;
     for (uint64_t i = 0, n = r.Count("tile runs", 3); r.ok() && i < n; ++i) {
       const uint64_t gap = r.Var("tile run start");
@@ -237,8 +241,7 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
         break;
       }
       position += gap;
-      auto piece = flat.Slice(position, position + size);
-      Status mapped = piece ? graph.SetTileMapping(*piece, tile) : Status(piece.error());
+      const Status mapped = graph.SetTileMapping(static_cast<VariableId>(id), position, position + size, tile);
       if (!mapped) r.Fail("tile run", mapped.error().message());
       position += size;
     }

@@ -131,6 +131,20 @@ Status Graph::SetTileMapping(const Tensor& tensor, uint32_t tile) {
   return {};
 }
 
+Status Graph::SetTileMapping(VariableId variable, uint64_t begin, uint64_t end, uint32_t tile) {
+  if (variable >= variables_.size()) {
+    return MakeError("set tile mapping: no variable {} (graph has {})", variable, variables_.size());
+  }
+  if (begin > end || end > variables_[variable].num_elements) {
+    return MakeError("set tile mapping: elements [{}, {}) are not in {}", begin, end, DescribeVariable(variable));
+  }
+  if (!target_.IsValidTile(tile)) {
+    return target_.CheckTile(tile, fmt::format("set tile mapping of {}", DescribeVariable(variable)));
+  }
+  tile_maps_[variable].Assign(begin, end, tile);
+  return {};
+}
+
 ComputeSetId Graph::AddComputeSet(std::string_view name) {
   compute_sets_.push_back({std::string(name), {}});
   return static_cast<ComputeSetId>(compute_sets_.size() - 1);

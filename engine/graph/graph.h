@@ -227,6 +227,9 @@ class Graph {
                                        std::string_view name);
   // Maps every element of `tensor` to `tile` (later mappings override).
   Status SetTileMapping(const Tensor& tensor, uint32_t tile);
+  // Maps elements [begin, end) of a variable to `tile`: a stored mapping
+  // restored run by run, without a view per run.
+  Status SetTileMapping(VariableId variable, uint64_t begin, uint64_t end, uint32_t tile);
 
   // ---- Compute -----------------------------------------------------------
   ComputeSetId AddComputeSet(std::string_view name);

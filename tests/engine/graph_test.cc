@@ -481,3 +481,24 @@ TEST(Graph, FieldViewsStayValidAcrossGrowthAndMove) {
 
 }  // namespace
 }  // namespace tileprof::engine
+
+namespace tileprof::engine {
+namespace {
+
+TEST(Graph, MapsARangeOfAVariableByIdWithItsChecks) {
+  Graph g(SmallTarget());
+  const Tensor v = Ok(g.AddVariable(kF32, {10}, "v"));
+  Ok(g.SetTileMapping(0, 0, 4, 1));
+  Ok(g.SetTileMapping(0, 4, 10, 2));
+  Ok(g.SetTileMapping(0, 2, 6, 3));
+  EXPECT_THAT(g.TileMapping(0), ElementsAre(TileRun{0, 2, 1}, TileRun{2, 6, 3}, TileRun{6, 10, 2}));
+  EXPECT_THAT(Message(g.SetTileMapping(1, 0, 1, 0)), HasSubstr("no variable 1"));
+  EXPECT_THAT(Message(g.SetTileMapping(0, 8, 11, 0)), HasSubstr("elements [8, 11) are not in variable 0 'v'"));
+  EXPECT_THAT(Message(g.SetTileMapping(0, 5, 4, 0)), HasSubstr("elements [5, 4)"));
+  EXPECT_FALSE(g.SetTileMapping(0, 0, 1, 4));  // 4 tiles: 0..3
+  EXPECT_THAT(g.TileMapping(0), ElementsAre(TileRun{0, 2, 1}, TileRun{2, 6, 3}, TileRun{6, 10, 2}));
+  (void)v;
+}
+
+}  // namespace
+}  // namespace tileprof::engine
