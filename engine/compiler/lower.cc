@@ -162,7 +162,10 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
     input_index.push_back(input.access == Access::kWhole ? nullptr
                                                          : std::make_unique<TensorIndex>(flat_inputs.back()));
   }
-  for (const auto& [tile, ranges] : by_tile) {
+  for (const auto& entry : by_tile) {
+    // Not a structured binding: older clang cannot capture those in lambdas.
+    const uint32_t tile = entry.first;
+    const std::vector<std::pair<uint64_t, uint64_t>>& ranges = entry.second;
     uint64_t count = 0;
     for (const auto& [b, e] : ranges) count += e - b;
     auto range = [](const TensorIndex& index, uint64_t lo, uint64_t size) { return index.Box({&lo, 1}, {&size, 1}); };

@@ -76,6 +76,7 @@ std::vector<report::Variable> LargestVariables(const Graph& graph, uint32_t tile
     uint64_t step = 0;
   };
   std::vector<Entry> entries;
+  entries.reserve(pieces.size() + constants.size());
   for (const Piece& p : pieces) entries.push_back({p.variable, p.bytes, pool_start + p.offset, false, p.first});
   for (const PlacedConstant& c : constants) entries.push_back({c.variable, c.bytes, c.offset, true});
   // A variable mapped to the tile in several runs is one allocation per run;

@@ -182,10 +182,8 @@ Expected<VertexRef> Graph::AddVertex(ComputeSetId compute_set, const Codelet& co
       info.debug_name = vertices_.back().debug_name;
     }
   }
-  info.first_field = fields_.size();
-  info.first_param = params_.size();
-  fields_.resize(fields_.size() + codelet.fields().size());
-  params_.resize(params_.size() + codelet.params().size());
+  info.fields = field_slots_.Allocate(codelet.fields().size()).data();
+  info.params = param_slots_.Allocate(codelet.params().size()).data();
   const auto id = static_cast<VertexId>(vertices_.size());
   vertices_.push_back(std::move(info));
   compute_sets_[compute_set].vertices.push_back(id);
@@ -229,7 +227,7 @@ Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
   const auto place = [&] {
     return fmt::format("{}: field '{}'", DescribeVertex(ref.id), field.name);
   };
-  FieldView& slot = fields_[vertex.first_field + index];
+  FieldView& slot = vertex.fields[index];
   if (slot.connected_) return MakeError("{} is already connected", place());
   if (auto status = CheckRegions(type, shape, regions); !status) {
     return status.error().Within(place());
@@ -279,12 +277,12 @@ Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
 
 std::span<const FieldView> Graph::fields(VertexId id) const {
   const VertexInfo& vertex = vertices_.at(id);
-  return {fields_.data() + vertex.first_field, vertex.codelet->fields().size()};
+  return {vertex.fields, vertex.codelet->fields().size()};
 }
 
 std::span<const std::optional<uint32_t>> Graph::params(VertexId id) const {
   const VertexInfo& vertex = vertices_.at(id);
-  return {params_.data() + vertex.first_param, vertex.codelet->params().size()};
+  return {vertex.params, vertex.codelet->params().size()};
 }
 
 std::vector<uint64_t> Graph::FieldElements(VertexId id) const {
@@ -311,7 +309,7 @@ Status Graph::SetInitialValue(const FieldRef& ref, uint32_t value) {
                      vertex.codelet->FindField(ref.field) ? " (it is a field; use Connect)"
                                                           : "");
   }
-  params_[vertex.first_param + *index] = value;
+  vertex.params[*index] = value;
   return {};
 }
 
@@ -325,7 +323,7 @@ Status Graph::SetInitialValues(VertexRef ref, std::span<const uint32_t> values) 
     return MakeError("{}: {} initial values for {} parameters", DescribeVertex(ref.id),
                      values.size(), count);
   }
-  std::copy(values.begin(), values.end(), params_.begin() + static_cast<std::ptrdiff_t>(vertex.first_param));
+  std::copy(values.begin(), values.end(), vertex.params);
   return {};
 }
 
