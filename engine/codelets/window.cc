@@ -83,19 +83,6 @@ class SelectAndScatterCodelet final : public Codelet {
                             kSelectCyclesPerElement + kSelectCyclesPerCompare * compares);
   }
 
- protected:
-  Status Compute(const VertexIo& io) const override {
-    return numeric::Dispatch(type_, [&](auto tag) -> Status {
-      constexpr ElementType kType = decltype(tag)::value;
-      using C = typename numeric::Traits<kType>::Compute;
-      if constexpr (numeric::kIsPred<C>) {
-        return MakeError("{}: pred is not supported", name());
-      } else {
-        return Run<kType>(io);
-      }
-    });
-  }
-
  private:
   static std::vector<std::string> Params(uint32_t rank) {
     std::vector<std::string> params = {"first"};
@@ -225,6 +212,21 @@ class SelectAndScatterCodelet final : public Codelet {
 
   ElementType type_;
   uint32_t rank_;
+
+  // After Run: clang 14 leaves a member template that a generic lambda calls
+  // before its definition undefined (the fuzz build failed to link).
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    return numeric::Dispatch(type_, [&](auto tag) -> Status {
+      constexpr ElementType kType = decltype(tag)::value;
+      using C = typename numeric::Traits<kType>::Compute;
+      if constexpr (numeric::kIsPred<C>) {
+        return MakeError("{}: pred is not supported", name());
+      } else {
+        return Run<kType>(io);
+      }
+    });
+  }
 };
 
 }  // namespace
