@@ -85,11 +85,12 @@ Expected<Tensor> Graph::AddConstantFromInts(ElementType type, std::vector<uint64
 
 Status Graph::CheckTensorRegions(const Tensor& tensor) const {
   if (!tensor.valid()) return MakeError("invalid tensor");
-  return CheckRegions(tensor.element_type(), tensor.shape(), tensor.regions());
+  TILEPROF_RETURN_IF_ERROR(CheckRegions(tensor.element_type(), tensor.shape(), tensor.regions()));
+  return {};
 }
 
-Status Graph::CheckRegions(ElementType type, std::span<const uint64_t> shape,
-                           std::span<const TensorRegion> regions) const {
+Expected<uint64_t> Graph::CheckRegions(ElementType type, std::span<const uint64_t> shape,
+                                       std::span<const TensorRegion> regions) const {
   TILEPROF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(shape));
   uint64_t total = 0;
   for (const TensorRegion& region : regions) {
@@ -112,7 +113,7 @@ Status Graph::CheckRegions(ElementType type, std::span<const uint64_t> shape,
     return MakeError("tensor {}: its runs hold {} elements, its shape {}", ShapeString(type, shape),
                      total, count);
   }
-  return {};
+  return count;
 }
 
 Status Graph::CheckTensor(const Tensor& tensor, std::string_view what) const {
@@ -229,19 +230,17 @@ Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
   };
   FieldView& slot = vertex.fields[index];
   if (slot.connected_) return MakeError("{} is already connected", place());
-  if (auto status = CheckRegions(type, shape, regions); !status) {
-    return status.error().Within(place());
-  }
+  const Expected<uint64_t> elements = CheckRegions(type, shape, regions);
+  if (!elements) return elements.error().Within(place());
   if (type != field.type) {
     return MakeError("{} is {} ({}), the tensor is {}", place(), PoplarName(field.type),
                      HloName(field.type), ShapeString(type, shape));
   }
-  const uint64_t elements = *ElementCount(shape);  // CheckRegions checked it
-  if (field.kind == FieldKind::kScalar && elements != 1) {
+  if (field.kind == FieldKind::kScalar && *elements != 1) {
     return MakeError("{} is a scalar, the tensor {} has {} elements", place(),
-                     ShapeString(type, shape), elements);
+                     ShapeString(type, shape), *elements);
   }
-  if (elements == 0) {
+  if (*elements == 0) {
     return MakeError("{}: the tensor {} is empty", place(), ShapeString(type, shape));
   }
   if (field.IsWritten()) {
@@ -268,7 +267,7 @@ Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
   slot.num_regions_ = static_cast<uint32_t>(regions.size());
   slot.dims_ = stored_dims.data();
   slot.rank_ = static_cast<uint8_t>(shape.size());
-  slot.elements_ = elements;
+  slot.elements_ = *elements;
   slot.type_ = type;
   slot.connected_ = true;
   ++vertex.num_edges;

@@ -77,7 +77,7 @@ struct ComputeSetInfo {
 
 // A vertex field: the elements it is connected to, as the graph keeps them.
 // The shape and regions live in arenas shared by every field of the graph
-// (graph.h's FieldArena): a compile makes millions of fields, and a Tensor
+// (FieldArena, below): a compile makes millions of fields, and a Tensor
 // each, with its own shape and region vectors, was three allocations per
 // edge that stayed live to the end, and cache misses for every walk over
 // the graph. Views stay valid as long as the graph, also across a move.
@@ -338,8 +338,10 @@ class Graph {
                                  uint64_t num_elements, StreamDirection direction);
   // CheckTensor without the leading place.
   Status CheckTensorRegions(const Tensor& tensor) const;
-  Status CheckRegions(ElementType type, std::span<const uint64_t> shape,
-                      std::span<const TensorRegion> regions) const;
+  // The runs lie in this graph's variables of `type` and hold exactly the
+  // shape's elements; returns that count.
+  Expected<uint64_t> CheckRegions(ElementType type, std::span<const uint64_t> shape,
+                                  std::span<const TensorRegion> regions) const;
   Status CheckVertex(VertexId id) const;
   void CheckComputeSetWrites(ComputeSetId id, std::vector<Error>& problems) const;
 

@@ -414,16 +414,10 @@ TEST(Graph, CustomCodelets) {
   EXPECT_EQ(g.vertex(v.id).codelet->state_bytes(), 8u);
 }
 
-}  // namespace
-}  // namespace tileprof::engine
-
-namespace tileprof::engine {
-namespace {
-
 // How a graph read from a file is rebuilt: runs and a shape, no Tensor.
 TEST(Graph, ConnectRegionsChecksTheRunsAgainstTheShapeAndTheGraph) {
   Graph g(SmallTarget());
-  const Tensor v = Ok(g.AddVariable(kF32, {6}, "v"));
+  Ok(g.AddVariable(kF32, {6}, "v"));
   ComputeSetId cs = g.AddComputeSet("cs");
   VertexRef vtx = Ok(g.AddVertex(cs, "SumVertex"));
   const uint64_t shape[] = {2, 2};
@@ -450,7 +444,6 @@ TEST(Graph, ConnectRegionsChecksTheRunsAgainstTheShapeAndTheGraph) {
   EXPECT_EQ(g.vertex(vtx.id).NumEdges(), 1u);
   EXPECT_FALSE(g.fields(vtx.id)[1].connected());
   EXPECT_THAT(Message(g.ConnectRegions(vtx, 0, kF32, shape, runs)), HasSubstr("already connected"));
-  (void)v;
 }
 
 // Fields keep their runs when the graph is moved and as more are added:
@@ -479,15 +472,9 @@ TEST(Graph, FieldViewsStayValidAcrossGrowthAndMove) {
   EXPECT_EQ(regions.back(), (TensorRegion{0, 199995, 199996}));
 }
 
-}  // namespace
-}  // namespace tileprof::engine
-
-namespace tileprof::engine {
-namespace {
-
 TEST(Graph, MapsARangeOfAVariableByIdWithItsChecks) {
   Graph g(SmallTarget());
-  const Tensor v = Ok(g.AddVariable(kF32, {10}, "v"));
+  Ok(g.AddVariable(kF32, {10}, "v"));
   Ok(g.SetTileMapping(0, 0, 4, 1));
   Ok(g.SetTileMapping(0, 4, 10, 2));
   Ok(g.SetTileMapping(0, 2, 6, 3));
@@ -497,7 +484,6 @@ TEST(Graph, MapsARangeOfAVariableByIdWithItsChecks) {
   EXPECT_THAT(Message(g.SetTileMapping(0, 5, 4, 0)), HasSubstr("elements [5, 4)"));
   EXPECT_FALSE(g.SetTileMapping(0, 0, 1, 4));  // 4 tiles: 0..3
   EXPECT_THAT(g.TileMapping(0), ElementsAre(TileRun{0, 2, 1}, TileRun{2, 6, 3}, TileRun{6, 10, 2}));
-  (void)v;
 }
 
 }  // namespace
