@@ -135,18 +135,34 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
                              std::span<const FieldInput> inputs, std::string_view debug_name) {
   const uint64_t total = out.NumElements();
   if (total == 0) return {};
-  // Positions of the output by tile, in element order within each tile.
-  std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> by_tile;
+  // Positions of the output by tile, in element order within each tile, and
+  // the tiles in increasing order (a map per op cost a node per tile).
+  const uint32_t num_tiles = graph_.target().NumTiles();
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> by_tile(num_tiles);
+  std::vector<uint32_t> tiles;
   uint64_t position = 0;
   for (const MappedRegion& piece : graph_.MapRegions(out.Flatten())) {
     if (!piece.tile) return MakeError("output {} is not mapped", out.ShapeString());
     auto& ranges = by_tile[*piece.tile];
+    if (ranges.empty()) tiles.push_back(*piece.tile);
     if (!ranges.empty() && ranges.back().second == position) {
       ranges.back().second += piece.region.size();
     } else {
       ranges.emplace_back(position, position + piece.region.size());
     }
     position += piece.region.size();
+  }
+  std::sort(tiles.begin(), tiles.end());
+  // Field numbers, looked up once for every vertex of the op.
+  auto field_index = [&](std::string_view name) -> Expected<size_t> {
+    if (const std::optional<size_t> index = codelet.FindField(name)) return *index;
+    return MakeError("codelet {} has no field '{}'", codelet.name(), name);
+  };
+  TILEPROF_ASSIGN_OR_RETURN(const size_t out_field_index, field_index(out_field));
+  std::vector<size_t> input_fields;
+  for (const FieldInput& input : inputs) {
+    TILEPROF_ASSIGN_OR_RETURN(const size_t index, field_index(input.field));
+    input_fields.push_back(index);
   }
   // Each tile's part of the output and of the inputs it reads is cut from
   // an index of the flat tensor, built once: a Slice per tile costs
@@ -162,10 +178,8 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
     input_index.push_back(input.access == Access::kWhole ? nullptr
                                                          : std::make_unique<TensorIndex>(flat_inputs.back()));
   }
-  for (const auto& entry : by_tile) {
-    // Not a structured binding: older clang cannot capture those in lambdas.
-    const uint32_t tile = entry.first;
-    const std::vector<std::pair<uint64_t, uint64_t>>& ranges = entry.second;
+  for (const uint32_t tile : tiles) {
+    const std::vector<std::pair<uint64_t, uint64_t>>& ranges = by_tile[tile];
     uint64_t count = 0;
     for (const auto& [b, e] : ranges) count += e - b;
     auto range = [](const TensorIndex& index, uint64_t lo, uint64_t size) { return index.Box({&lo, 1}, {&size, 1}); };
@@ -183,11 +197,11 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
                               graph_.AddVertex(compute_set, codelet, debug_name));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, gather(out_index));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[out_field], out_part));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex, out_field_index, out_part));
     for (size_t i = 0; i < inputs.size(); ++i) {
       const FieldInput& input = inputs[i];
       if (input.access == Access::kWhole) {
-        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[input.field], flat_inputs[i]));
+        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex, input_fields[i], flat_inputs[i]));
         continue;
       }
       Tensor part;
@@ -198,7 +212,7 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
             ProportionalRange(flat_inputs[i].NumElements(), ranges[0].first, count, total);
         TILEPROF_ASSIGN_OR_RETURN(part, range(*input_index[i], begin, size));
       }
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[input.field], part));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex, input_fields[i], part));
     }
   }
   return {};

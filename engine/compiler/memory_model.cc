@@ -4,7 +4,6 @@
 #include <atomic>
 #include <functional>
 #include <iterator>
-#include <map>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -27,7 +26,10 @@ struct TileAccount : TileWalk {
   uint64_t vertices = 0;
   uint64_t internal_state = 0;
   uint64_t edge_pointers = 0;
-  std::map<uint32_t, uint64_t> type_bytes;  // vertex type index -> state bytes
+  // By vertex type index: state bytes, and whether the type has a vertex
+  // (and so its code) here.
+  std::vector<uint64_t> type_bytes;
+  std::vector<bool> has_type;
   uint64_t vertex_code = 0;
   uint64_t constant_bytes = 0;  // aligned
   std::vector<PlacedConstant> constants;  // offsets from the start of the constants
@@ -127,25 +129,37 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
 
   // ---- Vertices: state, types, code, instrumentation -----------------------
   std::unordered_map<const Codelet*, uint32_t> type_index;
-  // Per tile, whether each vertex type (by type_index) has its code there
-  // yet: a set per tile cost a tree insertion per vertex.
-  std::vector<std::vector<bool>> code_on_tile(num_tiles);
+  // Consecutive vertices mostly share a codelet: a hash lookup and a tree
+  // insertion per vertex were most of this serial pass.
+  const Codelet* last_codelet = nullptr;
+  uint32_t last_type = 0;
+  uint64_t internal_state = 0, edge_pointers = 0, state_bytes = 0, code_bytes = 0;
   for (VertexId id = 0; id < graph.num_vertices(); ++id) {
     const VertexInfo& vertex = graph.vertex(id);
     if (!vertex.tile) return MakeError("{} is not mapped to a tile", graph.DescribeVertex(id));
     TileAccount& tile = tiles[*vertex.tile];
     const Codelet* codelet = vertex.codelet;
-    auto [it, added] = type_index.emplace(codelet, static_cast<uint32_t>(layout.vertex_types.size()));
-    if (added) layout.vertex_types.push_back({codelet->name()});
+    if (codelet != last_codelet) {
+      auto [it, added] = type_index.emplace(codelet, static_cast<uint32_t>(layout.vertex_types.size()));
+      if (added) layout.vertex_types.push_back({codelet->name()});
+      last_codelet = codelet;
+      last_type = it->second;
+      internal_state = codelet->internal_state_bytes();
+      edge_pointers = codelet->edge_pointer_bytes();
+      state_bytes = codelet->state_bytes();
+      code_bytes = codelet->code_bytes();
+    }
     ++tile.vertices;
-    tile.internal_state += codelet->internal_state_bytes();
-    tile.edge_pointers += codelet->edge_pointer_bytes();
-    tile.type_bytes[it->second] += codelet->state_bytes();
-    std::vector<bool>& has_code = code_on_tile[*vertex.tile];
-    if (has_code.size() <= it->second) has_code.resize(it->second + 1);
-    if (!has_code[it->second]) {
-      has_code[it->second] = true;
-      tile.vertex_code += codelet->code_bytes();
+    tile.internal_state += internal_state;
+    tile.edge_pointers += edge_pointers;
+    if (tile.has_type.size() <= last_type) {
+      tile.has_type.resize(last_type + 1);
+      tile.type_bytes.resize(last_type + 1);
+    }
+    tile.type_bytes[last_type] += state_bytes;
+    if (!tile.has_type[last_type]) {
+      tile.has_type[last_type] = true;
+      tile.vertex_code += code_bytes;
     }
   }
 
@@ -259,7 +273,9 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     report::At(tile.vertex_data, VertexDataCategory::kEdgePointers) = account.edge_pointers;
     report::At(tile.vertex_data, VertexDataCategory::kDescriptors) =
         report::At(cat, Category::kCopyDescriptors);
-    for (const auto& [type, bytes] : account.type_bytes) tile.vertex_types.push_back({type, bytes});
+    for (uint32_t type = 0; type < account.has_type.size(); ++type) {
+      if (account.has_type[type]) tile.vertex_types.push_back({type, account.type_bytes[type]});
+    }
 
     // Addresses: code first (it must sit in non-interleaved memory), then
     // vertex state and descriptors, the stack from the next memory element,

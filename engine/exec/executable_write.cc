@@ -134,8 +134,9 @@ void WriteGraph(Writer& w, const Graph& graph) {
       w.U8(param ? 1 : 0);
       if (param) w.Var(*param);
     }
-    w.U8(v.perf_estimate ? 1 : 0);
-    if (v.perf_estimate) w.Var(*v.perf_estimate);
+    const std::optional<uint64_t> estimate = graph.PerfEstimate(id);
+    w.U8(estimate ? 1 : 0);
+    if (estimate) w.Var(*estimate);
   }
   w.Var(graph.num_streams());
   for (StreamId id = 0; id < graph.num_streams(); ++id) {

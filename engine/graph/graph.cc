@@ -206,11 +206,18 @@ Status Graph::Connect(const FieldRef& ref, const Tensor& tensor) {
     return MakeError("{}: no field '{}' (fields: {})", DescribeVertex(ref.vertex), ref.field,
                      FieldList(codelet));
   }
+  return Connect(VertexRef{ref.vertex}, *index, tensor);
+}
+
+Status Graph::Connect(VertexRef ref, size_t index, const Tensor& tensor) {
   if (!tensor.valid()) {
-    return MakeError("{}: field '{}': invalid tensor", DescribeVertex(ref.vertex), ref.field);
+    if (ref.id < vertices_.size() && index < vertices_[ref.id].codelet->fields().size()) {
+      return MakeError("{}: field '{}': invalid tensor", DescribeVertex(ref.id),
+                       vertices_[ref.id].codelet->fields()[index].name);
+    }
+    return MakeError("connect field {} of vertex {}: invalid tensor", index, ref.id);
   }
-  return ConnectRegions(VertexRef{ref.vertex}, *index, tensor.element_type(), tensor.shape(),
-                        tensor.regions());
+  return ConnectRegions(ref, index, tensor.element_type(), tensor.shape(), tensor.regions());
 }
 
 Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
@@ -261,8 +268,11 @@ Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
   }
   const std::span<TensorRegion> stored_regions = field_regions_.Allocate(regions.size());
   std::copy(regions.begin(), regions.end(), stored_regions.begin());
-  const std::span<uint64_t> stored_dims = field_dims_.Allocate(shape.size());
-  std::copy(shape.begin(), shape.end(), stored_dims.begin());
+  std::span<uint64_t> stored_dims;
+  if (shape.size() != 1) {
+    stored_dims = field_dims_.Allocate(shape.size());
+    std::copy(shape.begin(), shape.end(), stored_dims.begin());
+  }
   slot.regions_ = stored_regions.data();
   slot.num_regions_ = static_cast<uint32_t>(regions.size());
   slot.dims_ = stored_dims.data();
@@ -341,8 +351,14 @@ Status Graph::SetPerfEstimate(VertexRef ref, uint64_t cycles) {
     return MakeError("set perf estimate: no vertex {} (graph has {})", ref.id,
                      vertices_.size());
   }
-  vertices_[ref.id].perf_estimate = cycles;
+  perf_estimates_[ref.id] = cycles;
   return {};
+}
+
+std::optional<uint64_t> Graph::PerfEstimate(VertexId id) const {
+  const auto it = perf_estimates_.find(id);
+  if (it == perf_estimates_.end()) return std::nullopt;
+  return it->second;
 }
 
 Status Graph::AddCodelet(std::shared_ptr<const Codelet> codelet) {
@@ -385,7 +401,7 @@ std::vector<MappedRegion> Graph::MapRegions(const Tensor& tensor) const {
 
 uint64_t Graph::VertexCycles(VertexId id) const {
   const VertexInfo& vertex = vertices_.at(id);
-  if (vertex.perf_estimate) return *vertex.perf_estimate;
+  if (const std::optional<uint64_t> estimate = PerfEstimate(id)) return *estimate;
   const std::vector<uint64_t> elements = FieldElements(id);
   const std::vector<uint32_t> params = ParamValues(id);
   return vertex.codelet->EstimateCycles({elements, params}, target_);

@@ -32,6 +32,7 @@
 
 #include "common/expected.h"
 #include "engine/codelets/codelet.h"
+#include "engine/graph/stable_vector.h"
 #include "engine/graph/tensor.h"
 #include "engine/graph/tile_map.h"
 #include "engine/target/target.h"
@@ -86,7 +87,10 @@ class FieldView {
   // False until Graph::Connect succeeds; an unconnected view is empty.
   bool connected() const { return connected_; }
   ElementType element_type() const { return type_; }
-  std::span<const uint64_t> shape() const { return {dims_, rank_}; }
+  // A flat field's one dimension is its element count, held in the view
+  // itself (the span then views this FieldView, which the graph keeps in
+  // place): most fields are flat, and an arena slot each was 4 M of them.
+  std::span<const uint64_t> shape() const { return {rank_ == 1 ? &elements_ : dims_, rank_}; }
   std::span<const TensorRegion> regions() const { return {regions_, num_regions_}; }
   uint64_t NumElements() const { return elements_; }
   uint64_t NumBytes() const { return elements_ * SizeOf(type_); }
@@ -106,18 +110,17 @@ class FieldView {
 
 struct VertexInfo {
   const Codelet* codelet = nullptr;
-  ComputeSetId compute_set = 0;
   // Held by the graph once per distinct name: the vertices of one op share
   // it (a compile makes millions of vertices from thousands of names).
   std::string_view debug_name;
-  std::optional<uint32_t> tile;
-  std::optional<uint64_t> perf_estimate;  // SetPerfEstimate override
   // The vertex's fields and parameters, one per codelet field or parameter,
   // in storage the graph owns: read them through Graph::fields and
   // Graph::params. (Arena slots, not vectors the graph grows: copying and
   // faulting in millions of slots at each doubling was 3% of a compile.)
   FieldView* fields = nullptr;
   std::optional<uint32_t>* params = nullptr;
+  std::optional<uint32_t> tile;
+  ComputeSetId compute_set = 0;
   uint32_t num_edges = 0;
 
   // Edges: one per connected field (the report's "Number of edges").
@@ -251,6 +254,9 @@ class Graph {
   // repeated elements, a tensor naming elements the graph does not have.
   // The graph copies the tensor's shape and regions into its own arrays.
   Status Connect(const FieldRef& field, const Tensor& tensor);
+  // The same by field number (the codelet's order): for callers connecting
+  // the same fields of many vertices, without a lookup by name each.
+  Status Connect(VertexRef vertex, size_t field, const Tensor& tensor);
   // Connects field number `field` (the codelet's order) to the elements of
   // `regions` seen as `shape`, with the checks of Connect, and also that the
   // runs are well formed and hold exactly the shape's elements: how a graph
@@ -267,6 +273,8 @@ class Graph {
   // Overrides the codelet's cycle estimate for this vertex (Poplar's
   // setPerfEstimate; units as Codelet::EstimateCycles).
   Status SetPerfEstimate(VertexRef vertex, uint64_t cycles);
+  // That override, if any.
+  std::optional<uint64_t> PerfEstimate(VertexId id) const;
   // Registers a custom codelet for AddVertex by name. Error if the name is
   // taken (by a custom or a built-in codelet).
   Status AddCodelet(std::shared_ptr<const Codelet> codelet);
@@ -349,7 +357,10 @@ class Graph {
   std::vector<VariableInfo> variables_;
   std::vector<TileMap> tile_maps_;  // by variable
   std::vector<ComputeSetInfo> compute_sets_;
-  std::vector<VertexInfo> vertices_;
+  // Millions of vertices: kept small (the rare SetPerfEstimate override
+  // lives beside them) and in chunks that never move.
+  StableVector<VertexInfo> vertices_;
+  std::unordered_map<VertexId, uint64_t> perf_estimates_;
   FieldArena<FieldView> field_slots_;
   FieldArena<std::optional<uint32_t>> param_slots_;
   FieldArena<TensorRegion> field_regions_;

@@ -486,5 +486,34 @@ TEST(Graph, MapsARangeOfAVariableByIdWithItsChecks) {
   EXPECT_THAT(g.TileMapping(0), ElementsAre(TileRun{0, 2, 1}, TileRun{2, 6, 3}, TileRun{6, 10, 2}));
 }
 
+// Fields connect by number as by name; a flat field's shape is its element
+// count, held without storage of its own.
+TEST(Graph, ConnectsFieldsByNumberAndKeepsFlatShapes) {
+  Graph g(SmallTarget());
+  const Tensor v = Ok(g.AddVariable(kF32, {2, 3}, "v"));
+  ComputeSetId cs = g.AddComputeSet("cs");
+  VertexRef vtx = Ok(g.AddVertex(cs, "SumVertex"));
+  const Codelet& sum = *g.vertex(vtx.id).codelet;
+  const size_t in = *sum.FindField("in");
+  const size_t out = *sum.FindField("out");
+  Ok(g.Connect(vtx, in, v));
+  Ok(g.Connect(vtx, out, Ok(v.Flatten().Index(5))));
+  EXPECT_THAT(g.fields(vtx.id)[in].shape(), ElementsAre(2u, 3u));
+  EXPECT_EQ(g.fields(vtx.id)[in].ShapeString(), "f32[2,3]");
+  VertexRef flat = Ok(g.AddVertex(cs, "SumVertex"));
+  Ok(g.Connect(flat, in, Ok(v.Flatten().Slice(1, 5))));
+  EXPECT_THAT(g.fields(flat.id)[in].shape(), ElementsAre(4u));
+  EXPECT_EQ(g.fields(flat.id)[in].ShapeString(), "f32[4]");
+  EXPECT_THAT(Message(g.Connect(flat, in, v)), HasSubstr("already connected"));
+  EXPECT_THAT(Message(g.Connect(flat, 7, v)), HasSubstr("no field 7"));
+  EXPECT_THAT(Message(g.Connect(flat, out, Tensor())), HasSubstr("field 'out': invalid tensor"));
+  EXPECT_THAT(Message(g.Connect(VertexRef{9}, 0, Tensor())), HasSubstr("invalid tensor"));
+  EXPECT_EQ(g.PerfEstimate(flat.id), std::nullopt);
+  Ok(g.SetPerfEstimate(flat, 77));
+  EXPECT_EQ(g.PerfEstimate(flat.id), 77u);
+  EXPECT_EQ(g.VertexCycles(flat.id), 77u);
+  EXPECT_EQ(g.PerfEstimate(vtx.id), std::nullopt);
+}
+
 }  // namespace
 }  // namespace tileprof::engine

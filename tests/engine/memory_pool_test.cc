@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 
 #include "engine/compiler/memory_model.h"
 
@@ -85,6 +86,35 @@ TEST(MemoryPool, ReusesTheLowestGapThatFits) {
   EXPECT_EQ(pieces[3].offset, 96u);
   EXPECT_EQ(pool.extent, 224u);
   EXPECT_EQ(pool.peak, 160u);
+}
+
+// The largest variables of a tile: the runs of one variable are one entry,
+// named at its lowest address; receive buffers are named by their step.
+TEST(MemoryPool, LargestVariablesMergeRunsOfOneVariable) {
+  Graph graph(*Target::FromPreset("ipu1", 1, 4));
+  for (const char* name : {"a", "b", "c"}) {
+    ASSERT_TRUE(graph.AddVariable(ElementType::kF32, {64}, name));
+  }
+  const auto buffer = [](uint64_t step) { return "buffer " + std::to_string(step); };
+  const std::vector<Piece> distinct = {
+      {.bytes = 8, .first = 0, .last = 1, .variable = 0, .offset = 0},
+      {.bytes = 24, .first = 0, .last = 1, .variable = 1, .offset = 8},
+      {.bytes = 24, .first = 3, .last = 3, .variable = kNoVariable, .offset = 8},
+  };
+  auto names = [](const std::vector<report::Variable>& variables) {
+    std::vector<std::string> out;
+    for (const report::Variable& v : variables) out.push_back(v.name + "@" + std::to_string(v.offset.value_or(0)));
+    return out;
+  };
+  EXPECT_EQ(names(LargestVariables(graph, 2, distinct, 100, {}, buffer)),
+            (std::vector<std::string>{"b@108", "buffer 3@108", "a@100"}));
+  std::vector<Piece> split = distinct;
+  split.push_back({.bytes = 20, .first = 2, .last = 2, .variable = 0, .offset = 40});
+  split.push_back({.bytes = 4, .first = 2, .last = 2, .variable = 2, .offset = 60});
+  const std::vector<report::Variable> merged = LargestVariables(graph, 2, split, 100, {}, buffer);
+  EXPECT_EQ(names(merged), (std::vector<std::string>{"a@100", "b@108", "buffer 3@108", "c@160"}));
+  EXPECT_EQ(merged[0].bytes, 28u);
+  EXPECT_EQ(merged[0].tile, 2u);
 }
 
 }  // namespace
