@@ -75,42 +75,37 @@ std::vector<report::Variable> LargestVariables(const Graph& graph, uint32_t tile
     bool constant;
     uint64_t step = 0;
   };
-  std::vector<Entry> entries;
-  entries.reserve(pieces.size() + constants.size());
-  for (const Piece& p : pieces) entries.push_back({p.variable, p.bytes, pool_start + p.offset, false, p.first});
-  for (const PlacedConstant& c : constants) entries.push_back({c.variable, c.bytes, c.offset, true});
   // A variable mapped to the tile in several runs is one allocation per run;
-  // the report names the variable once, at its lowest address. Most tiles
-  // hold each variable in one run: a stamp per variable finds that out
-  // without the sort by variable, which was a third of this function.
-  thread_local std::vector<uint64_t> seen;
+  // the report names the variable once, at its lowest address. The runs are
+  // gathered through a slot per variable, stamped per call, where a sort of
+  // every entry by variable was half of this function.
+  struct Slot {
+    uint64_t stamp = 0;
+    size_t entry = 0;
+  };
+  thread_local std::vector<Slot> slots;
   thread_local uint64_t stamp = 0;
-  if (seen.size() < graph.num_variables()) seen.resize(graph.num_variables());
+  if (slots.size() < graph.num_variables()) slots.resize(graph.num_variables());
   ++stamp;
-  bool repeats = false;
-  for (const Entry& e : entries) {
-    if (e.variable == kNoVariable || e.variable >= seen.size()) continue;
-    if (seen[e.variable] == stamp) {
-      repeats = true;
-      break;
-    }
-    seen[e.variable] = stamp;
-  }
   std::vector<Entry> merged;
-  if (repeats) {
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-      return a.variable != b.variable ? a.variable < b.variable : a.offset < b.offset;
-    });
-    for (const Entry& e : entries) {
-      if (!merged.empty() && e.variable != kNoVariable && merged.back().variable == e.variable) {
-        merged.back().bytes += e.bytes;
-      } else {
-        merged.push_back(e);
-      }
+  merged.reserve(pieces.size() + constants.size());
+  auto add = [&](const Entry& e) {
+    if (e.variable == kNoVariable || e.variable >= slots.size()) {
+      merged.push_back(e);
+      return;
     }
-  } else {
-    merged = std::move(entries);
-  }
+    Slot& slot = slots[e.variable];
+    if (slot.stamp != stamp) {
+      slot = {stamp, merged.size()};
+      merged.push_back(e);
+      return;
+    }
+    Entry& first = merged[slot.entry];
+    first.bytes += e.bytes;
+    first.offset = std::min(first.offset, e.offset);
+  };
+  for (const Piece& p : pieces) add({p.variable, p.bytes, pool_start + p.offset, false, p.first});
+  for (const PlacedConstant& c : constants) add({c.variable, c.bytes, c.offset, true});
   const size_t keep = std::min(merged.size(), kVariablesPerTile);
   std::partial_sort(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(keep), merged.end(),
                     [](const Entry& a, const Entry& b) {

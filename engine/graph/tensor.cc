@@ -38,8 +38,7 @@ class RegionIndex {
       const TensorRegion& region = regions_[index];
       const uint64_t offset = from - starts_[index];
       const uint64_t take = std::min(region.size() - offset, to - from);
-      AppendRegion(out, {region.variable, region.begin + offset,
-                         region.begin + offset + take});
+      AppendRegion(out, region.variable, region.begin + offset, region.begin + offset + take);
       from += take;
       ++index;
     }
@@ -84,16 +83,6 @@ std::vector<TensorRegion> BoxRegions(const RegionIndex& index, std::span<const u
 }
 
 }  // namespace
-
-void AppendRegion(std::vector<TensorRegion>& regions, TensorRegion region) {
-  if (region.begin == region.end) return;
-  if (!regions.empty() && regions.back().variable == region.variable &&
-      regions.back().end == region.begin) {
-    regions.back().end = region.end;
-    return;
-  }
-  regions.push_back(region);
-}
 
 Expected<uint64_t> ElementCount(std::span<const uint64_t> shape) {
   uint64_t count = 1;
