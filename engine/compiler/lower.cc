@@ -178,41 +178,44 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
     input_index.push_back(input.access == Access::kWhole ? nullptr
                                                          : std::make_unique<TensorIndex>(flat_inputs.back()));
   }
+  // The runs of each part are gathered in one buffer and handed to the
+  // graph as they are: a Tensor per part and field was a shape and a region
+  // vector allocated and freed per edge.
+  std::vector<TensorRegion> runs;
   for (const uint32_t tile : tiles) {
     const std::vector<std::pair<uint64_t, uint64_t>>& ranges = by_tile[tile];
     uint64_t count = 0;
     for (const auto& [b, e] : ranges) count += e - b;
-    auto range = [](const TensorIndex& index, uint64_t lo, uint64_t size) { return index.Box({&lo, 1}, {&size, 1}); };
-    auto gather = [&](const TensorIndex& index) -> Expected<Tensor> {
-      if (ranges.size() == 1) return range(index, ranges[0].first, ranges[0].second - ranges[0].first);
-      std::vector<Tensor> parts;
-      parts.reserve(ranges.size());
-      for (const auto& [b, e] : ranges) {
-        TILEPROF_ASSIGN_OR_RETURN(Tensor part, range(index, b, e - b));
-        parts.push_back(std::move(part));
+    auto range = [&](const TensorIndex& index, uint64_t lo, uint64_t size) {
+      return index.AppendBox({&lo, 1}, {&size, 1}, runs);
+    };
+    // Connects field `field` to `size` elements of `index`'s tensor: the
+    // tile's ranges of it, or the one range from `lo`.
+    auto connect = [&](VertexRef vertex, size_t field, const TensorIndex& index, const uint64_t* lo,
+                       uint64_t size) -> Status {
+      runs.clear();
+      if (lo != nullptr) {
+        TILEPROF_RETURN_IF_ERROR(range(index, *lo, size));
+      } else {
+        for (const auto& [b, e] : ranges) TILEPROF_RETURN_IF_ERROR(range(index, b, e - b));
       }
-      return Tensor::Concat(parts);
+      return graph_.ConnectRegions(vertex, field, index.tensor().element_type(), {&size, 1}, runs);
     };
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
                               graph_.AddVertex(compute_set, codelet, debug_name));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, gather(out_index));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex, out_field_index, out_part));
+    TILEPROF_RETURN_IF_ERROR(connect(vertex, out_field_index, out_index, nullptr, count));
     for (size_t i = 0; i < inputs.size(); ++i) {
       const FieldInput& input = inputs[i];
       if (input.access == Access::kWhole) {
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex, input_fields[i], flat_inputs[i]));
-        continue;
-      }
-      Tensor part;
-      if (input.access == Access::kSame) {
-        TILEPROF_ASSIGN_OR_RETURN(part, gather(*input_index[i]));
+      } else if (input.access == Access::kSame) {
+        TILEPROF_RETURN_IF_ERROR(connect(vertex, input_fields[i], *input_index[i], nullptr, count));
       } else {
         const auto [begin, size] =
             ProportionalRange(flat_inputs[i].NumElements(), ranges[0].first, count, total);
-        TILEPROF_ASSIGN_OR_RETURN(part, range(*input_index[i], begin, size));
+        TILEPROF_RETURN_IF_ERROR(connect(vertex, input_fields[i], *input_index[i], &begin, size));
       }
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex, input_fields[i], part));
     }
   }
   return {};

@@ -28,21 +28,24 @@ struct Sent {
 };
 
 // Counts the distinct regions in a list, with an open-addressing table that
-// is reused from one list to the next (so it stays in cache).
+// is reused from one list to the next (so it stays in cache). A slot is
+// empty unless stamped with the current count's generation: clearing the
+// table for every list was a sixth of the walk.
 class DistinctCounter {
  public:
   size_t Count(std::span<const Sent> sent) {
+    if (sent.size() <= 1) return sent.size();
     size_t slots = kMinSlots;
     while (slots < 2 * sent.size()) slots *= 2;
     if (slots_.size() < slots) slots_.resize(slots);
-    std::fill_n(slots_.begin(), slots, Slot{});
+    ++generation_;
     const size_t mask = slots - 1;
     size_t distinct = 0;
     for (const Sent& s : sent) {
       for (size_t slot = Hash(s) & mask;; slot = (slot + 1) & mask) {
         Slot& entry = slots_[slot];
-        if (!entry.used) {
-          entry = {s, true};
+        if (entry.generation != generation_) {
+          entry = {s, generation_};
           ++distinct;
           break;
         }
@@ -56,7 +59,7 @@ class DistinctCounter {
   static constexpr size_t kMinSlots = 16;
   struct Slot {
     Sent sent;
-    bool used = false;
+    uint64_t generation = 0;
   };
   static size_t Hash(const Sent& s) {
     uint64_t h = (static_cast<uint64_t>(s.variable) * 0x9E3779B97F4A7C15ull) ^ s.begin;
@@ -66,6 +69,7 @@ class DistinctCounter {
     return static_cast<size_t>(h);
   }
   std::vector<Slot> slots_;
+  uint64_t generation_ = 0;
 };
 
 // The tiles one step touches.

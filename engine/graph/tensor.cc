@@ -49,6 +49,26 @@ class RegionIndex {
   std::vector<uint64_t> starts_;
 };
 
+// Per-dimension scratch (strides, positions) for the views cut millions of
+// times while lowering: on the stack for the usual ranks, where a vector
+// each was a malloc and a free per view.
+class DimBuffer {
+ public:
+  explicit DimBuffer(size_t size, uint64_t value = 0) : size_(size) {
+    if (size > kInline) heap_.resize(size);
+    std::fill_n(data(), size, value);
+  }
+  uint64_t* data() { return size_ > kInline ? heap_.data() : inline_; }
+  uint64_t& operator[](size_t i) { return data()[i]; }
+  operator std::span<const uint64_t>() { return {data(), size_}; }
+
+ private:
+  static constexpr size_t kInline = 8;
+  size_t size_;
+  uint64_t inline_[kInline];
+  std::vector<uint64_t> heap_;
+};
+
 uint64_t Product(std::span<const uint64_t> dims) {
   return std::accumulate(dims.begin(), dims.end(), uint64_t{1},
                          [](uint64_t a, uint64_t b) { return a * b; });
@@ -58,18 +78,19 @@ uint64_t Product(std::span<const uint64_t> dims) {
 // whose regions `index` indexes, where k is the innermost dimension the box
 // does not take whole: each row of the box is then one contiguous run of
 // size[k] slabs in the tensor's element order.
-std::vector<TensorRegion> BoxRegions(const RegionIndex& index, std::span<const uint64_t> shape,
-                                     std::span<const uint64_t> lo, std::span<const uint64_t> size,
-                                     size_t k) {
-  std::vector<TensorRegion> regions;
-  if (Product(size) == 0) return regions;
+// Appends them to `regions` (merging with its last run).
+void AppendBoxRegions(const RegionIndex& index, std::span<const uint64_t> shape,
+                      std::span<const uint64_t> lo, std::span<const uint64_t> size, size_t k,
+                      std::vector<TensorRegion>& regions) {
+  if (Product(size) == 0) return;
   const size_t rank = shape.size();
-  std::vector<uint64_t> strides(rank, 1);
+  DimBuffer strides(rank, 1);
   for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * shape[d];
   const uint64_t run = size[k] * strides[k];
   const uint64_t rows = Product(size.first(k));
-  regions.reserve(std::min<uint64_t>(rows, uint64_t{1} << 20));
-  std::vector<uint64_t> position(lo.begin(), lo.begin() + static_cast<ptrdiff_t>(k));
+  regions.reserve(regions.size() + std::min<uint64_t>(rows, uint64_t{1} << 20));
+  DimBuffer position(k);
+  std::copy_n(lo.begin(), k, position.data());
   for (uint64_t row = 0; row < rows; ++row) {
     uint64_t flat = lo[k] * strides[k];
     for (size_t d = 0; d < k; ++d) flat += position[d] * strides[d];
@@ -79,7 +100,6 @@ std::vector<TensorRegion> BoxRegions(const RegionIndex& index, std::span<const u
       position[d] = lo[d];
     }
   }
-  return regions;
 }
 
 }  // namespace
@@ -160,11 +180,12 @@ Expected<Tensor> Tensor::Slice(uint64_t begin, uint64_t end, size_t dim) const {
                      end, dim, ShapeString());
   }
   if (begin == 0 && end == shape_[dim]) return *this;  // whole: no walk over the rows
-  std::vector<uint64_t> lo(shape_.size(), 0);
+  DimBuffer lo(shape_.size());
   std::vector<uint64_t> shape = shape_;
   lo[dim] = begin;
   shape[dim] = end - begin;
-  std::vector<TensorRegion> regions = BoxRegions(RegionIndex(regions_), shape_, lo, shape, dim);
+  std::vector<TensorRegion> regions;
+  AppendBoxRegions(RegionIndex(regions_), shape_, lo, shape, dim, regions);
   return Tensor(type_, std::move(shape), std::move(regions));
 }
 
@@ -291,8 +312,10 @@ TensorIndex::TensorIndex(Tensor tensor)
 
 TensorIndex::~TensorIndex() = default;
 
-Expected<Tensor> TensorIndex::Box(std::span<const uint64_t> lo,
-                                  std::span<const uint64_t> size) const {
+// The innermost dimension of the box not taken whole (the rank if none),
+// after checking the box against the shape: each row of the box is then
+// size[k] of its slabs, contiguous in the tensor's element order.
+Expected<size_t> TensorIndex::CheckBox(std::span<const uint64_t> lo, std::span<const uint64_t> size) const {
   if (!tensor_.valid()) return MakeError("box of an invalid tensor");
   const std::vector<uint64_t>& shape = tensor_.shape();
   const size_t rank = shape.size();
@@ -306,19 +329,31 @@ Expected<Tensor> TensorIndex::Box(std::span<const uint64_t> lo,
                        lo[d] + size[d], d, tensor_.ShapeString());
     }
   }
-  // The innermost dimension not taken whole: each row of the box is then
-  // size[k] of its slabs, contiguous in the tensor's element order.
-  size_t k = rank;
   for (size_t d = rank; d-- > 0;) {
-    if (lo[d] != 0 || size[d] != shape[d]) {
-      k = d;
-      break;
-    }
+    if (lo[d] != 0 || size[d] != shape[d]) return d;
   }
-  if (k == rank) return tensor_;
-  std::vector<TensorRegion> regions = BoxRegions(*index_, shape, lo, size, k);
+  return rank;
+}
+
+Expected<Tensor> TensorIndex::Box(std::span<const uint64_t> lo,
+                                  std::span<const uint64_t> size) const {
+  TILEPROF_ASSIGN_OR_RETURN(const size_t k, CheckBox(lo, size));
+  if (k == tensor_.shape().size()) return tensor_;
+  std::vector<TensorRegion> regions;
+  AppendBoxRegions(*index_, tensor_.shape(), lo, size, k, regions);
   return Tensor(tensor_.element_type(), std::vector<uint64_t>(size.begin(), size.end()),
                 std::move(regions));
+}
+
+Status TensorIndex::AppendBox(std::span<const uint64_t> lo, std::span<const uint64_t> size,
+                              std::vector<TensorRegion>& regions) const {
+  TILEPROF_ASSIGN_OR_RETURN(const size_t k, CheckBox(lo, size));
+  if (k == tensor_.shape().size()) {
+    for (const TensorRegion& region : tensor_.regions()) AppendRegion(regions, region);
+    return {};
+  }
+  AppendBoxRegions(*index_, tensor_.shape(), lo, size, k, regions);
+  return {};
 }
 
 struct ViewBuilder::Source {

@@ -110,8 +110,14 @@ class TensorIndex {
   // kept. Error unless lo and size have one entry per dimension and the box
   // lies inside the shape.
   Expected<Tensor> Box(std::span<const uint64_t> lo, std::span<const uint64_t> size) const;
+  // The box's regions appended to `regions` (merging with its last run),
+  // with Box's checks: for callers that hand the runs on (Graph::
+  // ConnectRegions) and would only take them out of a Tensor again.
+  Status AppendBox(std::span<const uint64_t> lo, std::span<const uint64_t> size,
+                   std::vector<TensorRegion>& regions) const;
 
  private:
+  Expected<size_t> CheckBox(std::span<const uint64_t> lo, std::span<const uint64_t> size) const;
   class Index;
   Tensor tensor_;
   std::unique_ptr<Index> index_;

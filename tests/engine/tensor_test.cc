@@ -229,5 +229,29 @@ TEST(TensorIndex, WholeBoxIsTheTensorAndBadBoxesAreErrors) {
   EXPECT_FALSE(index.Box(lo, huge));
 }
 
+// AppendBox gives Box's runs, appended after what the buffer holds and
+// merged with its last run, and Box's errors.
+TEST(TensorIndex, AppendBoxAppendsBoxRunsAndMergesWithTheLast) {
+  const Tensor t = Var(2, {4, 5});
+  const TensorIndex index(t);
+  std::vector<R> runs{R{2, 0, 3}};
+  const uint64_t lo[] = {0, 3}, size[] = {2, 2};
+  ASSERT_TRUE(index.AppendBox(lo, size, runs));
+  EXPECT_THAT(runs, ElementsAre(R{2, 0, 5}, R{2, 8, 10}));
+  const uint64_t zero[] = {0, 0}, whole[] = {4, 5};
+  runs = {R{7, 0, 1}};
+  ASSERT_TRUE(index.AppendBox(zero, whole, runs));
+  EXPECT_THAT(runs, ElementsAre(R{7, 0, 1}, R{2, 0, 20}));
+  const uint64_t empty[] = {0, 5};
+  runs.clear();
+  ASSERT_TRUE(index.AppendBox(zero, empty, runs));
+  EXPECT_TRUE(runs.empty());
+  const uint64_t too_big[] = {2, 3};
+  const Status bad = index.AppendBox(lo, too_big, runs);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(), "box [3, 6) of dimension 1 out of range for f32[4,5]");
+  EXPECT_TRUE(runs.empty());
+}
+
 }  // namespace
 }  // namespace tileprof::engine
