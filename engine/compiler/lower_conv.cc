@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -248,6 +249,11 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
   const std::vector<std::string> param_names(ConvPartialParamNames().begin(), ConvPartialParamNames().end());
   Graph& graph = lowering.graph();
   const TensorIndex input_index(input), kernel_index(kernel);
+  const std::optional<size_t> in_field = codelet.FindField("in"), weights_field = codelet.FindField("weights"),
+                              out_field = codelet.FindField("out");
+  if (!in_field || !weights_field || !out_field) {
+    return MakeError("codelet {} lacks a convolution field (in, weights, out)", codelet.name());
+  }
   auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target, uint32_t tile) -> Status {
     const Unit& unit = units[j];
     const uint64_t c0 = g * plan.ci / p_k;
@@ -337,9 +343,14 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
 
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in_box.field.Flatten()));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["weights"], w_box.field.Flatten()));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
+    // The boxes flat, without a flattened copy of each.
+    auto connect_flat = [&](size_t field, const Tensor& box) {
+      const uint64_t n = box.NumElements();
+      return graph.ConnectRegions(vertex, field, box.element_type(), {&n, 1}, box.regions());
+    };
+    TILEPROF_RETURN_IF_ERROR(connect_flat(*in_field, in_box.field));
+    TILEPROF_RETURN_IF_ERROR(connect_flat(*weights_field, w_box.field));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex, *out_field, target));
     std::array<uint32_t, static_cast<size_t>(ConvParam::kCount)> values{};
     for (size_t i = 0; i < p.size(); ++i) {
       if (p[i] > UINT32_MAX) return MakeError("conv parameter {}={} does not fit 32 bits", param_names[i], p[i]);
