@@ -138,8 +138,11 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
   // Positions of the output by tile, in element order within each tile, and
   // the tiles in increasing order (a map per op cost a node per tile).
   const uint32_t num_tiles = graph_.target().NumTiles();
-  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> by_tile(num_tiles);
-  std::vector<uint32_t> tiles;
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>>& by_tile = tile_ranges_;
+  std::vector<uint32_t>& tiles = ranged_tiles_;
+  for (const uint32_t tile : tiles) by_tile[tile].clear();  // the last op's, even one that failed
+  tiles.clear();
+  by_tile.resize(num_tiles);
   uint64_t position = 0;
   for (const MappedRegion& piece : graph_.MapRegions(out.Flatten())) {
     if (!piece.tile) return MakeError("output {} is not mapped", out.ShapeString());

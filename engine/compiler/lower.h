@@ -238,6 +238,11 @@ class Lowering {
   LinearMapper mapper_;
   CompilerCodelets codelets_;
   uint32_t call_depth_ = 0;
+  // EmitPerTile's output positions by tile and the tiles it touched, kept
+  // from op to op: a vector per tile allocated for each op was a tenth of
+  // its time.
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> tile_ranges_;
+  std::vector<uint32_t> ranged_tiles_;
   std::function<void()> visited_;
   std::vector<VariableId> valueless_constants_;
   // Tensor map state (see RecordTensorMapInto).

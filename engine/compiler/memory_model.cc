@@ -40,28 +40,41 @@ uint64_t AlignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
+// Runs work() on `workers` threads, this one included.
+template <typename F>
+void OnThreads(uint32_t workers, F&& work) {
+  std::vector<std::thread> threads;
+  for (uint32_t i = 1; i < workers; ++i) threads.emplace_back(work);
+  work();
+  for (std::thread& thread : threads) thread.join();
+}
+
 // Tiles are laid out independently: spread them over the machine's cores
 // (the per-tile first-fit placement dominates on large graphs).
+uint32_t TileWorkers(uint32_t num_tiles) {
+  return std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1,
+                              std::max<uint32_t>(1, num_tiles / 64));
+}
+
 template <typename F>
 void ParallelForTiles(uint32_t num_tiles, F&& f) {
-  const uint32_t workers =
-      std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, std::max<uint32_t>(1, num_tiles / 64));
-  if (workers <= 1) {
-    for (uint32_t t = 0; t < num_tiles; ++t) f(t);
-    return;
-  }
   std::atomic<uint32_t> next{0};
-  auto work = [&] {
+  OnThreads(TileWorkers(num_tiles), [&] {
     // Small batches keep the cores busy when a few tiles hold most pieces.
     constexpr uint32_t kBatch = 16;
     for (uint32_t lo = next.fetch_add(kBatch); lo < num_tiles; lo = next.fetch_add(kBatch)) {
       for (uint32_t t = lo; t < std::min(num_tiles, lo + kBatch); ++t) f(t);
     }
-  };
-  std::vector<std::thread> threads;
-  for (uint32_t i = 1; i < workers; ++i) threads.emplace_back(work);
-  work();
-  for (std::thread& thread : threads) thread.join();
+  });
+}
+
+// f(shard, shards) on each of a few threads; shard s owns the tiles t with
+// t % shards == s, so the shards write disjoint tiles in a fixed order.
+template <typename F>
+void ForTileShards(uint32_t num_tiles, F&& f) {
+  const uint32_t shards = TileWorkers(num_tiles);
+  std::atomic<uint32_t> next{0};
+  OnThreads(shards, [&] { f(next++, shards); });
 }
 
 class RegionBytes {
@@ -205,23 +218,39 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   for (VariableId v : valueless_constants) {
     if (v < num_vars) is_constant[v] = true;
   }
-  for (VariableId v = 0; v < num_vars; ++v) {
-    const VariableInfo& info = graph.variable(v);
-    const bool constant = info.is_constant || is_constant[v];
-    if (!constant && first[v] == UINT64_MAX) continue;  // never used: never allocated
-    const uint64_t size = SizeOf(info.type);
-    for (const TileRun& run : graph.TileMapping(v)) {
-      const uint64_t bytes = (run.end - run.begin) * size;
-      TileAccount& tile = tiles[run.tile];
-      if (constant) {
-        const uint64_t aligned = AlignUp(bytes, memory::kDataAlignment);
-        tile.constants.push_back({v, bytes, tile.constant_bytes});
-        tile.constant_bytes += aligned;
-      } else {
-        tile.pieces.push_back({bytes, first[v], last[v], v});
+  auto is_constant_variable = [&](VariableId v) {
+    return graph.variable(v).is_constant || is_constant[v];
+  };
+  // Each shard of tiles has its pieces counted first and reserved: grown by
+  // doubling instead, the vectors were copied and faulted in again, on one
+  // thread, for a tenth of the layout.
+  ForTileShards(num_tiles, [&](uint32_t shard, uint32_t shards) {
+    std::vector<uint64_t> tile_pieces(num_tiles, 0);
+    for (VariableId v = 0; v < num_vars; ++v) {
+      if (first[v] == UINT64_MAX || is_constant_variable(v)) continue;
+      for (const TileRun& run : graph.TileMapping(v)) tile_pieces[run.tile] += run.tile % shards == shard;
+    }
+    for (uint32_t t = shard; t < num_tiles; t += shards) {
+      tiles[t].pieces.reserve(tiles[t].pieces.size() + tile_pieces[t]);
+    }
+    for (VariableId v = 0; v < num_vars; ++v) {
+      const bool constant = is_constant_variable(v);
+      if (!constant && first[v] == UINT64_MAX) continue;  // never used: never allocated
+      const uint64_t size = SizeOf(graph.variable(v).type);
+      for (const TileRun& run : graph.TileMapping(v)) {
+        if (run.tile % shards != shard) continue;
+        const uint64_t bytes = (run.end - run.begin) * size;
+        TileAccount& tile = tiles[run.tile];
+        if (constant) {
+          const uint64_t aligned = AlignUp(bytes, memory::kDataAlignment);
+          tile.constants.push_back({v, bytes, tile.constant_bytes});
+          tile.constant_bytes += aligned;
+        } else {
+          tile.pieces.push_back({bytes, first[v], last[v], v});
+        }
       }
     }
-  }
+  });
 
   progress.Reached(LayoutProgress::kLiveness);
 

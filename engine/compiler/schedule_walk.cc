@@ -313,23 +313,37 @@ Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers
   std::vector<uint64_t> cost(n);
   uint64_t total = 0;
   for (uint64_t i = 0; i < n; ++i) total += cost[i] = StepCost(graph, schedule.steps[i]);
+  // More ranges than walkers, each taken by the next walker free: the cost
+  // is a rough guess (a send costs more than a region read), and with one
+  // range per walker the last one walked alone for a third of the walk.
+  const uint64_t ranges = workers > 1 ? uint64_t{workers} * kRangesPerWalker : 1;
   std::vector<uint64_t> bounds{0};
   uint64_t sum = 0;
-  for (uint64_t i = 0; i < n && bounds.size() < workers; ++i) {
+  for (uint64_t i = 0; i < n && bounds.size() < ranges; ++i) {
     sum += cost[i];
-    if (sum * workers >= total * bounds.size()) bounds.push_back(i + 1);
+    if (sum * ranges >= total * bounds.size()) bounds.push_back(i + 1);
   }
   if (bounds.back() != n) bounds.push_back(n);
   WalkProgress walked(progress, cost, total);
   const std::vector<uint8_t> sizes = ElementSizes(graph);
   std::vector<Walk> walks(bounds.size() - 1);
+  std::atomic<size_t> next{0};
+  auto walker = [&] {
+    for (size_t r = next++; r < walks.size(); r = next++) {
+      walks[r] = WalkSteps(graph, sizes, schedule, bounds[r], bounds[r + 1], &walked);
+    }
+  };
   std::vector<std::thread> threads;
-  for (size_t w = 1; w < walks.size(); ++w) {
-    threads.emplace_back([&, w] { walks[w] = WalkSteps(graph, sizes, schedule, bounds[w], bounds[w + 1], &walked); });
-  }
-  if (!walks.empty()) walks[0] = WalkSteps(graph, sizes, schedule, bounds[0], bounds[1], &walked);
+  for (size_t w = 1; w < std::min<size_t>(workers, walks.size()); ++w) threads.emplace_back(walker);
+  walker();
   for (std::thread& thread : threads) thread.join();
   if (walks.empty()) return WalkSteps(graph, sizes, schedule, 0, 0, nullptr);
+  // Each tile's receive buffers reserved once for all ranges.
+  for (size_t t = 0; t < walks[0].tiles.size(); ++t) {
+    size_t pieces = 0;
+    for (const Walk& part : walks) pieces += part.tiles[t].pieces.size();
+    walks[0].tiles[t].pieces.reserve(pieces);
+  }
   Walk joined = std::move(walks[0]);
   for (size_t w = 1; w < walks.size(); ++w) {
     Walk& part = walks[w];

@@ -90,14 +90,16 @@ struct Walk {
 // The default number of walkers is one per core, up to this: more only add
 // memory (a StepTiles and a per-tile account each) and join time.
 constexpr uint32_t kMaxWalkers = 4;
+// Ranges of the schedule per walker (see WalkSchedule).
+constexpr uint32_t kRangesPerWalker = 4;
 
 // Progress of a long computation as (done, total), called from the threads
 // doing the work (so it must be thread-safe); done reaches total at the end.
 using ProgressCallback = std::function<void(uint64_t done, uint64_t total)>;
 
-// Walks the schedule in up to `workers` consecutive ranges of about equal
-// cost, in parallel, and joins them in step order (so the result does not
-// depend on the number of workers). `progress`, if set, is told the cost
+// Walks the schedule in consecutive ranges of about equal cost (a few per
+// worker), on up to `workers` threads, and joins them in step order (so the
+// result does not depend on the number of workers). `progress`, if set, is told the cost
 // walked (regions read or copied, summed over the walkers).
 Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers,
                   const ProgressCallback& progress = {});

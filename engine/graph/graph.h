@@ -32,6 +32,7 @@
 
 #include "common/expected.h"
 #include "engine/codelets/codelet.h"
+#include "engine/graph/chunk_ahead.h"
 #include "engine/graph/stable_vector.h"
 #include "engine/graph/tensor.h"
 #include "engine/graph/tile_map.h"
@@ -187,7 +188,7 @@ class FieldArena {
       return {blocks_.back().get(), count};
     }
     if (chunks_.empty() || used_ + count > kChunk) {
-      chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunk));
+      chunks_.push_back(ahead_.Next());
       used_ = 0;
     }
     T* start = chunks_.back().get() + used_;
@@ -197,6 +198,7 @@ class FieldArena {
 
  private:
   static constexpr size_t kChunk = size_t{1} << 16;
+  ChunkAhead<T, kChunk> ahead_;
   std::vector<std::unique_ptr<T[]>> chunks_;
   std::vector<std::unique_ptr<T[]>> blocks_;
   size_t used_ = 0;

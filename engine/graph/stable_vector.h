@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/graph/chunk_ahead.h"
+
 namespace tileprof::engine {
 
 template <typename T, size_t kChunkBits = 15>
@@ -31,7 +33,7 @@ class StableVector {
 
   void push_back(T value) {
     if ((size_ & (kChunk - 1)) == 0 && (size_ >> kChunkBits) == chunks_.size()) {
-      chunks_.push_back(std::make_unique<T[]>(kChunk));
+      chunks_.push_back(ahead_.Next());
     }
     (*this)[size_++] = std::move(value);
   }
@@ -76,6 +78,7 @@ class StableVector {
   const_iterator end() const { return {this, size_}; }
 
  private:
+  ChunkAhead<T, kChunk> ahead_;
   std::vector<std::unique_ptr<T[]>> chunks_;
   size_t size_ = 0;
 };

@@ -20,7 +20,10 @@ std::string ShapeText(std::span<const uint64_t> shape) {
 // stay O(n log r)).
 class RegionIndex {
  public:
+  // A tensor of one region (most views cut while lowering) needs no starts:
+  // a vector of one was a malloc and a free per view.
   explicit RegionIndex(std::span<const TensorRegion> regions) : regions_(regions) {
+    if (regions.size() <= 1) return;
     starts_.reserve(regions.size());
     uint64_t start = 0;
     for (const TensorRegion& region : regions) {
@@ -32,6 +35,11 @@ class RegionIndex {
   // Appends flat elements [from, to) (within range) to `out`.
   void Append(uint64_t from, uint64_t to, std::vector<TensorRegion>& out) const {
     if (from >= to) return;
+    if (starts_.empty()) {
+      const TensorRegion& region = regions_[0];
+      AppendRegion(out, region.variable, region.begin + from, region.begin + to);
+      return;
+    }
     auto it = std::upper_bound(starts_.begin(), starts_.end(), from);
     size_t index = static_cast<size_t>(it - starts_.begin()) - 1;
     while (from < to) {

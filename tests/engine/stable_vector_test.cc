@@ -1,6 +1,8 @@
 // StableVector (engine/graph/stable_vector.h): elements stay where they are
-// as the vector grows across chunks.
+// as the vector grows across chunks, which ChunkAhead (chunk_ahead.h) makes.
 #include "engine/graph/stable_vector.h"
+
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -45,6 +47,22 @@ TEST(StableVector, IteratesInOrderAndChecksAt) {
   EXPECT_EQ(v.at(4), -1);
   EXPECT_EQ(v.at(8), 64);
   EXPECT_THROW(v.at(9), std::out_of_range);
+}
+
+TEST(ChunkAhead, HandsOutDistinctValueInitialisedChunks) {
+  // The third chunk on is made on a helper thread: each must still be a
+  // fresh, zeroed array of its own.
+  ChunkAhead<uint64_t, 1000> ahead;
+  std::set<const uint64_t*> seen;
+  std::vector<std::unique_ptr<uint64_t[]>> kept;
+  for (int i = 0; i < 8; ++i) {
+    std::unique_ptr<uint64_t[]> chunk = ahead.Next();
+    ASSERT_NE(chunk, nullptr);
+    for (size_t j = 0; j < 1000; ++j) ASSERT_EQ(chunk[j], 0u) << "chunk " << i << " element " << j;
+    std::fill_n(chunk.get(), 1000, uint64_t{7});
+    EXPECT_TRUE(seen.insert(chunk.get()).second);
+    kept.push_back(std::move(chunk));
+  }
 }
 
 }  // namespace
