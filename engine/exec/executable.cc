@@ -498,7 +498,8 @@ Status VerifyExecutable(std::span<const uint8_t> bytes, std::string_view source)
 
 Expected<ExecutableInfo> ReadExecutableInfo(std::span<const uint8_t> bytes, std::string_view source,
                                             bool verify_checksum) {
-  TILEPROF_ASSIGN_OR_RETURN(Header header, ReadHeader(bytes, source, verify_checksum));
+  TILEPROF_ASSIGN_OR_RETURN(Header header,
+                            ReadHeader(bytes, source, verify_checksum ? format::Verify::kAll : format::Verify::kNone));
   Reader r(header.payload, kExecutableHeaderBytes);
   ExecutableInfo info = ReadInfo(r, header);
   if (!r.ok()) return Error(fmt::format("{}: corrupted executable: {}", source, r.error()));
@@ -567,7 +568,8 @@ Expected<Executable> format::DeserializePayload(const Header& header, std::strin
 
 Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::string_view source,
                                            LoadParts parts) {
-  TILEPROF_ASSIGN_OR_RETURN(Header header, ReadHeader(bytes, source));
+  TILEPROF_ASSIGN_OR_RETURN(Header header,
+                            ReadHeader(bytes, source, parts == LoadParts::kReport ? format::Verify::kHead : format::Verify::kAll));
   return format::DeserializePayload(header, source, parts);
 }
 

@@ -10,9 +10,11 @@
 //   8   4  format version (kExecutableFormatVersion)
 //   12  4  reserved, 0
 //   16  8  cache key
-//   24  8  payload size in bytes (the file is exactly 40 + this long)
+//   24  8  payload size in bytes (the file is exactly 48 + this long)
 //   32  8  checksum: XXH3-64 of bytes [0, 32) followed by the payload
-//   40     payload: sections (a tag byte, an 8-byte length, the body) of
+//   40  8  head checksum: XXH3-64 of bytes [0, 32) followed by the
+//          payload's head, its first three sections (all a report needs)
+//   48     payload: sections (a tag byte, an 8-byte length, the body) of
 //          LEB128 integers and length-prefixed strings, in this order: info
 //          (module, tool version, target, fingerprint, key options, stream
 //          names), lowering and graph statistics, the compilation report
@@ -21,7 +23,7 @@
 //          edges, parameters and tile, streams), the program (a DAG of nodes
 //          in post-order), then an end tag
 //
-// Reading is for untrusted input: the checksum is checked first, then every
+// Reading is for untrusted input: the checksums are checked first, then every
 // count and index is bounds-checked and the graph is rebuilt through the
 // public Graph API, which checks every mapping, edge and parameter as the
 // compiler's own calls are checked; the program is validated against the
@@ -45,8 +47,8 @@
 namespace tileprof::engine::exec {
 
 inline constexpr std::string_view kExecutableMagic{"TPEXE\r\n\x1a", 8};
-inline constexpr uint32_t kExecutableFormatVersion = 1;
-inline constexpr size_t kExecutableHeaderBytes = 40;
+inline constexpr uint32_t kExecutableFormatVersion = 2;
+inline constexpr size_t kExecutableHeaderBytes = 48;
 inline constexpr std::string_view kExecutableExtension = ".poplar_exec";
 
 // What identifies an executable, readable without rebuilding the graph
@@ -75,10 +77,10 @@ struct Executable {
 // graph; the other info fields are written as given.
 std::string SerializeExecutable(const ExecutableInfo& info, const compiler::CompileResult& result);
 
-// Checks the header and checksum only. Errors start with `source`.
+// Checks the header and both checksums only. Errors start with `source`.
 Status VerifyExecutable(std::span<const uint8_t> bytes, std::string_view source);
 
-// Header, checksum and info section (cheap: the graph is not rebuilt).
+// Header, checksums and info section (cheap: the graph is not rebuilt).
 // Without `verify_checksum` only the header and info section are read, so a
 // listing of large files touches their first pages only; the info section
 // is still bounds-checked.
@@ -89,7 +91,9 @@ Expected<ExecutableInfo> ReadExecutableInfo(std::span<const uint8_t> bytes, std:
 // lowering and graph statistics, tiles out of memory): result.graph is then
 // null, result.program empty and graph_stats.by_codelet empty; it skips the
 // bulk of the file (the graph), which is what makes a cache hit of
-// `tileprof compile` cheap. kAll rebuilds the graph and program to run.
+// `tileprof compile` cheap: only the head checksum is checked, so damage to
+// the graph alone is found by the load that needs the graph (or by `cache
+// verify`), never by a report that does not read it. kAll rebuilds the graph and program to run.
 // kRunnable is kAll for an executable that fits and kReport for one out of
 // memory, which does not run (as Poplar): what `tileprof run` needs.
 enum class LoadParts : uint8_t { kAll, kReport, kRunnable };

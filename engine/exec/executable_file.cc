@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "common/file.h"
-#include "common/hash.h"
 #include "engine/exec/executable.h"
 #include "engine/exec/executable_format.h"
 
@@ -20,15 +19,15 @@ namespace tileprof::engine::exec {
 namespace {
 
 using format::CheckHeader;
-using format::ChecksumMismatch;
 using format::DeserializePayload;
 using format::Header;
 using format::LoadLe;
 
-// kReport from a file: the whole file is checksummed through one small
-// buffer, and only the sections before the graph are kept, so a report-only
-// load neither maps nor copies the bulk of a large executable (and a file
-// truncated meanwhile is a short read, not a SIGBUS).
+// kReport from a file: only the header and the payload's head (the sections
+// before the graph) are read, and checked by the head checksum, so a report
+// neither reads nor hashes the bulk of a large executable (192 MB for
+// mobilenet_v2: a third of a warm cache hit, and seconds from a cold disk).
+// A file truncated meanwhile is a short read, not a SIGBUS.
 Expected<Executable> ReadReportStreaming(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
@@ -39,7 +38,6 @@ Expected<Executable> ReadReportStreaming(const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return Error(fmt::format("{}: not a regular file", path));
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  // Exactly `length` bytes at `offset`, or nothing (short file).
   const auto read_at = [&](uint64_t offset, uint64_t length) -> std::optional<std::string> {
     std::string out(length, '\0');
     uint64_t done = 0;
@@ -72,21 +70,8 @@ Expected<Executable> ReadReportStreaming(const std::string& path) {
   }
   auto prefix = read_at(0, end);
   if (!prefix) return whole_file();
-  // The checksum covers bytes [0, 32) and [40, end of file).
-  Hasher hasher;
-  hasher.Add(std::string_view(*prefix).substr(0, 32));
-  std::vector<char> buffer(1 << 20);
-  uint64_t offset = kExecutableHeaderBytes;
-  while (offset < size) {
-    ssize_t n = ::pread(fd, buffer.data(), std::min<uint64_t>(buffer.size(), size - offset), static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return whole_file();  // shrank meanwhile
-    hasher.Add(std::string_view(buffer.data(), static_cast<size_t>(n)));
-    offset += static_cast<uint64_t>(n);
-  }
   TILEPROF_ASSIGN_OR_RETURN(Header header, CheckHeader(as_bytes(*prefix), size, path));
-  const uint64_t stored = LoadLe(reinterpret_cast<const uint8_t*>(prefix->data()) + 32, 8);
-  if (const uint64_t computed = hasher.Digest(); computed != stored) return ChecksumMismatch(path, stored, computed);
+  TILEPROF_RETURN_IF_ERROR(format::VerifyHead(as_bytes(*prefix), path));
   header.payload = as_bytes(*prefix).subspan(kExecutableHeaderBytes);
   return DeserializePayload(header, path, LoadParts::kReport);
 }

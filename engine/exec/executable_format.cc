@@ -45,18 +45,59 @@ Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size, 
   return header;
 }
 
-Error ChecksumMismatch(std::string_view source, uint64_t stored, uint64_t computed) {
-  return Error(fmt::format("{}: corrupted executable: checksum mismatch (stored {:#018x}, computed {:#018x})", source,
-                           stored, computed));
+Expected<size_t> HeadBytes(std::span<const uint8_t> payload) {
+  size_t end = 0;
+  for (int section = 0; section < 3; ++section) {
+    if (payload.size() - end < 9) return Error("the sections before the graph run past the payload");
+    const uint64_t length = LoadLe(payload.data() + end + 1, 8);
+    if (length > payload.size() - end - 9) return Error("the sections before the graph run past the payload");
+    end += 9 + length;
+  }
+  return end;
 }
 
-Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source, bool verify_checksum) {
+namespace {
+
+void StoreLe(uint8_t* p, uint64_t value) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>((value >> (8 * i)) & 0xff);
+}
+
+Error ChecksumMismatch(std::string_view source, std::string_view which, uint64_t stored, uint64_t computed) {
+  return Error(fmt::format("{}: corrupted executable: {} mismatch (stored {:#018x}, computed {:#018x})", source,
+                           which, stored, computed));
+}
+
+}  // namespace
+
+void Seal(std::span<uint8_t> file) {
+  if (file.size() < kExecutableHeaderBytes) return;
+  const std::span<const uint8_t> payload = file.subspan(kExecutableHeaderBytes);
+  StoreLe(file.data() + 24, payload.size());
+  const Expected<size_t> head = HeadBytes(payload);
+  StoreLe(file.data() + 40, Checksum(file.first(32), payload.first(head ? *head : payload.size())));
+  StoreLe(file.data() + 32, Checksum(file.first(32), payload));
+}
+
+Status VerifyHead(std::span<const uint8_t> head, std::string_view source) {
+  const std::span<const uint8_t> payload = head.subspan(kExecutableHeaderBytes);
+  const uint64_t stored = LoadLe(head.data() + 40, 8);
+  const uint64_t computed = Checksum(head.first(32), payload);
+  if (computed != stored) return ChecksumMismatch(source, "head checksum", stored, computed);
+  return {};
+}
+
+Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source, Verify verify) {
   TILEPROF_ASSIGN_OR_RETURN(Header header, CheckHeader(bytes, bytes.size(), source));
   header.payload = bytes.subspan(kExecutableHeaderBytes);
-  if (!verify_checksum) return header;
-  const uint64_t stored = LoadLe(bytes.data() + 32, 8);
-  const uint64_t computed = Checksum(bytes.first(32), header.payload);
-  if (computed != stored) return ChecksumMismatch(source, stored, computed);
+  if (verify == Verify::kNone) return header;
+  if (verify == Verify::kAll) {
+    const uint64_t stored = LoadLe(bytes.data() + 32, 8);
+    const uint64_t computed = Checksum(bytes.first(32), header.payload);
+    if (computed != stored) return ChecksumMismatch(source, "checksum", stored, computed);
+  }
+  const Expected<size_t> head = HeadBytes(header.payload);
+  if (!head) return Error(fmt::format("{}: corrupted executable: {}", source, head.error().message()));
+  TILEPROF_RETURN_IF_ERROR(VerifyHead(bytes.first(kExecutableHeaderBytes + *head), source));
   return header;
 }
 

@@ -20,8 +20,17 @@ inline uint64_t LoadLe(const uint8_t* p, int bytes) {
   return value;
 }
 
-// XXH3-64 of the header's first 32 bytes followed by the payload.
+// XXH3-64 of the header's first 32 bytes followed by the payload (or, for
+// the head checksum, by the payload's head).
 uint64_t Checksum(std::span<const uint8_t> header32, std::span<const uint8_t> payload);
+
+// The payload's head: the info, lowering and report sections, all that a
+// report needs. Error if their lengths run past the payload.
+Expected<size_t> HeadBytes(std::span<const uint8_t> payload);
+
+// Writes the payload size and both checksums of a whole file into its
+// header (the head checksum over as much of the head as there is).
+void Seal(std::span<uint8_t> file);
 
 struct Header {
   uint32_t version = 0;
@@ -33,9 +42,15 @@ struct Header {
 // `file_size` bytes (`head` may be shorter than the header only when the
 // file is). Errors start with `source`.
 Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size, std::string_view source);
-Error ChecksumMismatch(std::string_view source, uint64_t stored, uint64_t computed);
-// CheckHeader on a whole file's bytes, then (optionally) the checksum.
-Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source, bool verify_checksum = true);
+// The head checksum against `head`, the file's bytes up to the end of its
+// payload's head.
+Status VerifyHead(std::span<const uint8_t> head, std::string_view source);
+
+// Which checksums ReadHeader checks: none, the head's (what a report-only
+// load reads), or both.
+enum class Verify : uint8_t { kNone, kHead, kAll };
+// CheckHeader on a whole file's bytes, then the checksums asked for.
+Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source, Verify verify = Verify::kAll);
 
 // Everything after the header checks. With kReport, header.payload need
 // only reach the end of the report section.

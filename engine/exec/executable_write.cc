@@ -279,6 +279,7 @@ std::string SerializeExecutable(const ExecutableInfo& given, const compiler::Com
   w.Fixed64(info.key);
   w.Fixed64(0);  // payload size, patched below
   w.Fixed64(0);  // checksum, patched below
+  w.Fixed64(0);  // head checksum, patched below
   WriteInfo(w, info);
   WriteLowering(w, result);
   const size_t report_section = w.BeginSection(Section::kReport);
@@ -290,12 +291,7 @@ std::string SerializeExecutable(const ExecutableInfo& given, const compiler::Com
   w.U8(static_cast<uint8_t>(Section::kEnd));
 
   std::string& bytes = w.bytes();
-  const uint64_t payload_size = bytes.size() - kExecutableHeaderBytes;
-  for (int i = 0; i < 8; ++i) bytes[24 + i] = static_cast<char>((payload_size >> (8 * i)) & 0xff);
-  auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  const uint64_t checksum =
-      format::Checksum({data, 32}, {data + kExecutableHeaderBytes, static_cast<size_t>(payload_size)});
-  for (int i = 0; i < 8; ++i) bytes[32 + i] = static_cast<char>((checksum >> (8 * i)) & 0xff);
+  format::Seal({reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()});
   return std::move(bytes);
 }
 

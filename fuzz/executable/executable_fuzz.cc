@@ -1,9 +1,9 @@
 // Fuzz target for the executable reader (engine/exec/executable.h), which
 // reads files from a cache directory anyone may have copied or damaged.
 //
-// The checksum would reject almost every mutation before the parser sees
+// The checksums would reject almost every mutation before the parser sees
 // it, so an input that starts with the magic gets its payload size and
-// checksum patched to match: the fuzzer then explores the sections, the
+// checksums patched to match (format::Seal, as the writer does): the fuzzer then explores the sections, the
 // graph rebuild and the program DAG. Inputs without the magic exercise the
 // header checks as they are.
 //
@@ -16,8 +16,8 @@
 #include <cstring>
 #include <string>
 
-#include "common/hash.h"
 #include "engine/exec/executable.h"
+#include "engine/exec/executable_format.h"
 
 namespace {
 
@@ -37,12 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > (1 << 20)) return 0;
   std::string bytes(reinterpret_cast<const char*>(data), size);
   if (bytes.size() >= kExecutableHeaderBytes && bytes.starts_with(kExecutableMagic)) {
-    const uint64_t payload = bytes.size() - kExecutableHeaderBytes;
-    for (int i = 0; i < 8; ++i) bytes[24 + i] = static_cast<char>((payload >> (8 * i)) & 0xff);
-    tileprof::Hasher hasher;
-    hasher.Add(std::string_view(bytes).substr(0, 32)).Add(std::string_view(bytes).substr(kExecutableHeaderBytes));
-    const uint64_t checksum = hasher.Digest();
-    for (int i = 0; i < 8; ++i) bytes[32 + i] = static_cast<char>((checksum >> (8 * i)) & 0xff);
+    format::Seal({reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()});
   }
   auto info = ReadExecutableInfo(Bytes(bytes), "fuzz.poplar_exec");
   auto report = DeserializeExecutable(Bytes(bytes), "fuzz.poplar_exec", LoadParts::kReport);

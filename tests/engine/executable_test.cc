@@ -3,6 +3,7 @@
 // gives the same bytes) for every corpus module that compiles, and every
 // truncation or bit flip is detected.
 #include "engine/exec/executable.h"
+#include "engine/exec/executable_format.h"
 
 #include <unistd.h>
 
@@ -17,7 +18,6 @@
 #include "tests/hlo/test_util.h"
 
 #include "common/file.h"
-#include "common/hash.h"
 #include "engine/codelets/codelets.h"
 #include "engine/hlo/parser.h"
 #include "reports/text_writer.h"
@@ -200,26 +200,29 @@ TEST_F(Corruption, EveryTruncationIsDetected) {
   }
 }
 
-// The file reader streams a report-only load (checksum through a small
-// buffer, only the sections before the graph kept): same verdicts.
+// The file reader reads a report-only load's head alone (the sections
+// before the graph, under their own checksum): it detects every truncation
+// and every flip there, and a flip in the graph, which it does not read, does
+// not change the report it returns. The full load detects them all.
 TEST_F(Corruption, FileReadersDetectTheSame) {
   const std::string& bytes = *bytes_;
   const std::string path =
       (std::filesystem::temp_directory_path() / ("tileprof_exec_" + std::to_string(getpid()) + ".poplar_exec")).string();
   ASSERT_TRUE(WriteFileAtomic(path, bytes));
-  for (LoadParts parts : {LoadParts::kReport, LoadParts::kAll}) {
-    auto loaded = ReadExecutableFile(path, parts);
-    ASSERT_TRUE(loaded) << loaded.error().message();
-    EXPECT_EQ(loaded->info.module_name, "jit_train_step.26");
-  }
-  std::vector<std::string> damaged;
-  for (size_t i = 1; i < 64; ++i) damaged.push_back(bytes.substr(0, bytes.size() * i / 64));
-  for (size_t i = 0; i < 200; ++i) {
-    std::string flipped = bytes;
-    flipped[bytes.size() * i / 200] ^= 0x10;
-    damaged.push_back(flipped);
-  }
-  for (const std::string& bad : damaged) {
+  Expected<Executable> intact = ReadExecutableFile(path, LoadParts::kReport);
+  ASSERT_TRUE(intact) << intact.error().message();
+  EXPECT_EQ(intact->info.module_name, "jit_train_step.26");
+  const std::string intact_report = report::WriteTextReport(intact->result.report, nullptr, {});
+  auto loaded_all = ReadExecutableFile(path, LoadParts::kAll);
+  ASSERT_TRUE(loaded_all) << loaded_all.error().message();
+  const Expected<size_t> head = format::HeadBytes(Bytes(bytes).subspan(kExecutableHeaderBytes));
+  ASSERT_TRUE(head);
+  const size_t head_end = kExecutableHeaderBytes + *head;
+  ASSERT_LT(head_end, bytes.size() * 3 / 4);  // both parts are probed below
+
+  std::vector<std::string> truncated;
+  for (size_t i = 1; i < 64; ++i) truncated.push_back(bytes.substr(0, bytes.size() * i / 64));
+  for (const std::string& bad : truncated) {
     ASSERT_TRUE(WriteFileAtomic(path, bad));
     for (LoadParts parts : {LoadParts::kReport, LoadParts::kAll}) {
       auto loaded = ReadExecutableFile(path, parts);
@@ -227,6 +230,28 @@ TEST_F(Corruption, FileReadersDetectTheSame) {
       EXPECT_THAT(loaded.error().message(), HasSubstr(path + ": "));
     }
   }
+  int graph_flips = 0;
+  for (size_t i = 0; i < 200; ++i) {
+    const size_t offset = bytes.size() * i / 200;
+    SCOPED_TRACE(offset);
+    std::string flipped = bytes;
+    flipped[offset] ^= 0x10;
+    ASSERT_TRUE(WriteFileAtomic(path, flipped));
+    auto all = ReadExecutableFile(path, LoadParts::kAll);
+    ASSERT_FALSE(all);
+    EXPECT_THAT(all.error().message(), HasSubstr(path + ": "));
+    auto report_only = ReadExecutableFile(path, LoadParts::kReport);
+    if (offset < head_end) {
+      ASSERT_FALSE(report_only);
+      EXPECT_THAT(report_only.error().message(), HasSubstr(path + ": "));
+    } else {
+      ++graph_flips;
+      ASSERT_TRUE(report_only) << report_only.error().message();
+      EXPECT_EQ(report::WriteTextReport(report_only->result.report, nullptr, {}), intact_report);
+      EXPECT_FALSE(DeserializeExecutable(Bytes(flipped), path));  // and `cache verify` sees it
+    }
+  }
+  EXPECT_GT(graph_flips, 40);
   std::filesystem::remove(path);
   EXPECT_FALSE(ReadExecutableFile(path, LoadParts::kReport));
 }
@@ -260,10 +285,7 @@ TEST_F(Corruption, FlipsBehindAValidChecksumAreHandled) {
     std::string flipped = bytes;
     const size_t offset = kExecutableHeaderBytes + (bytes.size() - kExecutableHeaderBytes) * i / 400;
     flipped[offset] = static_cast<char>(flipped[offset] ^ 0x5a);
-    Hasher hasher;
-    hasher.Add(std::string_view(flipped).substr(0, 32)).Add(std::string_view(flipped).substr(kExecutableHeaderBytes));
-    const uint64_t checksum = hasher.Digest();
-    for (int b = 0; b < 8; ++b) flipped[32 + b] = static_cast<char>((checksum >> (8 * b)) & 0xff);
+    format::Seal({reinterpret_cast<uint8_t*>(flipped.data()), flipped.size()});
     auto loaded = DeserializeExecutable(Bytes(flipped), "x.poplar_exec");
     if (!loaded) {
       ++rejected;
@@ -278,10 +300,10 @@ TEST(Executable, ForeignAndStaleFilesAreNamed) {
   ASSERT_FALSE(not_ours);
   EXPECT_EQ(not_ours.error().message(), "a.poplar_exec: not a tileprof executable (bad magic)");
   std::string header(kExecutableMagic);
-  header += std::string("\x02\0\0\0", 4) + std::string(28, '\0');
+  header += std::string("\x01\0\0\0", 4) + std::string(kExecutableHeaderBytes - 12, '\0');
   auto stale = DeserializeExecutable(Bytes(header), "b.poplar_exec");
   ASSERT_FALSE(stale);
-  EXPECT_EQ(stale.error().message(), "b.poplar_exec: executable format version 2, this tileprof reads version 1");
+  EXPECT_EQ(stale.error().message(), "b.poplar_exec: executable format version 1, this tileprof reads version 2");
 }
 
 }  // namespace
