@@ -8,12 +8,14 @@
 #include <cstring>
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "reports/schema_tables.h"
 #include "reports/schema_tile_decoder.h"
+#include "reports/schema_variable_decoder.h"
 
 namespace tileprof::report::schema {
 namespace {
@@ -483,6 +485,7 @@ struct DocumentBuilder::State {
     json value;
     std::optional<std::vector<uint64_t>> cycles;  // a packed cyclesByTile
     std::optional<TileMemory> tile;  // decoded by tile_decoder, `value` unused
+    std::optional<Variable> variable;  // decoded by variable_decoder, `value` unused
   };
 
   std::vector<Frame> stack;
@@ -498,9 +501,67 @@ struct DocumentBuilder::State {
   // A tile element being decoded without a tree (schema_tile_decoder.h).
   internal::TileDecoder tile_decoder;
   bool fast_tile = false;
+  // The same for a variable element (schema_variable_decoder.h).
+  internal::VariableDecoder variable_decoder;
+  bool fast_variable = false;
 
-  bool TileStarts() const {
-    return !error && stack.size() == 3 && stack.back().stream == Stream::kTiles;
+  bool ElementStarts(Stream stream) const {
+    return !error && stack.size() == 3 && stack.back().stream == stream;
+  }
+
+  // Whichever fast decoder is active gives up (before an event neither takes).
+  void LeaveFast() {
+    if (fast_tile) LeaveFastTile();
+    if (fast_variable) LeaveFastVariable();
+  }
+
+  void LeaveFastVariable() {
+    fast_variable = false;
+    using Kind = internal::VariableDecoder::Event::Kind;
+    for (const internal::VariableDecoder::Event& event : variable_decoder.events()) {
+      switch (event.kind) {
+        case Kind::kStartObject: Open(true); break;
+        case Kind::kKey: {
+          std::string key(internal::VariableDecoder::KeyName(event.value));
+          Key(key);
+          break;
+        }
+        case Kind::kUint: Uint(event.value); break;
+        case Kind::kString: Value(json(variable_decoder.Text(event))); break;
+        case Kind::kBool: Value(json(event.value != 0)); break;
+      }
+    }
+  }
+
+  // As Fast, for the variable decoder.
+  bool FastVariable(internal::VariableDecoder::Result result) {
+    using Result = internal::VariableDecoder::Result;
+    if (result == Result::kMore) return true;
+    if (result == Result::kBail) {
+      LeaveFastVariable();
+      return false;
+    }
+    fast_variable = false;
+    Decoded(std::move(variable_decoder.variable()));
+    return true;
+  }
+
+  // What Value() does with a complete element of the tiles or variables
+  // stream, when a fast decoder built it.
+  template <typename Element>
+  void Decoded(Element element) {
+    Frame& top = stack.back();
+    Pending held{top.stream, top.index++, json(), std::nullopt, std::nullopt, std::nullopt};
+    packed_cycles.reset();
+    constexpr bool kTile = std::is_same_v<Element, TileMemory>;
+    if (HeaderKnown()) {
+      if constexpr (kTile) Compilation().tiles.push_back(std::move(element));
+      else Compilation().variables.push_back(std::move(element));
+      return;
+    }
+    if constexpr (kTile) held.tile = std::move(element);
+    else held.variable = std::move(element);
+    pending.push_back(std::move(held));
   }
 
   // The tile decoder gave up: what it accepted goes through the general
@@ -533,16 +594,8 @@ struct DocumentBuilder::State {
       LeaveFastTile();
       return false;
     }
-    // What Value() does with a complete element of the tiles stream.
     fast_tile = false;
-    Frame& top = stack.back();
-    size_t index = top.index++;
-    packed_cycles.reset();
-    if (HeaderKnown()) {
-      Compilation().tiles.push_back(std::move(tile_decoder.tile()));
-    } else {
-      pending.push_back(Pending{Stream::kTiles, index, json(), std::nullopt, std::move(tile_decoder.tile())});
-    }
+    Decoded(std::move(tile_decoder.tile()));
     return true;
   }
 
@@ -652,7 +705,7 @@ struct DocumentBuilder::State {
       if (HeaderKnown()) {
         DecodeElement(top.stream, index, value, cycles ? &*cycles : nullptr);
       } else {
-        pending.push_back(Pending{top.stream, index, std::move(value), std::move(cycles), std::nullopt});
+        pending.push_back(Pending{top.stream, index, std::move(value), std::move(cycles), std::nullopt, std::nullopt});
       }
       return !error;
     }
@@ -697,6 +750,10 @@ struct DocumentBuilder::State {
       for (Pending& held : pending) {
         if (held.tile) {
           Compilation().tiles.push_back(std::move(*held.tile));
+          continue;
+        }
+        if (held.variable) {
+          Compilation().variables.push_back(std::move(*held.variable));
           continue;
         }
         DecodeElement(held.stream, held.index, held.value, held.cycles ? &*held.cycles : nullptr);
@@ -813,71 +870,85 @@ struct DocumentBuilder::State {
 DocumentBuilder::DocumentBuilder() : state_(std::make_unique<State>()), error_(&state_->error) {}
 DocumentBuilder::~DocumentBuilder() = default;
 
-// Events the tile decoder does not take leave it first (LeaveFastTile).
+// Events a fast decoder does not take leave it first (LeaveFast).
 bool DocumentBuilder::null() {
-  if (state_->fast_tile) state_->LeaveFastTile();
+  state_->LeaveFast();
   return state_->Value(json());
 }
 bool DocumentBuilder::boolean(bool value) {
-  if (state_->fast_tile) state_->LeaveFastTile();
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.Bool(value))) return true;
+  state_->LeaveFast();
   return state_->Value(json(value));
 }
 bool DocumentBuilder::number_integer(json::number_integer_t value) {
-  if (state_->fast_tile) state_->LeaveFastTile();
+  state_->LeaveFast();
   return state_->Value(json(value));
 }
 bool DocumentBuilder::number_unsigned(json::number_unsigned_t value) {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.Uint(value))) return true;
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.Uint(value))) return true;
   return state_->Uint(value);
 }
 bool DocumentBuilder::number_float(json::number_float_t value, const json::string_t&) {
-  if (state_->fast_tile) state_->LeaveFastTile();
+  state_->LeaveFast();
   return state_->Value(json(value));
 }
 bool DocumentBuilder::string(json::string_t& value) {
-  if (state_->fast_tile) state_->LeaveFastTile();
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.String(value))) return true;
+  state_->LeaveFast();
   return state_->Value(json(std::move(value)));
 }
 bool DocumentBuilder::binary(json::binary_t&) {
-  if (state_->fast_tile) state_->LeaveFastTile();
+  state_->LeaveFast();
   return state_->Fail(fmt::format("{}: unexpected binary data", state_->Where()));
 }
 bool DocumentBuilder::start_object(std::size_t) {
   State& s = *state_;
   if (s.fast_tile) {
     if (s.Fast(s.tile_decoder.StartObject())) return true;
-  } else if (s.TileStarts()) {
+  } else if (s.fast_variable) {
+    s.LeaveFastVariable();  // a variable has no nested object
+  } else if (s.ElementStarts(Stream::kTiles)) {
     s.fast_tile = true;
     s.tile_decoder.Begin();
+    return true;
+  } else if (s.ElementStarts(Stream::kVariables)) {
+    s.fast_variable = true;
+    s.variable_decoder.Begin();
     return true;
   }
   return s.Open(true);
 }
 bool DocumentBuilder::key(json::string_t& key) {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.Key(key))) return true;
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.Key(key))) return true;
   return state_->Key(key);
 }
 bool DocumentBuilder::key(std::string_view key) {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.Key(key))) return true;
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.Key(key))) return true;
   std::string owned(key);
   return state_->Key(owned);
 }
 bool DocumentBuilder::end_object() {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.EndObject())) return true;
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.EndObject())) return true;
   return state_->Close();
 }
 bool DocumentBuilder::start_array(std::size_t) {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.StartArray())) return true;
+  if (state_->fast_variable) state_->LeaveFastVariable();  // nor an array
   return state_->Open(false);
 }
 bool DocumentBuilder::end_array() {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.EndArray())) return true;
+  if (state_->fast_variable) state_->LeaveFastVariable();
   return state_->Close();
 }
 
 bool DocumentBuilder::parse_error(std::size_t position, const std::string&,
                                   const nlohmann::detail::exception& error) {
-  if (state_->fast_tile) state_->LeaveFastTile();
+  state_->LeaveFast();
   // nlohmann says "[json.exception.parse_error.101] parse error at line 1,
   // column 5: syntax error ..."; our convention is "1:5: syntax error ...".
   if (!state_->error) state_->syntax_error = true;
@@ -898,14 +969,14 @@ bool DocumentBuilder::parse_error(std::size_t position, const std::string&,
 }
 
 void DocumentBuilder::Fail(Error error) {
-  if (state_->fast_tile) state_->LeaveFastTile();
+  state_->LeaveFast();
   state_->Fail(error.message());
 }
 bool DocumentBuilder::syntax_error() const { return state_->syntax_error; }
 bool DocumentBuilder::done() const { return state_->root.has_value() && state_->stack.empty(); }
 
 Expected<ReportDocument> DocumentBuilder::Finish() {
-  if (state_->fast_tile) state_->LeaveFastTile();  // the input ended inside a tile
+  state_->LeaveFast();  // the input ended inside an element
   return state_->Finish();
 }
 

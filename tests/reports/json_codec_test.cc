@@ -238,6 +238,52 @@ TEST(JsonReport, ReadsATileTheSameWhereverItsDecodingChangesPath) {
   EXPECT_THAT(ReadError(truncated), StartsWith("bad.json:1:"));
 }
 
+// Well-formed variables are decoded without a tree too
+// (schema_variable_decoder.h), with the same hand-over to the general path.
+TEST(JsonReport, ReadsAVariableTheSameWhereverItsDecodingChangesPath) {
+  const ReportDocument document = FullDocument();
+  const std::string text = WriteJsonReport(document);
+  const size_t variables = text.find("\"variables\":[");
+  ASSERT_NE(variables, std::string::npos);
+  auto insert_after = [&](std::string_view after, std::string_view insert) {
+    std::string changed = text;
+    size_t at = changed.find(after, variables);
+    EXPECT_NE(at, std::string::npos) << after;
+    changed.insert(at + after.size(), insert);
+    return changed;
+  };
+  // Unknown members of any type, first or after well-formed ones, are skipped.
+  for (std::string_view member : {R"("future":[1,{"a":null}],)", R"("note":"x",)", R"("f":1.5,)", R"("n":null,)"}) {
+    EXPECT_EQ(ReadOk(insert_after("\"variables\":[{", member)), document) << member;
+    EXPECT_EQ(ReadOk(insert_after("\"tile\":0,", member)), document) << member;
+  }
+  // Members in another order.
+  std::string reordered = text;
+  const std::string first = R"("name":"a","tile":0,)";
+  size_t at = reordered.find(first, variables);
+  ASSERT_NE(at, std::string::npos);
+  reordered.erase(at, first.size());
+  reordered.insert(reordered.find("\"alwaysLive\"", at), first);
+  EXPECT_EQ(ReadOk(reordered), document);
+
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[{", R"("tile":1,)")),
+            "bad.json: compilation.variables[0].tile: duplicate key");
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":1,"bytes":2},)")),
+            "bad.json: compilation.variables[0].category: missing");
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":4294967296,"bytes":2,"category":"stack"},)")),
+            "bad.json: compilation.variables[0].tile: expected an unsigned 32-bit integer");
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":7,"tile":1,"bytes":2,"category":"stack"},)")),
+            "bad.json: compilation.variables[0].name: expected a string");
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":1,"bytes":2,"category":"heap"},)")),
+            "bad.json: compilation.variables[0].category: unknown category \"heap\"");
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":1,"bytes":2,"category":"stack","alwaysLive":1},)")),
+            "bad.json: compilation.variables[0].alwaysLive: expected true or false");
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":1,"bytes":-2,"category":"stack"},)")),
+            "bad.json: compilation.variables[0].bytes: expected an unsigned integer");
+  std::string truncated = text.substr(0, text.find("\"category\"", variables) + 5);
+  EXPECT_THAT(ReadError(truncated), StartsWith("bad.json:1:"));
+}
+
 TEST(JsonReport, GivesLineAndColumnOfASyntaxError) {
   EXPECT_THAT(ReadError("{\n  \"format\": tileprof\n}"), StartsWith("bad.json:2:14: syntax error while parsing value"));
   EXPECT_THAT(ReadError(""), StartsWith("bad.json:1:1: "));
