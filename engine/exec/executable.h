@@ -93,7 +93,8 @@ Expected<ExecutableInfo> ReadExecutableInfo(std::span<const uint8_t> bytes, std:
 // bulk of the file (the graph), which is what makes a cache hit of
 // `tileprof compile` cheap: only the head checksum is checked, so damage to
 // the graph alone is found by the load that needs the graph (or by `cache
-// verify`), never by a report that does not read it. kAll rebuilds the graph and program to run.
+// verify`), never by a report that does not read it. kAll rebuilds the
+// graph and program to run.
 // kRunnable is kAll for an executable that fits and kReport for one out of
 // memory, which does not run (as Poplar): what `tileprof run` needs.
 enum class LoadParts : uint8_t { kAll, kReport, kRunnable };

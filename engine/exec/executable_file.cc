@@ -38,6 +38,7 @@ Expected<Executable> ReadReportStreaming(const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return Error(fmt::format("{}: not a regular file", path));
   const uint64_t size = static_cast<uint64_t>(st.st_size);
+  // Exactly `length` bytes at `offset`, or nothing (short file).
   const auto read_at = [&](uint64_t offset, uint64_t length) -> std::optional<std::string> {
     std::string out(length, '\0');
     uint64_t done = 0;
