@@ -34,9 +34,11 @@ struct DumpText {
 Expected<DumpText> ReadDump(const std::string& path) {
   Expected<MappedFile> mapped = MappedFile::Open(path, /*whole=*/true);
   static const long page = ::sysconf(_SC_PAGESIZE);
-  if (mapped && mapped->is_mapped() && page > 0 && mapped->size() % static_cast<uint64_t>(page) != 0) {
+  if (mapped && mapped->is_mapped() && page > 0 &&
+      mapped->size() % static_cast<uint64_t>(page) != 0) {
     auto file = std::make_shared<const MappedFile>(std::move(*mapped));
-    return DumpText{file, {reinterpret_cast<const char*>(file->bytes().data()), file->bytes().size()}};
+    return DumpText{file,
+                    {reinterpret_cast<const char*>(file->bytes().data()), file->bytes().size()}};
   }
   TILEPROF_ASSIGN_OR_RETURN(std::string read, ReadFile(path));
   auto owned = std::make_shared<const std::string>(std::move(read));
@@ -74,8 +76,9 @@ std::pair<SkipRanges, SkipRanges> SameBodies(std::string_view a, std::string_vie
 }
 
 // Parses both sides (on two threads: parsing dominates) and diffs them.
-void ParseAndDiff(const std::optional<DumpFile>& a, const std::optional<DumpFile>& b, const DumpText& text_a,
-                  const DumpText& text_b, std::pair<SkipRanges, SkipRanges> skips, PairResult& r) {
+void ParseAndDiff(const std::optional<DumpFile>& a, const std::optional<DumpFile>& b,
+                  const DumpText& text_a, const DumpText& text_b,
+                  std::pair<SkipRanges, SkipRanges> skips, PairResult& r) {
   std::optional<Expected<hlo::Module>> loaded_a;
   std::thread worker([&] { loaded_a.emplace(Load(a->path, text_a, std::move(skips.first))); });
   Expected<hlo::Module> mb = Load(b->path, text_b, std::move(skips.second));

@@ -17,7 +17,7 @@ struct DumpDiffOptions {
 };
 
 struct PairResult {
-  std::string key;           // function + stage
+  std::string key;             // function + stage
   std::string path_a, path_b;  // empty on the side where the module is missing
   std::string module_a, module_b;
   std::optional<ModuleDiff> diff;  // set when both sides parsed

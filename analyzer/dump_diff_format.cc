@@ -17,7 +17,8 @@ std::string Title(const PairResult& p) {
 
 std::string Where(const Change& c) {
   std::string source = !c.source.empty() ? c.source : c.dependent_source;
-  std::string op_name = !c.source.empty() || c.dependent_source.empty() ? c.op_name : c.dependent_op_name;
+  std::string op_name =
+      !c.source.empty() || c.dependent_source.empty() ? c.op_name : c.dependent_op_name;
   if (source.empty() && op_name.empty()) return "";
   if (source.empty()) return op_name;
   return op_name.empty() ? source : fmt::format("{} ({})", source, op_name);
@@ -26,14 +27,24 @@ std::string Where(const Change& c) {
 std::string Headline(const Change& c) {
   std::string line;
   switch (c.kind) {
-    case ChangeKind::kSignature: line = "module header: " + c.what; break;
-    case ChangeKind::kComputation: line = fmt::format("computation '{}': {}", c.computation, c.what); break;
+    case ChangeKind::kSignature:
+      line = "module header: " + c.what;
+      break;
+    case ChangeKind::kComputation:
+      line = fmt::format("computation '{}': {}", c.computation, c.what);
+      break;
     case ChangeKind::kParameter:
     case ChangeKind::kResult:
     case ChangeKind::kAdded:
-    case ChangeKind::kRemoved: line = c.what; break;
-    case ChangeKind::kConstant: line = fmt::format("constant '{}': {}", c.instruction, c.what); break;
-    default: line = fmt::format("{} of {} '{}': {}", ChangeKindName(c.kind), c.opcode, c.instruction, c.what);
+    case ChangeKind::kRemoved:
+      line = c.what;
+      break;
+    case ChangeKind::kConstant:
+      line = fmt::format("constant '{}': {}", c.instruction, c.what);
+      break;
+    default:
+      line =
+          fmt::format("{} of {} '{}': {}", ChangeKindName(c.kind), c.opcode, c.instruction, c.what);
   }
   if (!c.detail.empty()) line += fmt::format(" ({})", c.detail);
   return line;
@@ -43,8 +54,9 @@ std::string Dependents(const Change& c, size_t show) {
   if (c.dependents.empty()) return "";
   std::vector<std::string> names(c.dependents.begin(),
                                  c.dependents.begin() + std::min(show, c.dependents.size()));
-  return fmt::format("+{} dependent instruction(s) changed as a consequence: {}{}", c.dependents.size(),
-                     fmt::join(names, ", "), c.dependents.size() > show ? ", ..." : "");
+  return fmt::format("+{} dependent instruction(s) changed as a consequence: {}{}",
+                     c.dependents.size(), fmt::join(names, ", "),
+                     c.dependents.size() > show ? ", ..." : "");
 }
 
 }  // namespace
@@ -98,8 +110,10 @@ std::string FormatDumpDiffText(const DumpDiffResult& r) {
       out += fmt::format("   {}. {}\n", i + 1, Headline(c));
       if (!c.computation.empty() && c.kind != ChangeKind::kComputation)
         out += fmt::format("      in computation '{}'\n", c.computation);
-      if (std::string where = Where(c); !where.empty()) out += fmt::format("      where: {}\n", where);
-      if (std::string deps = Dependents(c, 8); !deps.empty()) out += fmt::format("      {}\n", deps);
+      if (std::string where = Where(c); !where.empty())
+        out += fmt::format("      where: {}\n", where);
+      if (std::string deps = Dependents(c, 8); !deps.empty())
+        out += fmt::format("      {}\n", deps);
     }
     for (const std::string& note : d.notes) out += fmt::format("   Note: {}\n", note);
   }
@@ -110,8 +124,11 @@ std::string FormatDumpDiffJson(const DumpDiffResult& r) {
   using nlohmann::ordered_json;
   ordered_json pairs = ordered_json::array();
   for (const PairResult& p : r.pairs) {
-    ordered_json pair = {{"key", p.key},       {"a", p.path_a},          {"b", p.path_b},
-                         {"module_a", p.module_a}, {"module_b", p.module_b}};
+    ordered_json pair = {{"key", p.key},
+                         {"a", p.path_a},
+                         {"b", p.path_b},
+                         {"module_a", p.module_a},
+                         {"module_b", p.module_b}};
     if (!p.error.empty()) pair["error"] = p.error;
     if (p.diff) {
       const ModuleDiff& d = *p.diff;

@@ -15,11 +15,12 @@ namespace tileprof::analyzer {
 
 // What a dump file name says about the module it holds.
 struct DumpName {
-  std::string file;      // the name as found (no directory)
+  std::string file;        // the name as found (no directory)
   int64_t module_id = -1;  // module_NNNN, -1 when absent
-  std::string module;    // module name as printed, e.g. "jit__uniform.21"
-  std::string function;  // the run-independent part, e.g. "jit__uniform"
-  std::string stage;     // "before_optimizations", "cpu_after_optimizations", "0004.pipe.after_x.before_y"
+  std::string module;      // module name as printed, e.g. "jit__uniform.21"
+  std::string function;    // the run-independent part, e.g. "jit__uniform"
+  std::string
+      stage;  // "before_optimizations", "cpu_after_optimizations", "0004.pipe.after_x.before_y"
 };
 
 // Parses an HLO text dump file name. Returns nullopt for files that are not
@@ -37,12 +38,12 @@ struct DumpFile {
 };
 
 struct DumpPair {
-  std::string key;  // function + " " + stage
+  std::string key;               // function + " " + stage
   std::optional<DumpFile> a, b;  // one side empty: present in only one run
 };
 
 struct DumpPairing {
-  std::vector<DumpPair> pairs;        // sorted by key, then by module id
+  std::vector<DumpPair> pairs;                    // sorted by key, then by module id
   std::vector<std::string> skipped_a, skipped_b;  // files that are not HLO text
 };
 

@@ -54,7 +54,8 @@ class Aligner {
     // Renamed computations nothing calls: by their sequence of opcodes.
     auto signature = [](const Computation* c) {
       std::string key;
-      for (const Instruction* i : c->instructions()) key.append(hlo::OpcodeName(i->opcode())).append(",");
+      for (const Instruction* i : c->instructions())
+        key.append(hlo::OpcodeName(i->opcode())).append(",");
       return key;
     };
     std::map<std::string, std::deque<const Computation*>> left_b;
@@ -110,7 +111,8 @@ class Aligner {
   static Users UsersOf(const Computation& c) {
     Users users(c.instructions().size());
     for (const Instruction* i : c.instructions())
-      for (size_t k = 0; k < i->operand_count(); ++k) users[i->operand(k)->index()].emplace_back(i, k);
+      for (size_t k = 0; k < i->operand_count(); ++k)
+        users[i->operand(k)->index()].emplace_back(i, k);
     return users;
   }
 
@@ -118,8 +120,8 @@ class Aligner {
   // within a key.
   using Keyed = std::vector<std::pair<std::pair<int, size_t>, const Instruction*>>;
   template <typename MatchedFn>
-  static void KeyUsers(const std::vector<std::pair<const Instruction*, size_t>>& users, MatchedFn matched,
-                       Keyed& keyed) {
+  static void KeyUsers(const std::vector<std::pair<const Instruction*, size_t>>& users,
+                       MatchedFn matched, Keyed& keyed) {
     keyed.clear();
     for (auto [u, k] : users)
       if (!matched(u)) keyed.push_back({{static_cast<int>(u->opcode()), k}, u});
@@ -146,8 +148,10 @@ class Aligner {
       const auto& ua = users_a[x->index()];
       const auto& ub = users_b[y->index()];
       if (ua.empty() || ub.empty()) continue;
-      KeyUsers(ua, [&](const Instruction* u) { return MatchedA(u); }, keyed_a_);
-      KeyUsers(ub, [&](const Instruction* u) { return MatchedB(u); }, keyed_b_);
+      KeyUsers(
+          ua, [&](const Instruction* u) { return MatchedA(u); }, keyed_a_);
+      KeyUsers(
+          ub, [&](const Instruction* u) { return MatchedB(u); }, keyed_b_);
       // Keys held by exactly one user on each side, walked in key order.
       size_t j = 0;
       for (size_t i = 0; i < keyed_a_.size();) {
@@ -202,7 +206,8 @@ class Aligner {
       std::string k = key(x);
       if (k.empty()) continue;
       auto it = left_b.find(k);
-      while (it != left_b.end() && !it->second.empty() && MatchedB(it->second.front())) it->second.pop_front();
+      while (it != left_b.end() && !it->second.empty() && MatchedB(it->second.front()))
+        it->second.pop_front();
       if (it == left_b.end() || it->second.empty()) continue;
       Match(x, it->second.front());
       it->second.pop_front();
@@ -238,8 +243,8 @@ class Aligner {
     // Instructions nothing reaches (dead constants JAX leaves behind) and
     // renamed ones without metadata: by content, when it is unique.
     auto content = [](const Instruction* i) {
-      std::string key = std::string(hlo::OpcodeName(i->opcode())) + " " + hlo::ShapeToString(i->shape()) +
-                        " " + std::string(i->literal());
+      std::string key = std::string(hlo::OpcodeName(i->opcode())) + " " +
+                        hlo::ShapeToString(i->shape()) + " " + std::string(i->literal());
       for (const hlo::Attribute& attr : i->attributes())
         if (attr.kind() == hlo::AttributeKind::kRaw && attr.name() != "metadata")
           key.append(" ").append(attr.name()).append("=").append(attr.value());

@@ -25,7 +25,9 @@ class InstructionPairs {
   size_t size() const { return size_; }
 
  private:
-  size_t Slot(const hlo::Instruction* x) const { return offsets_[x->parent()->index()] + x->index(); }
+  size_t Slot(const hlo::Instruction* x) const {
+    return offsets_[x->parent()->index()] + x->index();
+  }
   std::vector<size_t> offsets_;  // by computation index
   std::vector<const hlo::Instruction*> to_;
   size_t size_ = 0;

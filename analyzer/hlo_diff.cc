@@ -18,9 +18,6 @@
 namespace tileprof::analyzer {
 namespace {
 
-using hlo::Computation;
-using hlo::Instruction;
-using hlo::Module;
 using detail::AddSubstitutions;
 using detail::Clip;
 using detail::ConstantDetail;
@@ -31,6 +28,9 @@ using detail::ShapeText;
 using detail::Substitutions;
 using detail::Where;
 using detail::WhereOf;
+using hlo::Computation;
+using hlo::Instruction;
+using hlo::Module;
 
 class Differ {
  public:
@@ -57,18 +57,37 @@ class Differ {
     for (auto [ca, cb] : align_.computations) CompareComputation(*ca, *cb, out);
     for (const Computation* c : a_.computations())
       if (!align_.comp_a_to_b.Has(c))
-        AddCause(out, {ChangeKind::kComputation, std::string(c->name()), "", "",
-                       fmt::format("computation with {} instruction(s) only in A", c->instructions().size()),
-                       "removed", "", "", {}, "", ""});
+        AddCause(out, {ChangeKind::kComputation,
+                       std::string(c->name()),
+                       "",
+                       "",
+                       fmt::format("computation with {} instruction(s) only in A",
+                                   c->instructions().size()),
+                       "removed",
+                       "",
+                       "",
+                       {},
+                       "",
+                       ""});
     for (const Computation* c : b_.computations())
       if (!align_.comp_b_to_a.Has(c))
-        AddCause(out, {ChangeKind::kComputation, std::string(c->name()), "", "",
-                       fmt::format("computation with {} instruction(s) only in B", c->instructions().size()),
-                       "added", "", "", {}, "", ""});
+        AddCause(out, {ChangeKind::kComputation,
+                       std::string(c->name()),
+                       "",
+                       "",
+                       fmt::format("computation with {} instruction(s) only in B",
+                                   c->instructions().size()),
+                       "added",
+                       "",
+                       "",
+                       {},
+                       "",
+                       ""});
     AddHints(out);
     if (out.has_elided_constants)
       out.notes.push_back(
-          "some constants are printed as {...} in both dumps, so the text cannot tell whether their "
+          "some constants are printed as {...} in both dumps, so the text cannot tell whether "
+          "their "
           "values changed; dump with --xla_dump_large_constants (XLA from mid 2024) or "
           "--xla_dump_hlo_as_proto to see them");
     return out;
@@ -110,13 +129,31 @@ class Differ {
         layout_change_ = fmt::format("{}: {} -> {}", attr.name(), Clip(before), Clip(after));
         continue;
       }
-      AddCause(out, {ChangeKind::kSignature, "", "", "",
-                     fmt::format("{}: {} -> {}", attr.name(), Clip(before), Clip(after)), "", "", "", {}, "", ""});
+      AddCause(out, {ChangeKind::kSignature,
+                     "",
+                     "",
+                     "",
+                     fmt::format("{}: {} -> {}", attr.name(), Clip(before), Clip(after)),
+                     "",
+                     "",
+                     "",
+                     {},
+                     "",
+                     ""});
     }
     for (const hlo::Attribute& attr : a_.attributes()) {
       if (b_.FindAttribute(attr.name()) || attr.name() == "entry_computation_layout") continue;
-      AddCause(out, {ChangeKind::kSignature, "", "", "",
-                     fmt::format("{}: {} -> (absent)", attr.name(), Clip(attr.value())), "", "", "", {}, "", ""});
+      AddCause(out, {ChangeKind::kSignature,
+                     "",
+                     "",
+                     "",
+                     fmt::format("{}: {} -> (absent)", attr.name(), Clip(attr.value())),
+                     "",
+                     "",
+                     "",
+                     {},
+                     "",
+                     ""});
     }
   }
 
@@ -133,15 +170,22 @@ class Differ {
         parameter_changed = true;
       }
     }
-    if (parameter_changed || !ca.root() || !cb.root() || ca.root()->shape() == cb.root()->shape()) return;
+    if (parameter_changed || !ca.root() || !cb.root() || ca.root()->shape() == cb.root()->shape())
+      return;
     AddSubstitutions(ca.root()->shape(), cb.root()->shape(), subst_);
     Where w = WhereOf(cb.root());
-    AddCause(out, {ChangeKind::kResult, std::string(cb.name()), std::string(cb.root()->name()),
+    AddCause(out, {ChangeKind::kResult,
+                   std::string(cb.name()),
+                   std::string(cb.root()->name()),
                    std::string(hlo::OpcodeName(cb.root()->opcode())),
                    fmt::format("entry result shape {} -> {}", ShapeText(ca.root()->shape()),
                                ShapeText(cb.root()->shape())),
                    "no parameter changed: the shape is a static argument of the traced function",
-                   w.op_name, w.source, {}, "", ""});
+                   w.op_name,
+                   w.source,
+                   {},
+                   "",
+                   ""});
   }
 
   // The changes of one matched pair other than its shape.
@@ -150,13 +194,23 @@ class Differ {
     std::vector<Change> changes;
     *derived_only = true;  // every change follows a substitution (checked by the caller)
     auto make = [&](ChangeKind kind, std::string what, std::string detail) {
-      Change c{kind, std::string(y.parent()->name()), std::string(y.name()),
-               std::string(hlo::OpcodeName(y.opcode())), std::move(what), std::move(detail), "", "", {}, "", ""};
+      Change c{kind,
+               std::string(y.parent()->name()),
+               std::string(y.name()),
+               std::string(hlo::OpcodeName(y.opcode())),
+               std::move(what),
+               std::move(detail),
+               "",
+               "",
+               {},
+               "",
+               ""};
       return c;
     };
     if (x.opcode() != y.opcode()) {
-      changes.push_back(make(ChangeKind::kOpcode,
-                             fmt::format("{} -> {}", hlo::OpcodeName(x.opcode()), hlo::OpcodeName(y.opcode())), ""));
+      changes.push_back(make(
+          ChangeKind::kOpcode,
+          fmt::format("{} -> {}", hlo::OpcodeName(x.opcode()), hlo::OpcodeName(y.opcode())), ""));
       *derived_only = false;
     }
     if (x.opcode() == hlo::Opcode::kConstant && y.opcode() == hlo::Opcode::kConstant &&
@@ -164,14 +218,17 @@ class Differ {
       auto la = hlo::ParseLiteral(x.literal(), x.shape());
       auto lb = hlo::ParseLiteral(y.literal(), y.shape());
       if (la && lb) {
-        bool elided = la->kind == hlo::Literal::Kind::kElided || lb->kind == hlo::Literal::Kind::kElided;
+        bool elided =
+            la->kind == hlo::Literal::Kind::kElided || lb->kind == hlo::Literal::Kind::kElided;
         if (elided && la->kind == lb->kind && x.shape() == y.shape()) {
           out.has_elided_constants = true;
         } else if (!(*la == *lb)) {
           std::string before = hlo::LiteralToString(*la), after = hlo::LiteralToString(*lb);
-          std::string detail = elided ? "one side is printed as {...}: the text cannot tell the old or new value"
-                                      : ConstantDetail(*la, *lb);
-          changes.push_back(make(ChangeKind::kConstant, fmt::format("{} -> {}", Clip(before, 60), Clip(after, 60)),
+          std::string detail =
+              elided ? "one side is printed as {...}: the text cannot tell the old or new value"
+                     : ConstantDetail(*la, *lb);
+          changes.push_back(make(ChangeKind::kConstant,
+                                 fmt::format("{} -> {}", Clip(before, 60), Clip(after, 60)),
                                  detail));
           if (!FollowsSubstitutions(before, after, subst_)) *derived_only = false;
         }
@@ -183,28 +240,30 @@ class Differ {
     for (size_t k = 0; same_attributes && k < x.attributes().size(); ++k) {
       const hlo::Attribute& ax = x.attributes()[k];
       const hlo::Attribute& ay = y.attributes()[k];
-      same_attributes = ax.name() == ay.name() &&
-                        (ax.value() == ay.value() || IsProvenance(ax.name()) ||
-                         ax.kind() != hlo::AttributeKind::kRaw);
+      same_attributes =
+          ax.name() == ay.name() && (ax.value() == ay.value() || IsProvenance(ax.name()) ||
+                                     ax.kind() != hlo::AttributeKind::kRaw);
     }
     std::map<std::string_view, std::pair<std::string, std::string>> attrs;
     if (!same_attributes) {
-    for (const hlo::Attribute& attr : x.attributes())
-      if (!IsProvenance(attr.name()) && attr.kind() == hlo::AttributeKind::kRaw)
-        attrs[attr.name()].first = hlo::NormalizeAttributeValue(attr.value());
-    for (const hlo::Attribute& attr : y.attributes())
-      if (!IsProvenance(attr.name()) && attr.kind() == hlo::AttributeKind::kRaw)
-        attrs[attr.name()].second = hlo::NormalizeAttributeValue(attr.value());
-    for (const auto& [name, values] : attrs) {
-      if (values.first == values.second) continue;
-      bool follows = FollowsSubstitutions(values.first, values.second, subst_) ||
-                     name == "backend_config";  // e.g. a custom-call config holding the shape
-      changes.push_back(make(ChangeKind::kAttribute,
-                             fmt::format("{}: {} -> {}", name, values.first.empty() ? "(absent)" : Clip(values.first, 50),
-                                         values.second.empty() ? "(absent)" : Clip(values.second, 50)),
-                             name == "backend_config" ? "backend_config changed" : ""));
-      if (!follows) *derived_only = false;
-    }
+      for (const hlo::Attribute& attr : x.attributes())
+        if (!IsProvenance(attr.name()) && attr.kind() == hlo::AttributeKind::kRaw)
+          attrs[attr.name()].first = hlo::NormalizeAttributeValue(attr.value());
+      for (const hlo::Attribute& attr : y.attributes())
+        if (!IsProvenance(attr.name()) && attr.kind() == hlo::AttributeKind::kRaw)
+          attrs[attr.name()].second = hlo::NormalizeAttributeValue(attr.value());
+      for (const auto& [name, values] : attrs) {
+        if (values.first == values.second) continue;
+        bool follows = FollowsSubstitutions(values.first, values.second, subst_) ||
+                       name == "backend_config";  // e.g. a custom-call config holding the shape
+        changes.push_back(
+            make(ChangeKind::kAttribute,
+                 fmt::format("{}: {} -> {}", name,
+                             values.first.empty() ? "(absent)" : Clip(values.first, 50),
+                             values.second.empty() ? "(absent)" : Clip(values.second, 50)),
+                 name == "backend_config" ? "backend_config changed" : ""));
+        if (!follows) *derived_only = false;
+      }
     }
     // Operand edges: operand k of y should be the partner of operand k of x.
     bool edges_differ = x.operand_count() != y.operand_count();
@@ -216,10 +275,11 @@ class Differ {
       std::vector<std::string> before, after;
       for (const Instruction* o : x.operands()) before.emplace_back(o->name());
       for (const Instruction* o : y.operands()) after.emplace_back(o->name());
-      changes.push_back(make(ChangeKind::kOperands,
-                             fmt::format("operands ({}) -> ({})", Clip(fmt::format("{}", fmt::join(before, ", ")), 50),
-                                         Clip(fmt::format("{}", fmt::join(after, ", ")), 50)),
-                             ""));
+      changes.push_back(make(
+          ChangeKind::kOperands,
+          fmt::format("operands ({}) -> ({})", Clip(fmt::format("{}", fmt::join(before, ", ")), 50),
+                      Clip(fmt::format("{}", fmt::join(after, ", ")), 50)),
+          ""));
       // The edge change follows from its new operands when every slot that
       // differs holds an operand that is itself new or changed.
       for (size_t k = 0; k < y.operand_count(); ++k) {
@@ -228,8 +288,8 @@ class Differ {
         if (!same_slot && !cause_of_.count(o)) *derived_only = false;
       }
       if (x.opcode() == hlo::Opcode::kConcatenate && x.operand_count() != y.operand_count())
-        concat_growth_ = fmt::format("concatenate '{}' has {} -> {} operands", y.name(), x.operand_count(),
-                                     y.operand_count());
+        concat_growth_ = fmt::format("concatenate '{}' has {} -> {} operands", y.name(),
+                                     x.operand_count(), y.operand_count());
     }
     return changes;
   }
@@ -241,13 +301,24 @@ class Differ {
       if (!partner) {
         Where w = WhereOf(y);
         std::string what = y->opcode() == hlo::Opcode::kParameter && cb.is_entry()
-                               ? fmt::format("parameter {} '{}' added: {}", y->parameter_number(), y->name(), ShapeText(y->shape()))
-                               : fmt::format("{} '{}' added: {}", hlo::OpcodeName(y->opcode()), y->name(), ShapeText(y->shape()));
+                               ? fmt::format("parameter {} '{}' added: {}", y->parameter_number(),
+                                             y->name(), ShapeText(y->shape()))
+                               : fmt::format("{} '{}' added: {}", hlo::OpcodeName(y->opcode()),
+                                             y->name(), ShapeText(y->shape()));
         cause_of_[y] = out.causes.size();
-        AddCause(out, {y->opcode() == hlo::Opcode::kParameter && cb.is_entry() ? ChangeKind::kParameter
-                                                                               : ChangeKind::kAdded,
-                       std::string(cb.name()), std::string(y->name()), std::string(hlo::OpcodeName(y->opcode())),
-                       what, "", w.op_name, w.source, {}, "", ""});
+        AddCause(out,
+                 {y->opcode() == hlo::Opcode::kParameter && cb.is_entry() ? ChangeKind::kParameter
+                                                                          : ChangeKind::kAdded,
+                  std::string(cb.name()),
+                  std::string(y->name()),
+                  std::string(hlo::OpcodeName(y->opcode())),
+                  what,
+                  "",
+                  w.op_name,
+                  w.source,
+                  {},
+                  "",
+                  ""});
         continue;
       }
       const Instruction& x = *partner;
@@ -256,10 +327,18 @@ class Differ {
         AddSubstitutions(x.shape(), y->shape(), subst_);
         Where w = WhereOf(y);
         cause_of_[y] = out.causes.size();
-        AddCause(out, {ChangeKind::kParameter, std::string(cb.name()), std::string(y->name()), "parameter",
+        AddCause(out, {ChangeKind::kParameter,
+                       std::string(cb.name()),
+                       std::string(y->name()),
+                       "parameter",
                        fmt::format("parameter {} '{}': {} -> {}", y->parameter_number(), y->name(),
                                    ShapeText(x.shape()), ShapeText(y->shape())),
-                       ParameterDetail(x.shape(), y->shape()), w.op_name, w.source, {}, "", ""});
+                       ParameterDetail(x.shape(), y->shape()),
+                       w.op_name,
+                       w.source,
+                       {},
+                       "",
+                       ""});
         continue;
       }
       bool derived_only = true;
@@ -274,11 +353,12 @@ class Differ {
           break;
         }
       }
-      bool shape_follows = !shape_changed ||
-                           FollowsSubstitutions(ShapeText(x.shape()), ShapeText(y->shape()), subst_);
+      bool shape_follows = !shape_changed || FollowsSubstitutions(ShapeText(x.shape()),
+                                                                  ShapeText(y->shape()), subst_);
       if (!blamed && shape_follows && derived_only && !subst_.empty()) {
         for (size_t i = 0; i < out.causes.size() && !blamed; ++i)
-          if (out.causes[i].kind == ChangeKind::kParameter || out.causes[i].kind == ChangeKind::kResult)
+          if (out.causes[i].kind == ChangeKind::kParameter ||
+              out.causes[i].kind == ChangeKind::kResult)
             blamed = i;
       }
       if (blamed && derived_only && (shape_follows || y->operand_count() > 0)) {
@@ -301,12 +381,21 @@ class Differ {
       if (w.source.empty()) w = WhereOf(&x);
       cause_of_[y] = out.causes.size();
       if (own.empty()) {
-        own.push_back({ChangeKind::kShape, std::string(cb.name()), std::string(y->name()),
+        own.push_back({ChangeKind::kShape,
+                       std::string(cb.name()),
+                       std::string(y->name()),
                        std::string(hlo::OpcodeName(y->opcode())),
-                       fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y->shape())), "", "", "", {}, "", ""});
+                       fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y->shape())),
+                       "",
+                       "",
+                       "",
+                       {},
+                       "",
+                       ""});
       } else if (shape_changed) {
-        own.front().detail += (own.front().detail.empty() ? "" : "; ") +
-                              fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y->shape()));
+        own.front().detail +=
+            (own.front().detail.empty() ? "" : "; ") +
+            fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y->shape()));
       }
       for (Change& c : own) {
         c.op_name = w.op_name;
@@ -317,17 +406,28 @@ class Differ {
     for (const Instruction* x : ca.instructions()) {
       if (align_.a_to_b.Has(x)) continue;
       Where w = WhereOf(x);
-      AddCause(out, {x->opcode() == hlo::Opcode::kParameter && ca.is_entry() ? ChangeKind::kParameter
-                                                                              : ChangeKind::kRemoved,
-                     std::string(ca.name()), std::string(x->name()), std::string(hlo::OpcodeName(x->opcode())),
-                     x->opcode() == hlo::Opcode::kParameter && ca.is_entry()
-                         ? fmt::format("parameter {} '{}' removed: {}", x->parameter_number(), x->name(), ShapeText(x->shape()))
-                         : fmt::format("{} '{}' removed: {}", hlo::OpcodeName(x->opcode()), x->name(), ShapeText(x->shape())),
-                     "", w.op_name, w.source, {}, "", ""});
+      AddCause(out,
+               {x->opcode() == hlo::Opcode::kParameter && ca.is_entry() ? ChangeKind::kParameter
+                                                                        : ChangeKind::kRemoved,
+                std::string(ca.name()),
+                std::string(x->name()),
+                std::string(hlo::OpcodeName(x->opcode())),
+                x->opcode() == hlo::Opcode::kParameter && ca.is_entry()
+                    ? fmt::format("parameter {} '{}' removed: {}", x->parameter_number(), x->name(),
+                                  ShapeText(x->shape()))
+                    : fmt::format("{} '{}' removed: {}", hlo::OpcodeName(x->opcode()), x->name(),
+                                  ShapeText(x->shape())),
+                "",
+                w.op_name,
+                w.source,
+                {},
+                "",
+                ""});
     }
     if (cb.is_entry() && !layout_change_.empty()) {
-      bool explained = std::any_of(out.causes.begin(), out.causes.end(),
-                                   [](const Change& c) { return c.kind == ChangeKind::kParameter; });
+      bool explained = std::any_of(out.causes.begin(), out.causes.end(), [](const Change& c) {
+        return c.kind == ChangeKind::kParameter;
+      });
       if (explained) {
         ++out.dependent_changes;
       } else {
@@ -350,18 +450,30 @@ class Differ {
 
 std::string_view ChangeKindName(ChangeKind kind) {
   switch (kind) {
-    case ChangeKind::kSignature: return "signature";
-    case ChangeKind::kParameter: return "parameter";
-    case ChangeKind::kResult: return "result";
-    case ChangeKind::kConstant: return "constant";
-    case ChangeKind::kElidedConstant: return "elided-constant";
-    case ChangeKind::kAttribute: return "attribute";
-    case ChangeKind::kOpcode: return "opcode";
-    case ChangeKind::kOperands: return "operands";
-    case ChangeKind::kShape: return "shape";
-    case ChangeKind::kAdded: return "added";
-    case ChangeKind::kRemoved: return "removed";
-    case ChangeKind::kComputation: return "computation";
+    case ChangeKind::kSignature:
+      return "signature";
+    case ChangeKind::kParameter:
+      return "parameter";
+    case ChangeKind::kResult:
+      return "result";
+    case ChangeKind::kConstant:
+      return "constant";
+    case ChangeKind::kElidedConstant:
+      return "elided-constant";
+    case ChangeKind::kAttribute:
+      return "attribute";
+    case ChangeKind::kOpcode:
+      return "opcode";
+    case ChangeKind::kOperands:
+      return "operands";
+    case ChangeKind::kShape:
+      return "shape";
+    case ChangeKind::kAdded:
+      return "added";
+    case ChangeKind::kRemoved:
+      return "removed";
+    case ChangeKind::kComputation:
+      return "computation";
   }
   return "?";
 }

@@ -18,18 +18,18 @@
 namespace tileprof::analyzer {
 
 enum class ChangeKind {
-  kSignature,   // module-level: entry_computation_layout, replica_count, ...
-  kParameter,   // an entry parameter's shape
-  kResult,      // the entry result's shape, when no parameter explains it
-  kConstant,    // a constant's printed value
+  kSignature,       // module-level: entry_computation_layout, replica_count, ...
+  kParameter,       // an entry parameter's shape
+  kResult,          // the entry result's shape, when no parameter explains it
+  kConstant,        // a constant's printed value
   kElidedConstant,  // constant({...}) on both sides: the text cannot tell
-  kAttribute,   // an attribute value (dimensions=, backend_config=, ...)
+  kAttribute,       // an attribute value (dimensions=, backend_config=, ...)
   kOpcode,
-  kOperands,    // an operand edge points elsewhere
-  kShape,       // a shape change no operand explains
-  kAdded,       // in B only
-  kRemoved,     // in A only
-  kComputation, // a whole computation in one module only
+  kOperands,     // an operand edge points elsewhere
+  kShape,        // a shape change no operand explains
+  kAdded,        // in B only
+  kRemoved,      // in A only
+  kComputation,  // a whole computation in one module only
 };
 
 std::string_view ChangeKindName(ChangeKind kind);
@@ -39,10 +39,10 @@ struct Change {
   std::string computation;  // where, named as in B (A for removals)
   std::string instruction;  // the instruction's name in B (A for removals), or ""
   std::string opcode;
-  std::string what;    // "f32[32,784] -> f32[16,784]", "dimensions: {1} -> {0}", ...
-  std::string detail;  // "batch dimension 32 -> 16", "derived from the shape", ...
-  std::string op_name;      // metadata op_name, B's if present else A's
-  std::string source;       // "file:line" from metadata, or ""
+  std::string what;     // "f32[32,784] -> f32[16,784]", "dimensions: {1} -> {0}", ...
+  std::string detail;   // "batch dimension 32 -> 16", "derived from the shape", ...
+  std::string op_name;  // metadata op_name, B's if present else A's
+  std::string source;   // "file:line" from metadata, or ""
   std::vector<std::string> dependents;  // names of the folded downstream changes
   // Where the first folded dependent with a source location came from: for
   // a parameter, the first user code that sees the new shape.
@@ -55,10 +55,10 @@ struct ModuleDiff {
   // and numbering, 4 backend_config and float constants, 5 signature only;
   // nullopt when even the signatures differ.
   std::optional<int> equal_level;
-  std::vector<Change> causes;  // root causes, in graph order
-  int dependent_changes = 0;   // folded into causes[].dependents
+  std::vector<Change> causes;         // root causes, in graph order
+  int dependent_changes = 0;          // folded into causes[].dependents
   bool has_elided_constants = false;  // some constant({...}) could hide a change
-  int matched = 0;             // aligned instruction pairs
+  int matched = 0;                    // aligned instruction pairs
   std::vector<std::string> notes;
   // The modules were parsed with bodies left out (ParseOptions::skip_bodies)
   // and the alignment paired a left-out body with anything but its namesake:

@@ -43,15 +43,16 @@ Where WhereOf(const hlo::Instruction* i) {
   if (!m) return w;
   w.op_name = m->op_name;
   if (!m->source_file.empty())
-    w.source = m->source_line >= 0 ? fmt::format("{}:{}", m->source_file, m->source_line)
-                                   : m->source_file;
+    w.source =
+        m->source_line >= 0 ? fmt::format("{}:{}", m->source_file, m->source_line) : m->source_file;
   return w;
 }
 
 void AddSubstitutions(const hlo::Shape& a, const hlo::Shape& b, Substitutions& subst) {
   if (a.rank() == b.rank()) {
     for (int64_t d = 0; d < a.rank(); ++d)
-      if (a.dimensions[d] != b.dimensions[d]) subst.pairs.insert({a.dimensions[d], b.dimensions[d]});
+      if (a.dimensions[d] != b.dimensions[d])
+        subst.pairs.insert({a.dimensions[d], b.dimensions[d]});
   }
   auto ea = a.ElementCount(), eb = b.ElementCount();
   if (ea && eb && *ea != *eb && *ea > 0 && *eb > 0) {
@@ -62,7 +63,8 @@ void AddSubstitutions(const hlo::Shape& a, const hlo::Shape& b, Substitutions& s
     AddSubstitutions(a.tuple_shapes[i], b.tuple_shapes[i], subst);
 }
 
-bool FollowsSubstitutions(std::string_view before, std::string_view after, const Substitutions& subst) {
+bool FollowsSubstitutions(std::string_view before, std::string_view after,
+                          const Substitutions& subst) {
   std::string sa, sb;
   std::vector<int64_t> na, nb;
   Tokens(before, sa, na);
@@ -81,7 +83,8 @@ std::string ParameterDetail(const hlo::Shape& a, const hlo::Shape& b) {
   std::vector<std::string> dims;
   for (int64_t d = 0; d < a.rank(); ++d) {
     if (a.dimensions[d] == b.dimensions[d]) continue;
-    dims.push_back(fmt::format("{} {} -> {}", d == 0 ? "batch dimension" : fmt::format("dimension {}", d),
+    dims.push_back(fmt::format("{} {} -> {}",
+                               d == 0 ? "batch dimension" : fmt::format("dimension {}", d),
                                a.dimensions[d], b.dimensions[d]));
   }
   if (!dims.empty()) return fmt::format("{}", fmt::join(dims, ", "));

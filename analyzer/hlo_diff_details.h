@@ -52,7 +52,8 @@ struct Substitutions {
 void AddSubstitutions(const hlo::Shape& a, const hlo::Shape& b, Substitutions& subst);
 
 // True when `after` is `before` with some numbers replaced as `subst` allows.
-bool FollowsSubstitutions(std::string_view before, std::string_view after, const Substitutions& subst);
+bool FollowsSubstitutions(std::string_view before, std::string_view after,
+                          const Substitutions& subst);
 
 // "batch dimension 32 -> 16", "element type f32 -> f16", ...
 std::string ParameterDetail(const hlo::Shape& a, const hlo::Shape& b);

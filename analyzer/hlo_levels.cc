@@ -53,12 +53,21 @@ std::optional<int> EqualLevel(const Module& a, const Module& b) {
 std::string DescribeLevel(std::optional<int> level) {
   if (!level) return "never equal: the entry signatures differ";
   switch (*level) {
-    case 0: return "equal (level 0: the same module)";
-    case 1: return "equal once print style, whitespace and comments are ignored (level 1: cosmetic)";
-    case 2: return "equal once names and metadata are ignored (level 2: cosmetic; a cache keyed on raw text would miss)";
-    case 3: return "equal once instructions are renumbered and reordered (level 3: same fingerprint, no recompilation)";
-    case 4: return "equal only once backend_config and float constant values are ignored (level 4: recompiles)";
-    default: return "equal only in the entry signature (level 5: the graphs differ, recompiles)";
+    case 0:
+      return "equal (level 0: the same module)";
+    case 1:
+      return "equal once print style, whitespace and comments are ignored (level 1: cosmetic)";
+    case 2:
+      return "equal once names and metadata are ignored (level 2: cosmetic; a cache keyed on raw "
+             "text would miss)";
+    case 3:
+      return "equal once instructions are renumbered and reordered (level 3: same fingerprint, no "
+             "recompilation)";
+    case 4:
+      return "equal only once backend_config and float constant values are ignored (level 4: "
+             "recompiles)";
+    default:
+      return "equal only in the entry signature (level 5: the graphs differ, recompiles)";
   }
 }
 

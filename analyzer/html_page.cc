@@ -46,8 +46,10 @@ constexpr std::string_view kScript = R"JS(
 )JS";
 
 void WriteTable(XmlWriter& w, const Table& table, const char* id = nullptr) {
-  if (id) w.Open("table", {{"id", id}});
-  else w.Open("table");
+  if (id)
+    w.Open("table", {{"id", id}});
+  else
+    w.Open("table");
   w.Open("thead");
   w.Open("tr");
   for (const std::string& column : table.columns) {
@@ -61,17 +63,23 @@ void WriteTable(XmlWriter& w, const Table& table, const char* id = nullptr) {
   for (const auto& row : table.rows) {
     w.Open("tr");
     for (const Cell& cell : row) {
-      bool number = !std::holds_alternative<std::string>(cell) && !std::holds_alternative<std::monostate>(cell);
+      bool number = !std::holds_alternative<std::string>(cell) &&
+                    !std::holds_alternative<std::monostate>(cell);
       std::string value = std::visit(
           [](const auto& v) -> std::string {
             using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::monostate>) return "";
-            else if constexpr (std::is_same_v<T, std::string>) return v;
-            else return fmt::format("{}", v);
+            if constexpr (std::is_same_v<T, std::monostate>)
+              return "";
+            else if constexpr (std::is_same_v<T, std::string>)
+              return v;
+            else
+              return fmt::format("{}", v);
           },
           cell);
-      if (number) w.Open("td", {{"class", "n"}, {"data-v", value}});
-      else w.Open("td", {{"data-v", value}});
+      if (number)
+        w.Open("td", {{"class", "n"}, {"data-v", value}});
+      else
+        w.Open("td", {{"data-v", value}});
       w.Text(CellText(cell));
       w.Close();
     }
@@ -115,21 +123,25 @@ std::string HtmlPage(const LoadedReport& loaded) {
     summary.Add({std::string("total memory (B)"), t.total_memory});
   }
   if (auto total = Total(loaded)) {
-    if (total->known.including_gaps) summary.Add({std::string("including gaps (B)"), total->including_gaps});
-    if (total->known.regions.all()) summary.Add({std::string("excluding gaps (B)"), total->ExcludingGaps()});
+    if (total->known.including_gaps)
+      summary.Add({std::string("including gaps (B)"), total->including_gaps});
+    if (total->known.regions.all())
+      summary.Add({std::string("excluding gaps (B)"), total->ExcludingGaps()});
   }
   if (auto by_tile = report::ResolveByTile(report)) {
     if (by_tile->max_excluding_gaps)
       summary.Add({fmt::format("largest tile (B, tile {})", by_tile->max_excluding_gaps->tile),
                    by_tile->max_excluding_gaps->bytes});
-    if (by_tile->tiles_out_of_memory) summary.Add({std::string("tiles out of memory"), *by_tile->tiles_out_of_memory});
+    if (by_tile->tiles_out_of_memory)
+      summary.Add({std::string("tiles out of memory"), *by_tile->tiles_out_of_memory});
   }
   WriteTable(w, summary);
 
   for (PlotKind kind : {PlotKind::kTiles, PlotKind::kHistogram, PlotKind::kCategories}) {
     w.Open("h2");
-    w.Text(kind == PlotKind::kTiles ? "Memory per tile" : kind == PlotKind::kHistogram ? "By Tile histogram"
-                                                                                       : "Categories of the most-used tiles");
+    w.Text(kind == PlotKind::kTiles       ? "Memory per tile"
+           : kind == PlotKind::kHistogram ? "By Tile histogram"
+                                          : "Categories of the most-used tiles");
     w.Close();
     Expected<std::string> svg = PlotSvg(loaded, kind, /*standalone=*/false);
     if (svg) {

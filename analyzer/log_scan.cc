@@ -52,16 +52,20 @@ std::optional<double> Timestamp(std::string_view line) {
   if (y && mo && d && line[4] == '-' && line[7] == '-' && line.size() > 10 &&
       (line[10] == ' ' || line[10] == 'T')) {
     if (auto clock = ClockAt(line, 11)) {
-      return static_cast<double>(DaysFromCivil(*y, static_cast<unsigned>(*mo),
-                                               static_cast<unsigned>(*d))) * 86400.0 + *clock;
+      return static_cast<double>(
+                 DaysFromCivil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d))) *
+                 86400.0 +
+             *clock;
     }
   }
   if (!line.empty() && std::string_view("IWEF").find(line[0]) != std::string_view::npos) {
     auto gm = Digits(line, 1, 2), gd = Digits(line, 3, 2);
     if (gm && gd && line.size() > 5 && line[5] == ' ') {
       if (auto clock = ClockAt(line, 6)) {
-        return static_cast<double>(DaysFromCivil(2000, static_cast<unsigned>(*gm),
-                                                 static_cast<unsigned>(*gd))) * 86400.0 + *clock;
+        return static_cast<double>(
+                   DaysFromCivil(2000, static_cast<unsigned>(*gm), static_cast<unsigned>(*gd))) *
+                   86400.0 +
+               *clock;
       }
     }
   }
@@ -190,9 +194,9 @@ std::vector<LogEvent> ParseLog(std::string_view text, std::string_view file) {
 LogScanSummary ScanLogs(const std::vector<std::vector<LogEvent>>& logs,
                         const LogScanOptions& options) {
   LogScanSummary s;
-  std::map<std::string, size_t> open;  // module → index of its unfinished build
+  std::map<std::string, size_t> open;                    // module → index of its unfinished build
   std::map<std::string, std::pair<int, double>> phases;  // name → (ends, total ms)
-  std::vector<std::optional<double>> began;  // start time of each build
+  std::vector<std::optional<double>> began;              // start time of each build
   constexpr size_t kNone = SIZE_MAX;
   size_t last_open = kNone;  // the build a miss or save line refers to
 
@@ -281,7 +285,8 @@ LogScanSummary ScanLogs(const std::vector<std::vector<LogEvent>>& logs,
 
   // Warm-up: until the first build of a module that was already built, unless told.
   if (options.warmup_events) {
-    s.warmup_events = std::min(s.builds.size(), static_cast<size_t>(std::max(0, *options.warmup_events)));
+    s.warmup_events =
+        std::min(s.builds.size(), static_cast<size_t>(std::max(0, *options.warmup_events)));
     s.warmup_rule = "the first " + std::to_string(s.warmup_events) + " builds (--warmup)";
   } else {
     s.warmup_events = s.builds.size();

@@ -19,22 +19,22 @@
 namespace tileprof::analyzer {
 
 enum class LogEventKind {
-  kBeginCompile,     // Begin XLA compilation: <module>  (Hash: 0x..) for ordinal  <n>
-  kEndCompile,       // End XLA compilation: <module> (Hash: 0x..)
-  kCacheHit,         // Loaded <module> from <file>
-  kCacheMiss,        // Couldn't find <file> in executable cache
-  kPrecompileSaved,  // A pre-compiled Poplar program has been saved to <file>
-  kPhaseStart,       // Starting phase: <phase>
-  kPhaseEnd,         // Ending phase: <phase> (duration N ms; diff RSS: X MB)
-  kProgressStart,    // Compiling module <module>:
+  kBeginCompile,            // Begin XLA compilation: <module>  (Hash: 0x..) for ordinal  <n>
+  kEndCompile,              // End XLA compilation: <module> (Hash: 0x..)
+  kCacheHit,                // Loaded <module> from <file>
+  kCacheMiss,               // Couldn't find <file> in executable cache
+  kPrecompileSaved,         // A pre-compiled Poplar program has been saved to <file>
+  kPhaseStart,              // Starting phase: <phase>
+  kPhaseEnd,                // Ending phase: <phase> (duration N ms; diff RSS: X MB)
+  kProgressStart,           // Compiling module <module>:
   kGraphConstructionBegin,  // Begin Poplar graph construction.
-  kDeviceAttached,   // ... device /device:IPU:0 attached to ...
+  kDeviceAttached,          // ... device /device:IPU:0 attached to ...
 };
 
 struct LogEvent {
   LogEventKind kind;
-  std::string file;  // the log it came from
-  uint64_t line = 0;  // 1-based
+  std::string file;                 // the log it came from
+  uint64_t line = 0;                // 1-based
   std::optional<double> timestamp;  // seconds; comparable within one log
   std::string module;
   std::string hash;  // "0x..." as printed
@@ -56,7 +56,7 @@ struct ModuleBuild {
   std::string cache_file;    // the hit, miss or saved file
   bool cache_miss = false;   // a miss was logged for it
   std::string file;
-  uint64_t line = 0;          // where it began
+  uint64_t line = 0;              // where it began
   std::optional<double> seconds;  // duration, when timestamps or phase lines tell
   bool after_warmup = false;
 };
@@ -77,15 +77,15 @@ struct LogScanOptions {
 
 struct LogScanSummary {
   std::vector<std::string> files;
-  std::vector<ModuleBuild> builds;    // in log order
-  std::vector<ModuleSummary> modules; // by first appearance
+  std::vector<ModuleBuild> builds;     // in log order
+  std::vector<ModuleSummary> modules;  // by first appearance
   int cache_hits = 0;
   int cache_misses = 0;
   int precompiled = 0;
   int graph_constructions = 0;
-  int unmatched_ends = 0;  // End lines with no Begin (log started mid-compile)
-  size_t warmup_events = 0;  // builds[0 .. warmup_events) are warm-up
-  std::string warmup_rule;   // how the boundary was chosen, for the report
+  int unmatched_ends = 0;                // End lines with no Begin (log started mid-compile)
+  size_t warmup_events = 0;              // builds[0 .. warmup_events) are warm-up
+  std::string warmup_rule;               // how the boundary was chosen, for the report
   std::vector<std::string> phase_notes;  // e.g. repeated "Loading executable" phases
   double seconds_after_warmup = 0;       // known time lost after warm-up
   int builds_after_warmup = 0;

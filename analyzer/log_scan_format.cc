@@ -32,9 +32,10 @@ std::string Verdict(const LogScanSummary& s) {
                        s.modules.size());
   }
   for (const ModuleSummary* m : rehashed) {
-    out += fmt::format("Verdict: module '{}' was compiled under {} different hashes ({}): "
-                       "its HLO changed between compilations.\n",
-                       m->module, m->hashes.size(), fmt::join(m->hashes, ", "));
+    out += fmt::format(
+        "Verdict: module '{}' was compiled under {} different hashes ({}): "
+        "its HLO changed between compilations.\n",
+        m->module, m->hashes.size(), fmt::join(m->hashes, ", "));
   }
   if (s.builds_after_warmup > 0) {
     const ModuleBuild& first = s.builds[s.warmup_events];
@@ -50,9 +51,10 @@ std::string Verdict(const LogScanSummary& s) {
                        rehashed.empty() ? "Verdict: " : "  ", s.builds_after_warmup, cost,
                        Kind(first), first.module, first.file, first.line);
   }
-  out += "  Where to look: dump the HLO of two runs (XLA_FLAGS=--xla_dump_to=DIR) and run\n"
-         "  'tileprof dumpdiff RUN1 RUN2'; typical causes are a changed batch size, weights\n"
-         "  frozen as constants, and tf.concat in a loop (see 'tileprof help logscan').\n";
+  out +=
+      "  Where to look: dump the HLO of two runs (XLA_FLAGS=--xla_dump_to=DIR) and run\n"
+      "  'tileprof dumpdiff RUN1 RUN2'; typical causes are a changed batch size, weights\n"
+      "  frozen as constants, and tf.concat in a loop (see 'tileprof help logscan').\n";
   return out;
 }
 
@@ -76,11 +78,11 @@ std::string FormatLogScanText(const LogScanSummary& s) {
   if (!s.modules.empty()) {
     size_t width = std::string_view("Module").size();
     for (const ModuleSummary& m : s.modules) width = std::max(width, m.module.size());
-    out += fmt::format("\n{:<{}}  {:>12}  {:>5}  {:>6}  {:>10}\n", "Module", width,
-                       "Compilations", "Loads", "Hashes", "Time");
+    out += fmt::format("\n{:<{}}  {:>12}  {:>5}  {:>6}  {:>10}\n", "Module", width, "Compilations",
+                       "Loads", "Hashes", "Time");
     for (const ModuleSummary& m : s.modules) {
-      out += fmt::format("{:<{}}  {:>12}  {:>5}  {:>6}  {:>10}\n", m.module, width,
-                         m.compilations, m.loads, m.hashes.size(), Seconds(m.seconds));
+      out += fmt::format("{:<{}}  {:>12}  {:>5}  {:>6}  {:>10}\n", m.module, width, m.compilations,
+                         m.loads, m.hashes.size(), Seconds(m.seconds));
     }
   }
   if (s.builds_after_warmup > 0) {
@@ -119,22 +121,21 @@ std::string FormatLogScanJson(const LogScanSummary& s) {
                        {"seconds", m.seconds},
                        {"recompiled", m.hashes.size() > 1}});
   }
-  ordered_json doc = {
-      {"format_version", {{"major", 1}, {"minor", 0}}},
-      {"files", s.files},
-      {"cache_hits", s.cache_hits},
-      {"cache_misses", s.cache_misses},
-      {"precompiled", s.precompiled},
-      {"graph_constructions", s.graph_constructions},
-      {"unmatched_ends", s.unmatched_ends},
-      {"warmup", {{"builds", s.warmup_events}, {"rule", s.warmup_rule}}},
-      {"after_warmup",
-       {{"builds", s.builds_after_warmup},
-        {"seconds", s.seconds_after_warmup},
-        {"builds_of_unknown_duration", s.builds_after_warmup_unknown_time}}},
-      {"phase_notes", s.phase_notes},
-      {"modules", modules},
-      {"builds", builds}};
+  ordered_json doc = {{"format_version", {{"major", 1}, {"minor", 0}}},
+                      {"files", s.files},
+                      {"cache_hits", s.cache_hits},
+                      {"cache_misses", s.cache_misses},
+                      {"precompiled", s.precompiled},
+                      {"graph_constructions", s.graph_constructions},
+                      {"unmatched_ends", s.unmatched_ends},
+                      {"warmup", {{"builds", s.warmup_events}, {"rule", s.warmup_rule}}},
+                      {"after_warmup",
+                       {{"builds", s.builds_after_warmup},
+                        {"seconds", s.seconds_after_warmup},
+                        {"builds_of_unknown_duration", s.builds_after_warmup_unknown_time}}},
+                      {"phase_notes", s.phase_notes},
+                      {"modules", modules},
+                      {"builds", builds}};
   return doc.dump(2) + "\n";
 }
 

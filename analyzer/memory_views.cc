@@ -121,7 +121,8 @@ Expected<Output> HistogramView(const LoadedReport& loaded, const HistogramOption
 }
 
 std::vector<TileUsage> TopBlocks(const CompilationReport& report, size_t count) {
-  std::vector<TileUsage> blocks = report::ResolveTileBlocks(report, report::TileBlocks::kAlways, count);
+  std::vector<TileUsage> blocks =
+      report::ResolveTileBlocks(report, report::TileBlocks::kAlways, count);
   if (blocks.size() > count) blocks.resize(count);
   return blocks;
 }
@@ -150,14 +151,16 @@ Table TileBreakdownTable(const CompilationReport& report, const std::vector<Tile
     std::vector<Cell> row{uint64_t{block.tile}, IpuOf(report, block.tile),
                           Known(u.known.including_gaps, u.including_gaps),
                           Known(u.known.regions.all(), u.ExcludingGaps())};
-    for (size_t r = 0; r < report::kNumRegions; ++r) row.push_back(Known(u.known.regions[r], u.by_region[r]));
+    for (size_t r = 0; r < report::kNumRegions; ++r)
+      row.push_back(Known(u.known.regions[r], u.by_region[r]));
     const report::TileMemory* tile = nullptr;
     if (!report.tiles.empty() && block.tile < report.tiles.size() &&
         report.tiles[block.tile].tile == block.tile)
       tile = &report.tiles[block.tile];
     row.push_back(tile ? Cell{tile->always_live} : Cell{});
     row.push_back(tile ? Cell{tile->not_always_live} : Cell{});
-    for (size_t c = 0; c < report::kNumCategories; ++c) row.push_back(Known(u.known.categories[c], u.by_category[c]));
+    for (size_t c = 0; c < report::kNumCategories; ++c)
+      row.push_back(Known(u.known.categories[c], u.by_category[c]));
     row.push_back(Known(u.known.vertex_data, u.vertex_data));
     for (size_t v = 0; v < report::kNumVertexDataCategories; ++v)
       row.push_back(Known(u.known.vertex_data_categories[v], u.vertex_data_by_category[v]));
@@ -170,15 +173,17 @@ Expected<Output> TopTilesView(const LoadedReport& loaded, size_t count) {
   const CompilationReport& report = loaded.compilation;
   std::vector<TileUsage> blocks = TopBlocks(report, count);
   if (blocks.empty() && !loaded.HasTiles()) {
-    return MakeError("{}: the {} report prints no tile blocks (Poplar prints them only when memory "
-                     "is imbalanced); a JSON, CBOR or SQLite report has every tile",
-                     loaded.path, ReportFormatName(loaded.format));
+    return MakeError(
+        "{}: the {} report prints no tile blocks (Poplar prints them only when memory "
+        "is imbalanced); a JSON, CBOR or SQLite report has every tile",
+        loaded.path, ReportFormatName(loaded.format));
   }
   Output out;
   for (const TileUsage& block : blocks) {
     if (!out.text.empty()) out.text.emplace_back();
     out.text.push_back(fmt::format("Tile # {} memory usage:", block.tile));
-    for (std::string& line : report::MemoryUsageLines(block.usage)) out.text.push_back(std::move(line));
+    for (std::string& line : report::MemoryUsageLines(block.usage))
+      out.text.push_back(std::move(line));
   }
   if (!loaded.HasTiles() && blocks.size() < count) {
     out.notes.push_back(fmt::format("The text report printed {} tile block(s); asked for {}.",
@@ -187,7 +192,8 @@ Expected<Output> TopTilesView(const LoadedReport& loaded, size_t count) {
   out.tables.push_back(TileBreakdownTable(report, blocks));
   Table types{"vertex_types", "Vertex data by type", {"tile", "type", "bytes"}, {}};
   for (const TileUsage& block : blocks)
-    for (const auto& named : block.usage.by_vertex_type) types.Add({uint64_t{block.tile}, named.name, named.bytes});
+    for (const auto& named : block.usage.by_vertex_type)
+      types.Add({uint64_t{block.tile}, named.name, named.bytes});
   out.tables.push_back(std::move(types));
   return out;
 }
@@ -201,7 +207,8 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
     target.Add({std::move(field), ra.target ? Cell{get(*ra.target)} : Cell{},
                 rb.target ? Cell{get(*rb.target)} : Cell{}});
   };
-  target_row("arch", [](const report::Target& t) { return t.arch.empty() ? std::string("-") : t.arch; });
+  target_row("arch",
+             [](const report::Target& t) { return t.arch.empty() ? std::string("-") : t.arch; });
   target_row("ipus", [](const report::Target& t) { return uint64_t{t.num_ipus}; });
   target_row("tiles_per_ipu", [](const report::Target& t) { return t.tiles_per_ipu; });
   target_row("total_tiles", [](const report::Target& t) { return t.total_tiles; });
@@ -215,35 +222,39 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
   }
   Table totals{"totals", "Totals", {"measure", "a", "b", "delta"}, {}};
   auto total_row = [&](std::string measure, bool ka, uint64_t va, bool kb, uint64_t vb) {
-    totals.Add({std::move(measure), Known(ka, va), Known(kb, vb), ka && kb ? Delta(va, vb) : Cell{}});
+    totals.Add(
+        {std::move(measure), Known(ka, va), Known(kb, vb), ka && kb ? Delta(va, vb) : Cell{}});
   };
-  total_row("including_gaps", ta->known.including_gaps, ta->including_gaps, tb->known.including_gaps,
-            tb->including_gaps);
+  total_row("including_gaps", ta->known.including_gaps, ta->including_gaps,
+            tb->known.including_gaps, tb->including_gaps);
   total_row("excluding_gaps", ta->known.regions.all(), ta->ExcludingGaps(), tb->known.regions.all(),
             tb->ExcludingGaps());
   for (size_t r = 0; r < report::kNumRegions; ++r) {
-    total_row(std::string(report::RegionLabel(static_cast<report::Region>(r))), ta->known.regions[r],
-              ta->by_region[r], tb->known.regions[r], tb->by_region[r]);
+    total_row(std::string(report::RegionLabel(static_cast<report::Region>(r))),
+              ta->known.regions[r], ta->by_region[r], tb->known.regions[r], tb->by_region[r]);
   }
   auto ba = report::ResolveByTile(ra);
   auto bb = report::ResolveByTile(rb);
   auto max_of = [](const std::optional<report::ByTileSummary>& s) {
-    return s && s->max_excluding_gaps ? std::optional<uint64_t>(s->max_excluding_gaps->bytes) : std::nullopt;
+    return s && s->max_excluding_gaps ? std::optional<uint64_t>(s->max_excluding_gaps->bytes)
+                                      : std::nullopt;
   };
   total_row("max_tile_excluding_gaps", max_of(ba).has_value(), max_of(ba).value_or(0),
             max_of(bb).has_value(), max_of(bb).value_or(0));
   auto oom_of = [](const std::optional<report::ByTileSummary>& s) {
-    return s && s->tiles_out_of_memory ? std::optional<uint64_t>(*s->tiles_out_of_memory) : std::nullopt;
+    return s && s->tiles_out_of_memory ? std::optional<uint64_t>(*s->tiles_out_of_memory)
+                                       : std::nullopt;
   };
-  total_row("tiles_out_of_memory", oom_of(ba).has_value(), oom_of(ba).value_or(0), oom_of(bb).has_value(),
-            oom_of(bb).value_or(0));
+  total_row("tiles_out_of_memory", oom_of(ba).has_value(), oom_of(ba).value_or(0),
+            oom_of(bb).has_value(), oom_of(bb).value_or(0));
   out.tables.push_back(std::move(totals));
 
-  Table categories{"categories", "Categories (excluding gaps)", {"category", "a", "b", "delta"}, {}};
+  Table categories{
+      "categories", "Categories (excluding gaps)", {"category", "a", "b", "delta"}, {}};
   for (size_t c = 0; c < report::kNumCategories; ++c) {
     bool ka = ta->known.categories[c], kb = tb->known.categories[c];
-    categories.Add({std::string(report::CategoryLabel(static_cast<Category>(c))), Known(ka, ta->by_category[c]),
-                    Known(kb, tb->by_category[c]),
+    categories.Add({std::string(report::CategoryLabel(static_cast<Category>(c))),
+                    Known(ka, ta->by_category[c]), Known(kb, tb->by_category[c]),
                     ka && kb ? Delta(ta->by_category[c], tb->by_category[c]) : Cell{}});
   }
   out.tables.push_back(std::move(categories));
@@ -257,16 +268,19 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
       if (x != y) changed.emplace_back(x > y ? x - y : y - x, static_cast<uint32_t>(i));
     }
     size_t shown = std::min(count, changed.size());
-    std::partial_sort(changed.begin(), changed.begin() + static_cast<std::ptrdiff_t>(shown), changed.end(),
-                      [](const auto& l, const auto& r) { return l.first != r.first ? l.first > r.first : l.second < r.second; });
+    std::partial_sort(changed.begin(), changed.begin() + static_cast<std::ptrdiff_t>(shown),
+                      changed.end(), [](const auto& l, const auto& r) {
+                        return l.first != r.first ? l.first > r.first : l.second < r.second;
+                      });
     for (size_t k = 0; k < shown; ++k) {
       uint32_t i = changed[k].second;
       uint64_t x = ra.tiles[i].ExcludingGaps(), y = rb.tiles[i].ExcludingGaps();
       tiles.Add({uint64_t{ra.tiles[i].tile}, x, y, Delta(x, y)});
     }
     if (ra.tiles.size() != rb.tiles.size()) {
-      out.notes.push_back(fmt::format("The reports have {} and {} tiles; the first {} are compared.",
-                                      ra.tiles.size(), rb.tiles.size(), common));
+      out.notes.push_back(
+          fmt::format("The reports have {} and {} tiles; the first {} are compared.",
+                      ra.tiles.size(), rb.tiles.size(), common));
     }
   } else {
     // Text reports print at most five tile blocks: compare the tiles both printed.
@@ -285,8 +299,9 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
     });
     if (rows.size() > count) rows.resize(count);
     tiles.rows = std::move(rows);
-    out.notes.push_back("Per-tile deltas cover only the tile blocks both reports printed; JSON, CBOR "
-                        "or SQLite reports carry every tile.");
+    out.notes.push_back(
+        "Per-tile deltas cover only the tile blocks both reports printed; JSON, CBOR "
+        "or SQLite reports carry every tile.");
   }
   out.tables.push_back(std::move(tiles));
   return out;

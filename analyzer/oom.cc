@@ -17,8 +17,8 @@ using report::CompilationReport;
 using report::TileUsage;
 
 constexpr Category kCodeCategories[] = {Category::kControlCode, Category::kVertexCode,
-                                        Category::kInternalExchangeCode, Category::kHostExchangeCode,
-                                        Category::kGlobalExchangeCode};
+                                        Category::kInternalExchangeCode,
+                                        Category::kHostExchangeCode, Category::kGlobalExchangeCode};
 
 // A tensor's share of one tile.
 struct TensorOnTile {
@@ -41,11 +41,13 @@ std::string Label(const MappedTensor& t) {
 Expected<Output> OomView(const LoadedReport& loaded, const std::vector<MappedTensor>* tensors,
                          const OomOptions& options) {
   const CompilationReport& report = loaded.compilation;
-  std::optional<uint64_t> capacity = options.bytes_per_tile ? options.bytes_per_tile : Capacity(report);
+  std::optional<uint64_t> capacity =
+      options.bytes_per_tile ? options.bytes_per_tile : Capacity(report);
   if (!capacity) {
-    return MakeError("{}: the report has no Target section, so the memory per tile is unknown; give "
-                     "--bytes-per-tile",
-                     loaded.path);
+    return MakeError(
+        "{}: the report has no Target section, so the memory per tile is unknown; give "
+        "--bytes-per-tile",
+        loaded.path);
   }
   uint64_t total_tiles = report.target ? report.target->total_tiles : report.tiles.size();
 
@@ -59,9 +61,11 @@ Expected<Output> OomView(const LoadedReport& loaded, const std::vector<MappedTen
     for (const auto& tile : report.tiles)
       if (tile.ExcludingGaps() > *capacity) over.push_back(&tile);
     over_count = over.size();
-    std::vector<const report::TileMemory*> chosen = report::TopTiles(report.tiles, options.worst_tiles);
+    std::vector<const report::TileMemory*> chosen =
+        report::TopTiles(report.tiles, options.worst_tiles);
     for (const report::TileMemory* tile : chosen) {
-      WorstTile w{{tile->tile, report::UsageOfTile(*tile, report.vertex_types)}, tile, std::nullopt};
+      WorstTile w{
+          {tile->tile, report::UsageOfTile(*tile, report.vertex_types)}, tile, std::nullopt};
       if (tile->ExcludingGaps() > *capacity) w.over_by = tile->ExcludingGaps() - *capacity;
       worst.push_back(std::move(w));
     }
@@ -85,40 +89,52 @@ Expected<Output> OomView(const LoadedReport& loaded, const std::vector<MappedTen
     for (const MappedTensor& t : *tensors) {
       for (const auto& [tile, n] : t.tiles) {
         if (report.target && total_tiles && tile >= total_tiles) {
-          return MakeError("tensor map: tensor '{},{}' is mapped to tile {}, but {} has {} tiles", t.instruction,
-                           t.output_index, tile, loaded.path, total_tiles);
+          return MakeError("tensor map: tensor '{},{}' is mapped to tile {}, but {} has {} tiles",
+                           t.instruction, t.output_index, tile, loaded.path, total_tiles);
         }
         auto it = on_tile.find(tile);
         if (it != on_tile.end()) it->second.push_back({&t, n * t.element_bytes});
       }
     }
     for (auto& [tile, list] : on_tile) {
-      std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+      std::stable_sort(list.begin(), list.end(),
+                       [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
     }
   }
 
   Output out;
-  Table summary{"summary", "Out of memory", {"report", "bytes_per_tile", "tiles", "tiles_out_of_memory", "worst_tile", "worst_over_by"}, {}};
+  Table summary{
+      "summary",
+      "Out of memory",
+      {"report", "bytes_per_tile", "tiles", "tiles_out_of_memory", "worst_tile", "worst_over_by"},
+      {}};
   uint64_t over_shown = loaded.HasTiles() ? over_count : printed_over.value_or(0);
   bool over_known = loaded.HasTiles() || printed_over.has_value();
   const WorstTile* first = worst.empty() ? nullptr : &worst.front();
-  summary.Add({loaded.path, *capacity, total_tiles ? Cell{total_tiles} : Cell{}, over_known ? Cell{over_shown} : Cell{},
+  summary.Add({loaded.path, *capacity, total_tiles ? Cell{total_tiles} : Cell{},
+               over_known ? Cell{over_shown} : Cell{},
                first ? Cell{uint64_t{first->block.tile}} : Cell{},
                first && first->over_by ? Cell{*first->over_by} : Cell{uint64_t{0}}});
   out.tables.push_back(std::move(summary));
 
-  Table tiles{"tiles", "Tiles examined (over capacity first; by excluding-gaps bytes)",
-              {"tile", "ipu", "excluding_gaps", "including_gaps", "over_by", "non_interleaved", "interleaved",
-               "overflowed", "always_live", "not_always_live", "code"},
+  Table tiles{"tiles",
+              "Tiles examined (over capacity first; by excluding-gaps bytes)",
+              {"tile", "ipu", "excluding_gaps", "including_gaps", "over_by", "non_interleaved",
+               "interleaved", "overflowed", "always_live", "not_always_live", "code"},
               {}};
   Table categories{"categories", "What is on them: categories", {"tile", "category", "bytes"}, {}};
   Table types{"vertex_types", "Vertex data by type", {"tile", "type", "bytes"}, {}};
-  Table variables{"variables", "Largest variables", {"tile", "variable", "bytes", "always_live"}, {}};
-  Table tensor_table{"tensors", "Largest tensors (tensor map)",
-                     {"tile", "instruction", "op_name", "computation", "shape", "bytes_on_tile", "tensor_bytes", "tiles_spanned"},
+  Table variables{
+      "variables", "Largest variables", {"tile", "variable", "bytes", "always_live"}, {}};
+  Table tensor_table{"tensors",
+                     "Largest tensors (tensor map)",
+                     {"tile", "instruction", "op_name", "computation", "shape", "bytes_on_tile",
+                      "tensor_bytes", "tiles_spanned"},
                      {}};
-  Table suggestions{"suggestions", "Suggestions (estimated bytes saved on the tile)",
-                    {"tile", "suggestion", "saves", "fits_after", "target", "assumption"}, {}};
+  Table suggestions{"suggestions",
+                    "Suggestions (estimated bytes saved on the tile)",
+                    {"tile", "suggestion", "saves", "fits_after", "target", "assumption"},
+                    {}};
 
   for (const WorstTile& w : worst) {
     const report::MemoryUsage& u = w.block.usage;
@@ -129,25 +145,30 @@ Expected<Output> OomView(const LoadedReport& loaded, const std::vector<MappedTen
       code += report::At(u.by_category, c);
       code_known = code_known && u.known.categories[static_cast<size_t>(c)];
     }
-    tiles.Add({uint64_t{id}, IpuOf(report, id), u.known.regions.all() ? Cell{u.ExcludingGaps()} : Cell{},
-               u.known.including_gaps ? Cell{u.including_gaps} : Cell{},
-               w.over_by ? Cell{*w.over_by} : Cell{uint64_t{0}},
-               u.known.regions[0] ? Cell{u.by_region[0]} : Cell{}, u.known.regions[1] ? Cell{u.by_region[1]} : Cell{},
-               u.known.regions[2] ? Cell{u.by_region[2]} : Cell{},
-               w.memory ? Cell{w.memory->always_live} : Cell{}, w.memory ? Cell{w.memory->not_always_live} : Cell{},
-               code_known ? Cell{code} : Cell{}});
+    tiles.Add(
+        {uint64_t{id}, IpuOf(report, id), u.known.regions.all() ? Cell{u.ExcludingGaps()} : Cell{},
+         u.known.including_gaps ? Cell{u.including_gaps} : Cell{},
+         w.over_by ? Cell{*w.over_by} : Cell{uint64_t{0}},
+         u.known.regions[0] ? Cell{u.by_region[0]} : Cell{},
+         u.known.regions[1] ? Cell{u.by_region[1]} : Cell{},
+         u.known.regions[2] ? Cell{u.by_region[2]} : Cell{},
+         w.memory ? Cell{w.memory->always_live} : Cell{},
+         w.memory ? Cell{w.memory->not_always_live} : Cell{}, code_known ? Cell{code} : Cell{}});
     std::vector<std::pair<uint64_t, size_t>> by_bytes;
     for (size_t c = 0; c < report::kNumCategories; ++c)
       if (u.known.categories[c] && u.by_category[c] > 0) by_bytes.emplace_back(u.by_category[c], c);
-    std::stable_sort(by_bytes.begin(), by_bytes.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::stable_sort(by_bytes.begin(), by_bytes.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
     for (const auto& [bytes, c] : by_bytes)
-      categories.Add({uint64_t{id}, std::string(report::CategoryLabel(static_cast<Category>(c))), bytes});
+      categories.Add(
+          {uint64_t{id}, std::string(report::CategoryLabel(static_cast<Category>(c))), bytes});
     for (const auto& named : u.by_vertex_type) types.Add({uint64_t{id}, named.name, named.bytes});
 
     std::vector<const report::Variable*> vars;
     for (const auto& v : report.variables)
       if (v.tile == id) vars.push_back(&v);
-    std::stable_sort(vars.begin(), vars.end(), [](auto* a, auto* b) { return a->bytes > b->bytes; });
+    std::stable_sort(vars.begin(), vars.end(),
+                     [](auto* a, auto* b) { return a->bytes > b->bytes; });
     if (vars.size() > options.items) vars.resize(options.items);
     for (const report::Variable* v : vars)
       variables.Add({uint64_t{id}, v->name, v->bytes, std::string(v->always_live ? "yes" : "no")});
@@ -157,39 +178,47 @@ Expected<Output> OomView(const LoadedReport& loaded, const std::vector<MappedTen
     if (here) {
       for (size_t k = 0; k < here->size() && k < options.items; ++k) {
         const TensorOnTile& t = (*here)[k];
-        tensor_table.Add({uint64_t{id}, t.tensor->instruction, t.tensor->op_name, t.tensor->computation,
-                          t.tensor->ShapeText(), t.bytes, t.tensor->Bytes(), uint64_t{t.tensor->tiles.size()}});
+        tensor_table.Add({uint64_t{id}, t.tensor->instruction, t.tensor->op_name,
+                          t.tensor->computation, t.tensor->ShapeText(), t.bytes, t.tensor->Bytes(),
+                          uint64_t{t.tensor->tiles.size()}});
       }
     }
 
     // Suggestions, each with the bytes it would free on this tile.
-    auto suggest = [&](std::string what, uint64_t saves, std::string target, std::string assumption) {
+    auto suggest = [&](std::string what, uint64_t saves, std::string target,
+                       std::string assumption) {
       if (saves == 0) return;
-      Cell fits = w.over_by ? Cell{std::string(saves >= *w.over_by ? "yes" : "no")} : Cell{std::string("-")};
-      suggestions.Add({uint64_t{id}, std::move(what), saves, fits, std::move(target), std::move(assumption)});
+      Cell fits = w.over_by ? Cell{std::string(saves >= *w.over_by ? "yes" : "no")}
+                            : Cell{std::string("-")};
+      suggestions.Add(
+          {uint64_t{id}, std::move(what), saves, fits, std::move(target), std::move(assumption)});
     };
     const TensorOnTile* largest = here && !here->empty() ? &here->front() : nullptr;
     if (largest && total_tiles) {
       uint64_t even = (largest->tensor->Bytes() + total_tiles - 1) / total_tiles;
       if (largest->bytes > even) {
-        suggest("spread the largest tensor over all tiles", largest->bytes - even, Label(*largest->tensor),
-                fmt::format("{} B here, {} B in all over {} tile(s); evenly {} B per tile", largest->bytes,
-                            largest->tensor->Bytes(), largest->tensor->tiles.size(), even));
+        suggest("spread the largest tensor over all tiles", largest->bytes - even,
+                Label(*largest->tensor),
+                fmt::format("{} B here, {} B in all over {} tile(s); evenly {} B per tile",
+                            largest->bytes, largest->tensor->Bytes(), largest->tensor->tiles.size(),
+                            even));
       }
-      suggest("split the largest tensor in two (serialise its op)", largest->bytes / 2, Label(*largest->tensor),
-              "half of it live at once");
+      suggest("split the largest tensor in two (serialise its op)", largest->bytes / 2,
+              Label(*largest->tensor), "half of it live at once");
     } else if (!vars.empty()) {
       suggest("split the largest variable in two", vars.front()->bytes / 2, vars.front()->name,
               "half of it live at once");
     }
     if (w.memory && w.memory->not_always_live > 0) {
       uint64_t nal = w.memory->not_always_live;
-      suggest("halve the batch size", nal / 2, "not-always-live memory",
-              fmt::format("activations ({} B not-always-live at the peak) scale with the batch", nal));
+      suggest(
+          "halve the batch size", nal / 2, "not-always-live memory",
+          fmt::format("activations ({} B not-always-live at the peak) scale with the batch", nal));
       uint64_t keep = largest ? std::min(largest->bytes, nal) : 0;
       suggest("recompute activations instead of keeping them", nal - keep, "not-always-live memory",
               largest ? "upper bound: all of the peak but the largest tensor here"
-                      : "upper bound: the whole not-always-live peak (no tensor map to say what must stay)");
+                      : "upper bound: the whole not-always-live peak (no tensor map to say what "
+                        "must stay)");
     }
     if (here) {
       uint64_t f32 = 0;
@@ -215,12 +244,15 @@ Expected<Output> OomView(const LoadedReport& loaded, const std::vector<MappedTen
                                     WithThousands(*capacity)));
   }
   if (!loaded.HasTiles()) {
-    out.notes.push_back(fmt::format(
-        "{} is a {} report: only its printed tile blocks are examined. A JSON, CBOR or SQLite report "
-        "adds always-live/not-always-live and every tile.",
-        loaded.path, ReportFormatName(loaded.format)));
+    out.notes.push_back(
+        fmt::format("{} is a {} report: only its printed tile blocks are examined. A JSON, CBOR or "
+                    "SQLite report "
+                    "adds always-live/not-always-live and every tile.",
+                    loaded.path, ReportFormatName(loaded.format)));
   }
-  if (!tensors) out.notes.push_back("Give --tensor-map FILE to name the tensors on these tiles by HLO instruction.");
+  if (!tensors)
+    out.notes.push_back(
+        "Give --tensor-map FILE to name the tensors on these tiles by HLO instruction.");
   return out;
 }
 

@@ -49,7 +49,8 @@ ReportFormat SniffReportFormat(std::span<const uint8_t> head) {
   if (!head.empty() && head[0] >= 0xa0 && head[0] <= 0xbf) return ReportFormat::kCbor;
   size_t i = 0;
   if (head.size() >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf) i = 3;
-  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
+  while (i < head.size() &&
+         (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
     ++i;
   if (i < head.size() && head[i] == '{') return ReportFormat::kJson;
   return ReportFormat::kText;

@@ -61,7 +61,8 @@ struct LoadedReport {
 // Errors: "<path>: <strerror>", "<path>: empty file", the readers' own
 // messages (which name the file, line, byte or table), and "<path>: the
 // report has no compilation part" for an execution-only document.
-Expected<LoadedReport> OpenReport(const std::string& path, const OpenOptions& options = kWholeReport);
+Expected<LoadedReport> OpenReport(const std::string& path,
+                                  const OpenOptions& options = kWholeReport);
 
 // The whole-report block: LoadedReport::total when read, else
 // report::ResolveTotal (derived from the tiles, or the printed figures).

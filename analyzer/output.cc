@@ -40,9 +40,8 @@ std::string CsvField(const std::string& field) {
 std::string JsonString(const std::string& text) {
   // Printable ASCII but for '"' and '\\' (names and column titles, nearly
   // always) stands as it is; nlohmann escapes the rest.
-  bool plain = std::all_of(text.begin(), text.end(), [](char c) {
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  });
+  bool plain = std::all_of(text.begin(), text.end(),
+                           [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
   if (plain) return '"' + text + '"';
   return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -152,7 +151,8 @@ std::string Render(const Output& output, OutputFormat format) {
           out += (c ? "," : "") + CsvField(table.columns[c]);
         out += '\n';
         for (const auto& row : table.rows) {
-          for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + CsvField(PlainText(row[c]));
+          for (size_t c = 0; c < row.size(); ++c)
+            out += (c ? "," : "") + CsvField(PlainText(row[c]));
           out += '\n';
         }
       }

@@ -19,7 +19,7 @@ namespace tileprof::analyzer {
 using Cell = std::variant<std::monostate, std::string, uint64_t, int64_t, double>;
 
 struct Table {
-  std::string name;  // JSON member, CSV section, table heading ("tiles_over")
+  std::string name;   // JSON member, CSV section, table heading ("tiles_over")
   std::string title;  // heading in the table format; `name` when empty
   std::vector<std::string> columns;
   std::vector<std::vector<Cell>> rows;

@@ -17,9 +17,10 @@ constexpr double kLeft = 90, kRight = 30, kTop = 40, kBottom = 60;
 constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
 
 // One colour per category, in report order (Tableau-like, readable on white).
-constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-                                    "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#aec7e8",
-                                    "#ff7f0e", "#2ca02c", "#98df8a", "#d62728", "#9467bd", "#8c564b"};
+constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+                                    "#1f77b4", "#aec7e8", "#ff7f0e", "#2ca02c", "#98df8a",
+                                    "#d62728", "#9467bd", "#8c564b"};
 
 std::string Num(double v) { return fmt::format("{:.1f}", v); }
 
@@ -44,28 +45,45 @@ void Begin(XmlWriter& w, std::string_view title, bool standalone) {
   w.Text(title);
   w.Close();
   w.Empty("rect", {{"width", Num(kWidth)}, {"height", Num(kHeight)}, {"fill", "white"}});
-  w.Open("text", {{"x", Num(kWidth / 2)}, {"y", "22"}, {"text-anchor", "middle"}, {"font-size", "15"}});
+  w.Open("text",
+         {{"x", Num(kWidth / 2)}, {"y", "22"}, {"text-anchor", "middle"}, {"font-size", "15"}});
   w.Text(title);
   w.Close();
 }
 
 // Axes with five y ticks from 0 to `y_max`, labelled by `label`.
 template <typename Label>
-void Axes(XmlWriter& w, double y_max, std::string_view y_title, std::string_view x_title, Label label) {
+void Axes(XmlWriter& w, double y_max, std::string_view y_title, std::string_view x_title,
+          Label label) {
   for (int i = 0; i <= 5; ++i) {
     double v = y_max * i / 5, y = kTop + kPlotH - kPlotH * i / 5;
-    w.Empty("line", {{"x1", Num(kLeft)}, {"x2", Num(kLeft + kPlotW)}, {"y1", Num(y)}, {"y2", Num(y)}, {"stroke", "#ddd"}});
+    w.Empty("line", {{"x1", Num(kLeft)},
+                     {"x2", Num(kLeft + kPlotW)},
+                     {"y1", Num(y)},
+                     {"y2", Num(y)},
+                     {"stroke", "#ddd"}});
     w.Open("text", {{"x", Num(kLeft - 6)}, {"y", Num(y + 4)}, {"text-anchor", "end"}});
     w.Text(label(v));
     w.Close();
   }
-  w.Empty("line", {{"x1", Num(kLeft)}, {"x2", Num(kLeft)}, {"y1", Num(kTop)}, {"y2", Num(kTop + kPlotH)}, {"stroke", "black"}});
-  w.Empty("line", {{"x1", Num(kLeft)}, {"x2", Num(kLeft + kPlotW)}, {"y1", Num(kTop + kPlotH)}, {"y2", Num(kTop + kPlotH)}, {"stroke", "black"}});
-  w.Open("text", {{"x", "16"}, {"y", Num(kTop + kPlotH / 2)}, {"text-anchor", "middle"},
+  w.Empty("line", {{"x1", Num(kLeft)},
+                   {"x2", Num(kLeft)},
+                   {"y1", Num(kTop)},
+                   {"y2", Num(kTop + kPlotH)},
+                   {"stroke", "black"}});
+  w.Empty("line", {{"x1", Num(kLeft)},
+                   {"x2", Num(kLeft + kPlotW)},
+                   {"y1", Num(kTop + kPlotH)},
+                   {"y2", Num(kTop + kPlotH)},
+                   {"stroke", "black"}});
+  w.Open("text", {{"x", "16"},
+                  {"y", Num(kTop + kPlotH / 2)},
+                  {"text-anchor", "middle"},
                   {"transform", fmt::format("rotate(-90 16 {})", Num(kTop + kPlotH / 2))}});
   w.Text(y_title);
   w.Close();
-  w.Open("text", {{"x", Num(kLeft + kPlotW / 2)}, {"y", Num(kHeight - 12)}, {"text-anchor", "middle"}});
+  w.Open("text",
+         {{"x", Num(kLeft + kPlotW / 2)}, {"y", Num(kHeight - 12)}, {"text-anchor", "middle"}});
   w.Text(x_title);
   w.Close();
 }
@@ -75,9 +93,10 @@ std::string Kib(double bytes) { return fmt::format("{:.0f}", bytes / 1024); }
 Expected<std::string> TilesPlot(const LoadedReport& loaded, bool standalone) {
   const auto& report = loaded.compilation;
   if (!loaded.HasTiles()) {
-    return MakeError("{}: the tiles plot needs per-tile data, which a {} report does not carry (use a "
-                     "JSON, CBOR or SQLite report, or --kind histogram)",
-                     loaded.path, ReportFormatName(loaded.format));
+    return MakeError(
+        "{}: the tiles plot needs per-tile data, which a {} report does not carry (use a "
+        "JSON, CBOR or SQLite report, or --kind histogram)",
+        loaded.path, ReportFormatName(loaded.format));
   }
   const auto& tiles = report.tiles;
   size_t columns = std::min(tiles.size(), kMaxTileColumns);
@@ -91,10 +110,13 @@ Expected<std::string> TilesPlot(const LoadedReport& loaded, bool standalone) {
     max_bytes = std::max(max_bytes, tiles[peak[c]].ExcludingGaps());
   }
   std::optional<uint64_t> capacity = Capacity(report);
-  double y_max = NiceCeil(static_cast<double>(std::max(max_bytes, capacity.value_or(0))) * 1.05 / 1024) * 1024;
+  double y_max =
+      NiceCeil(static_cast<double>(std::max(max_bytes, capacity.value_or(0))) * 1.05 / 1024) * 1024;
   XmlWriter w;
-  Begin(w, fmt::format("Memory per tile (excluding gaps), {} tiles{}", WithThousands(uint64_t{tiles.size()}),
-                       columns < tiles.size() ? ", largest tile per column" : ""),
+  Begin(w,
+        fmt::format("Memory per tile (excluding gaps), {} tiles{}",
+                    WithThousands(uint64_t{tiles.size()}),
+                    columns < tiles.size() ? ", largest tile per column" : ""),
         standalone);
   Axes(w, y_max, "KiB", "tile", [](double v) { return Kib(v); });
   double bar = kPlotW / static_cast<double>(columns);
@@ -103,8 +125,11 @@ Expected<std::string> TilesPlot(const LoadedReport& loaded, bool standalone) {
     const auto& tile = tiles[peak[c]];
     double h = kPlotH * static_cast<double>(tile.ExcludingGaps()) / y_max;
     bool over = capacity && tile.ExcludingGaps() > *capacity;
-    w.Open("rect", {{"x", Num(kLeft + bar * static_cast<double>(c))}, {"y", Num(kTop + kPlotH - h)},
-                    {"width", Num(std::max(bar, 0.5))}, {"height", Num(h)}, {"fill", over ? "#e15759" : "#4e79a7"}});
+    w.Open("rect", {{"x", Num(kLeft + bar * static_cast<double>(c))},
+                    {"y", Num(kTop + kPlotH - h)},
+                    {"width", Num(std::max(bar, 0.5))},
+                    {"height", Num(h)},
+                    {"fill", over ? "#e15759" : "#4e79a7"}});
     w.Open("title");
     w.Text(fmt::format("tile {}: {} B", tile.tile, WithThousands(tile.ExcludingGaps())));
     w.Close();
@@ -113,15 +138,26 @@ Expected<std::string> TilesPlot(const LoadedReport& loaded, bool standalone) {
   w.Close();
   // Tile ids under the x axis at the start, middle and end.
   for (size_t c : {size_t{0}, columns / 2, columns - 1}) {
-    w.Open("text", {{"x", Num(kLeft + bar * (static_cast<double>(c) + 0.5))}, {"y", Num(kTop + kPlotH + 16)}, {"text-anchor", "middle"}});
+    w.Open("text", {{"x", Num(kLeft + bar * (static_cast<double>(c) + 0.5))},
+                    {"y", Num(kTop + kPlotH + 16)},
+                    {"text-anchor", "middle"}});
     w.Text(std::to_string(tiles[c * tiles.size() / columns].tile));
     w.Close();
   }
   if (capacity) {
     double y = kTop + kPlotH - kPlotH * static_cast<double>(*capacity) / y_max;
-    w.Empty("line", {{"class", "capacity"}, {"x1", Num(kLeft)}, {"x2", Num(kLeft + kPlotW)}, {"y1", Num(y)}, {"y2", Num(y)},
-                     {"stroke", "#d62728"}, {"stroke-dasharray", "6 4"}, {"stroke-width", "1.5"}});
-    w.Open("text", {{"x", Num(kLeft + kPlotW - 4)}, {"y", Num(y - 5)}, {"text-anchor", "end"}, {"fill", "#d62728"}});
+    w.Empty("line", {{"class", "capacity"},
+                     {"x1", Num(kLeft)},
+                     {"x2", Num(kLeft + kPlotW)},
+                     {"y1", Num(y)},
+                     {"y2", Num(y)},
+                     {"stroke", "#d62728"},
+                     {"stroke-dasharray", "6 4"},
+                     {"stroke-width", "1.5"}});
+    w.Open("text", {{"x", Num(kLeft + kPlotW - 4)},
+                    {"y", Num(y - 5)},
+                    {"text-anchor", "end"},
+                    {"fill", "#d62728"}});
     w.Text(fmt::format("capacity {} B per tile", WithThousands(*capacity)));
     w.Close();
   }
@@ -146,14 +182,19 @@ Expected<std::string> HistogramPlot(const LoadedReport& loaded, bool standalone)
     double h = kPlotH * static_cast<double>(rows[i].tiles) / y_max;
     // Non-empty buckets get at least a pixel: a single tile in a far bucket matters.
     if (rows[i].tiles > 0) h = std::max(h, 1.0);
-    w.Open("rect", {{"x", Num(kLeft + bar * static_cast<double>(i) + 0.5)}, {"y", Num(kTop + kPlotH - h)},
-                    {"width", Num(std::max(bar - 1, 0.5))}, {"height", Num(h)}});
+    w.Open("rect", {{"x", Num(kLeft + bar * static_cast<double>(i) + 0.5)},
+                    {"y", Num(kTop + kPlotH - h)},
+                    {"width", Num(std::max(bar - 1, 0.5))},
+                    {"height", Num(h)}});
     w.Open("title");
-    w.Text(fmt::format("{} - {} KB: {} tiles", rows[i].lo_kib, rows[i].hi_kib, WithThousands(rows[i].tiles)));
+    w.Text(fmt::format("{} - {} KB: {} tiles", rows[i].lo_kib, rows[i].hi_kib,
+                       WithThousands(rows[i].tiles)));
     w.Close();
     w.Close();
     if (i % label_every == 0) {
-      w.Open("text", {{"x", Num(kLeft + bar * static_cast<double>(i))}, {"y", Num(kTop + kPlotH + 16)}, {"text-anchor", "start"}});
+      w.Open("text", {{"x", Num(kLeft + bar * static_cast<double>(i))},
+                      {"y", Num(kTop + kPlotH + 16)},
+                      {"text-anchor", "start"}});
       w.Text(std::to_string(rows[i].lo_kib));
       w.Close();
     }
@@ -173,9 +214,10 @@ namespace {
 Expected<std::string> CategoriesPlot(const LoadedReport& loaded, bool standalone) {
   std::vector<report::TileUsage> blocks = TopBlocks(loaded.compilation, report::kDefaultTileBlocks);
   if (blocks.empty())
-    return MakeError("{}: the report has no tile blocks to plot (a text report prints them only when memory is "
-                     "imbalanced)",
-                     loaded.path);
+    return MakeError(
+        "{}: the report has no tile blocks to plot (a text report prints them only when memory is "
+        "imbalanced)",
+        loaded.path);
   uint64_t largest = 0;
   for (const auto& b : blocks) {
     uint64_t sum = 0;
@@ -196,14 +238,20 @@ Expected<std::string> CategoriesPlot(const LoadedReport& loaded, bool standalone
       used[c] = true;
       double h = kPlotH * static_cast<double>(bytes) / y_max;
       y -= h;
-      w.Open("rect", {{"x", Num(x)}, {"y", Num(y)}, {"width", Num(slot * 0.6)}, {"height", Num(h)}, {"fill", kPalette[c]}});
+      w.Open("rect", {{"x", Num(x)},
+                      {"y", Num(y)},
+                      {"width", Num(slot * 0.6)},
+                      {"height", Num(h)},
+                      {"fill", kPalette[c]}});
       w.Open("title");
-      w.Text(fmt::format("tile {}: {} {} B", blocks[i].tile, report::CategoryLabel(static_cast<report::Category>(c)),
+      w.Text(fmt::format("tile {}: {} {} B", blocks[i].tile,
+                         report::CategoryLabel(static_cast<report::Category>(c)),
                          WithThousands(bytes)));
       w.Close();
       w.Close();
     }
-    w.Open("text", {{"x", Num(x + slot * 0.3)}, {"y", Num(kTop + kPlotH + 16)}, {"text-anchor", "middle"}});
+    w.Open("text",
+           {{"x", Num(x + slot * 0.3)}, {"y", Num(kTop + kPlotH + 16)}, {"text-anchor", "middle"}});
     w.Text(fmt::format("tile {}", blocks[i].tile));
     w.Close();
   }
@@ -211,7 +259,9 @@ Expected<std::string> CategoriesPlot(const LoadedReport& loaded, bool standalone
   for (size_t c = 0; c < report::kNumCategories; ++c) {
     if (!used[c]) continue;
     double lx = kWidth - kRight - 210;
-    w.Empty("rect", {{"x", Num(lx)}, {"y", Num(ly)}, {"width", "12"}, {"height", "12"}, {"fill", kPalette[c]}});
+    w.Empty(
+        "rect",
+        {{"x", Num(lx)}, {"y", Num(ly)}, {"width", "12"}, {"height", "12"}, {"fill", kPalette[c]}});
     w.Open("text", {{"x", Num(lx + 18)}, {"y", Num(ly + 10)}});
     w.Text(report::CategoryLabel(static_cast<report::Category>(c)));
     w.Close();
@@ -231,18 +281,24 @@ std::optional<PlotKind> ParsePlotKind(std::string_view name) {
 
 std::string_view PlotKindName(PlotKind kind) {
   switch (kind) {
-    case PlotKind::kTiles: return "tiles";
-    case PlotKind::kHistogram: return "histogram";
-    case PlotKind::kCategories: return "categories";
+    case PlotKind::kTiles:
+      return "tiles";
+    case PlotKind::kHistogram:
+      return "histogram";
+    case PlotKind::kCategories:
+      return "categories";
   }
   return "tiles";
 }
 
 Expected<std::string> PlotSvg(const LoadedReport& report, PlotKind kind, bool standalone) {
   switch (kind) {
-    case PlotKind::kTiles: return TilesPlot(report, standalone);
-    case PlotKind::kHistogram: return HistogramPlot(report, standalone);
-    case PlotKind::kCategories: return CategoriesPlot(report, standalone);
+    case PlotKind::kTiles:
+      return TilesPlot(report, standalone);
+    case PlotKind::kHistogram:
+      return HistogramPlot(report, standalone);
+    case PlotKind::kCategories:
+      return CategoriesPlot(report, standalone);
   }
   return MakeError("unknown plot kind");
 }

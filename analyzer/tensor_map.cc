@@ -14,9 +14,9 @@ std::string MappedTensor::ShapeText() const {
 
 std::optional<uint64_t> PoplarTypeBytes(std::string_view type) {
   static const std::pair<std::string_view, uint64_t> kTypes[] = {
-      {"float", 4},        {"half", 2},          {"int", 4},           {"unsigned int", 4},
-      {"short", 2},        {"unsigned short", 2}, {"char", 1},         {"signed char", 1},
-      {"unsigned char", 1}, {"bool", 1},         {"long long", 8},     {"unsigned long long", 8},
+      {"float", 4},         {"half", 2},           {"int", 4},       {"unsigned int", 4},
+      {"short", 2},         {"unsigned short", 2}, {"char", 1},      {"signed char", 1},
+      {"unsigned char", 1}, {"bool", 1},           {"long long", 8}, {"unsigned long long", 8},
       {"quarter", 1},
   };
   for (const auto& [name, bytes] : kTypes)
@@ -24,7 +24,8 @@ std::optional<uint64_t> PoplarTypeBytes(std::string_view type) {
   return std::nullopt;
 }
 
-Expected<std::vector<MappedTensor>> ParseTensorMap(std::string_view text, std::string_view filename) {
+Expected<std::vector<MappedTensor>> ParseTensorMap(std::string_view text,
+                                                   std::string_view filename) {
   // One reader of the format (reports/tensor_map), plus what the analyzer
   // needs on top: each tensor's element size, to rank tensors by bytes.
   TILEPROF_ASSIGN_OR_RETURN(report::TensorMap map, report::ReadTensorMapJson(text, filename));
@@ -32,10 +33,12 @@ Expected<std::vector<MappedTensor>> ParseTensorMap(std::string_view text, std::s
   for (report::ComputationTensors& computation : map.computations) {
     for (size_t i = 0; i < computation.tensors.size(); ++i) {
       report::MappedTensor& in = computation.tensors[i];
-      const std::string at = fmt::format("{}: mappings[\"{}\"][{}]", filename, computation.computation, i);
+      const std::string at =
+          fmt::format("{}: mappings[\"{}\"][{}]", filename, computation.computation, i);
       std::optional<uint64_t> bytes = PoplarTypeBytes(in.type);
       if (!bytes) return MakeError("{}[3]: unknown element type '{}'", at, in.type);
-      if (in.total_elements > UINT64_MAX / *bytes) return MakeError("{}[6]: byte size overflows 64 bits", at);
+      if (in.total_elements > UINT64_MAX / *bytes)
+        return MakeError("{}[6]: byte size overflows 64 bits", at);
       MappedTensor out;
       out.computation = computation.computation;
       out.instruction = std::move(in.instruction);
@@ -57,7 +60,8 @@ Expected<std::vector<MappedTensor>> ParseTensorMap(std::string_view text, std::s
 
 Expected<std::vector<MappedTensor>> ReadTensorMapFile(const std::string& path) {
   Expected<std::string> text = ReadFile(path);
-  if (!text) return text.error().message().starts_with(path) ? text.error() : text.error().Within(path);
+  if (!text)
+    return text.error().message().starts_with(path) ? text.error() : text.error().Within(path);
   return ParseTensorMap(*text, path);
 }
 

@@ -24,9 +24,9 @@ struct MappedTensor {
   std::string type;  // Poplar type name: "float", "half", "int", ...
   bool has_constants = false;
   bool has_aliases = false;
-  uint64_t elements = 0;                               // element 6
-  std::vector<std::pair<uint32_t, uint64_t>> tiles;   // (tile, elements), ascending
-  std::string op_name;                                 // element 8; "" when absent
+  uint64_t elements = 0;                             // element 6
+  std::vector<std::pair<uint32_t, uint64_t>> tiles;  // (tile, elements), ascending
+  std::string op_name;                               // element 8; "" when absent
   uint64_t element_bytes = 0;
 
   uint64_t Bytes() const { return elements * element_bytes; }
@@ -41,7 +41,8 @@ std::optional<uint64_t> PoplarTypeBytes(std::string_view type);
 // an unknown element type, element 6 differing from the sum of the per-tile
 // counts, tiles not ascending, or an (instruction, output index) pair seen
 // twice. Item 8 may be missing (the published docs' 8-item form).
-Expected<std::vector<MappedTensor>> ParseTensorMap(std::string_view text, std::string_view filename);
+Expected<std::vector<MappedTensor>> ParseTensorMap(std::string_view text,
+                                                   std::string_view filename);
 Expected<std::vector<MappedTensor>> ReadTensorMapFile(const std::string& path);
 
 }  // namespace tileprof::analyzer

@@ -15,21 +15,23 @@ namespace tileprof::analyzer {
 Expected<std::vector<elf::TileImage>> TileImagesOf(const report::CompilationReport& report,
                                                    std::string_view report_name) {
   if (report.tiles.empty()) {
-    return MakeError("{}: the report has no per-tile data (a text report prints only summaries), so no "
-                     "per-tile archive can be written from it",
-                     report_name);
+    return MakeError(
+        "{}: the report has no per-tile data (a text report prints only summaries), so no "
+        "per-tile archive can be written from it",
+        report_name);
   }
   std::vector<elf::TileImage> images(report.tiles.size());
   for (size_t i = 0; i < report.tiles.size(); ++i) {
     const report::TileMemory& tile = report.tiles[i];
     if (tile.tile != i) {
-      return MakeError("{}: tile entry {} has id {}; an archive needs every tile in order", report_name, i,
-                       tile.tile);
+      return MakeError("{}: tile entry {} has id {}; an archive needs every tile in order",
+                       report_name, i, tile.tile);
     }
     for (size_t c = 0; c < report::kNumCategories; ++c) {
       if (tile.by_category[c] == 0) continue;
       images[i].sections.push_back(
-          {fmt::format("{}{}", kCategorySectionPrefix, report::CategoryMachineName(static_cast<report::Category>(c))),
+          {fmt::format("{}{}", kCategorySectionPrefix,
+                       report::CategoryMachineName(static_cast<report::Category>(c))),
            tile.by_category[c], elf::SectionKind::kUnlisted});
     }
   }
@@ -52,7 +54,9 @@ Expected<Output> ArchiveView(const std::string& path) {
   if (!contents) return contents.error().Within(path);
   std::span<const uint8_t> bytes = (*contents)->bytes();
   auto layout = elf::RecognizeArchive(bytes, bytes.size());
-  if (!layout) return MakeError("{}: not an ar archive (a per-tile archive is what target.saveArchive writes)", path);
+  if (!layout)
+    return MakeError("{}: not an ar archive (a per-tile archive is what target.saveArchive writes)",
+                     path);
 
   // Kinds are interned once: 94,208 members times a dozen sections must not
   // cost a dozen string-keyed maps each.
@@ -67,37 +71,41 @@ Expected<Output> ArchiveView(const std::string& path) {
   std::optional<Error> problem;
   elf::ElfReader reader;
   std::string diagnostic;
-  Status walked = elf::ForEachMember(bytes, bytes.size(), *layout, path, files, [&](const elf::ArchiveMember& m) {
-    if (problem) return;
-    diagnostic.assign(path).append("(").append(m.name).append(")");
-    const elf::ElfObject& object = reader.Read({m.bytes, m.nominal_size, diagnostic, m.element_size});
-    if (!object.recognized) {
-      problem = MakeError("{}: not an ELF object", diagnostic);
-      return;
-    }
-    Member member{std::string(m.name), 0, {}};
-    bool has_text = false;
-    for (const elf::ElfSection& s : object.sections) {
-      if (s.name == ".text") {
-        if (has_text) {
-          problem = MakeError("{}: two .text sections", diagnostic);
+  Status walked = elf::ForEachMember(
+      bytes, bytes.size(), *layout, path, files, [&](const elf::ArchiveMember& m) {
+        if (problem) return;
+        diagnostic.assign(path).append("(").append(m.name).append(")");
+        const elf::ElfObject& object =
+            reader.Read({m.bytes, m.nominal_size, diagnostic, m.element_size});
+        if (!object.recognized) {
+          problem = MakeError("{}: not an ELF object", diagnostic);
           return;
         }
-        has_text = true;
-        member.total = s.size;
-      } else if (s.name.starts_with(kCategorySectionPrefix)) {
-        std::string kind(s.name.substr(kCategorySectionPrefix.size()));
-        auto [it, added] = kind_index.try_emplace(kind, static_cast<uint32_t>(kinds.size()));
-        if (added) kinds.push_back(kind);
-        member.kinds.emplace_back(it->second, s.size);
-      }
-    }
-    if (!has_text) {
-      problem = MakeError("{}: no .text section (a per-tile archive keeps each tile's total there)", diagnostic);
-      return;
-    }
-    members.push_back(std::move(member));
-  });
+        Member member{std::string(m.name), 0, {}};
+        bool has_text = false;
+        for (const elf::ElfSection& s : object.sections) {
+          if (s.name == ".text") {
+            if (has_text) {
+              problem = MakeError("{}: two .text sections", diagnostic);
+              return;
+            }
+            has_text = true;
+            member.total = s.size;
+          } else if (s.name.starts_with(kCategorySectionPrefix)) {
+            std::string kind(s.name.substr(kCategorySectionPrefix.size()));
+            auto [it, added] = kind_index.try_emplace(kind, static_cast<uint32_t>(kinds.size()));
+            if (added) kinds.push_back(kind);
+            member.kinds.emplace_back(it->second, s.size);
+          }
+        }
+        if (!has_text) {
+          problem =
+              MakeError("{}: no .text section (a per-tile archive keeps each tile's total there)",
+                        diagnostic);
+          return;
+        }
+        members.push_back(std::move(member));
+      });
   if (problem) return *problem;
   if (!walked) return walked.error().Within(path);
   if (members.empty()) return MakeError("{}: the archive has no members", path);
@@ -105,7 +113,8 @@ Expected<Output> ArchiveView(const std::string& path) {
   // Columns: the categories in report order, then any other kind found.
   std::vector<uint32_t> order;  // column -> kind index
   for (size_t c = 0; c < report::kNumCategories; ++c) {
-    auto it = kind_index.find(std::string(report::CategoryMachineName(static_cast<report::Category>(c))));
+    auto it =
+        kind_index.find(std::string(report::CategoryMachineName(static_cast<report::Category>(c))));
     if (it != kind_index.end()) order.push_back(it->second);
   }
   for (uint32_t k = 0; k < kinds.size(); ++k)

@@ -14,8 +14,8 @@ size_t Utf8Length(std::string_view s, size_t i) {
   uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1fu) : n == 3 ? (c & 0x0fu) : (c & 0x07u);
   for (size_t k = 1; k < n; ++k) cp = cp << 6 | (byte(i + k) & 0x3fu);
   // Overlong forms, surrogates and values past U+10FFFF are not characters.
-  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-      (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+      cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
     return 0;
   return n;
 }
@@ -28,11 +28,24 @@ std::string XmlEscape(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
     char c = text[i];
     switch (c) {
-      case '&': out += "&amp;"; ++i; continue;
-      case '<': out += "&lt;"; ++i; continue;
-      case '>': out += "&gt;"; ++i; continue;
-      case '"': out += "&quot;"; ++i; continue;
-      default: break;
+      case '&':
+        out += "&amp;";
+        ++i;
+        continue;
+      case '<':
+        out += "&lt;";
+        ++i;
+        continue;
+      case '>':
+        out += "&gt;";
+        ++i;
+        continue;
+      case '"':
+        out += "&quot;";
+        ++i;
+        continue;
+      default:
+        break;
     }
     auto u = static_cast<unsigned char>(c);
     if (u < 0x20 && c != '\t' && c != '\n' && c != '\r') {

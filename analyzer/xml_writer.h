@@ -24,9 +24,11 @@ namespace tileprof::analyzer {
 class XmlWriter {
  public:
   // Opens `<name a="v" ...>`; attributes are (name, value) pairs.
-  void Open(std::string_view name, std::initializer_list<std::pair<std::string_view, std::string>> attributes = {});
+  void Open(std::string_view name,
+            std::initializer_list<std::pair<std::string_view, std::string>> attributes = {});
   // `<name .../>`
-  void Empty(std::string_view name, std::initializer_list<std::pair<std::string_view, std::string>> attributes = {});
+  void Empty(std::string_view name,
+             std::initializer_list<std::pair<std::string_view, std::string>> attributes = {});
   void Text(std::string_view text);
   // Raw markup the caller has already made well-formed (an SVG inside HTML).
   void Raw(std::string_view markup) { out_ += markup; }
@@ -35,7 +37,8 @@ class XmlWriter {
   std::string Finish();
 
  private:
-  void Start(std::string_view name, std::initializer_list<std::pair<std::string_view, std::string>> attributes);
+  void Start(std::string_view name,
+             std::initializer_list<std::pair<std::string_view, std::string>> attributes);
   std::string out_;
   std::vector<std::string> open_;
 };

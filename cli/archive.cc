@@ -19,10 +19,13 @@ RunFn Setup(CLI::App& cmd) {
       "Exit status: 0 ok, 1 the archive could not be read, 2 usage.");
   cmd.add_option("ARCHIVE", options->archive, "Per-tile ar archive")->required();
   AddFormatOption(cmd, options->format);
-  return [options] { return PrintOutput("archive", analyzer::ArchiveView(options->archive), options->format); };
+  return [options] {
+    return PrintOutput("archive", analyzer::ArchiveView(options->archive), options->format);
+  };
 }
 
-const Registration kArchive{"archive", "Per-tile memory table and histogram from a per-tile archive", Setup};
+const Registration kArchive{"archive",
+                            "Per-tile memory table and histogram from a per-tile archive", Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

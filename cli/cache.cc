@@ -48,13 +48,17 @@ int RunList(const Options& options) {
     PrintDiagnostic("cache", entries.error().message());
     return kExitUsage;
   }
-  std::cout << fmt::format("{:<16}  {:<32}  {:<22}  {:>15}  {}\n", "KEY", "MODULE", "TARGET", "SIZE", "DATE (UTC)");
+  std::cout << fmt::format("{:<16}  {:<32}  {:<22}  {:>15}  {}\n", "KEY", "MODULE", "TARGET",
+                           "SIZE", "DATE (UTC)");
   for (const engine::exec::CacheEntry& entry : *entries) {
-    const std::string module = entry.info ? entry.info->module_name : "<unreadable: see cache verify>";
+    const std::string module =
+        entry.info ? entry.info->module_name : "<unreadable: see cache verify>";
     const std::string target = entry.info ? TargetText(entry.info->target) : "-";
-    std::cout << fmt::format("{:<16}  {:<32}  {:<22}  {:>15}  {}\n",
-                             entry.file_name.substr(0, entry.file_name.size() - engine::exec::kExecutableExtension.size()),
-                             module, target, WithThousands(entry.size), Date(entry.mtime));
+    std::cout << fmt::format(
+        "{:<16}  {:<32}  {:<22}  {:>15}  {}\n",
+        entry.file_name.substr(0,
+                               entry.file_name.size() - engine::exec::kExecutableExtension.size()),
+        module, target, WithThousands(entry.size), Date(entry.mtime));
   }
   std::cout << fmt::format("{} executable{}\n", entries->size(), entries->size() == 1 ? "" : "s");
   return kExitOk;
@@ -69,13 +73,15 @@ int RunVerify(const Options& options) {
   size_t bad = 0;
   for (const engine::exec::CacheEntry& entry : *entries) {
     if (entry.problem.empty()) {
-      std::cout << fmt::format("ok    {} ({}, {})\n", entry.path, entry.info->module_name, TargetText(entry.info->target));
+      std::cout << fmt::format("ok    {} ({}, {})\n", entry.path, entry.info->module_name,
+                               TargetText(entry.info->target));
     } else {
       ++bad;
       std::cout << fmt::format("BAD   {}\n", entry.problem);
     }
   }
-  std::cout << fmt::format("{} executable{} checked, {} bad\n", entries->size(), entries->size() == 1 ? "" : "s", bad);
+  std::cout << fmt::format("{} executable{} checked, {} bad\n", entries->size(),
+                           entries->size() == 1 ? "" : "s", bad);
   return bad == 0 ? kExitOk : kExitError;
 }
 
@@ -99,7 +105,8 @@ std::vector<std::string> OptionChanges(const std::string& cached, const std::str
     std::string old_value = "(unset)";
     for (const std::string& old : a)
       if (old.substr(0, old.find('=')) == name) old_value = old.substr(old.find('=') + 1);
-    changes.push_back(fmt::format("option {}: {} (cached) -> {}", name, old_value, line.substr(line.find('=') + 1)));
+    changes.push_back(fmt::format("option {}: {} (cached) -> {}", name, old_value,
+                                  line.substr(line.find('=') + 1)));
   }
   return changes;
 }
@@ -137,16 +144,18 @@ int RunExplain(const Options& options) {
   for (const engine::exec::CacheEntry& entry : *entries) {
     if (entry.path != path && entry.key != key) continue;
     if (!entry.problem.empty()) {
-      std::cout << fmt::format("Miss: {} is in the cache but unusable, it will be recompiled and replaced:\n  {}\n",
-                               path, entry.problem);
+      std::cout << fmt::format(
+          "Miss: {} is in the cache but unusable, it will be recompiled and replaced:\n  {}\n",
+          path, entry.problem);
       return kExitError;
     }
     std::cout << fmt::format("Hit: {} would load {} from {} (saved {} UTC)\n", module->name(),
                              entry.info->module_name, entry.path, Date(entry.mtime));
     return kExitOk;
   }
-  std::cout << fmt::format("Miss: {} would compile: {} is not in the cache (key {:x}, module fingerprint {})\n",
-                           module->name(), path, key, hlo::FingerprintToString(fingerprint));
+  std::cout << fmt::format(
+      "Miss: {} would compile: {} is not in the cache (key {:x}, module fingerprint {})\n",
+      module->name(), path, key, hlo::FingerprintToString(fingerprint));
 
   // The closest executable: the same module compiled differently first, else
   // the cached module with the fewest differences from this one.
@@ -165,7 +174,8 @@ int RunExplain(const Options& options) {
     if (!diff || diff->pairs.size() != 1 || !diff->pairs[0].diff) continue;
     const analyzer::ModuleDiff& d = *diff->pairs[0].diff;
     const size_t score = d.causes.size() * 1000 + static_cast<size_t>(d.dependent_changes) +
-                         (d.equal_level ? 0 : 1000000) + (entry.info->target.preset == target->ArchString() ? 0 : 1);
+                         (d.equal_level ? 0 : 1000000) +
+                         (entry.info->target.preset == target->ArchString() ? 0 : 1);
     if (score < closest_score) {
       closest_score = score;
       closest = &entry;
@@ -173,20 +183,22 @@ int RunExplain(const Options& options) {
     }
   }
   if (closest == nullptr) {
-    std::cout << fmt::format("No cached module to compare with ({} executable{} in {}, none with its module text).\n",
-                             entries->size(), entries->size() == 1 ? "" : "s", options.directory);
+    std::cout << fmt::format(
+        "No cached module to compare with ({} executable{} in {}, none with its module text).\n",
+        entries->size(), entries->size() == 1 ? "" : "s", options.directory);
     return kExitError;
   }
   const engine::exec::ExecutableInfo& info = *closest->info;
-  std::cout << fmt::format("Closest cached executable: {} (module {}, saved {} UTC)\n", closest->path,
-                           info.module_name, Date(closest->mtime));
+  std::cout << fmt::format("Closest cached executable: {} (module {}, saved {} UTC)\n",
+                           closest->path, info.module_name, Date(closest->mtime));
   std::cout << "Why it does not match:\n";
   if (info.tool_version != TILEPROF_VERSION)
-    std::cout << fmt::format("  - compiled by tileprof {}, this is tileprof {}\n", info.tool_version,
-                             TILEPROF_VERSION);
+    std::cout << fmt::format("  - compiled by tileprof {}, this is tileprof {}\n",
+                             info.tool_version, TILEPROF_VERSION);
   engine::TargetOptions cached_target = info.target;
   auto cached = engine::Target::Create(cached_target);
-  const std::string cached_target_text = cached ? engine::exec::TargetKeyText(*cached) : "(invalid)";
+  const std::string cached_target_text =
+      cached ? engine::exec::TargetKeyText(*cached) : "(invalid)";
   if (cached_target_text != target_text)
     std::cout << fmt::format("  - target: {} (cached) -> {}\n", cached_target_text, target_text);
   for (const std::string& change : OptionChanges(info.key_text, options_text))
@@ -203,17 +215,21 @@ RunFn Setup(CLI::App& cmd) {
   auto options = std::make_shared<Options>();
   cmd.require_subcommand(1);
   cmd.footer(
-      "DIR is an executable cache (--executable-cache-path, TF_POPLAR_FLAGS=--executable_cache_path):\n"
-      "one <key>.poplar_exec per compiled module, <key>.hlo beside it (the module's canonical text)\n"
+      "DIR is an executable cache (--executable-cache-path, "
+      "TF_POPLAR_FLAGS=--executable_cache_path):\n"
+      "one <key>.poplar_exec per compiled module, <key>.hlo beside it (the module's canonical "
+      "text)\n"
       "and the lock files. Files can be deleted at any time; nothing else is kept.\n"
       "Exit status: ls 0; verify 0 when every executable is sound, 1 when one is not;\n"
       "explain 0 on a hit, 1 on a miss; 2 on errors.");
   CLI::App* ls = cmd.add_subcommand("ls", "List the executables: key, module, target, size, date");
   ls->add_option("DIR", options->directory, "Cache directory")->required();
-  CLI::App* verify = cmd.add_subcommand("verify", "Check every executable (checksum and contents), naming bad files");
+  CLI::App* verify = cmd.add_subcommand(
+      "verify", "Check every executable (checksum and contents), naming bad files");
   verify->add_option("DIR", options->directory, "Cache directory")->required();
-  CLI::App* explain = cmd.add_subcommand(
-      "explain", "Would MODEL load from the cache? On a miss, why not: the closest cached module and what differs");
+  CLI::App* explain = cmd.add_subcommand("explain",
+                                         "Would MODEL load from the cache? On a miss, why not: the "
+                                         "closest cached module and what differs");
   explain->add_option("DIR", options->directory, "Cache directory")->required();
   explain->add_option("MODEL", options->model, "HLO text file")->required();
   AddTargetFlags(*explain, options->target);

@@ -37,7 +37,9 @@ RunFn Setup(CLI::App& cmd) {
       "Exit status: 0 ok, 1 a report could not be read, 2 usage.");
   cmd.add_option("A", options->a, "Base report")->required();
   cmd.add_option("B", options->b, "New report")->required();
-  cmd.add_option("-n", options->count, "Tiles to list")->check(CLI::Range(size_t{1}, size_t{1000000}))->capture_default_str();
+  cmd.add_option("-n", options->count, "Tiles to list")
+      ->check(CLI::Range(size_t{1}, size_t{1000000}))
+      ->capture_default_str();
   AddFormatOption(cmd, options->format);
   return [options] { return Run(*options); };
 }

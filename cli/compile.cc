@@ -31,30 +31,36 @@ void PrintSummary(const engine::CompiledModule& compiled, const engine::WrittenR
     std::cout << fmt::format("Loaded {} for {} from {} in {:.2f} s\n", compiled.module.name(),
                              compiled.target.Describe(), compiled.cache.path, compiled.seconds);
   else
-    std::cout << fmt::format("Compiled {} for {} in {:.2f} s\n", compiled.module.name(), compiled.target.Describe(),
-                             compiled.seconds);
-  if (compiled.cache.outcome != engine::CacheOutcome::kDisabled && compiled.cache.outcome != engine::CacheOutcome::kHit)
-    std::cout << fmt::format("  Cache:    {} ({})\n", engine::CacheOutcomeName(compiled.cache.outcome),
-                             compiled.cache.path);
+    std::cout << fmt::format("Compiled {} for {} in {:.2f} s\n", compiled.module.name(),
+                             compiled.target.Describe(), compiled.seconds);
+  if (compiled.cache.outcome != engine::CacheOutcome::kDisabled &&
+      compiled.cache.outcome != engine::CacheOutcome::kHit)
+    std::cout << fmt::format("  Cache:    {} ({})\n",
+                             engine::CacheOutcomeName(compiled.cache.outcome), compiled.cache.path);
   if (total) {
     uint64_t capacity = compiled.target.TotalMemory();
     std::cout << fmt::format("  Memory:   {} B of {} B ({:.2f}%), {} B including gaps\n",
                              WithThousands(total->ExcludingGaps()), WithThousands(capacity),
-                             capacity ? 100.0 * static_cast<double>(total->ExcludingGaps()) / static_cast<double>(capacity) : 0.0,
+                             capacity ? 100.0 * static_cast<double>(total->ExcludingGaps()) /
+                                            static_cast<double>(capacity)
+                                      : 0.0,
                              WithThousands(total->including_gaps));
   }
   if (by_tile && by_tile->max_including_gaps)
     std::cout << fmt::format("  Max tile: {} B on tile {} (of {} B per tile)\n",
-                             WithThousands(by_tile->max_including_gaps->bytes), by_tile->max_including_gaps->tile,
+                             WithThousands(by_tile->max_including_gaps->bytes),
+                             by_tile->max_including_gaps->tile,
                              WithThousands(compiled.target.BytesPerTile()));
   std::cout << fmt::format("  Tiles out of memory: {}\n", compiled.result.tiles_out_of_memory);
   if (!compiled.result.lowering.opaque_opcodes.empty()) {
     std::string opcodes;
-    for (const std::string& op : compiled.result.lowering.opaque_opcodes) opcodes += (opcodes.empty() ? "" : ", ") + op;
+    for (const std::string& op : compiled.result.lowering.opaque_opcodes)
+      opcodes += (opcodes.empty() ? "" : ", ") + op;
     std::cout << fmt::format("  Opaque ops (memory accounted, not executable): {}\n", opcodes);
   }
   for (const std::string& file : written.files) std::cout << fmt::format("  Wrote:    {}\n", file);
-  for (const std::string& note : written.notes) std::cout << "  Note:     " << note.substr(0, note.find('.') + 1) << '\n';
+  for (const std::string& note : written.notes)
+    std::cout << "  Note:     " << note.substr(0, note.find('.') + 1) << '\n';
 }
 
 int Run(const Options& options) {
@@ -83,9 +89,11 @@ int Run(const Options& options) {
     return kExitError;
   }
   // The per-tile archive, also (especially) when tiles are out of memory.
-  std::string archive = options.save_archive.empty() ? session.engine.SaveArchive() : options.save_archive;
+  std::string archive =
+      options.save_archive.empty() ? session.engine.SaveArchive() : options.save_archive;
   if (!archive.empty()) {
-    if (Status saved = analyzer::WriteReportArchive(archive, compiled->result.report, model); !saved) {
+    if (Status saved = analyzer::WriteReportArchive(archive, compiled->result.report, model);
+        !saved) {
       PrintDiagnostic("compile", saved.error().message());
       return kExitError;
     }
@@ -116,7 +124,8 @@ RunFn Setup(CLI::App& cmd) {
       "Environment: TF_POPLAR_FLAGS (--ipu_model_tiles, --show_progress_bar, --help, ...),\n"
       "POPLAR_ENGINE_OPTIONS, POPLAR_LOG_LEVEL=INFO (phase lines), TF_POPLAR_VLOG_LEVEL=1\n"
       "(Begin/End XLA compilation lines). Log lines go to stderr, the progress bar to stdout.\n"
-      "Report options (also as a --config JSON object, flags win): --json-report, --cbor-report and\n"
+      "Report options (also as a --config JSON object, flags win): --json-report, --cbor-report "
+      "and\n"
       "--profile-db write the report in other formats; --tensor-map FILE and TF_POPLAR_FLAGS\n"
       "--tensor_map_file_path=DIR (DIR/<module>.tensor_map.json) the tensor map; --events FILE\n"
       "COMPILE_BEGIN/COMPILE_END trace events (with --profiling, the report inside, in the\n"
@@ -124,21 +133,24 @@ RunFn Setup(CLI::App& cmd) {
       "DIR/<module>/{graph.<ext>,tensor_map.json,framework.json}. POPLAR_ENGINE_OPTIONS\n"
       "autoReport.all / outputGraphProfile write <autoReport.directory>/profile.db.\n"
       "With --executable-cache-path DIR (or TF_POPLAR_FLAGS=--executable_cache_path=DIR) the\n"
-      "compiled executable is saved to DIR/<key>.poplar_exec and later compiles of the same module,\n"
+      "compiled executable is saved to DIR/<key>.poplar_exec and later compiles of the same "
+      "module,\n"
       "target and program options load it instead (report and profiling options do not change\n"
       "the key); see `tileprof cache`. --device-connection=pre-compile --ipu-version=ipu2 only\n"
       "compiles into the cache, for a later run.");
   AddSessionFlags(cmd, options->session);
   cmd.add_flag("--allow-out-of-memory", options->allow_out_of_memory,
                "Exit 0 even when tiles are out of memory (debug.allowOutOfMemory)");
-  cmd.add_option("--save-archive", options->save_archive,
-                 "Also write the per-tile ELF archive (target.saveArchive): member i is tile i, its .text "
-                 "the tile's memory");
+  cmd.add_option(
+      "--save-archive", options->save_archive,
+      "Also write the per-tile ELF archive (target.saveArchive): member i is tile i, its .text "
+      "the tile's memory");
   return [options] { return Run(*options); };
 }
 
-const Registration kCompile{"compile", "Compile an HLO module onto the tiles of a target and write the memory report",
-                            Setup};
+const Registration kCompile{
+    "compile", "Compile an HLO module onto the tiles of a target and write the memory report",
+    Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

@@ -51,8 +51,8 @@ RunFn Setup(CLI::App& cmd) {
   return [options] { return Run(*options); };
 }
 
-const Registration kDumpDiff{"dumpdiff", "Explain why a module recompiled: diff two runs' XLA dumps",
-                             Setup};
+const Registration kDumpDiff{"dumpdiff",
+                             "Explain why a module recompiled: diff two runs' XLA dumps", Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

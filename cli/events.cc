@@ -38,15 +38,18 @@ nlohmann::ordered_json EventJson(const report::TraceEvent& e) {
 }
 
 // The (module, payload) pairs extract_compile_reports and friends return.
-std::vector<std::pair<std::string, std::string>> Extract(const std::vector<report::TraceEvent>& events,
-                                                         const Options& options) {
+std::vector<std::pair<std::string, std::string>> Extract(
+    const std::vector<report::TraceEvent>& events, const Options& options) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const report::TraceEvent& e : events) {
-    if (options.compile_reports && e.type == report::TraceEventType::kCompileEnd && !e.compilation_report.empty())
+    if (options.compile_reports && e.type == report::TraceEventType::kCompileEnd &&
+        !e.compilation_report.empty())
       out.emplace_back(e.module_name, e.compilation_report);
-    if (options.tensor_maps && e.type == report::TraceEventType::kCompileEnd && !e.tensor_map.empty())
+    if (options.tensor_maps && e.type == report::TraceEventType::kCompileEnd &&
+        !e.tensor_map.empty())
       out.emplace_back(e.module_name, e.tensor_map);
-    if (options.execute_reports && e.type == report::TraceEventType::kExecute && !e.execution_report.empty())
+    if (options.execute_reports && e.type == report::TraceEventType::kExecute &&
+        !e.execution_report.empty())
       out.emplace_back(e.module_name, e.execution_report);
   }
   return out;
@@ -99,8 +102,10 @@ RunFn Setup(CLI::App& cmd) {
       "(the Trace_Event_Report.rep layout). A file cut short by a crash prints the events\n"
       "before the cut and exits 1.");
   cmd.add_option("FILE", options->file, "Trace-event file")->required();
-  cmd.add_flag("--compile-reports", options->compile_reports, "Only the compilation reports of COMPILE_END events");
-  cmd.add_flag("--execute-reports", options->execute_reports, "Only the execution reports of EXECUTE events");
+  cmd.add_flag("--compile-reports", options->compile_reports,
+               "Only the compilation reports of COMPILE_END events");
+  cmd.add_flag("--execute-reports", options->execute_reports,
+               "Only the execution reports of EXECUTE events");
   cmd.add_flag("--tensor-maps", options->tensor_maps, "Only the tensor maps of COMPILE_END events");
   cmd.add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
@@ -108,8 +113,8 @@ RunFn Setup(CLI::App& cmd) {
   return [options] { return Run(*options); };
 }
 
-const Registration kEvents{"events", "Print the trace events of a file, or extract their reports and tensor maps",
-                           Setup};
+const Registration kEvents{
+    "events", "Print the trace events of a file, or extract their reports and tensor maps", Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

@@ -25,15 +25,19 @@ int Run(const Options& options) {
     return kExitError;
   }
   if (!document->execution) {
-    PrintDiagnostic("export-trace", options.report +
-                                        ": has no execution report (a compilation-only report has no steps "
-                                        "to show; `tileprof run` writes one)");
+    PrintDiagnostic("export-trace",
+                    options.report +
+                        ": has no execution report (a compilation-only report has no steps "
+                        "to show; `tileprof run` writes one)");
     return kExitError;
   }
   report::ChromeTraceOptions trace;
-  const report::Target* target =
-      document->compilation && document->compilation->target ? &*document->compilation->target : nullptr;
-  trace.tiles_per_ipu = options.tiles_per_ipu > 0 ? options.tiles_per_ipu : target ? target->tiles_per_ipu : 0;
+  const report::Target* target = document->compilation && document->compilation->target
+                                     ? &*document->compilation->target
+                                     : nullptr;
+  trace.tiles_per_ipu = options.tiles_per_ipu > 0 ? options.tiles_per_ipu
+                        : target                  ? target->tiles_per_ipu
+                                                  : 0;
   if (target != nullptr && options.tiles_per_ipu == 0) trace.num_ipus = target->num_ipus;
   const report::ExecutionReport& execution = *document->execution;
   std::string json = report::WriteChromeTrace(execution, trace);
@@ -42,8 +46,10 @@ int Run(const Options& options) {
     return kExitError;
   }
   bool per_tile = false;
-  for (const report::ExecutionStep& step : execution.steps) per_tile = per_tile || !step.cycles_by_tile.empty();
-  std::cout << fmt::format("Wrote {}: {} execution steps{}\n", options.output, execution.steps.size(),
+  for (const report::ExecutionStep& step : execution.steps)
+    per_tile = per_tile || !step.cycles_by_tile.empty();
+  std::cout << fmt::format("Wrote {}: {} execution steps{}\n", options.output,
+                           execution.steps.size(),
                            per_tile ? ", per tile" : " (no per-tile cycles: steps only)");
   return kExitOk;
 }
@@ -58,16 +64,17 @@ RunFn Setup(CLI::App& cmd) {
       "Times are microseconds at the report's clock. Open the file in https://ui.perfetto.dev\n"
       "or chrome://tracing.");
   cmd.add_option("REPORT", options->report, "Report file")->required();
-  cmd.add_option("-o,--output", options->output, "Chrome trace JSON to write")->capture_default_str();
+  cmd.add_option("-o,--output", options->output, "Chrome trace JSON to write")
+      ->capture_default_str();
   cmd.add_option("--tiles-per-ipu", options->tiles_per_ipu,
                  "Tiles per IPU, to assign tiles to IPUs when the report has no target")
       ->check(CLI::PositiveNumber);
   return [options] { return Run(*options); };
 }
 
-const Registration kExportTrace{"export-trace",
-                                "Write the execution steps of a report as a Chrome trace (Perfetto, chrome://tracing)",
-                                Setup};
+const Registration kExportTrace{
+    "export-trace",
+    "Write the execution steps of a report as a Chrome trace (Perfetto, chrome://tracing)", Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

@@ -29,8 +29,10 @@ RunFn Setup(CLI::App& cmd) {
       "--including-gaps and --bucket-kb need per-tile data (JSON, CBOR or SQLite).\n"
       "Exit status: 0 ok, 1 the report could not be read or lacks a histogram, 2 usage.");
   cmd.add_option("REPORT", options->report, "Report file")->required();
-  cmd.add_flag("--including-gaps", options->including_gaps, "Bucket the tiles' bytes including gaps");
-  cmd.add_option("--bucket-kb", options->bucket_kb, "Bucket width in KB")->check(CLI::PositiveNumber);
+  cmd.add_flag("--including-gaps", options->including_gaps,
+               "Bucket the tiles' bytes including gaps");
+  cmd.add_option("--bucket-kb", options->bucket_kb, "Bucket width in KB")
+      ->check(CLI::PositiveNumber);
   AddFormatOption(cmd, options->format);
   return [options] { return Run(*options); };
 }

@@ -54,22 +54,23 @@ std::string StatsText(const std::string& file, const hlo::ModuleStats& stats) {
   line("entry", stats.entry);
   line("parameters", WithThousands(static_cast<int64_t>(stats.parameters.size())));
   size_t name_width = 0;
-  for (const auto& parameter : stats.parameters) name_width = std::max(name_width, parameter.name.size());
+  for (const auto& parameter : stats.parameters)
+    name_width = std::max(name_width, parameter.name.size());
   for (const auto& parameter : stats.parameters)
     out += fmt::format("  {:>4}  {:<{}}  {}\n", parameter.number, parameter.name, name_width,
                        parameter.shape);
   line("result", stats.result);
   line("dot FLOPs", fmt::format("{} ({} dot{})", WithThousands(stats.dot_flops),
                                 WithThousands(stats.dots), stats.dots == 1 ? "" : "s"));
-  line("conv FLOPs", fmt::format("{} ({} convolution{})", WithThousands(stats.convolution_flops),
-                                 WithThousands(stats.convolutions),
-                                 stats.convolutions == 1 ? "" : "s"));
+  line("conv FLOPs",
+       fmt::format("{} ({} convolution{})", WithThousands(stats.convolution_flops),
+                   WithThousands(stats.convolutions), stats.convolutions == 1 ? "" : "s"));
   if (stats.unestimated > 0)
     line("", fmt::format("{} dot/convolution FLOPs not estimated (dynamic or unknown dimensions)",
                          stats.unestimated));
   if (stats.elided_constants > 0)
-    line("", fmt::format("{} constant{} printed as {{...}}: values unknown",
-                         stats.elided_constants, stats.elided_constants == 1 ? "" : "s"));
+    line("", fmt::format("{} constant{} printed as {{...}}: values unknown", stats.elided_constants,
+                         stats.elided_constants == 1 ? "" : "s"));
   line("opcodes", "");
   size_t width = 0;
   for (const auto& [opcode, count] : stats.opcodes) width = std::max(width, opcode.size());
@@ -168,14 +169,17 @@ RunFn Setup(CLI::App& cmd) {
       "file:line:col, the line and a caret, and the exit status is 1.");
 
   CLI::App* stats = cmd.add_subcommand(
-      "stats", "Module name, computations, instructions, opcode histogram, entry parameters and "
-               "result, estimated FLOPs of dots and convolutions");
+      "stats",
+      "Module name, computations, instructions, opcode histogram, entry parameters and "
+      "result, estimated FLOPs of dots and convolutions");
   stats->add_option("FILE", options->files, "HLO text files")->required();
   AddFormat(stats, options.get());
 
   CLI::App* fmt_cmd = cmd.add_subcommand("fmt", "Print a module back, pretty or canonical");
   fmt_cmd->add_option("FILE", options->files, "An HLO text file")->required()->expected(1);
-  fmt_cmd->add_option("--style", options->style, "short (no %, no program shapes), long, legacy (long with operand shapes)")
+  fmt_cmd
+      ->add_option("--style", options->style,
+                   "short (no %, no program shapes), long, legacy (long with operand shapes)")
       ->check(CLI::IsMember({"short", "long", "legacy"}))
       ->capture_default_str();
   fmt_cmd
@@ -187,8 +191,9 @@ RunFn Setup(CLI::App& cmd) {
       ->capture_default_str();
 
   CLI::App* fingerprint = cmd.add_subcommand(
-      "fingerprint", "One 0x... line per module: the 64-bit hash of its level-3 canonical form, "
-                     "unchanged by renaming, metadata and computation order");
+      "fingerprint",
+      "One 0x... line per module: the 64-bit hash of its level-3 canonical form, "
+      "unchanged by renaming, metadata and computation order");
   fingerprint->add_option("FILE", options->files, "HLO text files")->required();
   AddFormat(fingerprint, options.get());
 
@@ -199,8 +204,8 @@ RunFn Setup(CLI::App& cmd) {
   };
 }
 
-const Registration kHlo{"hlo", "Inspect HLO text: statistics, pretty/canonical printing, fingerprints",
-                        Setup};
+const Registration kHlo{
+    "hlo", "Inspect HLO text: statistics, pretty/canonical printing, fingerprints", Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

@@ -29,7 +29,8 @@ int Run(const Options& options) {
 RunFn Setup(CLI::App& cmd) {
   auto options = std::make_shared<Options>();
   cmd.footer(
-      "Summary, plots (per tile, histogram, categories: each the report can give) and the most-used\n"
+      "Summary, plots (per tile, histogram, categories: each the report can give) and the "
+      "most-used\n"
       "tiles in one HTML file with no external resources.\n"
       "Exit status: 0 ok, 1 the report could not be read or the page not written, 2 usage.");
   cmd.add_option("REPORT", options->report, "Report file")->required();

@@ -18,9 +18,10 @@ struct Options {
 int Run(const Options& options) {
   std::vector<std::vector<analyzer::LogEvent>> parsed;
   for (const std::string& path : options.logs) {
-    Expected<std::string> text = path == "-" ? Expected<std::string>(std::string(
-                                                   std::istreambuf_iterator<char>(std::cin), {}))
-                                             : ReadFile(path);
+    Expected<std::string> text =
+        path == "-"
+            ? Expected<std::string>(std::string(std::istreambuf_iterator<char>(std::cin), {}))
+            : ReadFile(path);
     if (!text) {
       PrintDiagnostic("logscan", text.error().message());
       return kExitError;
@@ -40,7 +41,8 @@ RunFn Setup(CLI::App& cmd) {
   cmd.footer(
       "Recognised lines (anywhere in a line, after any glog or TensorFlow prefix):\n"
       "  Begin XLA compilation: <module>  (Hash: 0x...)    End XLA compilation: <module> ...\n"
-      "  Loaded <module> from <file>.poplar_exec           Couldn't find <file> in executable cache\n"
+      "  Loaded <module> from <file>.poplar_exec           Couldn't find <file> in executable "
+      "cache\n"
       "  A pre-compiled Poplar program has been saved to <file>\n"
       "  Starting phase: <phase>    Ending phase: <phase> (duration N ms; diff RSS: X MB)\n"
       "  Compiling module <module>:  (progress bar)       Begin Poplar graph construction.\n"

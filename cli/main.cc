@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   // up; the full tree is built for --help, `help` and mistakes.
   std::string_view named = argc > 1 ? std::string_view(argv[1]) : std::string_view();
   bool only_named = !named.empty() && named != "help" &&
-                    std::any_of(commands.begin(), commands.end(), [&](const Command& c) { return c.name == named; });
+                    std::any_of(commands.begin(), commands.end(),
+                                [&](const Command& c) { return c.name == named; });
   std::map<CLI::App*, RunFn> runners;
   for (const Command& command : commands) {
     if (only_named && command.name != named) continue;
@@ -90,8 +91,7 @@ int main(int argc, char** argv) {
     std::string where = "usage";
     for (CLI::App* sub : app.get_subcommands()) where = sub->get_name();
     PrintDiagnostic(where, e.what());
-    std::cerr << "Run 'tileprof help" << (where == "usage" ? "" : " " + where)
-              << "' for usage.\n";
+    std::cerr << "Run 'tileprof help" << (where == "usage" ? "" : " " + where) << "' for usage.\n";
     return kExitUsage;
   }
   for (CLI::App* sub : app.get_subcommands()) return runners.at(sub)();

@@ -25,7 +25,8 @@ int Run(const Options& options) {
   analyzer::OomOptions oom;
   oom.worst_tiles = options.tiles;
   if (options.bytes_per_tile > 0) oom.bytes_per_tile = options.bytes_per_tile;
-  return PrintOutput("oom", analyzer::OomView(*loaded, tensors ? &*tensors : nullptr, oom), options.format);
+  return PrintOutput("oom", analyzer::OomView(*loaded, tensors ? &*tensors : nullptr, oom),
+                     options.format);
 }
 
 RunFn Setup(CLI::App& cmd) {
@@ -43,12 +44,15 @@ RunFn Setup(CLI::App& cmd) {
   cmd.add_option("--bytes-per-tile", options->bytes_per_tile,
                  "Tile capacity, for a report without a Target section")
       ->check(CLI::PositiveNumber);
-  cmd.add_option("--tiles", options->tiles, "Tiles to examine")->check(CLI::Range(size_t{1}, size_t{1000}))->capture_default_str();
+  cmd.add_option("--tiles", options->tiles, "Tiles to examine")
+      ->check(CLI::Range(size_t{1}, size_t{1000}))
+      ->capture_default_str();
   AddFormatOption(cmd, options->format);
   return [options] { return Run(*options); };
 }
 
-const Registration kOom{"oom", "Explain which tiles are out of memory, what fills them, and what would help", Setup};
+const Registration kOom{
+    "oom", "Explain which tiles are out of memory, what fills them, and what would help", Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

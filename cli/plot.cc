@@ -33,7 +33,8 @@ RunFn Setup(CLI::App& cmd) {
   auto options = std::make_shared<Options>();
   cmd.footer(
       "tiles: memory per tile (excluding gaps) with the tile capacity line, red where over it;\n"
-      "  with more than 1,000 tiles each column is the largest tile of its run (needs per-tile data).\n"
+      "  with more than 1,000 tiles each column is the largest tile of its run (needs per-tile "
+      "data).\n"
       "histogram: the By Tile histogram. categories: the categories of the five most-used tiles.\n"
       "Exit status: 0 ok, 1 the report could not be read or lacks the data, 2 usage.");
   cmd.add_option("REPORT", options->report, "Report file")->required();

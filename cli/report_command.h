@@ -26,7 +26,8 @@ inline int PrintOutput(std::string_view command, const Expected<analyzer::Output
     return kExitError;
   }
   // The option is checked by CLI11, so the format always parses.
-  std::cout << analyzer::Render(*output, analyzer::ParseOutputFormat(format).value_or(analyzer::OutputFormat::kTable));
+  std::cout << analyzer::Render(
+      *output, analyzer::ParseOutputFormat(format).value_or(analyzer::OutputFormat::kTable));
   return std::cout.good() ? kExitOk : kExitError;
 }
 

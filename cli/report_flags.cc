@@ -22,24 +22,30 @@ Expected<uint64_t> ParseByteCount(std::string_view text) {
 
 void AddReportFlags(CLI::App& cmd, ReportFlags& flags, bool text_output) {
   const char* group = "Report options";
-  cmd.add_option("--config", flags.config_file,
-                 "JSON object of report options: profiling, enable_ipu_events, use_poplar_text_report, ... "
-                 "(the flags below override it)")
+  cmd.add_option(
+         "--config", flags.config_file,
+         "JSON object of report options: profiling, enable_ipu_events, use_poplar_text_report, ... "
+         "(the flags below override it)")
       ->type_name("FILE")
       ->group(group);
   cmd.add_flag("--profiling", flags.profiling,
-               "Compilation (and execution) reports in the trace events, COMPILE_BEGIN/END and I/O events")
+               "Compilation (and execution) reports in the trace events, COMPILE_BEGIN/END and I/O "
+               "events")
       ->group(group);
-  cmd.add_flag("--enable-ipu-events", flags.enable_ipu_events, "Trace events without reports in them (timing only)")
+  cmd.add_flag("--enable-ipu-events", flags.enable_ipu_events,
+               "Trace events without reports in them (timing only)")
       ->group(group);
   cmd.add_flag("--use-poplar-text-report", flags.use_poplar_text_report,
                "Reports in events and the report directory as text instead of JSON")
       ->group(group);
-  cmd.add_flag("--use-poplar-cbor-report", flags.use_poplar_cbor_report, "... as CBOR instead of JSON")->group(group);
+  cmd.add_flag("--use-poplar-cbor-report", flags.use_poplar_cbor_report,
+               "... as CBOR instead of JSON")
+      ->group(group);
   cmd.add_flag("--enable-poplar-serialized-graph", flags.enable_poplar_serialized_graph,
                "Accepted for compatibility; tileprof has no serialised Poplar graph to include")
       ->group(group);
-  cmd.add_option("--profile-execution", flags.profile_execution, "EXECUTE events: none, device, ipu or tile")
+  cmd.add_option("--profile-execution", flags.profile_execution,
+                 "EXECUTE events: none, device, ipu or tile")
       ->check(CLI::IsMember({"none", "device", "ipu", "tile"}))
       ->type_name("LEVEL")
       ->group(group);
@@ -52,25 +58,32 @@ void AddReportFlags(CLI::App& cmd, ReportFlags& flags, bool text_output) {
       ->type_name("BYTES")
       ->group(group);
   cmd.add_option("--report-directory", flags.report_directory,
-                 "Write reports to DIR/<module>/ (graph, tensor_map.json, framework.json, execution); events "
+                 "Write reports to DIR/<module>/ (graph, tensor_map.json, framework.json, "
+                 "execution); events "
                  "then hold the paths")
       ->type_name("DIR")
       ->group(group);
   if (!text_output)
-    cmd.add_option("--text-report", flags.files.text, "Also write the text report to FILE")->type_name("FILE")
-      ->group(group);
-  cmd.add_option("--json-report", flags.files.json, "Also write the report as JSON (docs/report-schema.md)")
+    cmd.add_option("--text-report", flags.files.text, "Also write the text report to FILE")
+        ->type_name("FILE")
+        ->group(group);
+  cmd.add_option("--json-report", flags.files.json,
+                 "Also write the report as JSON (docs/report-schema.md)")
       ->type_name("FILE")
       ->group(group);
-  cmd.add_option("--cbor-report", flags.files.cbor, "Also write the report as CBOR")->type_name("FILE")
-      ->group(group);
-  cmd.add_option("--profile-db", flags.files.sqlite, "Also write the SQLite profile database (profile.db)")
+  cmd.add_option("--cbor-report", flags.files.cbor, "Also write the report as CBOR")
       ->type_name("FILE")
       ->group(group);
-  cmd.add_option("--tensor-map", flags.files.tensor_map, "Write the tensor map JSON to FILE")->type_name("FILE")
+  cmd.add_option("--profile-db", flags.files.sqlite,
+                 "Also write the SQLite profile database (profile.db)")
+      ->type_name("FILE")
       ->group(group);
-  cmd.add_option("--events", flags.files.events,
-                 "Write trace events to FILE (length-delimited IpuTraceEvent; implies --enable-ipu-events)")
+  cmd.add_option("--tensor-map", flags.files.tensor_map, "Write the tensor map JSON to FILE")
+      ->type_name("FILE")
+      ->group(group);
+  cmd.add_option(
+         "--events", flags.files.events,
+         "Write trace events to FILE (length-delimited IpuTraceEvent; implies --enable-ipu-events)")
       ->type_name("FILE")
       ->group(group);
 }
@@ -89,7 +102,8 @@ Expected<engine::ReportConfig> ResolveReportConfig(const ReportFlags& flags) {
   config.use_poplar_cbor_report |= flags.use_poplar_cbor_report;
   config.enable_poplar_serialized_graph |= flags.enable_poplar_serialized_graph;
   if (!flags.profile_execution.empty())
-    config.profile_execution = *engine::ParseExecutionProfile(flags.profile_execution);  // checked by CLI11
+    config.profile_execution =
+        *engine::ParseExecutionProfile(flags.profile_execution);  // checked by CLI11
   if (!flags.report_every_nth_execution.empty()) {
     Expected<uint64_t> n = ParseByteCount(flags.report_every_nth_execution);
     if (!n || *n > INT64_MAX)

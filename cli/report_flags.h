@@ -27,7 +27,7 @@ struct ReportFlags {
   bool use_poplar_text_report = false;
   bool use_poplar_cbor_report = false;
   bool enable_poplar_serialized_graph = false;
-  std::string profile_execution;          // "" = the config's
+  std::string profile_execution;           // "" = the config's
   std::string report_every_nth_execution;  // "" = the config's
   std::string max_report_size;             // "" = the config's; decimal or 0x hex
   std::string report_directory;

@@ -43,7 +43,8 @@ int Fail(std::string_view message, int status = kExitError) {
 }
 
 // The inputs of the first execution, by stream name.
-Expected<engine::sim::HostData> BuildInputs(const Options& options, const engine::HostInterface& host,
+Expected<engine::sim::HostData> BuildInputs(const Options& options,
+                                            const engine::HostInterface& host,
                                             const engine::Graph& graph) {
   std::vector<std::optional<std::vector<std::byte>>> given(host.inputs.size());
   for (const std::string& spec : options.input_files) {
@@ -65,9 +66,12 @@ Expected<engine::sim::HostData> BuildInputs(const Options& options, const engine
   for (size_t i = 0; i < host.inputs.size(); ++i) {
     const engine::HostLeaf& leaf = host.inputs[i];
     if (leaf.elements == 0) continue;  // no stream
-    if (given[i]) data[leaf.stream] = std::move(*given[i]);
-    else if (options.inputs == "random") data[leaf.stream] = engine::RandomInput(leaf, options.seed);
-    else data[leaf.stream] = engine::ZeroInput(leaf);
+    if (given[i])
+      data[leaf.stream] = std::move(*given[i]);
+    else if (options.inputs == "random")
+      data[leaf.stream] = engine::RandomInput(leaf, options.seed);
+    else
+      data[leaf.stream] = engine::ZeroInput(leaf);
   }
   // The compiler's seed stream (poprand's seed for every tile), when it made
   // one: --seed.
@@ -78,7 +82,8 @@ Expected<engine::sim::HostData> BuildInputs(const Options& options, const engine
       continue;
     }
     std::vector<std::byte> seed(8);
-    for (size_t i = 0; i < 8; ++i) seed[i] = std::byte(static_cast<uint8_t>(options.seed >> (8 * i)));
+    for (size_t i = 0; i < 8; ++i)
+      seed[i] = std::byte(static_cast<uint8_t>(options.seed >> (8 * i)));
     data["seed"] = std::move(seed);
   }
   return data;
@@ -123,8 +128,9 @@ int Run(const Options& options) {
   // and every result is zeros (spec/executable-cache.md section 6).
   if (!precompile) log.Info("poplar_platform.cc", "Device /device:IPU:0 attached to IPU: 0");
   const std::string& model = options.session.model;
-  auto compiled = precompile ? engine::PrecompileHloFile(model, session, log, engine::exec::LoadParts::kAll)
-                             : engine::LoadOrCompile(model, session, log, engine::exec::LoadParts::kRunnable);
+  auto compiled =
+      precompile ? engine::PrecompileHloFile(model, session, log, engine::exec::LoadParts::kAll)
+                 : engine::LoadOrCompile(model, session, log, engine::exec::LoadParts::kRunnable);
   if (!compiled) return CompileFailure(kCommand, model, compiled.error().message());
   const bool from_cache = compiled->cache.outcome == engine::CacheOutcome::kHit;
   // The report files get both parts after the run; before it, only a graph
@@ -142,7 +148,8 @@ int Run(const Options& options) {
       Expected<engine::HostInterface> host = engine::DescribeHostInterface(compiled->module);
       if (!host) return Fail(host.error().message());
       engine::sim::HostData zeros;
-      for (const engine::HostLeaf& leaf : host->outputs) zeros[leaf.stream] = engine::ZeroInput(leaf);
+      for (const engine::HostLeaf& leaf : host->outputs)
+        zeros[leaf.stream] = engine::ZeroInput(leaf);
       if (Status written = WriteOutputs(options.outputs_dir, *host, zeros); !written)
         return Fail(written.error().message());
     }
@@ -164,14 +171,17 @@ int Run(const Options& options) {
   if (!simulator) return Fail(simulator.error().message());
 
   const std::string module_name(compiled->module.name());
-  if (Status loaded = events->LoadEngine(module_name); !loaded) return Fail(loaded.error().message());
+  if (Status loaded = events->LoadEngine(module_name); !loaded)
+    return Fail(loaded.error().message());
   const auto start = std::chrono::steady_clock::now();
   engine::sim::HostData outputs;
   for (uint64_t execution = 1; execution <= options.iterations; ++execution) {
-    if (Status sent = events->HostToDevice(Transfers(host->inputs)); !sent) return Fail(sent.error().message());
+    if (Status sent = events->HostToDevice(Transfers(host->inputs)); !sent)
+      return Fail(sent.error().message());
     Expected<engine::sim::RunResult> run = (*simulator)->Run(*inputs);
     if (!run) return Fail(fmt::format("execution {}: {}", execution, run.error().message()));
-    if (Status sent = events->DeviceToHost(Transfers(host->outputs)); !sent) return Fail(sent.error().message());
+    if (Status sent = events->DeviceToHost(Transfers(host->outputs)); !sent)
+      return Fail(sent.error().message());
     if (events->WantsExecutionReport(module_name, from_cache)) {
       report::ExecutionReport so_far = (*simulator)->Report();
       if (Status executed = events->Execute(module_name, &so_far, from_cache); !executed)
@@ -192,7 +202,8 @@ int Run(const Options& options) {
     }
     outputs = std::move(run->outputs);
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   report::ExecutionReport execution = (*simulator)->Report();
   auto run_written = engine::WriteRunOutputs(*compiled, execution, settings);
@@ -203,17 +214,22 @@ int Run(const Options& options) {
       return Fail(written.error().message());
     }
   }
-  const double microseconds = static_cast<double>(execution.total_cycles) / compiled->target.ClockHz() * 1e6;
+  const double microseconds =
+      static_cast<double>(execution.total_cycles) / compiled->target.ClockHz() * 1e6;
   std::cout << fmt::format("Ran {} on {}: {} execution(s) in {:.2f} s on {} host thread(s)\n",
-                           compiled->module.name(), compiled->target.Describe(), options.iterations, seconds,
-                           (*simulator)->threads());
+                           compiled->module.name(), compiled->target.Describe(), options.iterations,
+                           seconds, (*simulator)->threads());
   std::cout << fmt::format("  Cycles:   {} (approx {} microseconds at {} MHz)\n",
                            WithThousands(execution.total_cycles), WithThousands(microseconds, 1),
                            WithThousands(compiled->target.ClockHz() / 1e6, 1));
-  if (!options.outputs_dir.empty()) std::cout << fmt::format("  Outputs:  {}\n", options.outputs_dir);
-  for (const std::string& file : compile_written->files) std::cout << fmt::format("  Wrote:    {}\n", file);
-  for (const std::string& file : run_written->files) std::cout << fmt::format("  Wrote:    {}\n", file);
-  for (const std::string& note : compile_written->notes) std::cout << "  Note:     " << note << '\n';
+  if (!options.outputs_dir.empty())
+    std::cout << fmt::format("  Outputs:  {}\n", options.outputs_dir);
+  for (const std::string& file : compile_written->files)
+    std::cout << fmt::format("  Wrote:    {}\n", file);
+  for (const std::string& file : run_written->files)
+    std::cout << fmt::format("  Wrote:    {}\n", file);
+  for (const std::string& note : compile_written->notes)
+    std::cout << "  Note:     " << note << '\n';
   return ExitWithoutTeardown(kExitOk);
 }
 
@@ -242,7 +258,8 @@ RunFn Setup(CLI::App& cmd) {
   cmd.add_option("--seed", options->seed, "Seed of --inputs random and of the device's seed stream")
       ->capture_default_str();
   // One value per --input, so `--input a=x.npy MODEL` leaves MODEL alone.
-  cmd.add_option("--input", options->input_files, "NAME_OR_INDEX=FILE.npy for one parameter (repeatable)")
+  cmd.add_option("--input", options->input_files,
+                 "NAME_OR_INDEX=FILE.npy for one parameter (repeatable)")
       ->allow_extra_args(false);
   cmd.add_option("--outputs", options->outputs_dir, "Directory for out.<i>.npy result files");
   cmd.add_option("--threads", options->threads, "Host threads (default: all cores)");
@@ -251,8 +268,8 @@ RunFn Setup(CLI::App& cmd) {
   return [options] { return Run(*options); };
 }
 
-const Registration kRun{"run", "Compile an HLO module, execute it on the tile simulator and write the report",
-                        Setup};
+const Registration kRun{
+    "run", "Compile an HLO module, execute it on the tile simulator and write the report", Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

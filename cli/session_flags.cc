@@ -15,7 +15,9 @@ void AddTargetFlags(CLI::App& cmd, TargetFlags& flags) {
   cmd.add_option("--target", flags.target, "Target preset: ipu1, ipu2, ipu21")
       ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}))
       ->capture_default_str();
-  cmd.add_option("--ipus", flags.ipus, "Number of IPUs")->check(CLI::Range(1u, engine::kMaxIpus))->capture_default_str();
+  cmd.add_option("--ipus", flags.ipus, "Number of IPUs")
+      ->check(CLI::Range(1u, engine::kMaxIpus))
+      ->capture_default_str();
   cmd.add_option("--tiles-per-ipu", flags.tiles_per_ipu,
                  "Tiles per IPU, fewer than the preset's (TF_POPLAR_FLAGS --ipu_model_tiles)")
       ->check(CLI::PositiveNumber);
@@ -23,17 +25,21 @@ void AddTargetFlags(CLI::App& cmd, TargetFlags& flags) {
 
 void AddSessionFlags(CLI::App& cmd, SessionFlags& flags) {
   cmd.add_option("MODEL", flags.model, "HLO text file (one module)")->required();
-  cmd.add_option("-o,--output", flags.output, "Where to write the text report (default Trace_Event_Report.rep)");
+  cmd.add_option("-o,--output", flags.output,
+                 "Where to write the text report (default Trace_Event_Report.rep)");
   AddTargetFlags(cmd, flags.target);
-  cmd.add_option("--progress", flags.progress,
-                 "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
+  cmd.add_option(
+      "--progress", flags.progress,
+      "Compile progress bar: auto (a terminal and at least 5 expensive ops), true, false");
   cmd.add_option("--executable-cache-path", flags.cache_path,
                  "Load the compiled executable from DIR, or compile and save it there "
                  "(TF_POPLAR_FLAGS --executable_cache_path)");
   cmd.add_option("--device-connection", flags.device_connection,
-                 "always, or pre-compile: no device; compile and save to the executable cache for a later run")
+                 "always, or pre-compile: no device; compile and save to the executable cache for "
+                 "a later run")
       ->check(CLI::IsMember({"always", "pre-compile"}));
-  cmd.add_option("--ipu-version", flags.ipu_version, "Target of pre-compile mode: ipu1, ipu2, ipu21")
+  cmd.add_option("--ipu-version", flags.ipu_version,
+                 "Target of pre-compile mode: ipu1, ipu2, ipu21")
       ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}));
   AddReportFlags(cmd, flags.report, /*text_output=*/true);
 }
@@ -48,7 +54,8 @@ engine::SessionOptions TargetSession(const TargetFlags& flags, const engine::Env
   return session;
 }
 
-std::optional<int> PrepareSession(const SessionFlags& flags, std::string_view command, Session& session) {
+std::optional<int> PrepareSession(const SessionFlags& flags, std::string_view command,
+                                  Session& session) {
   auto usage = [&](std::string_view message) {
     PrintDiagnostic(command, message);
     return kExitUsage;

@@ -52,7 +52,8 @@ struct Session {
 // Reads the environment and resolves the flags. Returns the exit status
 // when the command should stop here (TF_POPLAR_FLAGS=--help printed, or a
 // usage error reported as `tileprof: <command>: ...`).
-std::optional<int> PrepareSession(const SessionFlags& flags, std::string_view command, Session& session);
+std::optional<int> PrepareSession(const SessionFlags& flags, std::string_view command,
+                                  Session& session);
 
 // Prints a compile or load error: parse errors already read
 // "file:line:col: error: ..." with a caret, others get the command prefix.

@@ -107,7 +107,8 @@ RunFn Setup(CLI::App& cmd) {
       ->trigger_on_parse();
   cmd.add_flag("-t,--totals", opts->size.totals, "Add a (TOTALS) line (Berkeley and GNU formats)");
   cmd.add_flag("--common", opts->size.common, "Count common symbols (*COM* row, or bss)");
-  cmd.add_flag_function("-f", [](int64_t) {}, "Ignored, as by GNU size");
+  cmd.add_flag_function(
+      "-f", [](int64_t) {}, "Ignored, as by GNU size");
   cmd.add_option("FILE", opts->files, "ELF objects and ar archives (default: a.out)");
   return [opts] { return Run(*opts); };
 }

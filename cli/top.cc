@@ -25,7 +25,9 @@ RunFn Setup(CLI::App& cmd) {
       "tile blocks it printed (at most five, and only when memory was imbalanced).\n"
       "Exit status: 0 ok, 1 the report could not be read or has no tile data, 2 usage.");
   cmd.add_option("REPORT", options->report, "Report file")->required();
-  cmd.add_option("-n", options->count, "Number of tiles")->check(CLI::Range(size_t{1}, size_t{100000}))->capture_default_str();
+  cmd.add_option("-n", options->count, "Number of tiles")
+      ->check(CLI::Range(size_t{1}, size_t{100000}))
+      ->capture_default_str();
   AddFormatOption(cmd, options->format);
   return [options] { return Run(*options); };
 }

@@ -5,8 +5,8 @@
 namespace tileprof {
 
 Error ByteReader::OutOfBounds(uint64_t offset, uint64_t length, std::string_view field) const {
-  return MakeError("{}: {} bytes at offset {:#x} run past the end of the data ({} bytes)",
-                   field, length, offset, data_.size());
+  return MakeError("{}: {} bytes at offset {:#x} run past the end of the data ({} bytes)", field,
+                   length, offset, data_.size());
 }
 
 uint64_t ByteReader::UncheckedWord(uint64_t offset, unsigned width) const {

@@ -53,8 +53,7 @@ class ByteReader {
 // A ByteReader with a position, for sequential formats.
 class ByteCursor {
  public:
-  explicit ByteCursor(ByteReader reader, uint64_t offset = 0)
-      : reader_(reader), offset_(offset) {}
+  explicit ByteCursor(ByteReader reader, uint64_t offset = 0) : reader_(reader), offset_(offset) {}
 
   uint64_t offset() const { return offset_; }
   uint64_t remaining() const { return offset_ <= reader_.size() ? reader_.size() - offset_ : 0; }

@@ -41,22 +41,34 @@ Error MakeError(fmt::format_string<Args...> format, Args&&... args) {
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}          // NOLINT: implicit by design
-  Expected(Error error) : state_(std::move(error)) {}      // NOLINT: implicit by design
+  Expected(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
+  Expected(Error error) : state_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool has_value() const { return state_.index() == 0; }
   explicit operator bool() const { return has_value(); }
 
-  T& value() & { assert(has_value()); return std::get<0>(state_); }
-  const T& value() const& { assert(has_value()); return std::get<0>(state_); }
-  T&& value() && { assert(has_value()); return std::get<0>(std::move(state_)); }
+  T& value() & {
+    assert(has_value());
+    return std::get<0>(state_);
+  }
+  const T& value() const& {
+    assert(has_value());
+    return std::get<0>(state_);
+  }
+  T&& value() && {
+    assert(has_value());
+    return std::get<0>(std::move(state_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  const Error& error() const { assert(!has_value()); return std::get<1>(state_); }
+  const Error& error() const {
+    assert(!has_value());
+    return std::get<1>(state_);
+  }
 
  private:
   std::variant<T, Error> state_;
@@ -71,7 +83,10 @@ class [[nodiscard]] Expected<void> {
 
   bool has_value() const { return !failed_; }
   explicit operator bool() const { return has_value(); }
-  const Error& error() const { assert(failed_); return error_; }
+  const Error& error() const {
+    assert(failed_);
+    return error_;
+  }
 
  private:
   Error error_{""};
@@ -86,14 +101,13 @@ using Status = Expected<void>;
 //   TILEPROF_ASSIGN_OR_RETURN(auto header, ReadHeader(bytes));
 #define TILEPROF_CONCAT_INNER(a, b) a##b
 #define TILEPROF_CONCAT(a, b) TILEPROF_CONCAT_INNER(a, b)
-#define TILEPROF_ASSIGN_OR_RETURN(decl, expr)                          \
-  auto TILEPROF_CONCAT(tileprof_expected_, __LINE__) = (expr);         \
-  if (!TILEPROF_CONCAT(tileprof_expected_, __LINE__))                  \
-    return TILEPROF_CONCAT(tileprof_expected_, __LINE__).error();      \
+#define TILEPROF_ASSIGN_OR_RETURN(decl, expr)                     \
+  auto TILEPROF_CONCAT(tileprof_expected_, __LINE__) = (expr);    \
+  if (!TILEPROF_CONCAT(tileprof_expected_, __LINE__))             \
+    return TILEPROF_CONCAT(tileprof_expected_, __LINE__).error(); \
   decl = std::move(TILEPROF_CONCAT(tileprof_expected_, __LINE__)).value()
 
-#define TILEPROF_RETURN_IF_ERROR(expr)                                  \
-  do {                                                                  \
-    if (auto tileprof_status_ = (expr); !tileprof_status_)              \
-      return tileprof_status_.error();                                  \
+#define TILEPROF_RETURN_IF_ERROR(expr)                                                      \
+  do {                                                                                      \
+    if (auto tileprof_status_ = (expr); !tileprof_status_) return tileprof_status_.error(); \
   } while (0)

@@ -23,12 +23,12 @@ struct DtypeInfo {
 };
 
 constexpr DtypeInfo kDtypes[] = {
-    {Dtype::kBool, "|b1", "bool", 1},   {Dtype::kI1, "|i1", "int8", 1},
-    {Dtype::kU1, "|u1", "uint8", 1},    {Dtype::kI2, "<i2", "int16", 2},
-    {Dtype::kU2, "<u2", "uint16", 2},   {Dtype::kI4, "<i4", "int32", 4},
-    {Dtype::kU4, "<u4", "uint32", 4},   {Dtype::kI8, "<i8", "int64", 8},
-    {Dtype::kU8, "<u8", "uint64", 8},   {Dtype::kF2, "<f2", "float16", 2},
-    {Dtype::kF4, "<f4", "float32", 4},  {Dtype::kF8, "<f8", "float64", 8},
+    {Dtype::kBool, "|b1", "bool", 1},  {Dtype::kI1, "|i1", "int8", 1},
+    {Dtype::kU1, "|u1", "uint8", 1},   {Dtype::kI2, "<i2", "int16", 2},
+    {Dtype::kU2, "<u2", "uint16", 2},  {Dtype::kI4, "<i4", "int32", 4},
+    {Dtype::kU4, "<u4", "uint32", 4},  {Dtype::kI8, "<i8", "int64", 8},
+    {Dtype::kU8, "<u8", "uint64", 8},  {Dtype::kF2, "<f2", "float16", 2},
+    {Dtype::kF4, "<f4", "float32", 4}, {Dtype::kF8, "<f8", "float64", 8},
 };
 
 const DtypeInfo& Info(Dtype dtype) { return kDtypes[static_cast<size_t>(dtype)]; }
@@ -61,21 +61,27 @@ class HeaderReader {
       if (key == "descr") {
         if (fields.descr) return Fail("'descr' appears twice");
         if (Peek() == '[') {
-          return Fail("'descr' is a list: structured dtypes are not supported (one numeric array per file)");
+          return Fail(
+              "'descr' is a list: structured dtypes are not supported (one numeric array per "
+              "file)");
         }
         TILEPROF_ASSIGN_OR_RETURN(std::string descr, String());
         fields.descr = std::move(descr);
       } else if (key == "fortran_order") {
         if (fields.fortran_order) return Fail("'fortran_order' appears twice");
-        if (Word("True")) fields.fortran_order = true;
-        else if (Word("False")) fields.fortran_order = false;
-        else return Fail("'fortran_order' is not True or False");
+        if (Word("True"))
+          fields.fortran_order = true;
+        else if (Word("False"))
+          fields.fortran_order = false;
+        else
+          return Fail("'fortran_order' is not True or False");
       } else if (key == "shape") {
         if (fields.shape) return Fail("'shape' appears twice");
         TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> shape, Tuple());
         fields.shape = std::move(shape);
       } else {
-        return Fail(fmt::format("unexpected key '{}' (a .npy header has descr, fortran_order and shape)", key));
+        return Fail(fmt::format(
+            "unexpected key '{}' (a .npy header has descr, fortran_order and shape)", key));
       }
       SkipSpace();
       if (Eat(',')) {
@@ -102,14 +108,12 @@ class HeaderReader {
     return true;
   }
   void SkipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\r')) {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
+                                   text_[pos_] == '\t' || text_[pos_] == '\r')) {
       ++pos_;
     }
   }
-  Error Fail(std::string_view what) const {
-    return MakeError("header offset {}: {}", pos_, what);
-  }
+  Error Fail(std::string_view what) const { return MakeError("header offset {}: {}", pos_, what); }
 
   Expected<std::string> String() {
     const char quote = Peek();
@@ -165,18 +169,21 @@ uint32_t ReadLittle(const std::byte* p, size_t size) {
 
 Error DescrError(std::string_view descr) {
   if (descr.size() >= 2 && descr[0] == '>' && descr[1] != '\0') {
-    return MakeError("dtype '{}' is big-endian; only little-endian arrays are supported "
-                     "(use arr.astype(arr.dtype.newbyteorder('<')))",
-                     descr);
+    return MakeError(
+        "dtype '{}' is big-endian; only little-endian arrays are supported "
+        "(use arr.astype(arr.dtype.newbyteorder('<')))",
+        descr);
   }
   if (descr == "<V2" || descr == "|V2" || descr.find("bfloat16") != std::string_view::npos) {
-    return MakeError("dtype '{}' is not supported: bfloat16 is not a NumPy dtype (ml_dtypes saves it "
-                     "as raw 2-byte voids); save the array as float32",
-                     descr);
+    return MakeError(
+        "dtype '{}' is not supported: bfloat16 is not a NumPy dtype (ml_dtypes saves it "
+        "as raw 2-byte voids); save the array as float32",
+        descr);
   }
-  return MakeError("dtype '{}' is not supported (bool, int8..int64, uint8..uint64, float16, float32, "
-                   "float64 are)",
-                   descr);
+  return MakeError(
+      "dtype '{}' is not supported (bool, int8..int64, uint8..uint64, float16, float32, "
+      "float64 are)",
+      descr);
 }
 
 }  // namespace
@@ -191,7 +198,8 @@ std::optional<Dtype> ParseDescr(std::string_view descr) {
     if (descr.substr(1) != info.descr.substr(1)) continue;
     // One-byte types have no byte order: NumPy writes '|', but any order
     // mark means the same bytes.
-    if (info.size == 1 && (descr[0] == '|' || descr[0] == '<' || descr[0] == '>' || descr[0] == '=')) {
+    if (info.size == 1 &&
+        (descr[0] == '|' || descr[0] == '<' || descr[0] == '>' || descr[0] == '=')) {
       return info.dtype;
     }
     if (info.size > 1 && descr[0] == '<') return info.dtype;
@@ -217,15 +225,16 @@ Expected<Array> Parse(std::span<const std::byte> bytes, std::string_view source)
   const uint8_t major = std::to_integer<uint8_t>(bytes[6]);
   const uint8_t minor = std::to_integer<uint8_t>(bytes[7]);
   if (major < 1 || major > 3 || minor != 0) {
-    return fail(fmt::format("format version {}.{} is not supported (1.0, 2.0 and 3.0 are)", major, minor));
+    return fail(
+        fmt::format("format version {}.{} is not supported (1.0, 2.0 and 3.0 are)", major, minor));
   }
   const size_t length_size = major == 1 ? 2 : 4;
   const size_t prefix = kMagicSize + 2 + length_size;
   if (bytes.size() < prefix) return fail("truncated before the header length");
   const uint64_t header_size = ReadLittle(bytes.data() + kMagicSize + 2, length_size);
   if (header_size > bytes.size() - prefix) {
-    return fail(fmt::format("header of {} bytes runs past the end of the file ({} bytes)", header_size,
-                            bytes.size()));
+    return fail(fmt::format("header of {} bytes runs past the end of the file ({} bytes)",
+                            header_size, bytes.size()));
   }
   const std::string_view header(reinterpret_cast<const char*>(bytes.data() + prefix), header_size);
   Expected<HeaderReader::Fields> fields = HeaderReader(header).Read();
@@ -243,16 +252,17 @@ Expected<Array> Parse(std::span<const std::byte> bytes, std::string_view source)
   }
   uint64_t count = 1;
   for (uint64_t d : array.shape) {
-    if (d != 0 && count > UINT64_MAX / d) return fail(fmt::format("shape {} overflows", array.Describe()));
+    if (d != 0 && count > UINT64_MAX / d)
+      return fail(fmt::format("shape {} overflows", array.Describe()));
     count *= d;
   }
   const uint64_t data_size = bytes.size() - prefix - header_size;
   const uint64_t item = ItemSize(array.dtype);
   if (count > data_size / item || count * item != data_size) {
-    return fail(fmt::format("{} needs {} bytes of data, the file has {}", array.Describe(),
-                            count > UINT64_MAX / item ? std::string("more than 2^64")
-                                                      : fmt::format("{}", count * item),
-                            data_size));
+    return fail(fmt::format(
+        "{} needs {} bytes of data, the file has {}", array.Describe(),
+        count > UINT64_MAX / item ? std::string("more than 2^64") : fmt::format("{}", count * item),
+        data_size));
   }
   const std::byte* data = bytes.data() + prefix + header_size;
   array.data.assign(data, data + data_size);
@@ -270,15 +280,18 @@ Expected<std::string> Serialize(const Array& array) {
     if (d != 0 && count > UINT64_MAX / d) return MakeError("shape {} overflows", array.Describe());
     count *= d;
   }
-  if (count > UINT64_MAX / ItemSize(array.dtype) || count * ItemSize(array.dtype) != array.data.size()) {
+  if (count > UINT64_MAX / ItemSize(array.dtype) ||
+      count * ItemSize(array.dtype) != array.data.size()) {
     return MakeError("{} has {} bytes of data", array.Describe(), array.data.size());
   }
   std::string shape;
   for (uint64_t d : array.shape) shape += fmt::format("{}, ", d);
-  if (array.shape.size() > 1) shape.resize(shape.size() - 2);  // (2, 3), but (2,)
-  else if (array.shape.size() == 1) shape.pop_back();
-  std::string header =
-      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", Descr(array.dtype), shape);
+  if (array.shape.size() > 1)
+    shape.resize(shape.size() - 2);  // (2, 3), but (2,)
+  else if (array.shape.size() == 1)
+    shape.pop_back();
+  std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}",
+                                   Descr(array.dtype), shape);
   // Version 1.0 unless the padded header outgrows its 16-bit length.
   auto padded = [&](size_t length_size) {
     const size_t prefix = kMagicSize + 2 + length_size;
@@ -292,7 +305,8 @@ Expected<std::string> Serialize(const Array& array) {
   std::string out(kMagic, kMagicSize);
   out.push_back(static_cast<char>(major));
   out.push_back('\0');
-  for (size_t i = 0; i < length_size; ++i) out.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
+  for (size_t i = 0; i < length_size; ++i)
+    out.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
   out += header;
   out.append(reinterpret_cast<const char*>(array.data.data()), array.data.size());
   return out;

@@ -174,7 +174,8 @@ bool SlurpMap(std::span<const uint8_t> bytes, uint64_t nominal, ArchiveLayout* l
   if (bytes.size() - pos < 16) return false;
   RawHeader hdr;
   auto read = [&](uint64_t at) { return ReadHeader(bytes, at, nullptr, nominal, &hdr); };
-  bool bsd = StartsWith(bytes, pos, "__.SYMDEF       ") || StartsWith(bytes, pos, "__.SYMDEF/      ");
+  bool bsd =
+      StartsWith(bytes, pos, "__.SYMDEF       ") || StartsWith(bytes, pos, "__.SYMDEF/      ");
   if (StartsWith(bytes, pos, "#1/20           ")) {
     // Mach-O's sorted table: the name follows the header.
     if (!InBounds(pos, kHeader + 20, bytes.size())) return false;
@@ -287,7 +288,8 @@ Expected<Walker::Nested*> Walker::OpenNested(const std::string& path, std::strin
   // PR 15140: a thin archive must not point into itself.
   if (path == archive) return MakeError("malformed archive");
   if (auto it = nested_.find(path); it != nested_.end()) return &it->second;
-  if (files_.Stat(path).kind == FileKind::kDirectory) return MakeError("file format not recognized");
+  if (files_.Stat(path).kind == FileKind::kDirectory)
+    return MakeError("file format not recognized");
   auto contents = files_.Open(path);
   if (!contents) return contents.error();
   std::span<const uint8_t> bytes = (*contents)->bytes();
@@ -315,7 +317,8 @@ Status Walker::VisitThinMember(const RawHeader& hdr, std::string_view archive, i
     return VisitNestedMember(file, hdr.origin, depth + 1);
   }
   last_nested_key_.clear();
-  if (files_.Stat(file).kind == FileKind::kDirectory) return MakeError("file format not recognized");
+  if (files_.Stat(file).kind == FileKind::kDirectory)
+    return MakeError("file format not recognized");
   auto contents = files_.Open(file);
   if (!contents) return contents.error();
   std::span<const uint8_t> bytes = (*contents)->bytes();
@@ -395,8 +398,7 @@ Status Walker::Walk(std::span<const uint8_t> bytes, uint64_t nominal, const Arch
 
 }  // namespace
 
-std::optional<ArchiveLayout> RecognizeArchive(std::span<const uint8_t> bytes,
-                                              uint64_t nominal_size,
+std::optional<ArchiveLayout> RecognizeArchive(std::span<const uint8_t> bytes, uint64_t nominal_size,
                                               std::optional<uint64_t> element_size) {
   if (bytes.size() < kArMagicSize) return std::nullopt;
   // bfd_bread at or past a member's end is an error (-1), not end of file,

@@ -42,19 +42,18 @@ struct ArchiveLayout {
 // `element_size` is set when the bytes are an archive member: its ar_size,
 // beyond which BFD's reads fail outright instead of returning nothing, so a
 // member holding just "!<arch>\n" is not an (empty) archive, unlike a file.
-std::optional<ArchiveLayout> RecognizeArchive(std::span<const uint8_t> bytes,
-                                              uint64_t nominal_size,
+std::optional<ArchiveLayout> RecognizeArchive(std::span<const uint8_t> bytes, uint64_t nominal_size,
                                               std::optional<uint64_t> element_size = {});
 
 // One member as display_archive hands it to display_bfd.
 struct ArchiveMember {
-  std::string_view name;     // BFD's filename (thin: path relative to the cwd)
-  std::string_view archive;  // the archive printed in "(ex ...)"
-  bool in_thin_archive = false;  // BFD's %pB then prints the name alone
-  std::span<const uint8_t> bytes;  // the member's readable bytes
-  uint64_t nominal_size = 0;       // bfd_get_file_size of the member
+  std::string_view name;                 // BFD's filename (thin: path relative to the cwd)
+  std::string_view archive;              // the archive printed in "(ex ...)"
+  bool in_thin_archive = false;          // BFD's %pB then prints the name alone
+  std::span<const uint8_t> bytes;        // the member's readable bytes
+  uint64_t nominal_size = 0;             // bfd_get_file_size of the member
   std::optional<uint64_t> element_size;  // ar_size (not for thin members)
-  uint64_t header_offset = 0;      // where its header starts in its archive
+  uint64_t header_offset = 0;            // where its header starts in its archive
 };
 
 using MemberVisitor = std::function<void(const ArchiveMember&)>;

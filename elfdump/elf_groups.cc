@@ -239,8 +239,9 @@ bool ElfProbe::SetupSections() {
       const ProbeShdr& member = shdrs_[entry.shndx];
       bool has_section = entry.generation == member.generation && member.section >= 0;
       if (has_section || member.type == kShtRela || member.type == kShtRel) continue;
-      Say(fmt::format("{}: unknown type [{}] section `{}' in group [{}]", diag_, AltHex(member.type),
-                      NameOrNull(e_shstrndx_, member.name), SectionLabel(gh.section)));
+      Say(fmt::format("{}: unknown type [{}] section `{}' in group [{}]", diag_,
+                      AltHex(member.type), NameOrNull(e_shstrndx_, member.name),
+                      SectionLabel(gh.section)));
       result = false;
     }
   }

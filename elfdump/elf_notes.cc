@@ -68,8 +68,8 @@ bool ElfProbe::ParseGnuProperties(uint64_t desc, uint64_t descsz) {
         if (type == kX86CompatIsa1Used || type == kX86CompatIsa1Needed ||
             (type >= kX86Uint32AndLo && type <= kX86Uint32OrAndHi)) {
           if (datasz != 4) {
-            Say(fmt::format("error: {}: <corrupt x86 property (0x{:x}) size: 0x{:x}>", diag_,
-                            type, datasz));
+            Say(fmt::format("error: {}: <corrupt x86 property (0x{:x}) size: 0x{:x}>", diag_, type,
+                            datasz));
             return false;
           }
           known = true;

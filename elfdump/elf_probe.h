@@ -55,8 +55,8 @@ struct ProbeShdr {
   uint32_t info = 0;
   uint64_t addralign = 0;
   uint64_t entsize = 0;
-  int32_t section = -1;      // hdr->bfd_section, an index into sections_
-  uint32_t generation = 0;   // bumped when BFD points elf_elfsections[i] at a copy
+  int32_t section = -1;     // hdr->bfd_section, an index into sections_
+  uint32_t generation = 0;  // bumped when BFD points elf_elfsections[i] at a copy
   bool being_created = false;
   bool strings_loaded = false;  // hdr->contents holds this string table
   bool group_loaded = false;    // hdr->contents holds parsed group entries
@@ -76,7 +76,7 @@ struct ProbeSection {
   uint64_t size = 0;
   uint64_t vma = 0;
   uint32_t flags = 0;
-  uint32_t hdr_type = 0;      // this_hdr, copied when the section was made
+  uint32_t hdr_type = 0;  // this_hdr, copied when the section was made
   uint64_t hdr_flags = 0;
   uint32_t hdr_link = 0;
   int32_t next_in_group = -1;  // elf_next_in_group

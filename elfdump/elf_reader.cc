@@ -57,7 +57,10 @@ std::optional<ElfTarget> SpecificTarget(bool is_64, bool big_endian, uint16_t ma
 }  // namespace
 
 bool HasElfMagic(std::span<const uint8_t> bytes) {
-  return bytes.size() >= 4 && std::memcmp(bytes.data(), "\x7f" "ELF", 4) == 0;
+  return bytes.size() >= 4 && std::memcmp(bytes.data(),
+                                          "\x7f"
+                                          "ELF",
+                                          4) == 0;
 }
 
 ElfReader::ElfReader() : probe_(std::make_unique<ElfProbe>()) {}

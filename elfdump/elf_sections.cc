@@ -193,7 +193,8 @@ bool ElfProbe::FromShdrSymtab(uint32_t index, std::string_view name, bool dynami
     return true;
   }
   if (registered != 0) {
-    Say(fmt::format("{}: warning: multiple {}symbol tables detected - ignoring the table in "
+    Say(
+        fmt::format("{}: warning: multiple {}symbol tables detected - ignoring the table in "
                     "section {}",
                     diag_, dynamic ? "dynamic " : "", index));
     return true;
@@ -289,7 +290,8 @@ bool ElfProbe::FromShdrReloc(uint32_t index, std::string_view name) {
       kept = MakeSection(index, name);
     }
     if (!kept) {
-      Say(fmt::format("{}: warning: secondary relocation section '{}' for section {} found - "
+      Say(
+          fmt::format("{}: warning: secondary relocation section '{}' for section {} found - "
                       "ignoring",
                       diag_, name, SectionLabel(target)));
     }

@@ -126,12 +126,12 @@ void SizeRun::DisplayMember(const ArchiveMember& member) {
     diagnostic_name_.append(member.name);
     diagnostic_name_.push_back(')');
   }
-  DisplayObject(member.bytes, member.nominal_size, member.name, member.archive,
-                diagnostic_name_, member.element_size);
+  DisplayObject(member.bytes, member.nominal_size, member.name, member.archive, diagnostic_name_,
+                member.element_size);
 }
 
-void SizeRun::DisplayObject(std::span<const uint8_t> bytes, uint64_t nominal,
-                            std::string_view name, std::optional<std::string_view> archive,
+void SizeRun::DisplayObject(std::span<const uint8_t> bytes, uint64_t nominal, std::string_view name,
+                            std::optional<std::string_view> archive,
                             std::string_view diagnostic_name,
                             std::optional<uint64_t> element_size) {
   const ElfObject& object = reader_.Read({bytes, nominal, diagnostic_name, element_size});
@@ -189,8 +189,8 @@ class CollectingSink final : public SizeSink {
 
 }  // namespace
 
-int RunSize(const std::vector<std::string>& paths, const SizeOptions& options,
-            FileProvider& files, SizeSink& sink) {
+int RunSize(const std::vector<std::string>& paths, const SizeOptions& options, FileProvider& files,
+            SizeSink& sink) {
   SizeRun run(options, files, sink);
   return run.Run(paths);
 }

@@ -41,8 +41,8 @@ class SizeSink {
 
 // Runs `size [options] files...` (an empty list means "a.out") against
 // `files`. Returns the exit status.
-int RunSize(const std::vector<std::string>& paths, const SizeOptions& options,
-            FileProvider& files, SizeSink& sink);
+int RunSize(const std::vector<std::string>& paths, const SizeOptions& options, FileProvider& files,
+            SizeSink& sink);
 
 // The whole run collected in memory (tests, the fuzz target).
 struct SizeResult {

@@ -227,11 +227,10 @@ Expected<MemberPlan> PlanMember(const TileImage& tile, const TileArchiveOptions&
     ++count;
     strtab_size += name.size() + 1;
     if (size > kElf32Max) {
-      status = MakeError("{}: section '{}': sh_size {}{} does not fit in ELF32's 32 bits",
-                         Describe(where), name, size,
-                         options.layout != TileLayout::kByKind && name == kTextName
-                             ? " (the tile's total)"
-                             : "");
+      status = MakeError(
+          "{}: section '{}': sh_size {}{} does not fit in ELF32's 32 bits", Describe(where), name,
+          size,
+          options.layout != TileLayout::kByKind && name == kTextName ? " (the tile's total)" : "");
       return;
     }
     offset = AlignUp(offset, kSectionAlign);

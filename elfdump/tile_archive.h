@@ -86,8 +86,8 @@ struct TileImage {
 };
 
 enum class TileLayout {
-  kTotalInText,  // one `.text` per tile holding the tile's total (default)
-  kByKind,       // the caller's sections as given
+  kTotalInText,               // one `.text` per tile holding the tile's total (default)
+  kByKind,                    // the caller's sections as given
   kTotalInTextWithBreakdown,  // `.text` = total, then the caller's, unlisted
 };
 

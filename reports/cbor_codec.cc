@@ -26,7 +26,9 @@ class CborEmitter final : public schema::Emitter {
 
   void BeginObject() override { Put(cbor_encode_indef_map_start(buffer_, sizeof buffer_)); }
   void EndObject() override { Put(cbor_encode_break(buffer_, sizeof buffer_)); }
-  void BeginArray(size_t size) override { Put(cbor_encode_array_start(size, buffer_, sizeof buffer_)); }
+  void BeginArray(size_t size) override {
+    Put(cbor_encode_array_start(size, buffer_, sizeof buffer_));
+  }
   void EndArray() override {}
   void Key(std::string_view key) override { Text(key); }
   void Uint(uint64_t value) override { Put(cbor_encode_uint(value, buffer_, sizeof buffer_)); }
@@ -255,8 +257,10 @@ class CborReader {
       in_string_ = false;
       return Deliver(chunks_);
     }
-    if (stack_.empty() || !stack_.back().indefinite) return Fail("break outside an indefinite-length item");
-    if (stack_.back().map && !stack_.back().at_key) return Fail("map ends between a key and its value");
+    if (stack_.empty() || !stack_.back().indefinite)
+      return Fail("break outside an indefinite-length item");
+    if (stack_.back().map && !stack_.back().at_key)
+      return Fail("map ends between a key and its value");
     bool map = stack_.back().map;
     stack_.pop_back();
     map ? builder_.end_object() : builder_.end_array();

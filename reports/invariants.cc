@@ -53,8 +53,8 @@ void CheckVertexTypeIndices(const TileMemory& tile, std::span<const VertexType> 
                             Violations& out) {
   for (const VertexTypeBytes& entry : tile.vertex_types)
     if (entry.type >= vertex_types.size())
-      out.push_back(fmt::format("{}: vertex type index {} out of range ({} types)",
-                                TileName(tile), entry.type, vertex_types.size()));
+      out.push_back(fmt::format("{}: vertex type index {} out of range ({} types)", TileName(tile),
+                                entry.type, vertex_types.size()));
 }
 
 void CheckMemoryUsage(const MemoryUsage& usage, std::string_view where, Violations& out) {
@@ -134,8 +134,8 @@ void CheckHistogram(const ByTileSummary& by_tile, std::optional<uint64_t> total_
                                 rows[i - 1].hi_kib));
   }
   if (total_tiles && !rows.empty() && counted != *total_tiles)
-    out.push_back(fmt::format("histogram counts sum to {}, the target has {} tiles", counted,
-                              *total_tiles));
+    out.push_back(
+        fmt::format("histogram counts sum to {}, the target has {} tiles", counted, *total_tiles));
   if (!rows.empty() && (rows.front().tiles == 0 || rows.back().tiles == 0))
     out.push_back("histogram starts or ends with an empty bucket");
   if (by_tile.max_excluding_gaps && !rows.empty()) {
@@ -178,9 +178,9 @@ void CheckTilesSumToTotal(const CompilationReport& report, Violations& out) {
     for (size_t c = 0; c < kNumCategories; ++c)
       if (tile.known.categories.test(c) && total.known.categories.test(c) &&
           tile.by_category[c] > total.by_category[c])
-        out.push_back(fmt::format("tile {}: {} B of {} exceeds the whole graph's {} B",
-                                  block.tile, tile.by_category[c],
-                                  CategoryLabel(static_cast<Category>(c)), total.by_category[c]));
+        out.push_back(fmt::format("tile {}: {} B of {} exceeds the whole graph's {} B", block.tile,
+                                  tile.by_category[c], CategoryLabel(static_cast<Category>(c)),
+                                  total.by_category[c]));
     if (tile.known.including_gaps && total.known.including_gaps &&
         tile.including_gaps > total.including_gaps)
       out.push_back(fmt::format("tile {}: {} B including gaps exceeds the whole graph's {} B",
@@ -199,7 +199,8 @@ Violations CheckInvariants(const CompilationReport& report) {
     CheckVertexDataSums(tile, out);
     CheckVertexTypeIndices(tile, report.vertex_types, out);
   }
-  if (std::optional<MemoryUsage> total = ResolveTotal(report)) CheckMemoryUsage(*total, "total", out);
+  if (std::optional<MemoryUsage> total = ResolveTotal(report))
+    CheckMemoryUsage(*total, "total", out);
   for (const TileUsage& block : report.verbatim.tile_blocks)
     CheckMemoryUsage(block.usage, fmt::format("tile {}", block.tile), out);
   if (std::optional<ByTileSummary> by_tile = ResolveByTile(report)) {
@@ -215,10 +216,11 @@ Violations CheckInvariants(const CompilationReport& report) {
     } else if (variable.offset && variable.tile < report.tiles.size() &&
                *variable.offset + variable.bytes > report.tiles[variable.tile].IncludingGaps()) {
       // Addresses run from 0 to the tile's including-gaps extent.
-      out.push_back(fmt::format("variable '{}' on tile {} ends at byte {}, past the tile's {} bytes "
-                                "including gaps",
-                                variable.name, variable.tile, *variable.offset + variable.bytes,
-                                report.tiles[variable.tile].IncludingGaps()));
+      out.push_back(
+          fmt::format("variable '{}' on tile {} ends at byte {}, past the tile's {} bytes "
+                      "including gaps",
+                      variable.name, variable.tile, *variable.offset + variable.bytes,
+                      report.tiles[variable.tile].IncludingGaps()));
     }
   }
   return out;
@@ -230,9 +232,10 @@ Violations CheckInvariants(const ExecutionReport& execution) {
   const auto& incl = avg[static_cast<size_t>(CycleKind::kComputeIncludingIdle)];
   const auto& excl = avg[static_cast<size_t>(CycleKind::kComputeExcludingIdle)];
   if (incl && excl && *excl > *incl)
-    out.push_back(fmt::format("compute cycles excluding idle threads ({}) exceed those including "
-                              "them ({})",
-                              *excl, *incl));
+    out.push_back(
+        fmt::format("compute cycles excluding idle threads ({}) exceed those including "
+                    "them ({})",
+                    *excl, *incl));
   double sum = 0;
   for (size_t kind = 0; kind < kNumCycleKinds; ++kind) {
     if (static_cast<CycleKind>(kind) == CycleKind::kComputeExcludingIdle) continue;

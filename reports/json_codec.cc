@@ -86,14 +86,29 @@ class JsonEmitter final : public schema::Emitter {
       out_.append(text.substr(plain, i - plain));
       plain = i + 1;
       switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\r': out_ += "\\r"; break;
-        case '\t': out_ += "\\t"; break;
-        case '\b': out_ += "\\b"; break;
-        case '\f': out_ += "\\f"; break;
-        default: fmt::format_to(std::back_inserter(out_), "\\u{:04x}", c);
+        case '"':
+          out_ += "\\\"";
+          break;
+        case '\\':
+          out_ += "\\\\";
+          break;
+        case '\n':
+          out_ += "\\n";
+          break;
+        case '\r':
+          out_ += "\\r";
+          break;
+        case '\t':
+          out_ += "\\t";
+          break;
+        case '\b':
+          out_ += "\\b";
+          break;
+        case '\f':
+          out_ += "\\f";
+          break;
+        default:
+          fmt::format_to(std::back_inserter(out_), "\\u{:04x}", c);
       }
     }
     out_.append(text.substr(plain));

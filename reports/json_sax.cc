@@ -114,32 +114,51 @@ bool Parser::String(std::string_view context) {
     }
     buffer_.append(run, static_cast<size_t>(p_ - run));
     int c = Peek();
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') continue;  // the run goes on in the next chunk
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
+      continue;  // the run goes on in the next chunk
     if (c == '"') {
       Advance();
       return true;
     }
     if (c == -1) return Fail(context, "invalid string: missing closing quote");
     if (c < 0x20)
-      return Fail(context, fmt::format("invalid string: control character U+{:04X} must be escaped", c));
+      return Fail(context,
+                  fmt::format("invalid string: control character U+{:04X} must be escaped", c));
     if (c == '\\') {
       Advance();
       int e = Peek();
       switch (e) {
-        case '"': buffer_ += '"'; break;
-        case '\\': buffer_ += '\\'; break;
-        case '/': buffer_ += '/'; break;
-        case 'b': buffer_ += '\b'; break;
-        case 'f': buffer_ += '\f'; break;
-        case 'n': buffer_ += '\n'; break;
-        case 'r': buffer_ += '\r'; break;
-        case 't': buffer_ += '\t'; break;
+        case '"':
+          buffer_ += '"';
+          break;
+        case '\\':
+          buffer_ += '\\';
+          break;
+        case '/':
+          buffer_ += '/';
+          break;
+        case 'b':
+          buffer_ += '\b';
+          break;
+        case 'f':
+          buffer_ += '\f';
+          break;
+        case 'n':
+          buffer_ += '\n';
+          break;
+        case 'r':
+          buffer_ += '\r';
+          break;
+        case 't':
+          buffer_ += '\t';
+          break;
         case 'u': {
           auto hex4 = [&](uint32_t& out) {
             out = 0;
             for (int i = 0; i < 4; ++i) {
               int h = HexValue(Peek());
-              if (h < 0) return Fail(context, "invalid string: '\\u' must be followed by 4 hex digits");
+              if (h < 0)
+                return Fail(context, "invalid string: '\\u' must be followed by 4 hex digits");
               out = out * 16 + static_cast<uint32_t>(h);
               Advance();
             }
@@ -149,18 +168,25 @@ bool Parser::String(std::string_view context) {
           uint32_t code = 0;
           if (!hex4(code)) return false;
           if (code >= 0xdc00 && code <= 0xdfff)
-            return Fail(context, "invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF");
+            return Fail(context,
+                        "invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF");
           if (code >= 0xd800 && code <= 0xdbff) {
             if (Peek() != '\\')
-              return Fail(context, "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
+              return Fail(
+                  context,
+                  "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
             Advance();
             if (Peek() != 'u')
-              return Fail(context, "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
+              return Fail(
+                  context,
+                  "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
             Advance();
             uint32_t low = 0;
             if (!hex4(low)) return false;
             if (low < 0xdc00 || low > 0xdfff)
-              return Fail(context, "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
+              return Fail(
+                  context,
+                  "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
             code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
           }
           AppendUtf8(buffer_, code);
@@ -235,8 +261,10 @@ bool Parser::Number() {
   } else {
     while (digit(c = peek())) {
       const uint64_t d = static_cast<uint64_t>(c - '0');
-      if (magnitude > (UINT64_MAX - d) / 10) overflow = true;
-      else magnitude = magnitude * 10 + d;
+      if (magnitude > (UINT64_MAX - d) / 10)
+        overflow = true;
+      else
+        magnitude = magnitude * 10 + d;
       Advance();
     }
   }
@@ -266,7 +294,9 @@ bool Parser::Number() {
     }
     if (magnitude <= static_cast<uint64_t>(INT64_MAX) + 1) {
       kind_ = NumberKind::kInteger;
-      integer_ = magnitude == static_cast<uint64_t>(INT64_MAX) + 1 ? INT64_MIN : -static_cast<int64_t>(magnitude);
+      integer_ = magnitude == static_cast<uint64_t>(INT64_MAX) + 1
+                     ? INT64_MIN
+                     : -static_cast<int64_t>(magnitude);
       return true;
     }
   }

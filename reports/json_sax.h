@@ -151,8 +151,17 @@ bool Parser::Parse(Sax& sax) {
           case 'n':
             if (!Literal("null") || !sax.null()) return false;
             break;
-          case '-': case '0': case '1': case '2': case '3': case '4':
-          case '5': case '6': case '7': case '8': case '9': {
+          case '-':
+          case '0':
+          case '1':
+          case '2':
+          case '3':
+          case '4':
+          case '5':
+          case '6':
+          case '7':
+          case '8':
+          case '9': {
             if (!Number()) return false;
             bool ok = kind_ == NumberKind::kUnsigned  ? sax.number_unsigned(unsigned_)
                       : kind_ == NumberKind::kInteger ? sax.number_integer(integer_)
@@ -181,8 +190,9 @@ bool Parser::Parse(Sax& sax) {
       expect = stack.back() ? Expect::kKeyOrEnd : Expect::kValueOrEnd;
     } else {
       std::string_view reason = stack.back() ? "expected '}'" : "expected ']'";
-      return Fail(stack.back() ? "object" : "array",
-                  c == -1 ? "unexpected end of input; " + std::string(reason) : std::string(reason));
+      return Fail(
+          stack.back() ? "object" : "array",
+          c == -1 ? "unexpected end of input; " + std::string(reason) : std::string(reason));
     }
   }
 }

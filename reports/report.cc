@@ -93,7 +93,9 @@ std::string_view VertexDataCategoryLabel(VertexDataCategory category) {
   return kVertexDataLabels[static_cast<size_t>(category)];
 }
 
-std::string_view TileAverageLabel(CycleKind kind) { return kCycleLabels[static_cast<size_t>(kind)]; }
+std::string_view TileAverageLabel(CycleKind kind) {
+  return kCycleLabels[static_cast<size_t>(kind)];
+}
 
 Target MakeTarget(std::string arch, uint32_t num_ipus, uint64_t tiles_per_ipu,
                   uint64_t bytes_per_tile, double clock_hz, uint32_t ipus_per_replica) {
@@ -167,13 +169,15 @@ MemoryUsage UsageOfTile(const TileMemory& tile, std::span<const VertexType> vert
   usage.including_gaps = tile.IncludingGaps();
   for (size_t r = 0; r < kNumRegions; ++r) usage.by_region[r] = tile.by_region[r].excluding_gaps;
   usage.by_category = tile.by_category;
-  for (Category category : kVertexDataCategories) usage.vertex_data += At(tile.by_category, category);
+  for (Category category : kVertexDataCategories)
+    usage.vertex_data += At(tile.by_category, category);
   usage.vertex_data_by_category = tile.vertex_data;
   // A type listed twice on one tile is one row.
   std::map<std::string_view, uint64_t> by_type;
   for (const VertexTypeBytes& entry : tile.vertex_types)
     by_type[TypeName(vertex_types, entry.type)] += entry.bytes;
-  for (const auto& [name, bytes] : by_type) usage.by_vertex_type.push_back({std::string(name), bytes});
+  for (const auto& [name, bytes] : by_type)
+    usage.by_vertex_type.push_back({std::string(name), bytes});
   SortByBytesDescending(usage.by_vertex_type);
   return usage;
 }
@@ -199,12 +203,14 @@ MemoryUsage Summarize(std::span<const TileMemory> tiles, std::span<const VertexT
       }
     }
   }
-  for (Category category : kVertexDataCategories) total.vertex_data += At(total.by_category, category);
+  for (Category category : kVertexDataCategories)
+    total.vertex_data += At(total.by_category, category);
   // Types with the same name (a producer that did not intern) merge into one row.
   std::map<std::string_view, uint64_t> merged(unknown_types);
   for (size_t t = 0; t < by_type.size(); ++t)
     if (listed[t]) merged[vertex_types[t].name] += by_type[t];
-  for (const auto& [name, bytes] : merged) total.by_vertex_type.push_back({std::string(name), bytes});
+  for (const auto& [name, bytes] : merged)
+    total.by_vertex_type.push_back({std::string(name), bytes});
   SortByBytesDescending(total.by_vertex_type);
   return total;
 }
@@ -278,7 +284,8 @@ std::vector<TileUsage> ResolveTileBlocks(const CompilationReport& report, TileBl
   if (report.tiles.empty()) return report.verbatim.tile_blocks;
   std::optional<uint64_t> bytes_per_tile;
   if (report.target) bytes_per_tile = report.target->bytes_per_tile;
-  if (policy == TileBlocks::kWhenImbalanced && !IsImbalanced(report.tiles, bytes_per_tile)) return {};
+  if (policy == TileBlocks::kWhenImbalanced && !IsImbalanced(report.tiles, bytes_per_tile))
+    return {};
   std::vector<TileUsage> blocks;
   for (const TileMemory* tile : TopTiles(report.tiles, count))
     blocks.push_back({tile->tile, UsageOfTile(*tile, report.vertex_types)});

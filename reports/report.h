@@ -294,9 +294,9 @@ struct Program {
 
 // Figures a text report printed, kept when per-tile data is absent.
 struct VerbatimMemory {
-  std::optional<MemoryUsage> total;        // whole-graph Memory Usage
-  std::optional<ByTileSummary> by_tile;    // histogram, maxima, OOM count
-  std::vector<TileUsage> tile_blocks;      // "Tile # N memory usage:" blocks, as printed
+  std::optional<MemoryUsage> total;      // whole-graph Memory Usage
+  std::optional<ByTileSummary> by_tile;  // histogram, maxima, OOM count
+  std::vector<TileUsage> tile_blocks;    // "Tile # N memory usage:" blocks, as printed
 
   bool operator==(const VerbatimMemory&) const = default;
 };

@@ -13,10 +13,14 @@ namespace tileprof::report {
 
 std::string_view ReportFormatName(ReportFormat format) {
   switch (format) {
-    case ReportFormat::kText: return "text";
-    case ReportFormat::kJson: return "json";
-    case ReportFormat::kCbor: return "cbor";
-    case ReportFormat::kSqlite: return "sqlite";
+    case ReportFormat::kText:
+      return "text";
+    case ReportFormat::kJson:
+      return "json";
+    case ReportFormat::kCbor:
+      return "cbor";
+    case ReportFormat::kSqlite:
+      return "sqlite";
   }
   return "text";
 }
@@ -36,7 +40,8 @@ ReportFormat SniffReportFormat(std::string_view head) {
 Expected<ReportDocument> ReadReportFile(const std::string& path) {
   std::string head;
   {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                         &std::fclose);
     if (!file) {
       Expected<std::string> probe = ReadFile(path);  // the usual "'<path>': No such file" text
       if (!probe) return probe.error();
@@ -47,10 +52,14 @@ Expected<ReportDocument> ReadReportFile(const std::string& path) {
     head.assign(buffer, n);
   }
   switch (SniffReportFormat(head)) {
-    case ReportFormat::kSqlite: return ReadProfileDatabase(path);
-    case ReportFormat::kCbor: return ReadCborReportFile(path);
-    case ReportFormat::kJson: return ReadJsonReportFile(path);
-    case ReportFormat::kText: break;
+    case ReportFormat::kSqlite:
+      return ReadProfileDatabase(path);
+    case ReportFormat::kCbor:
+      return ReadCborReportFile(path);
+    case ReportFormat::kJson:
+      return ReadJsonReportFile(path);
+    case ReportFormat::kText:
+      break;
   }
   TILEPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   TILEPROF_ASSIGN_OR_RETURN(ParsedTextReport parsed, ReadTextReport(text, path));

@@ -102,8 +102,7 @@ class Encoder {
   void NamedCounts(std::string_view key, const Array& values, const Names& names,
                    const std::bitset<std::tuple_size_v<Array>>* known = nullptr) {
     bool any = false;
-    for (size_t i = 0; i < values.size(); ++i)
-      any |= known ? known->test(i) : values[i] != 0;
+    for (size_t i = 0; i < values.size(); ++i) any |= known ? known->test(i) : values[i] != 0;
     if (!any) return;
     out_.Key(key);
     out_.BeginObject();
@@ -400,12 +399,13 @@ class Encoder {
 
 }  // namespace
 
-
 std::string_view RegionName(Region region) { return kRegionNames[static_cast<size_t>(region)]; }
 std::string_view VertexDataCategoryName(VertexDataCategory category) {
   return kVertexDataNames[static_cast<size_t>(category)];
 }
-std::string_view CycleKindName(CycleKind kind) { return kCycleKindNames[static_cast<size_t>(kind)]; }
+std::string_view CycleKindName(CycleKind kind) {
+  return kCycleKindNames[static_cast<size_t>(kind)];
+}
 
 bool IsValidUtf8(std::string_view text) {
   for (size_t i = 0; i < text.size();) {

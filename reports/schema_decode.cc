@@ -286,7 +286,8 @@ Variable DecodeVariable(Decoder& d, const json& value, const Path& path) {
     }
   }
   variable.always_live = d.OptionalBool(value, path, "alwaysLive");
-  if (const json* offset = Find(value, "offset")) variable.offset = d.Uint(*offset, path.Key("offset"));
+  if (const json* offset = Find(value, "offset"))
+    variable.offset = d.Uint(*offset, path.Key("offset"));
   return variable;
 }
 
@@ -471,7 +472,7 @@ struct DocumentBuilder::State {
   struct Frame {
     json value;
     Stream stream = Stream::kNone;
-    std::string key;  // the member being read, in an object
+    std::string key;   // the member being read, in an object
     size_t index = 0;  // elements so far, in an array
     // A step's cyclesByTile, kept as plain integers while every element is
     // one: a json value per tile costs 16 bytes and an allocation pattern
@@ -484,8 +485,8 @@ struct DocumentBuilder::State {
     size_t index;
     json value;
     std::optional<std::vector<uint64_t>> cycles;  // a packed cyclesByTile
-    std::optional<TileMemory> tile;  // decoded by tile_decoder, `value` unused
-    std::optional<Variable> variable;  // decoded by variable_decoder, `value` unused
+    std::optional<TileMemory> tile;               // decoded by tile_decoder, `value` unused
+    std::optional<Variable> variable;             // decoded by variable_decoder, `value` unused
   };
 
   std::vector<Frame> stack;
@@ -520,15 +521,23 @@ struct DocumentBuilder::State {
     using Kind = internal::VariableDecoder::Event::Kind;
     for (const internal::VariableDecoder::Event& event : variable_decoder.events()) {
       switch (event.kind) {
-        case Kind::kStartObject: Open(true); break;
+        case Kind::kStartObject:
+          Open(true);
+          break;
         case Kind::kKey: {
           std::string key(internal::VariableDecoder::KeyName(event.value));
           Key(key);
           break;
         }
-        case Kind::kUint: Uint(event.value); break;
-        case Kind::kString: Value(json(variable_decoder.Text(event))); break;
-        case Kind::kBool: Value(json(event.value != 0)); break;
+        case Kind::kUint:
+          Uint(event.value);
+          break;
+        case Kind::kString:
+          Value(json(variable_decoder.Text(event)));
+          break;
+        case Kind::kBool:
+          Value(json(event.value != 0));
+          break;
       }
     }
   }
@@ -555,12 +564,16 @@ struct DocumentBuilder::State {
     packed_cycles.reset();
     constexpr bool kTile = std::is_same_v<Element, TileMemory>;
     if (HeaderKnown()) {
-      if constexpr (kTile) Compilation().tiles.push_back(std::move(element));
-      else Compilation().variables.push_back(std::move(element));
+      if constexpr (kTile)
+        Compilation().tiles.push_back(std::move(element));
+      else
+        Compilation().variables.push_back(std::move(element));
       return;
     }
-    if constexpr (kTile) held.tile = std::move(element);
-    else held.variable = std::move(element);
+    if constexpr (kTile)
+      held.tile = std::move(element);
+    else
+      held.variable = std::move(element);
     pending.push_back(std::move(held));
   }
 
@@ -571,16 +584,24 @@ struct DocumentBuilder::State {
     using Kind = internal::TileDecoder::Event::Kind;
     for (const internal::TileDecoder::Event& event : tile_decoder.events()) {
       switch (event.kind) {
-        case Kind::kStartObject: Open(true); break;
-        case Kind::kStartArray: Open(false); break;
+        case Kind::kStartObject:
+          Open(true);
+          break;
+        case Kind::kStartArray:
+          Open(false);
+          break;
         case Kind::kEndObject:
-        case Kind::kEndArray: Close(); break;
+        case Kind::kEndArray:
+          Close();
+          break;
         case Kind::kKey: {
           std::string key(internal::TileDecoder::KeyName(event.value));
           Key(key);
           break;
         }
-        case Kind::kUint: Uint(event.value); break;
+        case Kind::kUint:
+          Uint(event.value);
+          break;
       }
     }
   }
@@ -636,8 +657,8 @@ struct DocumentBuilder::State {
       return Fail(fmt::format("{}: nested deeper than {} levels", Where(), kMaxDepth));
     Stream stream = object ? Stream::kNone : StreamHere();
     if (object && stack.size() == 3 && stack[2].stream == Stream::kSteps) packed_cycles.reset();
-    if (!object && stack.size() == 4 && stack[2].stream == Stream::kSteps && stack[3].value.is_object() &&
-        stack[3].key == "cyclesByTile") {
+    if (!object && stack.size() == 4 && stack[2].stream == Stream::kSteps &&
+        stack[3].value.is_object() && stack[3].key == "cyclesByTile") {
       Frame frame{json::array()};
       frame.packed = true;
       stack.push_back(std::move(frame));
@@ -705,7 +726,8 @@ struct DocumentBuilder::State {
       if (HeaderKnown()) {
         DecodeElement(top.stream, index, value, cycles ? &*cycles : nullptr);
       } else {
-        pending.push_back(Pending{top.stream, index, std::move(value), std::move(cycles), std::nullopt, std::nullopt});
+        pending.push_back(Pending{top.stream, index, std::move(value), std::move(cycles),
+                                  std::nullopt, std::nullopt});
       }
       return !error;
     }
@@ -772,7 +794,8 @@ struct DocumentBuilder::State {
     return *document.execution;
   }
 
-  void DecodeElement(Stream stream, size_t index, const json& value, std::vector<uint64_t>* packed) {
+  void DecodeElement(Stream stream, size_t index, const json& value,
+                     std::vector<uint64_t>* packed) {
     const StreamInfo& info = InfoOf(stream);
     Path root_path;
     Path section = root_path.Key(info.section);
@@ -876,7 +899,8 @@ bool DocumentBuilder::null() {
   return state_->Value(json());
 }
 bool DocumentBuilder::boolean(bool value) {
-  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.Bool(value))) return true;
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.Bool(value)))
+    return true;
   state_->LeaveFast();
   return state_->Value(json(value));
 }
@@ -886,7 +910,8 @@ bool DocumentBuilder::number_integer(json::number_integer_t value) {
 }
 bool DocumentBuilder::number_unsigned(json::number_unsigned_t value) {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.Uint(value))) return true;
-  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.Uint(value))) return true;
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.Uint(value)))
+    return true;
   return state_->Uint(value);
 }
 bool DocumentBuilder::number_float(json::number_float_t value, const json::string_t&) {
@@ -894,7 +919,8 @@ bool DocumentBuilder::number_float(json::number_float_t value, const json::strin
   return state_->Value(json(value));
 }
 bool DocumentBuilder::string(json::string_t& value) {
-  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.String(value))) return true;
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.String(value)))
+    return true;
   state_->LeaveFast();
   return state_->Value(json(std::move(value)));
 }
@@ -932,7 +958,8 @@ bool DocumentBuilder::key(std::string_view key) {
 }
 bool DocumentBuilder::end_object() {
   if (state_->fast_tile && state_->Fast(state_->tile_decoder.EndObject())) return true;
-  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.EndObject())) return true;
+  if (state_->fast_variable && state_->FastVariable(state_->variable_decoder.EndObject()))
+    return true;
   return state_->Close();
 }
 bool DocumentBuilder::start_array(std::size_t) {

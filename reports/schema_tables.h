@@ -13,10 +13,10 @@ namespace tileprof::report::schema::internal {
 
 inline constexpr std::string_view kRegionNames[] = {"nonInterleaved", "interleaved", "overflowed"};
 inline constexpr std::string_view kVertexDataNames[] = {"internalVertexState", "edgePointers",
-                                                 "copyPointers", "padding", "descriptors"};
-inline constexpr std::string_view kCycleKindNames[] = {"computeIncludingIdle", "computeExcludingIdle",
-                                                "ipuExchange",          "globalExchange",
-                                                "hostExchange",         "sync"};
+                                                        "copyPointers", "padding", "descriptors"};
+inline constexpr std::string_view kCycleKindNames[] = {
+    "computeIncludingIdle", "computeExcludingIdle", "ipuExchange",
+    "globalExchange",       "hostExchange",         "sync"};
 static_assert(std::size(kRegionNames) == kNumRegions);
 static_assert(std::size(kVertexDataNames) == kNumVertexDataCategories);
 static_assert(std::size(kCycleKindNames) == kNumCycleKinds);

@@ -16,9 +16,9 @@ enum TileKey : int {
   kVertexData,
   kVertexTypes,
 };
-constexpr std::string_view kTileKeys[] = {"tile",           "categories",         "regions",
-                                          "alwaysLiveBytes", "notAlwaysLiveBytes", "vertexData",
-                                          "vertexTypes"};
+constexpr std::string_view kTileKeys[] = {
+    "tile",       "categories", "regions", "alwaysLiveBytes", "notAlwaysLiveBytes",
+    "vertexData", "vertexTypes"};
 constexpr std::string_view kRegionKeys[] = {"excludingGaps", "includingGaps"};
 constexpr std::string_view kVertexTypeKeys[] = {"type", "bytes"};
 
@@ -61,13 +61,26 @@ TileDecoder::Result TileDecoder::Key(std::string_view key) {
   };
   bool ok = false;
   switch (at_) {
-    case At::kTile: ok = take(kTileKeys, seen_tile_); break;
-    case At::kCategories: ok = take(CategoryNames(), seen_); break;
-    case At::kRegions: ok = take(kRegionNames, seen_regions_); break;
-    case At::kRegion: ok = take(kRegionKeys, seen_); break;
-    case At::kVertexData: ok = take(kVertexDataNames, seen_); break;
-    case At::kVertexType: ok = take(kVertexTypeKeys, seen_); break;
-    case At::kVertexTypes: break;
+    case At::kTile:
+      ok = take(kTileKeys, seen_tile_);
+      break;
+    case At::kCategories:
+      ok = take(CategoryNames(), seen_);
+      break;
+    case At::kRegions:
+      ok = take(kRegionNames, seen_regions_);
+      break;
+    case At::kRegion:
+      ok = take(kRegionKeys, seen_);
+      break;
+    case At::kVertexData:
+      ok = take(kVertexDataNames, seen_);
+      break;
+    case At::kVertexType:
+      ok = take(kVertexTypeKeys, seen_);
+      break;
+    case At::kVertexTypes:
+      break;
   }
   if (!ok) return Result::kBail;
   key_ = index;
@@ -78,13 +91,20 @@ TileDecoder::Result TileDecoder::Key(std::string_view key) {
 std::string_view TileDecoder::KeyName(uint64_t key) {
   auto index = static_cast<size_t>(key & 0xff);
   switch (static_cast<At>(key >> 8)) {
-    case At::kTile: return kTileKeys[index];
-    case At::kCategories: return CategoryNames()[index];
-    case At::kRegions: return kRegionNames[index];
-    case At::kRegion: return kRegionKeys[index];
-    case At::kVertexData: return kVertexDataNames[index];
-    case At::kVertexType: return kVertexTypeKeys[index];
-    case At::kVertexTypes: break;
+    case At::kTile:
+      return kTileKeys[index];
+    case At::kCategories:
+      return CategoryNames()[index];
+    case At::kRegions:
+      return kRegionNames[index];
+    case At::kRegion:
+      return kRegionKeys[index];
+    case At::kVertexData:
+      return kVertexDataNames[index];
+    case At::kVertexType:
+      return kVertexTypeKeys[index];
+    case At::kVertexTypes:
+      break;
   }
   return {};  // unreachable: Key() records no other
 }
@@ -104,7 +124,9 @@ TileDecoder::Result TileDecoder::Uint(uint64_t value) {
         return Result::kBail;
       }
       break;
-    case At::kCategories: tile_.by_category[slot] = value; break;
+    case At::kCategories:
+      tile_.by_category[slot] = value;
+      break;
     case At::kRegion:
       if (slot == 0) {
         tile_.by_region[region_].excluding_gaps = value;
@@ -112,7 +134,9 @@ TileDecoder::Result TileDecoder::Uint(uint64_t value) {
         tile_.by_region[region_].including_gaps = value;
       }
       break;
-    case At::kVertexData: tile_.vertex_data[slot] = value; break;
+    case At::kVertexData:
+      tile_.vertex_data[slot] = value;
+      break;
     case At::kVertexType:
       if (slot == 0) {
         if (value > kMaxUint32) return Result::kBail;
@@ -168,7 +192,9 @@ TileDecoder::Result TileDecoder::EndObject() {
     case At::kCategories:
     case At::kRegions:
     case At::kVertexData:
-      last_key_ = at_ == At::kCategories ? kCategories : at_ == At::kRegions ? kRegions : kVertexData;
+      last_key_ = at_ == At::kCategories ? kCategories
+                  : at_ == At::kRegions  ? kRegions
+                                         : kVertexData;
       at_ = At::kTile;
       break;
     case At::kRegion:

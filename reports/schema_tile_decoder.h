@@ -50,7 +50,15 @@ class TileDecoder {
 
  private:
   // Where the next event lands.
-  enum class At : uint8_t { kTile, kCategories, kRegions, kRegion, kVertexData, kVertexTypes, kVertexType };
+  enum class At : uint8_t {
+    kTile,
+    kCategories,
+    kRegions,
+    kRegion,
+    kVertexData,
+    kVertexTypes,
+    kVertexType
+  };
 
   Result Accept(Event::Kind kind, uint64_t value = 0) {
     events_.push_back(Event{kind, value});
@@ -60,9 +68,9 @@ class TileDecoder {
   TileMemory tile_;
   std::vector<Event> events_;
   At at_ = At::kTile;
-  int key_ = -1;        // the member whose value comes next, or -1
-  int last_key_ = -1;   // the previous member of the current object, a search hint
-  uint32_t seen_ = 0;   // members seen in the current object (bit per key)
+  int key_ = -1;            // the member whose value comes next, or -1
+  int last_key_ = -1;       // the previous member of the current object, a search hint
+  uint32_t seen_ = 0;       // members seen in the current object (bit per key)
   uint32_t seen_tile_ = 0;  // members seen in the tile object itself
   uint32_t seen_regions_ = 0;
   size_t region_ = 0;

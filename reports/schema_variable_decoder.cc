@@ -40,9 +40,14 @@ VariableDecoder::Result VariableDecoder::Uint(uint64_t value) {
       if (value > std::numeric_limits<uint32_t>::max()) return Result::kBail;
       variable_.tile = static_cast<uint32_t>(value);
       break;
-    case kBytes: variable_.bytes = value; break;
-    case kOffset: variable_.offset = value; break;
-    default: return Result::kBail;
+    case kBytes:
+      variable_.bytes = value;
+      break;
+    case kOffset:
+      variable_.offset = value;
+      break;
+    default:
+      return Result::kBail;
   }
   key_ = -1;
   return Accept(Event::Kind::kUint, value);

@@ -83,7 +83,8 @@ class Connection {
 
   Status Open(const std::string& path, int flags) {
     int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
-    if (rc != SQLITE_OK) return MakeError("{}: {}", path, db_ ? sqlite3_errmsg(db_) : "cannot open");
+    if (rc != SQLITE_OK)
+      return MakeError("{}: {}", path, db_ ? sqlite3_errmsg(db_) : "cannot open");
     return {};
   }
   bool Close() {

@@ -137,28 +137,28 @@ class Reader {
     std::optional<uint64_t> minor;
     bool has_compilation = false;
     bool has_execution = false;
-    TILEPROF_RETURN_IF_ERROR(
-        ForEach("metadata", "SELECT key, value FROM metadata", [&](Row& row) {
-          std::string key = row.Text(0);
-          std::string value = row.Text(1);
-          auto number = [&]() -> std::optional<uint64_t> {
-            uint64_t n = 0;
-            for (char c : value) {
-              if (c < '0' || c > '9' || n > std::numeric_limits<uint32_t>::max()) return std::nullopt;
-              n = n * 10 + static_cast<uint64_t>(c - '0');
-            }
-            if (value.empty()) return std::nullopt;
-            return n;
-          };
-          if (key == "format") format = value;
-          if (key == "version_major") major = number();
-          if (key == "version_minor") minor = number();
-          if (key == "has_compilation") has_compilation = value == "1";
-          if (key == "has_execution") has_execution = value == "1";
-        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach("metadata", "SELECT key, value FROM metadata", [&](Row& row) {
+      std::string key = row.Text(0);
+      std::string value = row.Text(1);
+      auto number = [&]() -> std::optional<uint64_t> {
+        uint64_t n = 0;
+        for (char c : value) {
+          if (c < '0' || c > '9' || n > std::numeric_limits<uint32_t>::max()) return std::nullopt;
+          n = n * 10 + static_cast<uint64_t>(c - '0');
+        }
+        if (value.empty()) return std::nullopt;
+        return n;
+      };
+      if (key == "format") format = value;
+      if (key == "version_major") major = number();
+      if (key == "version_minor") minor = number();
+      if (key == "has_compilation") has_compilation = value == "1";
+      if (key == "has_execution") has_execution = value == "1";
+    }));
     if (format != kReportFormatName)
       return MakeError("metadata: format is \"{}\", not \"{}\"", format, kReportFormatName);
-    if (!major || !minor) return Error("metadata: version_major or version_minor missing or malformed");
+    if (!major || !minor)
+      return Error("metadata: version_major or version_minor missing or malformed");
     if (*major != kFormatVersion.major)
       return MakeError("metadata: unsupported report format version {}.{} (this reader reads {}.x)",
                        *major, *minor, kFormatVersion.major);
@@ -211,7 +211,8 @@ class Reader {
   // Rows of a table keyed 0, 1, 2, ... in order, so ids are vector indices.
   static void CheckId(Row& row, size_t expected) {
     uint64_t id = row.Uint(0);
-    if (id != expected) row.Fail(0, fmt::format("id {} out of sequence (expected {})", id, expected));
+    if (id != expected)
+      row.Fail(0, fmt::format("id {} out of sequence (expected {})", id, expected));
   }
 
   Status Compilation(CompilationReport& report) {
@@ -258,16 +259,16 @@ class Reader {
           CheckId(row, report.compute_sets.size());
           report.compute_sets.push_back(ComputeSet{row.Text(1), {}});
         }));
-    TILEPROF_RETURN_IF_ERROR(ForEach(
-        "compute_set_vertices",
-        "SELECT compute_set, vertex_type, count FROM compute_set_vertices"
-        " ORDER BY compute_set, position",
-        [&](Row& row) {
-          size_t set = row.Index(0, report.compute_sets.size(), "compute set");
-          auto type = static_cast<uint32_t>(row.Index(1, num_types, "vertex type"));
-          uint64_t count = row.Uint(2);
-          report.compute_sets[set].vertices.push_back(ComputeSetVertices{type, count});
-        }));
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("compute_set_vertices",
+                "SELECT compute_set, vertex_type, count FROM compute_set_vertices"
+                " ORDER BY compute_set, position",
+                [&](Row& row) {
+                  size_t set = row.Index(0, report.compute_sets.size(), "compute set");
+                  auto type = static_cast<uint32_t>(row.Index(1, num_types, "vertex type"));
+                  uint64_t count = row.Uint(2);
+                  report.compute_sets[set].vertices.push_back(ComputeSetVertices{type, count});
+                }));
     TILEPROF_RETURN_IF_ERROR(ForEach(
         "programs", "SELECT id, name, kind, compute_set FROM programs ORDER BY id", [&](Row& row) {
           CheckId(row, report.programs.size());
@@ -287,8 +288,8 @@ class Reader {
     for (size_t i = 0; i < report.programs.size(); ++i) {
       const std::optional<uint32_t>& set = report.programs[i].compute_set;
       if (set && *set >= report.compute_sets.size())
-        return MakeError("table programs, row {}, column compute_set: compute set {} does not exist",
-                         i, *set);
+        return MakeError(
+            "table programs, row {}, column compute_set: compute set {} does not exist", i, *set);
     }
     TILEPROF_RETURN_IF_ERROR(Tiles(report, num_types));
     if (options_.total) TILEPROF_RETURN_IF_ERROR(Total(report, num_types));
@@ -302,19 +303,17 @@ class Reader {
       variables_sql += fmt::format(" WHERE tile IN ({})", in);
     }
     variables_sql += " ORDER BY id";
-    TILEPROF_RETURN_IF_ERROR(ForEach(
-        "variables", variables_sql,
-        [&](Row& row) {
-          if (options_.all_tile_detail) CheckId(row, report.variables.size());
-          Variable v;
-          v.name = row.Text(1);
-          v.tile = row.Uint32(2);
-          v.bytes = row.Uint(3);
-          v.category = static_cast<Category>(row.Index(4, kNumCategories, "category"));
-          v.always_live = row.Uint(5) != 0;
-          v.offset = row.OptionalUint(6);
-          report.variables.push_back(std::move(v));
-        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach("variables", variables_sql, [&](Row& row) {
+      if (options_.all_tile_detail) CheckId(row, report.variables.size());
+      Variable v;
+      v.name = row.Text(1);
+      v.tile = row.Uint32(2);
+      v.bytes = row.Uint(3);
+      v.category = static_cast<Category>(row.Index(4, kNumCategories, "category"));
+      v.always_live = row.Uint(5) != 0;
+      v.offset = row.OptionalUint(6);
+      report.variables.push_back(std::move(v));
+    }));
     size_t verbatims = 0;
     std::optional<Error> verbatim_error;
     TILEPROF_RETURN_IF_ERROR(ForEach("verbatim", "SELECT json FROM verbatim", [&](Row& row) {
@@ -347,14 +346,14 @@ class Reader {
     TILEPROF_RETURN_IF_ERROR(ForEach("tiles", "SELECT count(*) FROM tiles", [&](Row& row) {
       report.tiles.reserve(static_cast<size_t>(row.Uint(0)));
     }));
-    TILEPROF_RETURN_IF_ERROR(ForEach(
-        "tiles", "SELECT tile, always_live, not_always_live FROM tiles ORDER BY tile",
-        [&](Row& row) {
-          TileMemory& tile = report.tiles.emplace_back();
-          tile.tile = row.Uint32(0);
-          tile.always_live = row.Uint(1);
-          tile.not_always_live = row.Uint(2);
-        }));
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("tiles", "SELECT tile, always_live, not_always_live FROM tiles ORDER BY tile",
+                [&](Row& row) {
+                  TileMemory& tile = report.tiles.emplace_back();
+                  tile.tile = row.Uint32(0);
+                  tile.always_live = row.Uint(1);
+                  tile.not_always_live = row.Uint(2);
+                }));
     // Child rows name tiles by id; ids ascend, so a binary search finds them.
     // The rows come grouped by tile (the tables' keys start with it), so the
     // tile of the row before (`last`), or the one after it, is tried first.
@@ -376,12 +375,12 @@ class Reader {
     // Each table fills its own members of the tiles, so the two threads
     // never write the same memory.
     auto categories = [&](Reader& reader, size_t& last) {
-      return reader.ForEach(
-          "tile_categories", "SELECT tile, category, bytes FROM tile_categories", [&](Row& row) {
-            TileMemory* tile = find(row, 0, last);
-            size_t category = row.Index(1, kNumCategories, "category");
-            if (tile) tile->by_category[category] = row.Uint(2);
-          });
+      return reader.ForEach("tile_categories", "SELECT tile, category, bytes FROM tile_categories",
+                            [&](Row& row) {
+                              TileMemory* tile = find(row, 0, last);
+                              size_t category = row.Index(1, kNumCategories, "category");
+                              if (tile) tile->by_category[category] = row.Uint(2);
+                            });
     };
     if (!options_.all_tile_detail) {
       TILEPROF_RETURN_IF_ERROR(Regions(find, last));
@@ -418,13 +417,13 @@ class Reader {
 
   template <typename Find>
   Status Regions(Find& find, size_t& last) {
-    return ForEach(
-        "tile_regions", "SELECT tile, region, excluding_gaps, including_gaps FROM tile_regions",
-        [&](Row& row) {
-          TileMemory* tile = find(row, 0, last);
-          size_t region = row.Index(1, kNumRegions, "region");
-          if (tile) tile->by_region[region] = RegionBytes{row.Uint(2), row.Uint(3)};
-        });
+    return ForEach("tile_regions",
+                   "SELECT tile, region, excluding_gaps, including_gaps FROM tile_regions",
+                   [&](Row& row) {
+                     TileMemory* tile = find(row, 0, last);
+                     size_t region = row.Index(1, kNumRegions, "region");
+                     if (tile) tile->by_region[region] = RegionBytes{row.Uint(2), row.Uint(3)};
+                   });
   }
 
   // The detail rows of the most used tiles, chosen as the views choose
@@ -479,23 +478,23 @@ class Reader {
       }
     }
     TILEPROF_RETURN_IF_ERROR(ForEach(
-        "tile_categories",
-        "SELECT category, sum(bytes) FROM tile_categories GROUP BY category", [&](Row& row) {
+        "tile_categories", "SELECT category, sum(bytes) FROM tile_categories GROUP BY category",
+        [&](Row& row) {
           sum.by_category[row.Index(0, kNumCategories, "category")] = row.Uint(1);
         }));
     TILEPROF_RETURN_IF_ERROR(ForEach(
-        "tile_vertex_data",
-        "SELECT category, sum(bytes) FROM tile_vertex_data GROUP BY category", [&](Row& row) {
+        "tile_vertex_data", "SELECT category, sum(bytes) FROM tile_vertex_data GROUP BY category",
+        [&](Row& row) {
           sum.vertex_data[row.Index(0, kNumVertexDataCategories, "vertex data category")] =
               row.Uint(1);
         }));
-    TILEPROF_RETURN_IF_ERROR(ForEach(
-        "tile_vertex_types",
-        "SELECT vertex_type, sum(bytes) FROM tile_vertex_types GROUP BY vertex_type",
-        [&](Row& row) {
-          auto type = static_cast<uint32_t>(row.Index(0, num_types, "vertex type"));
-          sum.vertex_types.push_back(VertexTypeBytes{type, row.Uint(1)});
-        }));
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("tile_vertex_types",
+                "SELECT vertex_type, sum(bytes) FROM tile_vertex_types GROUP BY vertex_type",
+                [&](Row& row) {
+                  auto type = static_cast<uint32_t>(row.Index(0, num_types, "vertex type"));
+                  sum.vertex_types.push_back(VertexTypeBytes{type, row.Uint(1)});
+                }));
     *options_.total = Summarize(std::span<const TileMemory>(&sum, 1), report.vertex_types);
     return {};
   }
@@ -510,14 +509,13 @@ class Reader {
           size_t category = row.Index(1, kNumVertexDataCategories, "vertex data category");
           if (tile) tile->vertex_data[category] = row.Uint(2);
         }));
-    return ForEach(
-        "tile_vertex_types",
-        "SELECT tile, vertex_type, bytes FROM tile_vertex_types ORDER BY tile, position",
-        [&](Row& row) {
-          TileMemory* tile = find(row, 0, last);
-          auto type = static_cast<uint32_t>(row.Index(1, num_types, "vertex type"));
-          if (tile) tile->vertex_types.push_back(VertexTypeBytes{type, row.Uint(2)});
-        });
+    return ForEach("tile_vertex_types",
+                   "SELECT tile, vertex_type, bytes FROM tile_vertex_types ORDER BY tile, position",
+                   [&](Row& row) {
+                     TileMemory* tile = find(row, 0, last);
+                     auto type = static_cast<uint32_t>(row.Index(1, num_types, "vertex type"));
+                     if (tile) tile->vertex_types.push_back(VertexTypeBytes{type, row.Uint(2)});
+                   });
   }
 
   Status Execution(ExecutionReport& execution) {
@@ -540,13 +538,14 @@ class Reader {
           CheckId(row, execution.programs.size());
           execution.programs.push_back(row.Text(1));
         }));
-    TILEPROF_RETURN_IF_ERROR(ForEach(
-        "execution_vertex_types",
-        "SELECT id, name, instances, cycles FROM execution_vertex_types ORDER BY id", [&](Row& row) {
-          CheckId(row, execution.cycles_by_vertex_type.size());
-          execution.cycles_by_vertex_type.push_back(
-              VertexTypeCycles{row.Text(1), row.Uint(2), row.Uint(3)});
-        }));
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("execution_vertex_types",
+                "SELECT id, name, instances, cycles FROM execution_vertex_types ORDER BY id",
+                [&](Row& row) {
+                  CheckId(row, execution.cycles_by_vertex_type.size());
+                  execution.cycles_by_vertex_type.push_back(
+                      VertexTypeCycles{row.Text(1), row.Uint(2), row.Uint(3)});
+                }));
     TILEPROF_RETURN_IF_ERROR(ForEach(
         "execution_steps", "SELECT id, program, cycles, tiles FROM execution_steps ORDER BY id",
         [&](Row& row) {

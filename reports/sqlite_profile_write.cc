@@ -24,7 +24,6 @@ namespace {
 using sqlite::Connection;
 using sqlite::Statement;
 
-
 // Lookup tables first, then data tables, then indexes: the indexes are
 // built once over the inserted rows, which is faster than maintaining them
 // row by row. The per-category and per-type indexes carry `bytes` so that a
@@ -113,8 +112,7 @@ class Writer {
   }
 
   Status Metadata(const ReportDocument& document) {
-    TILEPROF_ASSIGN_OR_RETURN(Statement insert,
-                              db_.Prepare("INSERT INTO metadata VALUES (?, ?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare("INSERT INTO metadata VALUES (?, ?)"));
     const std::pair<std::string_view, std::string> rows[] = {
         {"format", std::string(kReportFormatName)},
         {"version", fmt::format("{}.{}", kFormatVersion.major, kFormatVersion.minor)},
@@ -156,8 +154,8 @@ class Writer {
   Status Compilation(const CompilationReport& report) {
     if (report.target) {
       const Target& t = *report.target;
-      TILEPROF_ASSIGN_OR_RETURN(
-          Statement insert, db_.Prepare("INSERT INTO target VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
+                                db_.Prepare("INSERT INTO target VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
       insert.Text(t.arch).Uint(t.num_ipus).Uint(t.tiles_per_ipu).Uint(t.total_tiles);
       insert.Uint(t.bytes_per_tile).Uint(t.total_memory).Double(t.clock_hz).Uint(t.sizes_rounded);
       if (t.replication) {
@@ -170,12 +168,14 @@ class Writer {
     }
     if (report.graph) {
       const GraphInfo& g = *report.graph;
-      TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare("INSERT INTO graph VALUES (?,?,?,?)"));
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
+                                db_.Prepare("INSERT INTO graph VALUES (?,?,?,?)"));
       insert.Uint(g.num_vertices).Uint(g.num_edges).Uint(g.num_variables).Uint(g.num_compute_sets);
       TILEPROF_RETURN_IF_ERROR(Done(insert, "graph"));
     }
     {
-      TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare("INSERT INTO vertex_types VALUES (?,?)"));
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
+                                db_.Prepare("INSERT INTO vertex_types VALUES (?,?)"));
       for (size_t i = 0; i < report.vertex_types.size(); ++i) {
         insert.Uint(i).Text(report.vertex_types[i].name);
         TILEPROF_RETURN_IF_ERROR(Done(insert, "vertex_types"));
@@ -221,7 +221,8 @@ class Writer {
   }
 
   Status Programs(const CompilationReport& report) {
-    TILEPROF_ASSIGN_OR_RETURN(Statement programs, db_.Prepare("INSERT INTO programs VALUES (?,?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement programs,
+                              db_.Prepare("INSERT INTO programs VALUES (?,?,?,?)"));
     TILEPROF_ASSIGN_OR_RETURN(Statement children,
                               db_.Prepare("INSERT INTO program_children VALUES (?,?,?)"));
     for (size_t i = 0; i < report.programs.size(); ++i) {
@@ -237,7 +238,8 @@ class Writer {
   }
 
   Status Tiles(const CompilationReport& report) {
-    TILEPROF_ASSIGN_OR_RETURN(Statement tiles, db_.Prepare("INSERT INTO tiles VALUES (?,?,?,?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement tiles,
+                              db_.Prepare("INSERT INTO tiles VALUES (?,?,?,?,?,?)"));
     TILEPROF_ASSIGN_OR_RETURN(Statement categories,
                               db_.Prepare("INSERT INTO tile_categories VALUES (?,?,?)"));
     TILEPROF_ASSIGN_OR_RETURN(Statement regions,
@@ -283,7 +285,8 @@ class Writer {
       TILEPROF_ASSIGN_OR_RETURN(Statement insert,
                                 db_.Prepare("INSERT INTO execution VALUES (?,?,?,?,?,?,?,?)"));
       insert.Uint(execution.total_cycles).Double(execution.clock_hz);
-      for (const std::optional<double>& average : execution.tile_average_cycles) insert.Double(average);
+      for (const std::optional<double>& average : execution.tile_average_cycles)
+        insert.Double(average);
       TILEPROF_RETURN_IF_ERROR(Done(insert, "execution"));
     }
     {
@@ -305,7 +308,8 @@ class Writer {
     }
     TILEPROF_ASSIGN_OR_RETURN(Statement steps,
                               db_.Prepare("INSERT INTO execution_steps VALUES (?,?,?,?)"));
-    TILEPROF_ASSIGN_OR_RETURN(Statement cycles, db_.Prepare("INSERT INTO step_cycles VALUES (?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement cycles,
+                              db_.Prepare("INSERT INTO step_cycles VALUES (?,?,?)"));
     for (size_t i = 0; i < execution.steps.size(); ++i) {
       const ExecutionStep& step = execution.steps[i];
       steps.Uint(i).Text(step.program).Uint(step.cycles).Uint(step.cycles_by_tile.size());
@@ -328,7 +332,8 @@ Status CheckTileOrder(const ReportDocument& document) {
   for (size_t i = 1; i < tiles.size(); ++i)
     if (tiles[i].tile <= tiles[i - 1].tile)
       return MakeError(
-          "tile ids must ascend (the database keys tiles by id): tiles[{}] is tile {} after tile {}",
+          "tile ids must ascend (the database keys tiles by id): tiles[{}] is tile {} after tile "
+          "{}",
           i, tiles[i].tile, tiles[i - 1].tile);
   return {};
 }

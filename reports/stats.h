@@ -22,31 +22,31 @@ enum class StatSeverity {
 
 // X(enumerator, name, severity, description). Names are stable: they are
 // printed and stored, so rename only with a format version bump.
-#define TILEPROF_REPORT_STATS(X)                                                          \
-  X(kTextUnknownLine, "text_unknown_line", kInfo,                                         \
-    "a line the text reader does not recognise was skipped")                              \
-  X(kTextElisionMarker, "text_elision_marker", kInfo,                                     \
-    "a '...' line (an elision in a published excerpt) was skipped")                       \
-  X(kTextCrlf, "text_crlf", kInfo, "a line ended in CR LF")                               \
-  X(kTextMissingTotalLabel, "text_missing_total_label", kInfo,                            \
-    "a Memory Usage block has no '  Total:' line (as in the published TF-1.2 text)")      \
-  X(kTextMissingRows, "text_missing_rows", kDataLoss,                                     \
-    "a section lacks some of its rows; the missing numbers are unknown")                  \
-  X(kTextHistogramRowsElided, "text_histogram_rows_elided", kInfo,                        \
-    "By Tile histogram rows are not contiguous (empty buckets left out)")                 \
-  X(kTextHistogramBarMismatch, "text_histogram_bar_mismatch", kInfo,                      \
-    "a histogram bar length differs from tileprof's bar rule")                            \
-  X(kTextHistogramCountMismatch, "text_histogram_count_mismatch", kDataLoss,              \
-    "histogram counts do not sum to Total Tiles")                                         \
-  X(kTextInconsistentTotals, "text_inconsistent_totals", kInfo,                           \
-    "a printed total disagrees with the rows it summarises")                              \
-  X(kTextVertexTypeOrder, "text_vertex_type_order", kInfo,                                \
-    "By Type rows are not in descending order of bytes")                                  \
-  X(kTextDuplicateRow, "text_duplicate_row", kInfo,                                       \
-    "a row appeared twice in one block; the later value was kept")                        \
-  X(kTextOrphanTileHeader, "text_orphan_tile_header", kDataLoss,                          \
-    "a 'Tile # N memory usage:' line was not followed by a Memory Usage block")           \
-  X(kTextExtraReport, "text_extra_report", kDataLoss,                                     \
+#define TILEPROF_REPORT_STATS(X)                                                     \
+  X(kTextUnknownLine, "text_unknown_line", kInfo,                                    \
+    "a line the text reader does not recognise was skipped")                         \
+  X(kTextElisionMarker, "text_elision_marker", kInfo,                                \
+    "a '...' line (an elision in a published excerpt) was skipped")                  \
+  X(kTextCrlf, "text_crlf", kInfo, "a line ended in CR LF")                          \
+  X(kTextMissingTotalLabel, "text_missing_total_label", kInfo,                       \
+    "a Memory Usage block has no '  Total:' line (as in the published TF-1.2 text)") \
+  X(kTextMissingRows, "text_missing_rows", kDataLoss,                                \
+    "a section lacks some of its rows; the missing numbers are unknown")             \
+  X(kTextHistogramRowsElided, "text_histogram_rows_elided", kInfo,                   \
+    "By Tile histogram rows are not contiguous (empty buckets left out)")            \
+  X(kTextHistogramBarMismatch, "text_histogram_bar_mismatch", kInfo,                 \
+    "a histogram bar length differs from tileprof's bar rule")                       \
+  X(kTextHistogramCountMismatch, "text_histogram_count_mismatch", kDataLoss,         \
+    "histogram counts do not sum to Total Tiles")                                    \
+  X(kTextInconsistentTotals, "text_inconsistent_totals", kInfo,                      \
+    "a printed total disagrees with the rows it summarises")                         \
+  X(kTextVertexTypeOrder, "text_vertex_type_order", kInfo,                           \
+    "By Type rows are not in descending order of bytes")                             \
+  X(kTextDuplicateRow, "text_duplicate_row", kInfo,                                  \
+    "a row appeared twice in one block; the later value was kept")                   \
+  X(kTextOrphanTileHeader, "text_orphan_tile_header", kDataLoss,                     \
+    "a 'Tile # N memory usage:' line was not followed by a Memory Usage block")      \
+  X(kTextExtraReport, "text_extra_report", kDataLoss,                                \
     "the file holds a second report; only the first was read")
 
 enum class StatId : uint8_t {

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace tileprof::report {
@@ -12,7 +12,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // Names come from HLO text, which may hold any bytes; the JSON stays valid.
-std::string Dump(const Json& json) { return json.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string Dump(const Json& json) {
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 Expected<Json> Parse(std::string_view text, std::string_view filename) {
   Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -21,7 +23,8 @@ Expected<Json> Parse(std::string_view text, std::string_view filename) {
 }
 
 Expected<uint64_t> Unsigned(const Json& value, std::string_view what) {
-  if (!value.is_number_unsigned()) return MakeError("{}: expected a non-negative integer, got {}", what, Dump(value));
+  if (!value.is_number_unsigned())
+    return MakeError("{}: expected a non-negative integer, got {}", what, Dump(value));
   return value.get<uint64_t>();
 }
 
@@ -36,7 +39,8 @@ Expected<bool> Flag(const Json& value, std::string_view what) {
 Expected<MappedTensor> ReadTensor(const Json& array, const std::string& where) {
   // Element 8 (op name) is missing in the published docs' 8-element form.
   if (!array.is_array() || array.size() < 8 || array.size() > 9)
-    return MakeError("{}: expected an array of 9 elements, got {}", where, Dump(array).substr(0, 80));
+    return MakeError("{}: expected an array of 9 elements, got {}", where,
+                     Dump(array).substr(0, 80));
   MappedTensor t;
   if (!array[0].is_string()) return MakeError("{}[0]: expected the instruction name", where);
   t.instruction = array[0].get<std::string>();
@@ -61,13 +65,15 @@ Expected<MappedTensor> ReadTensor(const Json& array, const std::string& where) {
     TILEPROF_ASSIGN_OR_RETURN(uint64_t n, Unsigned(pair[1], at));
     if (tile > UINT32_MAX) return MakeError("{}: tile {} is out of range", at, tile);
     if (!t.tiles.empty() && tile <= t.tiles.back().tile)
-      return MakeError("{}: tile {} does not ascend (after tile {})", at, tile, t.tiles.back().tile);
+      return MakeError("{}: tile {} does not ascend (after tile {})", at, tile,
+                       t.tiles.back().tile);
     if (n > UINT64_MAX - sum) return MakeError("{}: element counts overflow", at);
     sum += n;
     t.tiles.push_back({static_cast<uint32_t>(tile), n});
   }
   if (sum != t.total_elements)
-    return MakeError("{}[6]: total {} is not the sum of the per-tile counts ({})", where, t.total_elements, sum);
+    return MakeError("{}[6]: total {} is not the sum of the per-tile counts ({})", where,
+                     t.total_elements, sum);
   if (array.size() == 9) {
     if (!array[8].is_string()) return MakeError("{}[8]: expected the op name", where);
     t.op_name = array[8].get<std::string>();
@@ -79,11 +85,16 @@ Expected<MappedTensor> ReadTensor(const Json& array, const std::string& where) {
 
 std::string_view MlTypeName(MlType type) {
   switch (type) {
-    case MlType::kNone: return "NONE";
-    case MlType::kInferenceFwd: return "INFERENCE_FWD";
-    case MlType::kTrainingFwd: return "TRAINING_FWD";
-    case MlType::kTrainingBwd: return "TRAINING_BWD";
-    case MlType::kTrainingWu: return "TRAINING_WU";
+    case MlType::kNone:
+      return "NONE";
+    case MlType::kInferenceFwd:
+      return "INFERENCE_FWD";
+    case MlType::kTrainingFwd:
+      return "TRAINING_FWD";
+    case MlType::kTrainingBwd:
+      return "TRAINING_BWD";
+    case MlType::kTrainingWu:
+      return "TRAINING_WU";
   }
   return "UNKNOWN";
 }
@@ -104,13 +115,15 @@ std::string WriteTensorMapJson(const TensorMap& map) {
       out += '[';
       quote(t.instruction);
       fmt::format_to(std::back_inserter(out), ",{},[", t.output_index);
-      for (size_t d = 0; d < t.shape.size(); ++d) fmt::format_to(std::back_inserter(out), "{}{}", d ? "," : "", t.shape[d]);
+      for (size_t d = 0; d < t.shape.size(); ++d)
+        fmt::format_to(std::back_inserter(out), "{}{}", d ? "," : "", t.shape[d]);
       out += "],";
       quote(t.type);
-      fmt::format_to(std::back_inserter(out), ",{},{},{},[", t.has_constant ? 1 : 0, t.has_aliases ? 1 : 0,
-                     t.total_elements);
+      fmt::format_to(std::back_inserter(out), ",{},{},{},[", t.has_constant ? 1 : 0,
+                     t.has_aliases ? 1 : 0, t.total_elements);
       for (size_t k = 0; k < t.tiles.size(); ++k)
-        fmt::format_to(std::back_inserter(out), "{}[{},{}]", k ? "," : "", t.tiles[k].tile, t.tiles[k].elements);
+        fmt::format_to(std::back_inserter(out), "{}[{},{}]", k ? "," : "", t.tiles[k].tile,
+                       t.tiles[k].elements);
       out += "],";
       quote(t.op_name);
       out += ']';
@@ -138,10 +151,12 @@ Expected<TensorMap> ReadTensorMapJson(std::string_view text, std::string_view fi
     if (!tensors.is_array()) return MakeError("{}: expected a list of tensors", where);
     ComputationTensors computation{name, {}};
     for (size_t i = 0; i < tensors.size(); ++i) {
-      TILEPROF_ASSIGN_OR_RETURN(MappedTensor t, ReadTensor(tensors[i], fmt::format("{}[{}]", where, i)));
+      TILEPROF_ASSIGN_OR_RETURN(MappedTensor t,
+                                ReadTensor(tensors[i], fmt::format("{}[{}]", where, i)));
       // tests/test_utils.py identifies tensors as "<inst>,<index>".
       if (!seen.emplace(t.instruction, t.output_index).second)
-        return MakeError("{}[{}]: tensor {},{} appears twice in the map", where, i, t.instruction, t.output_index);
+        return MakeError("{}[{}]: tensor {},{} appears twice in the map", where, i, t.instruction,
+                         t.output_index);
       computation.tensors.push_back(std::move(t));
     }
     map.computations.push_back(std::move(computation));
@@ -149,7 +164,8 @@ Expected<TensorMap> ReadTensorMapJson(std::string_view text, std::string_view fi
   return map;
 }
 
-Expected<InstructionInfo> ReadInstructionInfoJson(std::string_view text, std::string_view filename) {
+Expected<InstructionInfo> ReadInstructionInfoJson(std::string_view text,
+                                                  std::string_view filename) {
   TILEPROF_ASSIGN_OR_RETURN(Json json, Parse(text, filename));
   if (!json.is_object() || !json.contains("ml_types") || !json["ml_types"].is_object())
     return MakeError("{}: expected an object with an \"ml_types\" object", filename);

@@ -87,7 +87,6 @@ std::string WriteInstructionInfoJson(const InstructionInfo& info);
 // the order of the text.
 Expected<TensorMap> ReadTensorMapJson(std::string_view text, std::string_view filename);
 // Values outside the MLType enum are rejected by number.
-Expected<InstructionInfo> ReadInstructionInfoJson(std::string_view text,
-                                                  std::string_view filename);
+Expected<InstructionInfo> ReadInstructionInfoJson(std::string_view text, std::string_view filename);
 
 }  // namespace tileprof::report

@@ -35,13 +35,12 @@ enum class Group { kNone, kRegions, kDataTypes, kVertexCategories, kVertexTypes 
 enum class ExecutionGroup { kNone, kPrograms, kVertexTypes, kSteps };
 
 constexpr std::string_view kTargetLabels[] = {
-    "Number of IPUs:",    "Tiles per IPU:",      "Total Tiles:",
-    "Memory Per-Tile:",   "Total Memory:",       "Clock Speed (approx):",
-    "Number of Replicas:", "IPUs per Replica:",  "Tiles per Replica:",
-    "Memory per Replica:"};
+    "Number of IPUs:",    "Tiles per IPU:",        "Total Tiles:",        "Memory Per-Tile:",
+    "Total Memory:",      "Clock Speed (approx):", "Number of Replicas:", "IPUs per Replica:",
+    "Tiles per Replica:", "Memory per Replica:"};
 constexpr size_t kBaseTargetLines = 6;
-constexpr std::string_view kGraphLabels[] = {"Number of vertices:", "Number of edges:",
-                                             "Number of variables:", "Number of compute sets:"};
+constexpr std::string_view kGraphLabels[] = {
+    "Number of vertices:", "Number of edges:", "Number of variables:", "Number of compute sets:"};
 constexpr size_t kMaxShownLine = 200;  // longer lines are cut in error messages
 constexpr size_t kMaxShownToken = 40;
 
@@ -58,8 +57,8 @@ std::string Quote(std::string_view token) {
 
 // If `text` starts with one of `labels`, its index and the trimmed value.
 template <size_t N>
-std::optional<std::pair<size_t, std::string_view>> MatchLabel(
-    std::string_view text, const std::string_view (&labels)[N]) {
+std::optional<std::pair<size_t, std::string_view>> MatchLabel(std::string_view text,
+                                                              const std::string_view (&labels)[N]) {
   for (size_t i = 0; i < N; ++i)
     if (text.starts_with(labels[i])) return std::pair{i, Trim(text.substr(labels[i].size()))};
   return std::nullopt;
@@ -67,8 +66,7 @@ std::optional<std::pair<size_t, std::string_view>> MatchLabel(
 
 class Reader {
  public:
-  Reader(std::string_view input, std::string_view filename)
-      : input_(input), filename_(filename) {}
+  Reader(std::string_view input, std::string_view filename) : input_(input), filename_(filename) {}
 
   Expected<ParsedTextReport> Run();
 
@@ -260,7 +258,8 @@ Status Reader::HandleHeader(const Line& line, bool* handled) {
     report.graph.emplace();
     graph_seen_.reset();
   } else if (text.starts_with("Tile #") && text.ends_with("memory usage:")) {
-    std::string_view id = text.substr(6, text.size() - 6 - std::string_view("memory usage:").size());
+    std::string_view id =
+        text.substr(6, text.size() - 6 - std::string_view("memory usage:").size());
     TILEPROF_ASSIGN_OR_RETURN(uint32_t tile, Count32(line, Trim(id)));
     StartSection(Section::kNone, line);
     if (pending_tile_) Count(StatId::kTextOrphanTileHeader, *pending_tile_);
@@ -307,7 +306,8 @@ Status Reader::HandleTarget(const Line& line) {
   auto size = [&](uint64_t& field) -> Status {
     std::optional<uint64_t> bytes = ParseBinarySize(value);
     if (!bytes)
-      return Fail(line, value, fmt::format("expected a size like '256.0 kB', got {}", Quote(value)));
+      return Fail(line, value,
+                  fmt::format("expected a size like '256.0 kB', got {}", Quote(value)));
     field = *bytes;
     if (!value.ends_with(" B")) target.sizes_rounded = true;
     return {};
@@ -336,8 +336,8 @@ Status Reader::HandleTarget(const Line& line) {
     case 5: {
       std::string_view number = value;
       if (!ConsumeSuffix(number, " MHz"))
-        return Fail(line, value, fmt::format("expected a clock like '1,600.0 MHz', got {}",
-                                             Quote(value)));
+        return Fail(line, value,
+                    fmt::format("expected a clock like '1,600.0 MHz', got {}", Quote(value)));
       TILEPROF_ASSIGN_OR_RETURN(double mhz, Decimal(line, TrimRight(number)));
       target.clock_hz = mhz * 1e6;
       return {};
@@ -403,8 +403,8 @@ Status Reader::HandleMemory(const Line& line) {
     }
     return {};
   }
-  if (std::string_view value = text; ConsumePrefix(value, "Vertex Data (") &&
-                                     ConsumeSuffix(value, "):")) {
+  if (std::string_view value = text;
+      ConsumePrefix(value, "Vertex Data (") && ConsumeSuffix(value, "):")) {
     if (known.vertex_data) Count(StatId::kTextDuplicateRow, line);
     known.vertex_data = true;
     TILEPROF_ASSIGN_OR_RETURN(usage.vertex_data, Bytes(line, Trim(value)));
@@ -431,8 +431,8 @@ Status Reader::HandleMemory(const Line& line) {
   TILEPROF_ASSIGN_OR_RETURN(bool is_region,
                             labelled(region_label, kNumRegions, known.regions, usage.by_region));
   if (is_region) return {};
-  TILEPROF_ASSIGN_OR_RETURN(
-      bool is_category, labelled(category_label, kNumCategories, known.categories, usage.by_category));
+  TILEPROF_ASSIGN_OR_RETURN(bool is_category, labelled(category_label, kNumCategories,
+                                                       known.categories, usage.by_category));
   if (is_category) return {};
   TILEPROF_ASSIGN_OR_RETURN(bool is_vertex_category,
                             labelled(vertex_label, kNumVertexDataCategories,
@@ -461,7 +461,8 @@ Status Reader::HandleByTile(const Line& line) {
   if (text.starts_with("Range (KB)")) return {};
   for (bool including : {true, false}) {
     std::string_view value = text;
-    if (!ConsumePrefix(value, including ? "Maximum (Including Gaps):" : "Maximum (Excluding Gaps):"))
+    if (!ConsumePrefix(value,
+                       including ? "Maximum (Including Gaps):" : "Maximum (Excluding Gaps):"))
       continue;
     // "49,184 (48.0 K) on tile 0"
     value = Trim(value);
@@ -471,8 +472,7 @@ Status Reader::HandleByTile(const Line& line) {
       return Fail(line, value,
                   fmt::format("expected '<bytes> (<KiB> K) on tile <id>', got {}", Quote(value)));
     TILEPROF_ASSIGN_OR_RETURN(uint64_t bytes, Count64(line, value.substr(0, open)));
-    TILEPROF_ASSIGN_OR_RETURN(uint32_t tile,
-                              Count32(line, Trim(value.substr(close + 10))));
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t tile, Count32(line, Trim(value.substr(close + 10))));
     if (value.substr(open + 2, close - open - 2) != KibiK(bytes))
       Count(StatId::kTextInconsistentTotals, line);
     auto& field = including ? by_tile.max_including_gaps : by_tile.max_excluding_gaps;
@@ -485,7 +485,8 @@ Status Reader::HandleByTile(const Line& line) {
     TILEPROF_ASSIGN_OR_RETURN(by_tile.tiles_out_of_memory, Count64(line, TrimRight(value)));
     return {};
   }
-  if (text.front() < '0' || text.front() > '9') return Count(StatId::kTextUnknownLine, line), Status();
+  if (text.front() < '0' || text.front() > '9')
+    return Count(StatId::kTextUnknownLine, line), Status();
   // "<lo> - <hi> [*...] <count>"
   std::vector<std::string_view> tokens;
   for (size_t pos = 0; pos < text.size();) {
@@ -536,7 +537,8 @@ Status Reader::HandleExecution(const Line& line) {
     if (open != std::string_view::npos) {
       std::string_view us = value.substr(open + 9);
       if (!ConsumeSuffix(us, " microseconds)"))
-        return Fail(line, us, fmt::format("expected '(approx <n> microseconds)', got {}", Quote(us)));
+        return Fail(line, us,
+                    fmt::format("expected '(approx <n> microseconds)', got {}", Quote(us)));
       TILEPROF_ASSIGN_OR_RETURN(microseconds_, Decimal(line, us));
     }
     execution_total_line_ = line;
@@ -557,7 +559,8 @@ Status Reader::HandleExecution(const Line& line) {
     if (open != std::string_view::npos) {
       std::string_view percent = value.substr(open + 2);
       if (!ConsumeSuffix(percent, "% of total)"))
-        return Fail(line, percent, fmt::format("expected '(<n>% of total)', got {}", Quote(percent)));
+        return Fail(line, percent,
+                    fmt::format("expected '(<n>% of total)', got {}", Quote(percent)));
       TILEPROF_ASSIGN_OR_RETURN(double shown, Decimal(line, percent));
       double expected = execution.total_cycles == 0
                             ? 0.0
@@ -675,7 +678,8 @@ void Reader::FinishReport() {
       execution.clock_hz = report.target->clock_hz;
     } else if (*microseconds_ > 0 && execution.total_cycles > 0) {
       execution.clock_hz = static_cast<double>(execution.total_cycles) / *microseconds_ * 1e6;
-      if (!prints(execution.clock_hz)) Count(StatId::kTextInconsistentTotals, execution_total_line_);
+      if (!prints(execution.clock_hz))
+        Count(StatId::kTextInconsistentTotals, execution_total_line_);
     } else {
       Count(StatId::kTextInconsistentTotals, execution_total_line_);
     }

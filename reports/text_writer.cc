@@ -92,7 +92,8 @@ std::vector<std::string> MemoryUsageLines(const MemoryUsage& usage) {
   const MemoryRowsKnown& known = usage.known;
   std::vector<std::string> lines{"Memory Usage:", "  Total:"};
   if (known.including_gaps)
-    lines.push_back(RightAligned(4, "Including Gaps:", Bytes(usage.including_gaps), kGapsLineLength));
+    lines.push_back(
+        RightAligned(4, "Including Gaps:", Bytes(usage.including_gaps), kGapsLineLength));
   bool any_excluding = known.regions.any() || known.categories.any() || known.vertex_data ||
                        known.vertex_data_categories.any() || known.by_vertex_type;
   if (!any_excluding) return lines;
@@ -177,9 +178,8 @@ std::vector<std::string> ExecutionLines(const ExecutionReport& execution,
   if (!execution.cycles_by_vertex_type.empty()) {
     std::vector<const VertexTypeCycles*> rows;
     for (const VertexTypeCycles& row : execution.cycles_by_vertex_type) rows.push_back(&row);
-    std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
-      return a->cycles > b->cycles;
-    });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto* a, const auto* b) { return a->cycles > b->cycles; });
     size_t name_width = 0;
     size_t instances_width = 0;
     size_t cycles_width = 0;
@@ -219,8 +219,8 @@ std::string WriteTextReport(const CompilationReport& report, const ExecutionRepo
                             const TextReportOptions& options) {
   std::vector<std::vector<std::string>> sections;
   if (options.format_version_line)
-    sections.push_back({fmt::format("{}{}.{}", kFormatLinePrefix, kFormatVersion.major,
-                                    kFormatVersion.minor)});
+    sections.push_back(
+        {fmt::format("{}{}.{}", kFormatLinePrefix, kFormatVersion.major, kFormatVersion.minor)});
   if (report.target) sections.push_back(TargetLines(*report.target));
   if (report.graph) sections.push_back(GraphLines(*report.graph));
 

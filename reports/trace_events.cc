@@ -21,12 +21,17 @@ constexpr uint32_t kFirstPayloadField = 5;  // compile_begin = 5 ... execute = 9
 // The payload field of each type, in TraceEventType order.
 constexpr uint32_t PayloadField(TraceEventType type) {
   switch (type) {
-    case TraceEventType::kCompileBegin: return 5;
-    case TraceEventType::kCompileEnd: return 6;
+    case TraceEventType::kCompileBegin:
+      return 5;
+    case TraceEventType::kCompileEnd:
+      return 6;
     case TraceEventType::kHostToDeviceTransfer:
-    case TraceEventType::kDeviceToHostTransfer: return 7;
-    case TraceEventType::kLoadEngine: return 8;
-    case TraceEventType::kExecute: return 9;
+    case TraceEventType::kDeviceToHostTransfer:
+      return 7;
+    case TraceEventType::kLoadEngine:
+      return 8;
+    case TraceEventType::kExecute:
+      return 9;
   }
   return 0;
 }
@@ -68,7 +73,9 @@ class Writer {
 std::string EncodePayload(const TraceEvent& e) {
   Writer w;
   switch (e.type) {
-    case TraceEventType::kCompileBegin: w.BytesField(2, e.module_name); break;
+    case TraceEventType::kCompileBegin:
+      w.BytesField(2, e.module_name);
+      break;
     case TraceEventType::kCompileEnd:
       w.BytesField(1, e.compilation_report);
       w.VarintField(2, static_cast<uint64_t>(e.duration_us));
@@ -78,8 +85,12 @@ std::string EncodePayload(const TraceEvent& e) {
       w.BytesField(6, e.poplar_graph);
       break;
     case TraceEventType::kHostToDeviceTransfer:
-    case TraceEventType::kDeviceToHostTransfer: w.BytesField(1, e.data_transfer); break;
-    case TraceEventType::kLoadEngine: w.BytesField(1, e.module_name); break;
+    case TraceEventType::kDeviceToHostTransfer:
+      w.BytesField(1, e.data_transfer);
+      break;
+    case TraceEventType::kLoadEngine:
+      w.BytesField(1, e.module_name);
+      break;
     case TraceEventType::kExecute:
       w.BytesField(1, e.execution_report);
       w.BytesField(2, e.activity_trace);
@@ -116,9 +127,11 @@ class Reader {
     return out;
   }
   Expected<uint64_t> Fixed(size_t width) {
-    if (width > bytes_.size() - pos_) return MakeError("byte {}: fixed{} runs past the end", pos_, width * 8);
+    if (width > bytes_.size() - pos_)
+      return MakeError("byte {}: fixed{} runs past the end", pos_, width * 8);
     uint64_t value = 0;
-    for (size_t i = 0; i < width; ++i) value |= uint64_t{static_cast<uint8_t>(bytes_[pos_ + i])} << (8 * i);
+    for (size_t i = 0; i < width; ++i)
+      value |= uint64_t{static_cast<uint8_t>(bytes_[pos_ + i])} << (8 * i);
     pos_ += width;
     return value;
   }
@@ -130,11 +143,16 @@ class Reader {
   // Skips a field this schema does not know, as protobuf readers must.
   Status Skip(uint32_t wire) {
     switch (wire) {
-      case kVarint: return Ok(Varint());
-      case kFixed64: return Ok(Fixed(8));
-      case kFixed32: return Ok(Fixed(4));
-      case kLengthDelimited: return Ok(Bytes());
-      default: return MakeError("byte {}: unsupported wire type {}", pos_, wire);
+      case kVarint:
+        return Ok(Varint());
+      case kFixed64:
+        return Ok(Fixed(8));
+      case kFixed32:
+        return Ok(Fixed(4));
+      case kLengthDelimited:
+        return Ok(Bytes());
+      default:
+        return MakeError("byte {}: unsupported wire type {}", pos_, wire);
     }
   }
 
@@ -152,7 +170,8 @@ Expected<Tag> ReadTag(Reader& r) {
   size_t at = r.pos();
   TILEPROF_ASSIGN_OR_RETURN(uint64_t tag, r.Varint());
   auto field = static_cast<uint32_t>(tag >> 3);
-  if (field == 0 || tag >> 3 > 0x1fffffff) return MakeError("byte {}: invalid field number {}", at, tag >> 3);
+  if (field == 0 || tag >> 3 > 0x1fffffff)
+    return MakeError("byte {}: invalid field number {}", at, tag >> 3);
   return Tag{field, static_cast<uint32_t>(tag & 7)};
 }
 
@@ -212,7 +231,8 @@ Status DecodePayload(std::string_view bytes, TraceEvent* e) {
 std::string LocalTime(double timestamp) {
   // Beyond year +-5000 (or NaN) a calendar date means nothing, and the
   // conversion to time_t would overflow.
-  if (!(timestamp > -1e11 && timestamp < 1e11)) return fmt::format("{} s since the epoch", timestamp);
+  if (!(timestamp > -1e11 && timestamp < 1e11))
+    return fmt::format("{} s since the epoch", timestamp);
   auto seconds = static_cast<time_t>(timestamp);
   std::tm local{};
   localtime_r(&seconds, &local);
@@ -223,14 +243,19 @@ std::string LocalTime(double timestamp) {
 
 std::string EventBody(const TraceEvent& e) {
   switch (e.type) {
-    case TraceEventType::kCompileBegin: return "Compile begin: " + e.module_name + "\n";
+    case TraceEventType::kCompileBegin:
+      return "Compile begin: " + e.module_name + "\n";
     case TraceEventType::kCompileEnd:
       return fmt::format("Compile end: {}\nDuration: {} us\n{}", e.module_name, e.duration_us,
                          e.compilation_report);
-    case TraceEventType::kHostToDeviceTransfer: return "Host->Device\n" + e.data_transfer + "\n";
-    case TraceEventType::kDeviceToHostTransfer: return "Device->Host\n" + e.data_transfer + "\n";
-    case TraceEventType::kLoadEngine: return "Load engine: " + e.module_name + "\n";
-    case TraceEventType::kExecute: return "Execute: " + e.module_name + "\n" + e.execution_report;
+    case TraceEventType::kHostToDeviceTransfer:
+      return "Host->Device\n" + e.data_transfer + "\n";
+    case TraceEventType::kDeviceToHostTransfer:
+      return "Device->Host\n" + e.data_transfer + "\n";
+    case TraceEventType::kLoadEngine:
+      return "Load engine: " + e.module_name + "\n";
+    case TraceEventType::kExecute:
+      return "Execute: " + e.module_name + "\n" + e.execution_report;
   }
   return "Unknown event";
 }
@@ -249,12 +274,18 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
 
 std::string TraceEventTypeName(TraceEventType type) {
   switch (type) {
-    case TraceEventType::kCompileBegin: return "COMPILE_BEGIN";
-    case TraceEventType::kCompileEnd: return "COMPILE_END";
-    case TraceEventType::kHostToDeviceTransfer: return "HOST_TO_DEVICE_TRANSFER";
-    case TraceEventType::kDeviceToHostTransfer: return "DEVICE_TO_HOST_TRANSFER";
-    case TraceEventType::kLoadEngine: return "LOAD_ENGINE";
-    case TraceEventType::kExecute: return "EXECUTE";
+    case TraceEventType::kCompileBegin:
+      return "COMPILE_BEGIN";
+    case TraceEventType::kCompileEnd:
+      return "COMPILE_END";
+    case TraceEventType::kHostToDeviceTransfer:
+      return "HOST_TO_DEVICE_TRANSFER";
+    case TraceEventType::kDeviceToHostTransfer:
+      return "DEVICE_TO_HOST_TRANSFER";
+    case TraceEventType::kLoadEngine:
+      return "LOAD_ENGINE";
+    case TraceEventType::kExecute:
+      return "EXECUTE";
   }
   return fmt::format("UNKNOWN({})", static_cast<int32_t>(type));
 }
@@ -282,13 +313,16 @@ Expected<TraceEvent> DecodeTraceEvent(std::string_view bytes) {
     } else if ((tag.field == kOrdinal || tag.field == kType) && tag.wire == kVarint) {
       TILEPROF_ASSIGN_OR_RETURN(uint64_t value, r.Varint());
       auto as_int32 = static_cast<int32_t>(static_cast<int64_t>(value));
-      if (tag.field == kOrdinal) event.ordinal = as_int32;
-      else event.type = static_cast<TraceEventType>(as_int32);
+      if (tag.field == kOrdinal)
+        event.ordinal = as_int32;
+      else
+        event.type = static_cast<TraceEventType>(as_int32);
     } else if (tag.field >= kFirstPayloadField && tag.field <= 9 && tag.wire == kLengthDelimited) {
       TILEPROF_ASSIGN_OR_RETURN(std::string_view body, r.Bytes());
       payload.emplace(tag.field, body);  // the last member of a oneof wins
     } else if (tag.field <= 9) {
-      return MakeError("byte {}: field {} has the wrong wire type {}", r.pos(), tag.field, tag.wire);
+      return MakeError("byte {}: field {} has the wrong wire type {}", r.pos(), tag.field,
+                       tag.wire);
     } else {
       TILEPROF_RETURN_IF_ERROR(r.Skip(tag.wire));
     }
@@ -297,10 +331,11 @@ Expected<TraceEvent> DecodeTraceEvent(std::string_view bytes) {
     return MakeError("unknown event type {}", static_cast<int32_t>(event.type));
   if (payload) {
     if (payload->first != PayloadField(event.type))
-      return MakeError("a {} event carries payload field {}, expected {}", TraceEventTypeName(event.type),
-                       payload->first, PayloadField(event.type));
+      return MakeError("a {} event carries payload field {}, expected {}",
+                       TraceEventTypeName(event.type), payload->first, PayloadField(event.type));
     Status status = DecodePayload(payload->second, &event);
-    if (!status) return status.error().Within(fmt::format("{} payload", TraceEventTypeName(event.type)));
+    if (!status)
+      return status.error().Within(fmt::format("{} payload", TraceEventTypeName(event.type)));
   }
   return event;
 }
@@ -322,8 +357,9 @@ Expected<TraceEventStream> DecodeTraceEventStream(std::string_view bytes) {
     size_t at = r.pos();
     auto message = r.Bytes();
     if (!message) {
-      stream.truncated = fmt::format("event {} at byte {} is incomplete (the writer stopped mid-event): {}",
-                                     stream.events.size(), at, message.error().message());
+      stream.truncated =
+          fmt::format("event {} at byte {} is incomplete (the writer stopped mid-event): {}",
+                      stream.events.size(), at, message.error().message());
       break;
     }
     auto event = DecodeTraceEvent(*message);
@@ -348,8 +384,10 @@ std::string DataTransferJson(const std::vector<TransferredTensor>& tensors) {
                        tensors[i].size, i + 1 < tensors.size() ? "," : "");
     total += tensors[i].size;
   }
-  if (tensors.empty()) out = "{\n\t\"tensors\" : [],\n";
-  else out += "\t],\n";
+  if (tensors.empty())
+    out = "{\n\t\"tensors\" : [],\n";
+  else
+    out += "\t],\n";
   out += fmt::format("\t\"total_size\" : {}\n}}", total);
   return out;
 }

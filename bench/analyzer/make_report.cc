@@ -1,9 +1,9 @@
 // Writes a synthetic compilation report of `--ipus` ipu2 IPUs (64 gives the
 // design's largest system, 94,208 tiles) in all four formats: PREFIX.rep,
-// PREFIX.json, PREFIX.cbor, PREFIX.db, and its per-tile archive PREFIX.a. Per-tile figures vary per tile
-// (a fixed xorshift seed, so runs are reproducible) and every 9,973rd tile
-// is far over its memory, so the histogram, top and oom views have work to
-// do. The report passes report::CheckInvariants.
+// PREFIX.json, PREFIX.cbor, PREFIX.db, and its per-tile archive PREFIX.a. Per-tile figures vary per
+// tile (a fixed xorshift seed, so runs are reproducible) and every 9,973rd tile is far over its
+// memory, so the histogram, top and oom views have work to do. The report passes
+// report::CheckInvariants.
 //
 //   make_analyzer_report --ipus 64 --tiles-per-ipu 1472 bench64
 #include <fmt/format.h>
@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
     if ((arg == "--ipus" || arg == "--tiles-per-ipu") && i + 1 < argc) {
       uint64_t v = std::strtoull(argv[++i], nullptr, 10);
       if (v == 0) return Usage();
-      (arg == "--ipus" ? static_cast<void>(ipus = static_cast<uint32_t>(v)) : static_cast<void>(tiles_per_ipu = v));
+      (arg == "--ipus" ? static_cast<void>(ipus = static_cast<uint32_t>(v))
+                       : static_cast<void>(tiles_per_ipu = v));
     } else if (prefix.empty() && !arg.starts_with("-")) {
       prefix = arg;
     } else {

@@ -33,7 +33,9 @@ using Clock = std::chrono::steady_clock;
 double CpuSeconds() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
-  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6;
+  };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -54,11 +56,14 @@ int main(int argc, char** argv) {
   int runs = 3;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-    else model = arg;
+    if (arg == "--runs" && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
+    else
+      model = arg;
   }
   const std::string dir =
-      (std::filesystem::temp_directory_path() / fmt::format("tileprof_cache_bench_{}", ::getpid())).string();
+      (std::filesystem::temp_directory_path() / fmt::format("tileprof_cache_bench_{}", ::getpid()))
+          .string();
   std::filesystem::remove_all(dir);
 
   engine::SessionOptions options;
@@ -83,8 +88,10 @@ int main(int argc, char** argv) {
     std::optional<Error> error;
     time(compile, [&] {
       auto compiled = engine::CompileHloFile(model, options, log);
-      if (!compiled) error = compiled.error();
-      else if (expected.empty()) expected = report::WriteTextReport(compiled->result.report, nullptr, {});
+      if (!compiled)
+        error = compiled.error();
+      else if (expected.empty())
+        expected = report::WriteTextReport(compiled->result.report, nullptr, {});
     });
     if (error) return fail(*error);
   }
@@ -96,9 +103,12 @@ int main(int argc, char** argv) {
     std::optional<Error> error;
     time(miss, [&] {
       auto compiled = engine::LoadOrCompile(model, cached, log);
-      if (!compiled) error = compiled.error();
-      else if (compiled->cache.outcome != engine::CacheOutcome::kMiss) error = Error("expected a miss");
-      else file_size = std::filesystem::file_size(compiled->cache.path);
+      if (!compiled)
+        error = compiled.error();
+      else if (compiled->cache.outcome != engine::CacheOutcome::kMiss)
+        error = Error("expected a miss");
+      else
+        file_size = std::filesystem::file_size(compiled->cache.path);
     });
     if (error) return fail(*error);
   }
@@ -111,8 +121,10 @@ int main(int argc, char** argv) {
       std::optional<Error> error;
       time(*times, [&] {
         auto loaded = engine::LoadOrCompile(model, cached, log, parts);
-        if (!loaded) error = loaded.error();
-        else if (loaded->cache.outcome != engine::CacheOutcome::kHit) error = Error("expected a hit");
+        if (!loaded)
+          error = loaded.error();
+        else if (loaded->cache.outcome != engine::CacheOutcome::kHit)
+          error = Error("expected a hit");
         else if (report::WriteTextReport(loaded->result.report, nullptr, {}) != expected)
           error = Error("the loaded report differs from the compiled one");
       });
@@ -123,7 +135,8 @@ int main(int argc, char** argv) {
 
   const double base = Median(compile.wall), base_cpu = Median(compile.cpu);
   fmt::print("{} on ipu2 (1 IPU, 1,472 tiles), median of {} run{}, executable {:.1f} MB\n",
-             std::filesystem::path(model).filename().string(), runs, runs == 1 ? "" : "s", file_size / 1e6);
+             std::filesystem::path(model).filename().string(), runs, runs == 1 ? "" : "s",
+             file_size / 1e6);
   fmt::print("  {:<14} {:>9}  {:>8}   {:>9}  {:>8}\n", "", "wall", "ratio", "cpu", "ratio");
   const auto row = [&](std::string_view name, const Times& times) {
     const double wall = Median(times.wall), cpu = Median(times.cpu);
@@ -135,8 +148,10 @@ int main(int argc, char** argv) {
   row("hit (report)", hit_report);
   row("hit (full)", hit_full);
   const double ratio = base / Median(hit_report.wall);
-  fmt::print("ratio = compile time / this time. goal: a cache hit of `tileprof compile` >= 20x faster than\n"
-             "compiling (wall): {} ({:.0f}x); a full rebuild of the graph for `run`: {:.1f}x\n",
-             ratio >= 20 ? "met" : "NOT met", ratio, base / Median(hit_full.wall));
+  fmt::print(
+      "ratio = compile time / this time. goal: a cache hit of `tileprof compile` >= 20x faster "
+      "than\n"
+      "compiling (wall): {} ({:.0f}x); a full rebuild of the graph for `run`: {:.1f}x\n",
+      ratio >= 20 ? "met" : "NOT met", ratio, base / Median(hit_full.wall));
   return 0;
 }

@@ -28,7 +28,8 @@ void ParseFile(benchmark::State& state, const std::string& text, bool validate) 
     }
     benchmark::DoNotOptimize(modules->size());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text.size()));
 }
 
 }  // namespace
@@ -47,12 +48,12 @@ int main(int argc, char** argv) {
     std::string name = argv[i];
     name = name.substr(name.find_last_of('/') + 1);
     const std::string& body = texts.back();
-    benchmark::RegisterBenchmark(("Parse/" + name).c_str(),
-                                 [&body](benchmark::State& s) { ParseFile(s, body, true); })
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("ParseSyntaxOnly/" + name).c_str(),
-                                 [&body](benchmark::State& s) { ParseFile(s, body, false); })
-        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("Parse/" + name).c_str(), [&body](benchmark::State& s) {
+      ParseFile(s, body, true);
+    })->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("ParseSyntaxOnly/" + name).c_str(), [&body](benchmark::State& s) {
+      ParseFile(s, body, false);
+    })->Unit(benchmark::kMillisecond);
   }
   if (texts.empty()) {
     std::fprintf(stderr, "usage: hlo_parse_bench [benchmark flags] FILE...\n");

@@ -12,9 +12,9 @@
 //       steps, in the proportions of a large compiled graph;
 //   report_bench read FILE                 read a report of any format (the
 //       streaming readers) and print what it holds, for /usr/bin/time.
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
-#include <unistd.h>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -37,7 +37,9 @@ namespace {
 using namespace tileprof;
 using Clock = std::chrono::steady_clock;
 
-double Since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 [[noreturn]] void Die(const std::string& message) {
   std::fprintf(stderr, "report_bench: %s\n", message.c_str());
@@ -62,10 +64,12 @@ int Formats(const std::string& model, int reps) {
   engine::compiler::CompileResult result =
       Must(engine::compiler::CompileModule(module, target, {}), "compile");
   std::printf("%s: %zu instructions, compiled for ipu2 (%zu tiles, %zu vertex types) in %.0f ms\n",
-              std::filesystem::path(model).filename().c_str(), static_cast<size_t>(module.instruction_count()),
-              result.report.tiles.size(), result.report.vertex_types.size(), Since(start));
+              std::filesystem::path(model).filename().c_str(),
+              static_cast<size_t>(module.instruction_count()), result.report.tiles.size(),
+              result.report.vertex_types.size(), Since(start));
   const report::ReportDocument document{result.report, std::nullopt};
-  const std::string dir = std::filesystem::temp_directory_path() / fmt::format("report_bench_{}", getpid());
+  const std::string dir =
+      std::filesystem::temp_directory_path() / fmt::format("report_bench_{}", getpid());
   std::filesystem::create_directories(dir);
 
   struct Codec {
@@ -77,17 +81,24 @@ int Formats(const std::string& model, int reps) {
   const std::string text_report = report::WriteTextReport(result.report, nullptr, {});
   std::vector<Codec> codecs = {
       {"text", dir + "/r.rep",
-       [&] { MustOk(WriteFileAtomic(dir + "/r.rep", report::WriteTextReport(result.report, nullptr, {})), "w"); },
+       [&] {
+         MustOk(
+             WriteFileAtomic(dir + "/r.rep", report::WriteTextReport(result.report, nullptr, {})),
+             "w");
+       },
        [&] {
          std::string bytes = Must(ReadFile(dir + "/r.rep"), "read");
          report::ParsedTextReport parsed = Must(report::ReadTextReport(bytes, "r.rep"), "text");
          return report::WriteTextReport(parsed.compilation, nullptr, {}) == text_report;
        }},
-      {"JSON", dir + "/r.json", [&] { MustOk(report::WriteJsonReportFile(dir + "/r.json", document), "w"); },
+      {"JSON", dir + "/r.json",
+       [&] { MustOk(report::WriteJsonReportFile(dir + "/r.json", document), "w"); },
        [&] { return Must(report::ReadJsonReportFile(dir + "/r.json"), "json") == document; }},
-      {"CBOR", dir + "/r.cbor", [&] { MustOk(report::WriteCborReportFile(dir + "/r.cbor", document), "w"); },
+      {"CBOR", dir + "/r.cbor",
+       [&] { MustOk(report::WriteCborReportFile(dir + "/r.cbor", document), "w"); },
        [&] { return Must(report::ReadCborReportFile(dir + "/r.cbor"), "cbor") == document; }},
-      {"SQLite", dir + "/r.db", [&] { MustOk(report::WriteProfileDatabase(dir + "/r.db", document), "w"); },
+      {"SQLite", dir + "/r.db",
+       [&] { MustOk(report::WriteProfileDatabase(dir + "/r.db", document), "w"); },
        [&] { return Must(report::ReadProfileDatabase(dir + "/r.db"), "sqlite") == document; }},
   };
   std::printf("%-7s %12s %12s %12s  %s\n", "format", "size", "write ms", "read ms", "read back");
@@ -103,8 +114,8 @@ int Formats(const std::string& model, int reps) {
       best_read = std::min(best_read, Since(r));
     }
     std::printf("%-7s %12s %12.1f %12.1f  %s\n", codec.name,
-                fmt::format("{:.2f} MB", std::filesystem::file_size(codec.file) / 1e6).c_str(), best_write,
-                best_read, same ? "identical" : "DIFFERENT");
+                fmt::format("{:.2f} MB", std::filesystem::file_size(codec.file) / 1e6).c_str(),
+                best_write, best_read, same ? "identical" : "DIFFERENT");
     if (!same) Die(std::string(codec.name) + ": the report read back differs");
   }
   std::filesystem::remove_all(dir);
@@ -134,7 +145,8 @@ int Generate(const std::string& out, double megabytes) {
   c.target = MakeTarget("ipu2", kIpus, kTilesPerIpu, 638976, 1.33e9);
   c.graph = GraphInfo{kTiles * 40ull, kTiles * 120ull, kTiles * 30ull, 4000};
   for (int i = 0; i < 48; ++i)
-    c.vertex_types.push_back({fmt::format("popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::OP{},float>", i)});
+    c.vertex_types.push_back(
+        {fmt::format("popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::OP{},float>", i)});
   for (uint32_t tile = 0; tile < kTiles; ++tile) {
     TileMemory m;
     m.tile = tile;
@@ -143,7 +155,8 @@ int Generate(const std::string& out, double megabytes) {
     m.by_region[0] = {total, total + random.Below(4096)};
     m.always_live = total / 2;
     m.not_always_live = total - total / 2;
-    for (int v = 0; v < 6; ++v) m.vertex_types.push_back({static_cast<uint32_t>(random.Below(48)), random.Below(5000)});
+    for (int v = 0; v < 6; ++v)
+      m.vertex_types.push_back({static_cast<uint32_t>(random.Below(48)), random.Below(5000)});
     uint64_t vd = 0;
     for (Category k : kVertexDataCategories) vd += At(m.by_category, k);
     m.vertex_data[0] = vd;
@@ -162,8 +175,11 @@ int Generate(const std::string& out, double megabytes) {
   // JSON sizes are measured on samples.
   auto make_variable = [&](size_t i) {
     return Variable{fmt::format("layer{}/dense{}/kernel/Read/ReadVariableOp{}", i % 97, i % 31, i),
-                    static_cast<uint32_t>(random.Below(kTiles)), random.Below(65536), Category::kVariables,
-                    random.Below(2) == 0, random.Below(600000)};
+                    static_cast<uint32_t>(random.Below(kTiles)),
+                    random.Below(65536),
+                    Category::kVariables,
+                    random.Below(2) == 0,
+                    random.Below(600000)};
   };
   auto make_step = [&](size_t s) {
     ExecutionStep step{fmt::format("layer{}/Conv_{}/Convolve", s % 50, s), 0, {}};
@@ -201,7 +217,8 @@ int Read(const std::string& path) {
   size_t tiles = document.compilation ? document.compilation->tiles.size() : 0;
   size_t variables = document.compilation ? document.compilation->variables.size() : 0;
   size_t steps = document.execution ? document.execution->steps.size() : 0;
-  std::printf("%s: %zu tiles, %zu variables, %zu execution steps\n", path.c_str(), tiles, variables, steps);
+  std::printf("%s: %zu tiles, %zu variables, %zu execution steps\n", path.c_str(), tiles, variables,
+              steps);
   return 0;
 }
 
@@ -209,9 +226,11 @@ int Read(const std::string& path) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.size() >= 2 && args[0] == "formats") return Formats(args[1], args.size() > 2 ? std::stoi(args[2]) : 3);
+  if (args.size() >= 2 && args[0] == "formats")
+    return Formats(args[1], args.size() > 2 ? std::stoi(args[2]) : 3);
   if (args.size() == 3 && args[0] == "generate") return Generate(args[1], std::stod(args[2]));
   if (args.size() == 2 && args[0] == "read") return Read(args[1]);
-  std::fprintf(stderr, "usage: report_bench formats MODEL.hlo [REPS] | generate OUT.json MB | read FILE\n");
+  std::fprintf(stderr,
+               "usage: report_bench formats MODEL.hlo [REPS] | generate OUT.json MB | read FILE\n");
   return 2;
 }

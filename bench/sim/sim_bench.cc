@@ -28,9 +28,15 @@ constexpr int kM = 256, kK = 256, kN = 256;
 
 std::string Module() {
   return "HloModule dot\nENTRY main {\n"
-         "  x = f32[" + std::to_string(kM) + "," + std::to_string(kK) + "] parameter(0)\n"
-         "  w = f32[" + std::to_string(kK) + "," + std::to_string(kN) + "] parameter(1)\n"
-         "  ROOT d = f32[" + std::to_string(kM) + "," + std::to_string(kN) + "] dot(x, w), "
+         "  x = f32[" +
+         std::to_string(kM) + "," + std::to_string(kK) +
+         "] parameter(0)\n"
+         "  w = f32[" +
+         std::to_string(kK) + "," + std::to_string(kN) +
+         "] parameter(1)\n"
+         "  ROOT d = f32[" +
+         std::to_string(kM) + "," + std::to_string(kN) +
+         "] dot(x, w), "
          "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
 }
 
@@ -66,12 +72,14 @@ Prepared& Compiled() {
 
 void BM_SimulatedDot(benchmark::State& state) {
   Prepared& prepared = Compiled();
-  auto simulator = sim::Simulator::Create(prepared.result, {.threads = static_cast<uint32_t>(state.range(0))});
+  auto simulator =
+      sim::Simulator::Create(prepared.result, {.threads = static_cast<uint32_t>(state.range(0))});
   if (!simulator) {
     state.SkipWithError(simulator.error().message().c_str());
     return;
   }
-  sim::HostData inputs{{"x", Bytes(Random(kM * kK, 1))}, {"w", Bytes(Random(kK * kN, 2))},
+  sim::HostData inputs{{"x", Bytes(Random(kM * kK, 1))},
+                       {"w", Bytes(Random(kK * kN, 2))},
                        {"seed", std::vector<std::byte>(8)}};
   // One untimed run gives the steps per run (and warms the caches).
   if (!(*simulator)->Run(inputs)) {
@@ -88,9 +96,11 @@ void BM_SimulatedDot(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(run->outputs);
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double flops = 2.0 * kM * kN * kK;
-  state.counters["FLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOP/s"] =
+      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["steps"] = static_cast<double>(steps);
   state.counters["us_per_step"] =
       seconds * 1e6 / static_cast<double>(steps) / static_cast<double>(state.iterations());

@@ -38,8 +38,7 @@ const Catalogue& GetCatalogue() {
   return *catalogue;
 }
 
-Expected<const Codelet*> Lookup(const std::string& name, bool supported,
-                                std::string_view why) {
+Expected<const Codelet*> Lookup(const std::string& name, bool supported, std::string_view why) {
   if (!supported) return MakeError("no codelet {}: {}", name, why);
   const Codelet* codelet = FindCodelet(name);
   if (codelet == nullptr) return MakeError("no codelet {} in the catalogue", name);
@@ -52,65 +51,112 @@ std::string_view Bool(bool value) { return value ? "true" : "false"; }
 
 std::string_view BinaryOpName(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kAdd: return "ADD";
-    case BinaryOp::kSubtract: return "SUBTRACT";
-    case BinaryOp::kMultiply: return "MULTIPLY";
-    case BinaryOp::kDivide: return "DIVIDE";
-    case BinaryOp::kRemainder: return "REMAINDER";
-    case BinaryOp::kPower: return "POWER";
-    case BinaryOp::kMaximum: return "MAXIMUM";
-    case BinaryOp::kMinimum: return "MINIMUM";
-    case BinaryOp::kAtan2: return "ATAN2";
-    case BinaryOp::kBitwiseAnd: return "BITWISE_AND";
-    case BinaryOp::kBitwiseOr: return "BITWISE_OR";
-    case BinaryOp::kBitwiseXor: return "BITWISE_XOR";
-    case BinaryOp::kShiftLeft: return "SHIFT_LEFT";
-    case BinaryOp::kShiftRight: return "SHIFT_RIGHT";
-    case BinaryOp::kShiftRightSignExtend: return "SHIFT_RIGHT_SIGN_EXTEND";
-    case BinaryOp::kEqual: return "EQUAL";
-    case BinaryOp::kNotEqual: return "NOT_EQUAL";
-    case BinaryOp::kLessThan: return "LESS_THAN";
-    case BinaryOp::kLessThanEqual: return "LESS_THAN_EQUAL";
-    case BinaryOp::kGreaterThan: return "GREATER_THAN";
-    case BinaryOp::kGreaterThanEqual: return "GREATER_THAN_EQUAL";
+    case BinaryOp::kAdd:
+      return "ADD";
+    case BinaryOp::kSubtract:
+      return "SUBTRACT";
+    case BinaryOp::kMultiply:
+      return "MULTIPLY";
+    case BinaryOp::kDivide:
+      return "DIVIDE";
+    case BinaryOp::kRemainder:
+      return "REMAINDER";
+    case BinaryOp::kPower:
+      return "POWER";
+    case BinaryOp::kMaximum:
+      return "MAXIMUM";
+    case BinaryOp::kMinimum:
+      return "MINIMUM";
+    case BinaryOp::kAtan2:
+      return "ATAN2";
+    case BinaryOp::kBitwiseAnd:
+      return "BITWISE_AND";
+    case BinaryOp::kBitwiseOr:
+      return "BITWISE_OR";
+    case BinaryOp::kBitwiseXor:
+      return "BITWISE_XOR";
+    case BinaryOp::kShiftLeft:
+      return "SHIFT_LEFT";
+    case BinaryOp::kShiftRight:
+      return "SHIFT_RIGHT";
+    case BinaryOp::kShiftRightSignExtend:
+      return "SHIFT_RIGHT_SIGN_EXTEND";
+    case BinaryOp::kEqual:
+      return "EQUAL";
+    case BinaryOp::kNotEqual:
+      return "NOT_EQUAL";
+    case BinaryOp::kLessThan:
+      return "LESS_THAN";
+    case BinaryOp::kLessThanEqual:
+      return "LESS_THAN_EQUAL";
+    case BinaryOp::kGreaterThan:
+      return "GREATER_THAN";
+    case BinaryOp::kGreaterThanEqual:
+      return "GREATER_THAN_EQUAL";
   }
   return "?";
 }
 
 std::string_view UnaryOpName(UnaryOp op) {
   switch (op) {
-    case UnaryOp::kAbsolute: return "ABSOLUTE";
-    case UnaryOp::kNegate: return "NEGATE";
-    case UnaryOp::kSignum: return "SIGNUM";
-    case UnaryOp::kFloor: return "FLOOR";
-    case UnaryOp::kCeil: return "CEIL";
-    case UnaryOp::kRound: return "ROUND";
-    case UnaryOp::kRoundHalfEven: return "ROUND_HALF_EVEN";
-    case UnaryOp::kExponent: return "EXPONENT";
-    case UnaryOp::kExponentMinusOne: return "EXPONENT_MINUS_ONE";
-    case UnaryOp::kLogarithm: return "LOGARITHM";
-    case UnaryOp::kLogarithmOnePlus: return "LOGARITHM_ONE_PLUS";
-    case UnaryOp::kTanh: return "TANH";
-    case UnaryOp::kSigmoid: return "SIGMOID";
-    case UnaryOp::kSqrt: return "SQRT";
-    case UnaryOp::kRsqrt: return "RSQRT";
-    case UnaryOp::kSin: return "SIN";
-    case UnaryOp::kCos: return "COS";
-    case UnaryOp::kIsFinite: return "IS_FINITE";
-    case UnaryOp::kBitwiseNot: return "BITWISE_NOT";
-    case UnaryOp::kLogicalNot: return "LOGICAL_NOT";
+    case UnaryOp::kAbsolute:
+      return "ABSOLUTE";
+    case UnaryOp::kNegate:
+      return "NEGATE";
+    case UnaryOp::kSignum:
+      return "SIGNUM";
+    case UnaryOp::kFloor:
+      return "FLOOR";
+    case UnaryOp::kCeil:
+      return "CEIL";
+    case UnaryOp::kRound:
+      return "ROUND";
+    case UnaryOp::kRoundHalfEven:
+      return "ROUND_HALF_EVEN";
+    case UnaryOp::kExponent:
+      return "EXPONENT";
+    case UnaryOp::kExponentMinusOne:
+      return "EXPONENT_MINUS_ONE";
+    case UnaryOp::kLogarithm:
+      return "LOGARITHM";
+    case UnaryOp::kLogarithmOnePlus:
+      return "LOGARITHM_ONE_PLUS";
+    case UnaryOp::kTanh:
+      return "TANH";
+    case UnaryOp::kSigmoid:
+      return "SIGMOID";
+    case UnaryOp::kSqrt:
+      return "SQRT";
+    case UnaryOp::kRsqrt:
+      return "RSQRT";
+    case UnaryOp::kSin:
+      return "SIN";
+    case UnaryOp::kCos:
+      return "COS";
+    case UnaryOp::kIsFinite:
+      return "IS_FINITE";
+    case UnaryOp::kBitwiseNot:
+      return "BITWISE_NOT";
+    case UnaryOp::kLogicalNot:
+      return "LOGICAL_NOT";
   }
   return "?";
 }
 
 std::string_view ReduceOpName(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kAdd: return "ReduceAdd";
-    case ReduceOp::kMul: return "ReduceMul";
-    case ReduceOp::kMax: return "ReduceMax";
-    case ReduceOp::kMin: return "ReduceMin";
-    case ReduceOp::kAnd: return "ReduceAnd";
-    case ReduceOp::kOr: return "ReduceOr";
+    case ReduceOp::kAdd:
+      return "ReduceAdd";
+    case ReduceOp::kMul:
+      return "ReduceMul";
+    case ReduceOp::kMax:
+      return "ReduceMax";
+    case ReduceOp::kMin:
+      return "ReduceMin";
+    case ReduceOp::kAnd:
+      return "ReduceAnd";
+    case ReduceOp::kOr:
+      return "ReduceOr";
   }
   return "?";
 }
@@ -187,16 +233,15 @@ std::string ScaledAddCodeletName(ElementType type, bool constant_scale) {
                      Bool(constant_scale));
 }
 std::string ReduceCodeletName(ReduceOp op, ElementType type, bool is_update) {
-  return fmt::format("popops::Reduce<popops::{},{},{},{},0>", ReduceOpName(op),
-                     PoplarName(type), PoplarName(type), Bool(is_update));
+  return fmt::format("popops::Reduce<popops::{},{},{},{},0>", ReduceOpName(op), PoplarName(type),
+                     PoplarName(type), Bool(is_update));
 }
 std::string ContinuousReduceCodeletName(ReduceOp op, ElementType type, bool is_update) {
   return fmt::format("popops::ContinuousReduce<popops::{},{},{},{}>", ReduceOpName(op),
                      PoplarName(type), PoplarName(type), Bool(is_update));
 }
 std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator) {
-  return fmt::format("poplin::MatMulPartial<{},{}>", PoplarName(input),
-                     PoplarName(accumulator));
+  return fmt::format("poplin::MatMulPartial<{},{}>", PoplarName(input), PoplarName(accumulator));
 }
 std::string MatMulPartialTransposedCodeletName(ElementType input, ElementType accumulator,
                                                bool transpose_in, bool transpose_weights) {
@@ -264,23 +309,21 @@ Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type, bool is
   return Lookup(ReduceCodeletName(op, type, is_update), Supports(op, type),
                 fmt::format("{} is not defined for {}", ReduceOpName(op), HloName(type)));
 }
-Expected<const Codelet*> GetContinuousReduceCodelet(ReduceOp op, ElementType type,
-                                                    bool is_update) {
+Expected<const Codelet*> GetContinuousReduceCodelet(ReduceOp op, ElementType type, bool is_update) {
   return Lookup(ContinuousReduceCodeletName(op, type, is_update), Supports(op, type),
                 fmt::format("{} is not defined for {}", ReduceOpName(op), HloName(type)));
 }
-Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,
-                                                 ElementType accumulator) {
+Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input, ElementType accumulator) {
   return Lookup(MatMulPartialCodeletName(input, accumulator), true, "");
 }
 Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input, ElementType accumulator,
                                                  bool transpose_in, bool transpose_weights) {
   if (!transpose_in && !transpose_weights) return GetMatMulPartialCodelet(input, accumulator);
-  return Lookup(MatMulPartialTransposedCodeletName(input, accumulator, transpose_in, transpose_weights),
-                true, "");
+  return Lookup(
+      MatMulPartialTransposedCodeletName(input, accumulator, transpose_in, transpose_weights), true,
+      "");
 }
-Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input,
-                                                     ElementType accumulator) {
+Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input, ElementType accumulator) {
   return Lookup(ConvPartial1x1OutCodeletName(input, accumulator), true, "");
 }
 Expected<const Codelet*> GetConvPartialCodelet(ElementType input, ElementType accumulator) {

@@ -5,9 +5,8 @@
 
 namespace tileprof::engine {
 
-Codelet::Codelet(std::string name, ExecutionKind kind,
-                 std::vector<FieldSpec> fields, std::vector<std::string> params,
-                 uint32_t code_bytes)
+Codelet::Codelet(std::string name, ExecutionKind kind, std::vector<FieldSpec> fields,
+                 std::vector<std::string> params, uint32_t code_bytes)
     : name_(std::move(name)),
       execution_kind_(kind),
       fields_(std::move(fields)),
@@ -44,25 +43,24 @@ Status Codelet::CheckShape(const VertexShape& /*shape*/) const { return {}; }
 
 Status Codelet::Run(const VertexIo& io) const {
   if (io.fields.size() != fields_.size()) {
-    return MakeError("{}: {} field spans given, the codelet has {} fields", name_,
-                     io.fields.size(), fields_.size());
+    return MakeError("{}: {} field spans given, the codelet has {} fields", name_, io.fields.size(),
+                     fields_.size());
   }
   if (io.params.size() != params_.size()) {
-    return MakeError("{}: {} parameters given, the codelet has {}", name_,
-                     io.params.size(), params_.size());
+    return MakeError("{}: {} parameters given, the codelet has {}", name_, io.params.size(),
+                     params_.size());
   }
   std::vector<uint64_t> elements(fields_.size());
   for (size_t i = 0; i < fields_.size(); ++i) {
     const FieldSpec& field = fields_[i];
     const uint64_t size = SizeOf(field.type);
     if (io.fields[i].size() % size != 0) {
-      return MakeError("{}: field '{}' has {} bytes, not a whole number of {} elements",
-                       name_, field.name, io.fields[i].size(), HloName(field.type));
+      return MakeError("{}: field '{}' has {} bytes, not a whole number of {} elements", name_,
+                       field.name, io.fields[i].size(), HloName(field.type));
     }
     elements[i] = io.fields[i].size() / size;
     if (field.kind == FieldKind::kScalar && elements[i] != 1) {
-      return MakeError("{}: scalar field '{}' has {} elements", name_, field.name,
-                       elements[i]);
+      return MakeError("{}: scalar field '{}' has {} elements", name_, field.name, elements[i]);
     }
   }
   if (auto status = CheckShape({elements, io.params}); !status) {
@@ -71,13 +69,11 @@ Status Codelet::Run(const VertexIo& io) const {
   return Compute(io);
 }
 
-Status CheckSameSize(const Codelet& codelet, const VertexShape& shape, size_t a,
-                     size_t b) {
+Status CheckSameSize(const Codelet& codelet, const VertexShape& shape, size_t a, size_t b) {
   if (shape.field_elements[a] == shape.field_elements[b]) return {};
   const auto fields = codelet.fields();
   return MakeError("field '{}' has {} elements, '{}' has {}", fields[b].name,
-                   shape.field_elements[b], fields[a].name,
-                   shape.field_elements[a]);
+                   shape.field_elements[b], fields[a].name, shape.field_elements[a]);
 }
 
 }  // namespace tileprof::engine

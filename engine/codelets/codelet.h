@@ -61,9 +61,7 @@ struct FieldSpec {
   bool IsWritten() const { return direction != FieldDirection::kInput; }
   uint32_t EdgePointerBytes() const { return kEdgePointerBytes; }
   uint32_t InternalStateBytes() const {
-    return kind == FieldKind::kVector && layout == VectorLayout::kSpan
-               ? kVectorLengthBytes
-               : 0;
+    return kind == FieldKind::kVector && layout == VectorLayout::kSpan ? kVectorLengthBytes : 0;
   }
 };
 
@@ -122,8 +120,7 @@ class Codelet {
   // Cycle estimate for the given sizes (units: see the file comment). Never
   // decreases as the vertex's work grows (field sizes growing together as
   // CheckShape requires).
-  virtual uint64_t EstimateCycles(const VertexShape& shape,
-                                  const Target& target) const = 0;
+  virtual uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const = 0;
   // Runs the vertex. Checks that there is one span per field, that each span
   // holds whole elements, scalars exactly one, and CheckShape; never reads or
   // writes outside the spans.
@@ -154,7 +151,6 @@ class Codelet {
 
 // Helpers for CheckShape implementations.
 // Error unless fields `a` and `b` have the same number of elements.
-Status CheckSameSize(const Codelet& codelet, const VertexShape& shape, size_t a,
-                     size_t b);
+Status CheckSameSize(const Codelet& codelet, const VertexShape& shape, size_t a, size_t b);
 
 }  // namespace tileprof::engine

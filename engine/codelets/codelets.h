@@ -20,24 +20,24 @@ namespace tileprof::engine {
 
 // popops::expr::BinaryOpType names.
 enum class BinaryOp : uint8_t {
-  kAdd,       // integers wrap (two's complement)
-  kSubtract,  // integers wrap
-  kMultiply,  // integers wrap
-  kDivide,    // integers: x/0 = -1 (all ones), INT_MIN/-1 = INT_MIN (XLA)
-  kRemainder, // integers: x%0 = x, INT_MIN%-1 = 0 (XLA); floats: fmod
-  kPower,     // integers: by squaring, wrapping; negative exponent gives
-              // 1 if the base is 1, else 0 (XLA); floats: pow
-  kMaximum,   // floats: NaN if either is NaN; -0 < +0
-  kMinimum,   // floats: NaN if either is NaN; -0 < +0
-  kAtan2,     // floats only
-  kBitwiseAnd,  // integers and pred
-  kBitwiseOr,   // integers and pred
-  kBitwiseXor,  // integers and pred
-  kShiftLeft,   // integers; an amount >= bit width (as unsigned) gives 0
-  kShiftRight,  // logical; amount >= width gives 0
+  kAdd,                   // integers wrap (two's complement)
+  kSubtract,              // integers wrap
+  kMultiply,              // integers wrap
+  kDivide,                // integers: x/0 = -1 (all ones), INT_MIN/-1 = INT_MIN (XLA)
+  kRemainder,             // integers: x%0 = x, INT_MIN%-1 = 0 (XLA); floats: fmod
+  kPower,                 // integers: by squaring, wrapping; negative exponent gives
+                          // 1 if the base is 1, else 0 (XLA); floats: pow
+  kMaximum,               // floats: NaN if either is NaN; -0 < +0
+  kMinimum,               // floats: NaN if either is NaN; -0 < +0
+  kAtan2,                 // floats only
+  kBitwiseAnd,            // integers and pred
+  kBitwiseOr,             // integers and pred
+  kBitwiseXor,            // integers and pred
+  kShiftLeft,             // integers; an amount >= bit width (as unsigned) gives 0
+  kShiftRight,            // logical; amount >= width gives 0
   kShiftRightSignExtend,  // arithmetic; amount >= width fills with the sign
-  kEqual,       // comparisons: output pred; floats compare as IEEE
-  kNotEqual,    //   (NaN is unequal to everything, itself included)
+  kEqual,                 // comparisons: output pred; floats compare as IEEE
+  kNotEqual,              //   (NaN is unequal to everything, itself included)
   kLessThan,
   kLessThanEqual,
   kGreaterThan,
@@ -47,26 +47,26 @@ enum class BinaryOp : uint8_t {
 // popops::expr::UnaryOpType names (ROUND_HALF_EVEN is tileprof's, for HLO
 // round-nearest-even).
 enum class UnaryOp : uint8_t {
-  kAbsolute,   // integers wrap: |INT_MIN| = INT_MIN; unsigned: identity
-  kNegate,     // integers wrap
-  kSignum,     // -1, 0, 1; floats keep NaN and the sign of zero
-  kFloor,      // floats only from here to kIsFinite
+  kAbsolute,  // integers wrap: |INT_MIN| = INT_MIN; unsigned: identity
+  kNegate,    // integers wrap
+  kSignum,    // -1, 0, 1; floats keep NaN and the sign of zero
+  kFloor,     // floats only from here to kIsFinite
   kCeil,
-  kRound,      // half away from zero (HLO round-nearest-afz)
+  kRound,  // half away from zero (HLO round-nearest-afz)
   kRoundHalfEven,
   kExponent,
   kExponentMinusOne,
   kLogarithm,
   kLogarithmOnePlus,
   kTanh,
-  kSigmoid,    // HLO logistic: 1 / (1 + exp(-x))
+  kSigmoid,  // HLO logistic: 1 / (1 + exp(-x))
   kSqrt,
   kRsqrt,
   kSin,
   kCos,
-  kIsFinite,   // output pred
-  kBitwiseNot, // integers
-  kLogicalNot, // pred
+  kIsFinite,    // output pred
+  kBitwiseNot,  // integers
+  kLogicalNot,  // pred
 };
 
 enum class ReduceOp : uint8_t { kAdd, kMul, kMax, kMin, kAnd, kOr };
@@ -110,8 +110,7 @@ std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator)
 // `in` stored [k x m] and/or `weights` stored [n x k] (at least one).
 std::string MatMulPartialTransposedCodeletName(ElementType input, ElementType accumulator,
                                                bool transpose_in, bool transpose_weights);
-std::string ConvPartial1x1OutCodeletName(ElementType input,
-                                         ElementType accumulator);
+std::string ConvPartial1x1OutCodeletName(ElementType input, ElementType accumulator);
 // The general convolution partial: poplin::ConvPartialnx1<In,Acc,true,false>
 // for the AMP pairs (f32/f32, f16/f32, f16/f16),
 // poplin::ConvPartialHorizontalMac<In,Acc,true> (vector unit) for the others.
@@ -135,19 +134,14 @@ Expected<const Codelet*> GetClampCodelet(ElementType type);
 Expected<const Codelet*> GetCastCodelet(ElementType from, ElementType to);
 Expected<const Codelet*> GetCopyCodelet(ElementType type);
 Expected<const Codelet*> GetFillCodelet(ElementType type);
-Expected<const Codelet*> GetScaledAddCodelet(ElementType type,
-                                             bool constant_scale);
-Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type,
-                                          bool is_update);
-Expected<const Codelet*> GetContinuousReduceCodelet(ReduceOp op, ElementType type,
-                                                    bool is_update);
-Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input,
-                                                 ElementType accumulator);
+Expected<const Codelet*> GetScaledAddCodelet(ElementType type, bool constant_scale);
+Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type, bool is_update);
+Expected<const Codelet*> GetContinuousReduceCodelet(ReduceOp op, ElementType type, bool is_update);
+Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input, ElementType accumulator);
 // The plain codelet when neither is transposed.
 Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input, ElementType accumulator,
                                                  bool transpose_in, bool transpose_weights);
-Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input,
-                                                     ElementType accumulator);
+Expected<const Codelet*> GetConvPartial1x1OutCodelet(ElementType input, ElementType accumulator);
 Expected<const Codelet*> GetConvPartialCodelet(ElementType input, ElementType accumulator);
 
 // ---- The general convolution partial (conv.cc) ---------------------------
@@ -167,18 +161,53 @@ Expected<const Codelet*> GetConvPartialCodelet(ElementType input, ElementType ac
 // unused ones have size, stride and dilations 1.
 inline constexpr size_t kConvMaxSpatialDims = 3;
 enum class ConvParam : uint8_t {
-  kOutStart, kOutSizeB, kOutStrideB, kOutSizeF, kOutStrideF,
-  kOutSize0, kOutStride0, kOutSize1, kOutStride1, kOutSize2, kOutStride2,
-  kInStart, kInStrideB, kInStrideF,
-  kInSize0, kInStride0, kInSize1, kInStride1, kInSize2, kInStride2,
-  kWeightsStart, kWeightsStrideI, kWeightsStrideO,
-  kKernelSize0, kWeightsStride0, kKernelSize1, kWeightsStride1, kKernelSize2, kWeightsStride2,
-  kStride0, kStride1, kStride2,
-  kPadLow0, kPadLow1, kPadLow2,  // two's complement: padding may be negative
-  kLhsDilation0, kLhsDilation1, kLhsDilation2,
-  kRhsDilation0, kRhsDilation1, kRhsDilation2,
+  kOutStart,
+  kOutSizeB,
+  kOutStrideB,
+  kOutSizeF,
+  kOutStrideF,
+  kOutSize0,
+  kOutStride0,
+  kOutSize1,
+  kOutStride1,
+  kOutSize2,
+  kOutStride2,
+  kInStart,
+  kInStrideB,
+  kInStrideF,
+  kInSize0,
+  kInStride0,
+  kInSize1,
+  kInStride1,
+  kInSize2,
+  kInStride2,
+  kWeightsStart,
+  kWeightsStrideI,
+  kWeightsStrideO,
+  kKernelSize0,
+  kWeightsStride0,
+  kKernelSize1,
+  kWeightsStride1,
+  kKernelSize2,
+  kWeightsStride2,
+  kStride0,
+  kStride1,
+  kStride2,
+  kPadLow0,
+  kPadLow1,
+  kPadLow2,  // two's complement: padding may be negative
+  kLhsDilation0,
+  kLhsDilation1,
+  kLhsDilation2,
+  kRhsDilation0,
+  kRhsDilation1,
+  kRhsDilation2,
   kReversal,  // bit d: spatial dimension d of the kernel is reversed
-  kInChansPerGroup, kOutChansPerGroup, kGroupsSplitBatch, kInChanStart, kInChans,
+  kInChansPerGroup,
+  kOutChansPerGroup,
+  kGroupsSplitBatch,
+  kInChanStart,
+  kInChans,
   kCount
 };
 // Parameter names in ConvParam order ("outStart", "outSizeB", ...).

@@ -35,7 +35,8 @@ std::vector<std::string> MakeParamNames() {
     names.push_back(fmt::format("inSize{}", d));
     names.push_back(fmt::format("inStride{}", d));
   }
-  for (const char* name : {"weightsStart", "weightsStrideI", "weightsStrideO"}) names.emplace_back(name);
+  for (const char* name : {"weightsStart", "weightsStrideI", "weightsStrideO"})
+    names.emplace_back(name);
   for (size_t d = 0; d < kSpatial; ++d) {
     names.push_back(fmt::format("kernelSize{}", d));
     names.push_back(fmt::format("weightsStride{}", d));
@@ -107,7 +108,8 @@ struct Geometry {
   }
   uint64_t KernelPositions() const {
     uint64_t n = 1;
-    for (size_t d = 0; d < kSpatial; ++d) n *= static_cast<uint64_t>(std::max<int64_t>(k_size[d], 1));
+    for (size_t d = 0; d < kSpatial; ++d)
+      n *= static_cast<uint64_t>(std::max<int64_t>(k_size[d], 1));
     return n;
   }
 };
@@ -124,7 +126,8 @@ class ConvPartialCodelet final : public Codelet {
 
   Status CheckShape(const VertexShape& shape) const override {
     const Geometry g(shape.params);
-    for (int64_t size : {g.out_size_b, g.out_size_f, g.in_chans_per_group, g.out_chans_per_group, g.in_chans}) {
+    for (int64_t size :
+         {g.out_size_b, g.out_size_f, g.in_chans_per_group, g.out_chans_per_group, g.in_chans}) {
       if (size < 1) return MakeError("a size, channel or group parameter is 0");
     }
     for (size_t d = 0; d < kSpatial; ++d) {
@@ -138,8 +141,8 @@ class ConvPartialCodelet final : public Codelet {
                        g.in_chan_start + g.in_chans, g.in_chans_per_group);
     }
     if (static_cast<uint64_t>(g.out_start) + shape.field_elements[2] > g.OutputElements()) {
-      return MakeError("field 'out' has {} elements from {}, past the {} outputs", shape.field_elements[2],
-                       g.out_start, g.OutputElements());
+      return MakeError("field 'out' has {} elements from {}, past the {} outputs",
+                       shape.field_elements[2], g.out_start, g.OutputElements());
     }
     return {};
   }
@@ -168,9 +171,8 @@ class ConvPartialCodelet final : public Codelet {
              cost::CeilDiv(shape.field_elements[1] * SizeOf(in_), 8);
     }
     const uint64_t per_output =
-        cost::kDotPerOutputCycles +
-        positions * cost::CeilDiv(chans, cost::Width(target, in_)) *
-            cost::CyclesPerVector(cost::OpClass::kSimple, in_, 2, 0);
+        cost::kDotPerOutputCycles + positions * cost::CeilDiv(chans, cost::Width(target, in_)) *
+                                        cost::CyclesPerVector(cost::OpClass::kSimple, in_, 2, 0);
     return cost::kSupervisorOverhead +
            workers * (cost::kWorkerOverhead + cost::CeilDiv(outputs, workers) * per_output);
   }
@@ -223,13 +225,15 @@ class ConvPartialCodelet final : public Codelet {
           if (!valid) continue;
           if (!inside(in_at, g.in_stride_f, g.in_chans, n_in) ||
               !inside(w_at, g.w_stride_i, g.in_chans, n_w)) {
-            return MakeError("output element {} reads outside the 'in' ({} elements) or "
-                             "'weights' ({} elements) field", flat, n_in, n_w);
+            return MakeError(
+                "output element {} reads outside the 'in' ({} elements) or "
+                "'weights' ({} elements) field",
+                flat, n_in, n_w);
           }
-          acc = dot::Dot<kIn, kAcc>(acc, io.fields[0], static_cast<uint64_t>(in_at),
-                                    static_cast<uint64_t>(g.in_stride_f), io.fields[1],
-                                    static_cast<uint64_t>(w_at), static_cast<uint64_t>(g.w_stride_i),
-                                    static_cast<uint64_t>(g.in_chans));
+          acc = dot::Dot<kIn, kAcc>(
+              acc, io.fields[0], static_cast<uint64_t>(in_at), static_cast<uint64_t>(g.in_stride_f),
+              io.fields[1], static_cast<uint64_t>(w_at), static_cast<uint64_t>(g.w_stride_i),
+              static_cast<uint64_t>(g.in_chans));
         }
         numeric::Put<kAcc>(io.fields[2], i, acc);
       }
@@ -255,7 +259,7 @@ std::span<const std::string> ConvPartialParamNames() {
 
 void AddConvCodelets(CodeletList& out) {
   using T = ElementType;
-  const std::pair<T, T> types[] = {{T::kF32, T::kF32}, {T::kF16, T::kF32}, {T::kF16, T::kF16},
+  const std::pair<T, T> types[] = {{T::kF32, T::kF32},  {T::kF16, T::kF32}, {T::kF16, T::kF16},
                                    {T::kBF16, T::kF32}, {T::kS32, T::kS32}, {T::kF64, T::kF64}};
   for (const auto& [in, acc] : types) out.push_back(std::make_unique<ConvPartialCodelet>(in, acc));
 }

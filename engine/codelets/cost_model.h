@@ -93,8 +93,7 @@ enum class OpClass { kMove, kSimple, kDivide, kTranscendental };
 uint64_t OpCycles(OpClass op_class, ElementType type);
 // Worker cycles per vector of an elementwise loop that loads `inputs` and
 // stores `outputs` vectors.
-uint64_t CyclesPerVector(OpClass op_class, ElementType type, uint32_t inputs,
-                         uint32_t outputs);
+uint64_t CyclesPerVector(OpClass op_class, ElementType type, uint32_t inputs, uint32_t outputs);
 // Elements per vector for the loop (the target's vector width).
 uint32_t Width(const Target& target, ElementType type);
 
@@ -107,7 +106,6 @@ uint64_t WorkerLoop(uint64_t n, uint32_t width, uint64_t per_vector);
 //     + W * (kWorkerOverhead + ceil(ceil(n / width) / W) * per_vector),
 // W = target.NumWorkerContexts() (the slowest worker sets the pace and each
 // worker cycle is W tile cycles).
-uint64_t SupervisorLoop(uint64_t n, uint32_t width, uint64_t per_vector,
-                        const Target& target);
+uint64_t SupervisorLoop(uint64_t n, uint32_t width, uint64_t per_vector, const Target& target);
 
 }  // namespace tileprof::engine::cost

@@ -29,8 +29,7 @@ constexpr ElementType kPred = ElementType::kPred;
 
 // One worker loop over n elements with `inputs` loads and one store per
 // vector (select, clamp).
-uint64_t SimpleWorkerLoop(uint64_t n, ElementType type, uint32_t inputs,
-                          const Target& target) {
+uint64_t SimpleWorkerLoop(uint64_t n, ElementType type, uint32_t inputs, const Target& target) {
   return cost::WorkerLoop(n, cost::Width(target, type),
                           cost::CyclesPerVector(cost::OpClass::kSimple, type, inputs, 1));
 }
@@ -60,7 +59,8 @@ class ThreeInputCodelet : public Codelet {
 
 class SelectCodelet final : public ThreeInputCodelet {
  public:
-  explicit SelectCodelet(ElementType type) : ThreeInputCodelet(SelectCodeletName(type), type, kPred) {}
+  explicit SelectCodelet(ElementType type)
+      : ThreeInputCodelet(SelectCodeletName(type), type, kPred) {}
 
  protected:
   Status Compute(const VertexIo& io) const override {
@@ -74,7 +74,6 @@ class SelectCodelet final : public ThreeInputCodelet {
       return {};
     });
   }
-
 };
 
 class ClampCodelet final : public ThreeInputCodelet {
@@ -101,7 +100,6 @@ class ClampCodelet final : public ThreeInputCodelet {
       }
     });
   }
-
 };
 
 class CastCodelet final : public Codelet {
@@ -146,8 +144,7 @@ class CopyCodelet final : public Codelet {
  public:
   explicit CopyCodelet(ElementType type)
       : Codelet(CopyCodeletName(type), ExecutionKind::kWorker,
-                {In("in", type), Out("out", type, VectorLayout::kSpan)}, {},
-                cost::kCopyCodeBytes),
+                {In("in", type), Out("out", type, VectorLayout::kSpan)}, {}, cost::kCopyCodeBytes),
         type_(type) {}
   Status CheckShape(const VertexShape& shape) const override {
     return CheckSameSize(*this, shape, 1, 0);
@@ -205,8 +202,7 @@ class ScaledAddCodelet final : public Codelet {
   ScaledAddCodelet(ElementType type, bool constant_scale)
       : Codelet(ScaledAddCodeletName(type, constant_scale), ExecutionKind::kSupervisor,
                 Fields(type, constant_scale),
-                constant_scale ? std::vector<std::string>{"scaleB"}
-                               : std::vector<std::string>{},
+                constant_scale ? std::vector<std::string>{"scaleB"} : std::vector<std::string>{},
                 cost::kSupervisorElementwiseCodeBytes),
         type_(type),
         constant_scale_(constant_scale) {}
@@ -215,11 +211,10 @@ class ScaledAddCodelet final : public Codelet {
   }
   // SupervisorLoop(n, width(T), 2 loads + 1 store + multiply + add).
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
-    const uint64_t per_vector =
-        cost::CyclesPerVector(cost::OpClass::kSimple, type_, 2, 1) +
-        cost::OpCycles(cost::OpClass::kSimple, type_);
-    return cost::SupervisorLoop(shape.field_elements[0], cost::Width(target, type_),
-                                per_vector, target);
+    const uint64_t per_vector = cost::CyclesPerVector(cost::OpClass::kSimple, type_, 2, 1) +
+                                cost::OpCycles(cost::OpClass::kSimple, type_);
+    return cost::SupervisorLoop(shape.field_elements[0], cost::Width(target, type_), per_vector,
+                                target);
   }
 
  protected:
@@ -253,8 +248,7 @@ class ScaledAddCodelet final : public Codelet {
 
  private:
   static std::vector<FieldSpec> Fields(ElementType type, bool constant_scale) {
-    std::vector<FieldSpec> fields = {InOut("data", type, VectorLayout::kSpan),
-                                     In("B", type)};
+    std::vector<FieldSpec> fields = {InOut("data", type, VectorLayout::kSpan), In("B", type)};
     if (!constant_scale) fields.push_back(ScalarIn("scaleB", type));
     return fields;
   }

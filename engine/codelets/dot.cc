@@ -20,10 +20,10 @@
 namespace tileprof::engine {
 namespace {
 
+using dot::DispatchPair;
+using dot::Dot;
 using numeric::Get;
 using numeric::Put;
-using dot::Dot;
-using dot::DispatchPair;
 
 class MatMulPartialCodelet final : public Codelet {
  public:
@@ -48,8 +48,8 @@ class MatMulPartialCodelet final : public Codelet {
     for (size_t i = 0; i < 3; ++i) {
       if (shape.field_elements[i] != expected[i]) {
         return MakeError("field '{}' has {} elements, expected {} = {} (m={}, k={}, n={})",
-                         fields()[i].name, shape.field_elements[i], formula[i],
-                         expected[i], m, k, n);
+                         fields()[i].name, shape.field_elements[i], formula[i], expected[i], m, k,
+                         n);
       }
     }
     return {};
@@ -60,9 +60,8 @@ class MatMulPartialCodelet final : public Codelet {
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     const uint64_t m = shape.params[0], k = shape.params[1], n = shape.params[2];
     const uint64_t per_output =
-        cost::kDotPerOutputCycles +
-        cost::CeilDiv(k, cost::Width(target, in_)) *
-            cost::CyclesPerVector(cost::OpClass::kSimple, in_, 2, 0);
+        cost::kDotPerOutputCycles + cost::CeilDiv(k, cost::Width(target, in_)) *
+                                        cost::CyclesPerVector(cost::OpClass::kSimple, in_, 2, 0);
     return cost::kWorkerOverhead + m * n * per_output;
   }
 
@@ -96,8 +95,7 @@ class ConvPartial1x1OutCodelet final : public Codelet {
  public:
   ConvPartial1x1OutCodelet(ElementType in, ElementType acc)
       : Codelet(ConvPartial1x1OutCodeletName(in, acc), ExecutionKind::kSupervisor,
-                {In("in", in, VectorLayout::kSpan), In("weights", in),
-                 InOut("out", acc)},
+                {In("in", in, VectorLayout::kSpan), In("weights", in), InOut("out", acc)},
                 {"inChans", "outChans"}, cost::kConvCodeBytes),
         in_(in),
         acc_(acc) {}
@@ -118,8 +116,10 @@ class ConvPartial1x1OutCodelet final : public Codelet {
                        shape.field_elements[1], in_chans * out_chans);
     }
     if (shape.field_elements[2] != pixels * out_chans) {
-      return MakeError("field 'out' has {} elements, expected pixels*outChans = {} "
-                       "({} pixels)", shape.field_elements[2], pixels * out_chans, pixels);
+      return MakeError(
+          "field 'out' has {} elements, expected pixels*outChans = {} "
+          "({} pixels)",
+          shape.field_elements[2], pixels * out_chans, pixels);
     }
     return {};
   }
@@ -150,9 +150,8 @@ class ConvPartial1x1OutCodelet final : public Codelet {
       for (uint64_t p = 0; p < pixels; ++p) {
         for (uint64_t co = 0; co < out_chans; ++co) {
           const uint64_t o = p * out_chans + co;
-          const auto sum = Dot<kIn, kAcc>(Get<kAcc>(io.fields[2], o), io.fields[0],
-                                          p * in_chans, 1, io.fields[1], co * in_chans,
-                                          1, in_chans);
+          const auto sum = Dot<kIn, kAcc>(Get<kAcc>(io.fields[2], o), io.fields[0], p * in_chans, 1,
+                                          io.fields[1], co * in_chans, 1, in_chans);
           Put<kAcc>(io.fields[2], o, sum);
         }
       }
@@ -178,13 +177,13 @@ void AddDotCodelets(CodeletList& out) {
   for (const auto& [in, acc] : matmul_types) {
     for (bool transpose_in : {false, true}) {
       for (bool transpose_weights : {false, true}) {
-        out.push_back(std::make_unique<MatMulPartialCodelet>(in, acc, transpose_in, transpose_weights));
+        out.push_back(
+            std::make_unique<MatMulPartialCodelet>(in, acc, transpose_in, transpose_weights));
       }
     }
   }
   // The AMP pairs (Target::AmpMacsPerCycle is nonzero for exactly these).
-  const std::pair<T, T> conv_types[] = {
-      {T::kF32, T::kF32}, {T::kF16, T::kF32}, {T::kF16, T::kF16}};
+  const std::pair<T, T> conv_types[] = {{T::kF32, T::kF32}, {T::kF16, T::kF32}, {T::kF16, T::kF16}};
   for (const auto& [in, acc] : conv_types) {
     out.push_back(std::make_unique<ConvPartial1x1OutCodelet>(in, acc));
   }

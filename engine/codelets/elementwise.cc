@@ -95,12 +95,18 @@ Status RunBinary(BinaryOp op, const VertexIo& io, uint64_t n) {
     case BinaryOp::kShiftRightSignExtend:
       if constexpr (kIsInt<C>) return map(numeric::ShiftRightArithmetic<C>);
       break;
-    case BinaryOp::kEqual: return compare([](C a, C b) { return a == b; });
-    case BinaryOp::kNotEqual: return compare([](C a, C b) { return a != b; });
-    case BinaryOp::kLessThan: return compare([](C a, C b) { return a < b; });
-    case BinaryOp::kLessThanEqual: return compare([](C a, C b) { return a <= b; });
-    case BinaryOp::kGreaterThan: return compare([](C a, C b) { return a > b; });
-    case BinaryOp::kGreaterThanEqual: return compare([](C a, C b) { return a >= b; });
+    case BinaryOp::kEqual:
+      return compare([](C a, C b) { return a == b; });
+    case BinaryOp::kNotEqual:
+      return compare([](C a, C b) { return a != b; });
+    case BinaryOp::kLessThan:
+      return compare([](C a, C b) { return a < b; });
+    case BinaryOp::kLessThanEqual:
+      return compare([](C a, C b) { return a <= b; });
+    case BinaryOp::kGreaterThan:
+      return compare([](C a, C b) { return a > b; });
+    case BinaryOp::kGreaterThanEqual:
+      return compare([](C a, C b) { return a >= b; });
   }
   return NotDefined(BinaryOpName(op), kT);
 }
@@ -130,21 +136,34 @@ Status RunUnary(UnaryOp op, const VertexIo& io, uint64_t n) {
   }
   if constexpr (kIsFloat<C>) {
     switch (op) {
-      case UnaryOp::kFloor: return map([](C a) -> C { return std::floor(a); });
-      case UnaryOp::kCeil: return map([](C a) -> C { return std::ceil(a); });
-      case UnaryOp::kRound: return map([](C a) -> C { return std::round(a); });
-      case UnaryOp::kRoundHalfEven: return map([](C a) -> C { return std::nearbyint(a); });
-      case UnaryOp::kExponent: return map([](C a) -> C { return std::exp(a); });
-      case UnaryOp::kExponentMinusOne: return map([](C a) -> C { return std::expm1(a); });
-      case UnaryOp::kLogarithm: return map([](C a) -> C { return std::log(a); });
-      case UnaryOp::kLogarithmOnePlus: return map([](C a) -> C { return std::log1p(a); });
-      case UnaryOp::kTanh: return map([](C a) -> C { return std::tanh(a); });
+      case UnaryOp::kFloor:
+        return map([](C a) -> C { return std::floor(a); });
+      case UnaryOp::kCeil:
+        return map([](C a) -> C { return std::ceil(a); });
+      case UnaryOp::kRound:
+        return map([](C a) -> C { return std::round(a); });
+      case UnaryOp::kRoundHalfEven:
+        return map([](C a) -> C { return std::nearbyint(a); });
+      case UnaryOp::kExponent:
+        return map([](C a) -> C { return std::exp(a); });
+      case UnaryOp::kExponentMinusOne:
+        return map([](C a) -> C { return std::expm1(a); });
+      case UnaryOp::kLogarithm:
+        return map([](C a) -> C { return std::log(a); });
+      case UnaryOp::kLogarithmOnePlus:
+        return map([](C a) -> C { return std::log1p(a); });
+      case UnaryOp::kTanh:
+        return map([](C a) -> C { return std::tanh(a); });
       case UnaryOp::kSigmoid:
         return map([](C a) -> C { return C{1} / (C{1} + std::exp(-a)); });
-      case UnaryOp::kSqrt: return map([](C a) -> C { return std::sqrt(a); });
-      case UnaryOp::kRsqrt: return map([](C a) -> C { return C{1} / std::sqrt(a); });
-      case UnaryOp::kSin: return map([](C a) -> C { return std::sin(a); });
-      case UnaryOp::kCos: return map([](C a) -> C { return std::cos(a); });
+      case UnaryOp::kSqrt:
+        return map([](C a) -> C { return std::sqrt(a); });
+      case UnaryOp::kRsqrt:
+        return map([](C a) -> C { return C{1} / std::sqrt(a); });
+      case UnaryOp::kSin:
+        return map([](C a) -> C { return std::sin(a); });
+      case UnaryOp::kCos:
+        return map([](C a) -> C { return std::cos(a); });
       case UnaryOp::kIsFinite:
         return Map1<kT, ElementType::kPred>(io, n, [](C a) { return std::isfinite(a); });
       default:
@@ -156,7 +175,8 @@ Status RunUnary(UnaryOp op, const VertexIo& io, uint64_t n) {
 
 cost::OpClass BinaryClass(BinaryOp op, ElementType type) {
   switch (op) {
-    case BinaryOp::kDivide: return cost::OpClass::kDivide;
+    case BinaryOp::kDivide:
+      return cost::OpClass::kDivide;
     case BinaryOp::kRemainder:
       return IsFloat(type) ? cost::OpClass::kTranscendental : cost::OpClass::kDivide;
     case BinaryOp::kPower:
@@ -191,8 +211,7 @@ class BinaryOpCodelet final : public Codelet {
   BinaryOpCodelet(BinaryOp op, ElementType type)
       : Codelet(BinaryOpCodeletName(op, type), ExecutionKind::kSupervisor,
                 {In("in1", type), In("in2", type),
-                 Out("out", IsComparison(op) ? ElementType::kPred : type,
-                     VectorLayout::kSpan)},
+                 Out("out", IsComparison(op) ? ElementType::kPred : type, VectorLayout::kSpan)},
                 {}, cost::kSupervisorElementwiseCodeBytes),
         op_(op),
         type_(type) {}
@@ -204,15 +223,16 @@ class BinaryOpCodelet final : public Codelet {
 
   // SupervisorLoop(n, width(T), 2 loads + 1 store + op cycles).
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
-    return cost::SupervisorLoop(
-        shape.field_elements[2], cost::Width(target, type_),
-        cost::CyclesPerVector(BinaryClass(op_, type_), type_, 2, 1), target);
+    return cost::SupervisorLoop(shape.field_elements[2], cost::Width(target, type_),
+                                cost::CyclesPerVector(BinaryClass(op_, type_), type_, 2, 1),
+                                target);
   }
 
  protected:
   Status Compute(const VertexIo& io) const override {
     const uint64_t n = Count(io, 2);
-    return numeric::Dispatch(type_, [&](auto tag) { return RunBinary<decltype(tag)::value>(op_, io, n); });
+    return numeric::Dispatch(type_,
+                             [&](auto tag) { return RunBinary<decltype(tag)::value>(op_, io, n); });
   }
 
  private:
@@ -224,8 +244,8 @@ class UnaryOpCodelet final : public Codelet {
  public:
   UnaryOpCodelet(UnaryOp op, ElementType type)
       : Codelet(UnaryOpCodeletName(op, type), ExecutionKind::kSupervisor,
-                {In("in", type), Out("out", UnaryOutputType(op, type), VectorLayout::kSpan)},
-                {}, cost::kSupervisorElementwiseCodeBytes),
+                {In("in", type), Out("out", UnaryOutputType(op, type), VectorLayout::kSpan)}, {},
+                cost::kSupervisorElementwiseCodeBytes),
         op_(op),
         type_(type) {}
 
@@ -236,14 +256,14 @@ class UnaryOpCodelet final : public Codelet {
   // SupervisorLoop(n, width(T), 1 load + 1 store + op cycles).
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     return cost::SupervisorLoop(shape.field_elements[1], cost::Width(target, type_),
-                                cost::CyclesPerVector(UnaryClass(op_), type_, 1, 1),
-                                target);
+                                cost::CyclesPerVector(UnaryClass(op_), type_, 1, 1), target);
   }
 
  protected:
   Status Compute(const VertexIo& io) const override {
     const uint64_t n = Count(io, 1);
-    return numeric::Dispatch(type_, [&](auto tag) { return RunUnary<decltype(tag)::value>(op_, io, n); });
+    return numeric::Dispatch(type_,
+                             [&](auto tag) { return RunUnary<decltype(tag)::value>(op_, io, n); });
   }
 
  private:
@@ -252,22 +272,34 @@ class UnaryOpCodelet final : public Codelet {
 };
 
 constexpr BinaryOp kBinaryOps[] = {
-    BinaryOp::kAdd,        BinaryOp::kSubtract,   BinaryOp::kMultiply,
-    BinaryOp::kDivide,     BinaryOp::kRemainder,  BinaryOp::kPower,
-    BinaryOp::kMaximum,    BinaryOp::kMinimum,    BinaryOp::kAtan2,
-    BinaryOp::kBitwiseAnd, BinaryOp::kBitwiseOr,  BinaryOp::kBitwiseXor,
-    BinaryOp::kShiftLeft,  BinaryOp::kShiftRight, BinaryOp::kShiftRightSignExtend,
-    BinaryOp::kEqual,      BinaryOp::kNotEqual,   BinaryOp::kLessThan,
+    BinaryOp::kAdd,           BinaryOp::kSubtract,    BinaryOp::kMultiply,
+    BinaryOp::kDivide,        BinaryOp::kRemainder,   BinaryOp::kPower,
+    BinaryOp::kMaximum,       BinaryOp::kMinimum,     BinaryOp::kAtan2,
+    BinaryOp::kBitwiseAnd,    BinaryOp::kBitwiseOr,   BinaryOp::kBitwiseXor,
+    BinaryOp::kShiftLeft,     BinaryOp::kShiftRight,  BinaryOp::kShiftRightSignExtend,
+    BinaryOp::kEqual,         BinaryOp::kNotEqual,    BinaryOp::kLessThan,
     BinaryOp::kLessThanEqual, BinaryOp::kGreaterThan, BinaryOp::kGreaterThanEqual};
 
-constexpr UnaryOp kUnaryOps[] = {
-    UnaryOp::kAbsolute,  UnaryOp::kNegate,         UnaryOp::kSignum,
-    UnaryOp::kFloor,     UnaryOp::kCeil,           UnaryOp::kRound,
-    UnaryOp::kRoundHalfEven, UnaryOp::kExponent,   UnaryOp::kExponentMinusOne,
-    UnaryOp::kLogarithm, UnaryOp::kLogarithmOnePlus, UnaryOp::kTanh,
-    UnaryOp::kSigmoid,   UnaryOp::kSqrt,           UnaryOp::kRsqrt,
-    UnaryOp::kSin,       UnaryOp::kCos,            UnaryOp::kIsFinite,
-    UnaryOp::kBitwiseNot, UnaryOp::kLogicalNot};
+constexpr UnaryOp kUnaryOps[] = {UnaryOp::kAbsolute,
+                                 UnaryOp::kNegate,
+                                 UnaryOp::kSignum,
+                                 UnaryOp::kFloor,
+                                 UnaryOp::kCeil,
+                                 UnaryOp::kRound,
+                                 UnaryOp::kRoundHalfEven,
+                                 UnaryOp::kExponent,
+                                 UnaryOp::kExponentMinusOne,
+                                 UnaryOp::kLogarithm,
+                                 UnaryOp::kLogarithmOnePlus,
+                                 UnaryOp::kTanh,
+                                 UnaryOp::kSigmoid,
+                                 UnaryOp::kSqrt,
+                                 UnaryOp::kRsqrt,
+                                 UnaryOp::kSin,
+                                 UnaryOp::kCos,
+                                 UnaryOp::kIsFinite,
+                                 UnaryOp::kBitwiseNot,
+                                 UnaryOp::kLogicalNot};
 
 }  // namespace
 

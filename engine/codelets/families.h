@@ -12,7 +12,7 @@ namespace tileprof::engine {
 using CodeletList = std::vector<std::unique_ptr<Codelet>>;
 
 void AddElementwiseCodelets(CodeletList& out);  // unary, binary
-void AddDataCodelets(CodeletList& out);  // select, clamp, cast, copy, fill, scaled add
+void AddDataCodelets(CodeletList& out);         // select, clamp, cast, copy, fill, scaled add
 void AddReduceCodelets(CodeletList& out);
 void AddDotCodelets(CodeletList& out);   // matmul and 1x1 conv partials
 void AddConvCodelets(CodeletList& out);  // the general conv partial
@@ -32,8 +32,7 @@ inline FieldSpec InOut(std::string name, ElementType type,
   return {std::move(name), FieldDirection::kInOut, FieldKind::kVector, type, layout};
 }
 inline FieldSpec ScalarIn(std::string name, ElementType type) {
-  return {std::move(name), FieldDirection::kInput, FieldKind::kScalar, type,
-          VectorLayout::kOnePtr};
+  return {std::move(name), FieldDirection::kInput, FieldKind::kScalar, type, VectorLayout::kOnePtr};
 }
 inline FieldSpec ScalarOut(std::string name, ElementType type) {
   return {std::move(name), FieldDirection::kOutput, FieldKind::kScalar, type,

@@ -104,7 +104,8 @@ Expected<Decoded> Decode(const Layout& l, std::span<const uint32_t> p) {
   for (uint32_t r = 0; r < l.res_rank; ++r) {
     const uint32_t src = d.res_src[r];
     if (src < l.op_rank) {
-      if (seen_op[src]) return MakeError("operand dimension {} is the source of two dimensions", src);
+      if (seen_op[src])
+        return MakeError("operand dimension {} is the source of two dimensions", src);
       seen_op[src] = true;
       if (l.gather) {
         if (d.res_dims[r] != d.window[src]) {
@@ -123,7 +124,8 @@ Expected<Decoded> Decode(const Layout& l, std::span<const uint32_t> p) {
                          d.res_dims[r], k, d.idx_dims[k]);
       }
     } else {
-      return MakeError("dimension {} has source code {}, not an operand or batch dimension", r, src);
+      return MakeError("dimension {} has source code {}, not an operand or batch dimension", r,
+                       src);
     }
   }
   for (uint32_t k = 0; k < l.idx_rank; ++k) {
@@ -136,7 +138,8 @@ Expected<Decoded> Decode(const Layout& l, std::span<const uint32_t> p) {
     const uint32_t s = d.start[j];
     if (s >= kStartFromBatch) {
       const uint32_t k = s - kStartFromBatch;
-      if (k >= l.idx_rank || k == d.ivd) return MakeError("start{} reads indices dimension {}", j, s);
+      if (k >= l.idx_rank || k == d.ivd)
+        return MakeError("start{} reads indices dimension {}", j, s);
     } else if (s > d.components) {
       return MakeError("start{} reads component {} of an index vector of {}", j, s - 1,
                        d.components);
@@ -166,8 +169,7 @@ class GatherCodelet final : public Codelet {
  public:
   GatherCodelet(ElementType type, ElementType index, uint32_t op_rank, uint32_t idx_rank,
                 uint32_t out_rank)
-      : Codelet(GatherCodeletName(type, index, op_rank, idx_rank, out_rank),
-                ExecutionKind::kWorker,
+      : Codelet(GatherCodeletName(type, index, op_rank, idx_rank, out_rank), ExecutionKind::kWorker,
                 {In("operand", type), In("indices", index), Out("out", type, VectorLayout::kSpan)},
                 Layout{op_rank, idx_rank, out_rank, true}.Names(), kGatherCodeBytes),
         type_(type),
@@ -199,21 +201,25 @@ class GatherCodelet final : public Codelet {
     for (uint64_t q = 0; q < count; ++q, o.Next()) {
       std::fill(offset.begin(), offset.end(), 0);
       for (uint32_t r = 0; r < layout_.res_rank; ++r) {
-        if (d.res_src[r] < layout_.op_rank) offset[d.res_src[r]] = o[r];
-        else idx[d.res_src[r] - layout_.op_rank] = o[r];
+        if (d.res_src[r] < layout_.op_rank)
+          offset[d.res_src[r]] = o[r];
+        else
+          idx[d.res_src[r] - layout_.op_rank] = o[r];
       }
       Starts(d, index_, io.fields[1], idx, start);
       for (uint32_t j = 0; j < layout_.op_rank; ++j) {
         const int64_t s = std::clamp<int64_t>(start[j], 0, d.op_dims[j] - d.window[j]);
         const uint64_t c = static_cast<uint64_t>(s) + offset[j];
         if (c < d.box_lo[j] || c - d.box_lo[j] >= d.box_size[j]) {
-          return MakeError("output element {} reads outside the connected box in operand "
-                           "dimension {}", io.params[0] + q, j);
+          return MakeError(
+              "output element {} reads outside the connected box in operand "
+              "dimension {}",
+              io.params[0] + q, j);
         }
         op[j] = c - d.box_lo[j];
       }
-      std::memcpy(io.fields[2].data() + q * size,
-                  io.fields[0].data() + Flat(d.box_size, op) * size, size);
+      std::memcpy(io.fields[2].data() + q * size, io.fields[0].data() + Flat(d.box_size, op) * size,
+                  size);
     }
     return {};
   }
@@ -238,23 +244,36 @@ class GatherCodelet final : public Codelet {
 template <typename C>
 C Combine(ScatterCombiner combiner, C a, C b) {
   switch (combiner) {
-    case ScatterCombiner::kAssign: return b;
+    case ScatterCombiner::kAssign:
+      return b;
     case ScatterCombiner::kAdd:
-      if constexpr (numeric::kIsInt<C>) return numeric::WrapAdd(a, b);
-      else if constexpr (numeric::kIsFloat<C>) return a + b;
-      else return a || b;
+      if constexpr (numeric::kIsInt<C>)
+        return numeric::WrapAdd(a, b);
+      else if constexpr (numeric::kIsFloat<C>)
+        return a + b;
+      else
+        return a || b;
     case ScatterCombiner::kMul:
-      if constexpr (numeric::kIsInt<C>) return numeric::WrapMul(a, b);
-      else if constexpr (numeric::kIsFloat<C>) return a * b;
-      else return a && b;
-    case ScatterCombiner::kMax: return numeric::Max(a, b);
-    case ScatterCombiner::kMin: return numeric::Min(a, b);
+      if constexpr (numeric::kIsInt<C>)
+        return numeric::WrapMul(a, b);
+      else if constexpr (numeric::kIsFloat<C>)
+        return a * b;
+      else
+        return a && b;
+    case ScatterCombiner::kMax:
+      return numeric::Max(a, b);
+    case ScatterCombiner::kMin:
+      return numeric::Min(a, b);
     case ScatterCombiner::kAnd:
-      if constexpr (numeric::kIsFloat<C>) return b;  // refused by the factory
-      else return a & b;
+      if constexpr (numeric::kIsFloat<C>)
+        return b;  // refused by the factory
+      else
+        return a & b;
     case ScatterCombiner::kOr:
-      if constexpr (numeric::kIsFloat<C>) return b;  // refused by the factory
-      else return a | b;
+      if constexpr (numeric::kIsFloat<C>)
+        return b;  // refused by the factory
+      else
+        return a | b;
   }
   return b;
 }
@@ -297,8 +316,9 @@ class ScatterCodelet final : public Codelet {
     return {};
   }
   uint64_t EstimateCycles(const VertexShape& shape, const Target&) const override {
-    return cost::WorkerLoop(1, 1, kScatterCyclesPerUpdate * shape.field_elements[2] +
-                                      kScatterCyclesPerElement * shape.field_elements[3]);
+    return cost::WorkerLoop(1, 1,
+                            kScatterCyclesPerUpdate * shape.field_elements[2] +
+                                kScatterCyclesPerElement * shape.field_elements[3]);
   }
 
  protected:
@@ -318,8 +338,10 @@ class ScatterCodelet final : public Codelet {
         std::fill(offset.begin(), offset.end(), 0);
         for (uint32_t r = 0; r < layout_.res_rank; ++r) {
           const uint64_t c = u[r] + d.box_lo[r];
-          if (d.res_src[r] < layout_.op_rank) offset[d.res_src[r]] = c;
-          else idx[d.res_src[r] - layout_.op_rank] = c;
+          if (d.res_src[r] < layout_.op_rank)
+            offset[d.res_src[r]] = c;
+          else
+            idx[d.res_src[r] - layout_.op_rank] = c;
         }
         Starts(d, index_, io.fields[1], idx, start);
         bool inside = true;

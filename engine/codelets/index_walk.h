@@ -21,9 +21,14 @@ inline uint64_t Product(std::span<const uint32_t> dims) {
 
 inline bool IsIndexType(ElementType type) {
   switch (type) {
-    case ElementType::kS8: case ElementType::kU8: case ElementType::kS16:
-    case ElementType::kU16: case ElementType::kS32: case ElementType::kU32:
-    case ElementType::kS64: case ElementType::kU64:
+    case ElementType::kS8:
+    case ElementType::kU8:
+    case ElementType::kS16:
+    case ElementType::kU16:
+    case ElementType::kS32:
+    case ElementType::kU32:
+    case ElementType::kS64:
+    case ElementType::kU64:
       return true;
     default:
       return false;

@@ -59,8 +59,8 @@ class IndexedCodelet : public Codelet {
                          std::span<const uint32_t> box_sizes) {
     const uint64_t expected = Product(box_sizes);
     if (shape.field_elements[field] != expected) {
-      return MakeError("field '{}' has {} elements, its box has {}",
-                       codelet.fields()[field].name, shape.field_elements[field], expected);
+      return MakeError("field '{}' has {} elements, its box has {}", codelet.fields()[field].name,
+                       shape.field_elements[field], expected);
     }
     return {};
   }
@@ -73,7 +73,7 @@ class IndexedCodelet : public Codelet {
 
 // Parameters: first, outSize<d> (out_rank), then per source dimension j the
 // nine of kRearrangeDimParams.
-constexpr const char* kRearrangeDimParams[] = {"src", "mul", "src2", "mul2", "add",
+constexpr const char* kRearrangeDimParams[] = {"src", "mul",    "src2",  "mul2",   "add",
                                                "div", "extent", "boxLo", "boxSize"};
 enum RearrangeParam : size_t { kSrc, kMul, kSrc2, kMul2, kAdd, kDiv, kExtent, kBoxLo, kBoxSize };
 constexpr size_t kRearrangeDimParamCount = std::size(kRearrangeDimParams);
@@ -81,11 +81,10 @@ constexpr size_t kRearrangeDimParamCount = std::size(kRearrangeDimParams);
 class RearrangeCodelet final : public IndexedCodelet {
  public:
   RearrangeCodelet(ElementType type, uint32_t in_rank, uint32_t out_rank, bool padded)
-      : IndexedCodelet(RearrangeCodeletName(type, in_rank, out_rank, padded),
-                       Fields(type, padded), Params(in_rank, out_rank),
+      : IndexedCodelet(RearrangeCodeletName(type, in_rank, out_rank, padded), Fields(type, padded),
+                       Params(in_rank, out_rank),
                        padded ? kRearrangePaddedCodeBytes : kRearrangeCodeBytes,
-                       padded ? kTestedMoveCyclesPerElement : kRearrangeCyclesPerElement,
-                       out_rank),
+                       padded ? kTestedMoveCyclesPerElement : kRearrangeCyclesPerElement, out_rank),
         type_(type),
         in_rank_(in_rank),
         padded_(padded) {}
@@ -121,8 +120,7 @@ class RearrangeCodelet final : public IndexedCodelet {
       bool is_padding = false;
       for (uint32_t j = 0; j < in_rank_ && !is_padding; ++j) {
         const auto p = DimParams(io.params, j);
-        int64_t c = Signed(p[kAdd]) + Signed(p[kMul]) * o[p[kSrc]] +
-                    Signed(p[kMul2]) * o[p[kSrc2]];
+        int64_t c = Signed(p[kAdd]) + Signed(p[kMul]) * o[p[kSrc]] + Signed(p[kMul2]) * o[p[kSrc2]];
         const auto div = static_cast<int64_t>(p[kDiv]);
         if (c < 0 || c % div != 0 || c / div >= static_cast<int64_t>(p[kExtent])) {
           if (padded_) {
@@ -134,8 +132,10 @@ class RearrangeCodelet final : public IndexedCodelet {
         }
         c = c / div - static_cast<int64_t>(p[kBoxLo]);
         if (c < 0 || c >= static_cast<int64_t>(p[kBoxSize])) {
-          return MakeError("output element {} reads outside the connected box in source "
-                           "dimension {}", io.params[0] + q, j);
+          return MakeError(
+              "output element {} reads outside the connected box in source "
+              "dimension {}",
+              io.params[0] + q, j);
         }
         index = index * p[kBoxSize] + static_cast<uint64_t>(c);
       }
@@ -215,8 +215,8 @@ class DynamicSliceCodelet final : public IndexedCodelet {
     for (uint32_t d = 0; d < rank_; ++d) {
       const int64_t sliced = update_ ? Other(io.params, d) : out_dims[d];
       const int64_t whole = update_ ? out_dims[d] : Other(io.params, d);
-      start[d] = std::clamp<int64_t>(LoadIndex(index_, io.fields[start_field + d]), 0,
-                                     whole - sliced);
+      start[d] =
+          std::clamp<int64_t>(LoadIndex(index_, io.fields[start_field + d]), 0, whole - sliced);
     }
     const std::span<const std::byte> box = io.fields[update_ ? 1 : 0];
     const std::span<std::byte> out = io.fields.back();
@@ -239,8 +239,7 @@ class DynamicSliceCodelet final : public IndexedCodelet {
         }
         index = index * BoxSize(io.params, d) + static_cast<uint64_t>(c);
       }
-      const std::byte* from =
-          from_box ? box.data() + index * size : io.fields[0].data() + q * size;
+      const std::byte* from = from_box ? box.data() + index * size : io.fields[0].data() + q * size;
       std::memcpy(out.data() + q * size, from, size);
     }
     return {};
@@ -256,7 +255,8 @@ class DynamicSliceCodelet final : public IndexedCodelet {
     } else {
       fields.push_back(In("in", type));
     }
-    for (uint32_t d = 0; d < rank; ++d) fields.push_back(ScalarIn(fmt::format("start{}", d), index));
+    for (uint32_t d = 0; d < rank; ++d)
+      fields.push_back(ScalarIn(fmt::format("start{}", d), index));
     fields.push_back(Out("out", type, VectorLayout::kSpan));
     return fields;
   }
@@ -342,12 +342,11 @@ std::string RearrangeCodeletName(ElementType type, uint32_t in_rank, uint32_t ou
                      PoplarName(type), Ranks(in_rank), Ranks(out_rank));
 }
 std::string DynamicSliceCodeletName(ElementType type, ElementType index, uint32_t rank) {
-  return fmt::format("tileprof::DynamicSlice<{},{},{}>", PoplarName(type), PoplarName(index),
-                     rank);
+  return fmt::format("tileprof::DynamicSlice<{},{},{}>", PoplarName(type), PoplarName(index), rank);
 }
 std::string DynamicUpdateSliceCodeletName(ElementType type, ElementType index, uint32_t rank) {
-  return fmt::format("tileprof::DynamicUpdateSlice<{},{},{}>", PoplarName(type),
-                     PoplarName(index), rank);
+  return fmt::format("tileprof::DynamicUpdateSlice<{},{},{}>", PoplarName(type), PoplarName(index),
+                     rank);
 }
 std::string IotaCodeletName(ElementType type) {
   return fmt::format("tileprof::Iota<{}>", PoplarName(type));
@@ -368,8 +367,7 @@ Expected<std::unique_ptr<Codelet>> MakeDynamicSliceCodelet(ElementType type, Ele
 }
 
 Expected<std::unique_ptr<Codelet>> MakeDynamicUpdateSliceCodelet(ElementType type,
-                                                                 ElementType index,
-                                                                 uint32_t rank) {
+                                                                 ElementType index, uint32_t rank) {
   TILEPROF_RETURN_IF_ERROR(CheckRank(rank, 1, "dynamic-update-slice"));
   if (!IsIndexType(index)) return MakeError("start indices of type {}", HloName(index));
   return std::unique_ptr<Codelet>(new DynamicSliceCodelet(type, index, rank, true));

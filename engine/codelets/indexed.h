@@ -76,8 +76,7 @@ Expected<std::unique_ptr<Codelet>> MakeRearrangeCodelet(ElementType type, uint32
 Expected<std::unique_ptr<Codelet>> MakeDynamicSliceCodelet(ElementType type, ElementType index,
                                                            uint32_t rank);
 Expected<std::unique_ptr<Codelet>> MakeDynamicUpdateSliceCodelet(ElementType type,
-                                                                 ElementType index,
-                                                                 uint32_t rank);
+                                                                 ElementType index, uint32_t rank);
 Expected<std::unique_ptr<Codelet>> MakeIotaCodelet(ElementType type);
 
 }  // namespace tileprof::engine

@@ -36,8 +36,8 @@ class SetSeedCodelet final : public Codelet {
  public:
   SetSeedCodelet()
       : Codelet(std::string(kSetSeedCodeletName), ExecutionKind::kSupervisor,
-                {In("seed", ElementType::kU32)},
-                {"seedModifierUser", "seedModifierHw"}, cost::kSetSeedCodeBytes) {}
+                {In("seed", ElementType::kU32)}, {"seedModifierUser", "seedModifierHw"},
+                cost::kSetSeedCodeBytes) {}
 
   Status CheckShape(const VertexShape& shape) const override {
     if (shape.field_elements[0] != 2) {
@@ -55,8 +55,7 @@ class SetSeedCodelet final : public Codelet {
   Status Compute(const VertexIo& io) const override {
     if (io.tile_state == nullptr) return MakeError("{}: no tile state to seed", name());
     constexpr ElementType kU32 = ElementType::kU32;
-    const uint64_t seed = (uint64_t{Get<kU32>(io.fields[0], 1)} << 32) |
-                          Get<kU32>(io.fields[0], 0);
+    const uint64_t seed = (uint64_t{Get<kU32>(io.fields[0], 1)} << 32) | Get<kU32>(io.fields[0], 0);
     const uint64_t modifiers = (uint64_t{io.params[0]} << 32) | io.params[1];
     const uint64_t s0 = Mix64(seed ^ Mix64(modifiers));
     const uint64_t s1 = Mix64(s0 ^ 0x9e3779b97f4a7c15ULL);
@@ -74,10 +73,8 @@ class SumVertexCodelet final : public Codelet {
   // kWorkerOverhead + n * (load + add) + store: a scalar loop, as the
   // listing's plain C++ compute() compiles to.
   uint64_t EstimateCycles(const VertexShape& shape, const Target&) const override {
-    const uint64_t step =
-        cost::kMemoryAccessCycles + cost::OpCycles(cost::OpClass::kSimple, kF32);
-    return cost::kWorkerOverhead + shape.field_elements[0] * step +
-           cost::kMemoryAccessCycles;
+    const uint64_t step = cost::kMemoryAccessCycles + cost::OpCycles(cost::OpClass::kSimple, kF32);
+    return cost::kWorkerOverhead + shape.field_elements[0] * step + cost::kMemoryAccessCycles;
   }
 
  protected:

@@ -26,9 +26,7 @@ uint64_t Next(std::array<uint64_t, 2>& s) {
 
 // Uniform in [0, 1) with 53 random bits (the generator's high bits, its
 // best ones).
-double Unit(std::array<uint64_t, 2>& s) {
-  return static_cast<double>(Next(s) >> 11) * 0x1.0p-53;
-}
+double Unit(std::array<uint64_t, 2>& s) { return static_cast<double>(Next(s) >> 11) * 0x1.0p-53; }
 
 class RngCodelet final : public Codelet {
  public:
@@ -68,8 +66,9 @@ class RngCodelet final : public Codelet {
             // Rounding to the element type can reach b, which [a, b)
             // excludes: such a draw is redrawn (unbiased, and rare).
             do {
-              value = static_cast<C>(static_cast<double>(a) +
-                                     (static_cast<double>(b) - static_cast<double>(a)) * Unit(state));
+              value =
+                  static_cast<C>(static_cast<double>(a) +
+                                 (static_cast<double>(b) - static_cast<double>(a)) * Unit(state));
               numeric::Put<kType>(io.fields[2], i, value);
             } while (b > a && numeric::Get<kType>(io.fields[2], i) >= b);
             continue;
@@ -82,8 +81,10 @@ class RngCodelet final : public Codelet {
         for (uint64_t i = 0; i < count; ++i) {
           C value = a;
           if (b > a) {
-            const auto range = static_cast<uint64_t>(static_cast<__int128>(b) - static_cast<__int128>(a));
-            value = static_cast<C>(static_cast<__int128>(a) + static_cast<__int128>(Next(state) % range));
+            const auto range =
+                static_cast<uint64_t>(static_cast<__int128>(b) - static_cast<__int128>(a));
+            value = static_cast<C>(static_cast<__int128>(a) +
+                                   static_cast<__int128>(Next(state) % range));
           }
           numeric::Put<kType>(io.fields[2], i, value);
         }

@@ -28,16 +28,24 @@ using numeric::Put;
 template <typename C>
 C Identity(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kAdd: return C(0);
-    case ReduceOp::kMul: return C(1);
+    case ReduceOp::kAdd:
+      return C(0);
+    case ReduceOp::kMul:
+      return C(1);
     case ReduceOp::kMax:
-      if constexpr (numeric::kIsFloat<C>) return -std::numeric_limits<C>::infinity();
-      else return std::numeric_limits<C>::lowest();
+      if constexpr (numeric::kIsFloat<C>)
+        return -std::numeric_limits<C>::infinity();
+      else
+        return std::numeric_limits<C>::lowest();
     case ReduceOp::kMin:
-      if constexpr (numeric::kIsFloat<C>) return std::numeric_limits<C>::infinity();
-      else return std::numeric_limits<C>::max();
-    case ReduceOp::kAnd: return C(1);
-    case ReduceOp::kOr: return C(0);
+      if constexpr (numeric::kIsFloat<C>)
+        return std::numeric_limits<C>::infinity();
+      else
+        return std::numeric_limits<C>::max();
+    case ReduceOp::kAnd:
+      return C(1);
+    case ReduceOp::kOr:
+      return C(0);
   }
   return C(0);
 }
@@ -49,14 +57,21 @@ C Combine(ReduceOp op, C a, C b) {
   } else {
     switch (op) {
       case ReduceOp::kAdd:
-        if constexpr (numeric::kIsInt<C>) return numeric::WrapAdd(a, b);
-        else return a + b;
+        if constexpr (numeric::kIsInt<C>)
+          return numeric::WrapAdd(a, b);
+        else
+          return a + b;
       case ReduceOp::kMul:
-        if constexpr (numeric::kIsInt<C>) return numeric::WrapMul(a, b);
-        else return a * b;
-      case ReduceOp::kMax: return numeric::Max(a, b);
-      case ReduceOp::kMin: return numeric::Min(a, b);
-      default: return a;  // and/or: pred only (Supports)
+        if constexpr (numeric::kIsInt<C>)
+          return numeric::WrapMul(a, b);
+        else
+          return a * b;
+      case ReduceOp::kMax:
+        return numeric::Max(a, b);
+      case ReduceOp::kMin:
+        return numeric::Min(a, b);
+      default:
+        return a;  // and/or: pred only (Supports)
     }
   }
 }
@@ -80,8 +95,10 @@ class ReduceCodelet final : public Codelet {
     const uint64_t partials = shape.field_elements[0];
     const uint64_t outputs = shape.field_elements[1];
     if (outputs == 0 || partials % outputs != 0) {
-      return MakeError("field 'partials' has {} elements, not a multiple of the {} "
-                       "elements of 'out'", partials, outputs);
+      return MakeError(
+          "field 'partials' has {} elements, not a multiple of the {} "
+          "elements of 'out'",
+          partials, outputs);
     }
     return {};
   }

@@ -33,20 +33,36 @@ Reg Load(ElementType type, std::span<const std::byte> bytes, uint64_t i) {
   Reg r;
   r.type = type;
   switch (type) {
-    case ElementType::kF32: r.f = numeric::Get<ElementType::kF32>(bytes, i); break;
-    case ElementType::kS32: r.s = numeric::Get<ElementType::kS32>(bytes, i); break;
-    case ElementType::kU32: r.u = numeric::Get<ElementType::kU32>(bytes, i); break;
-    default: r.p = numeric::Get<ElementType::kPred>(bytes, i); break;
+    case ElementType::kF32:
+      r.f = numeric::Get<ElementType::kF32>(bytes, i);
+      break;
+    case ElementType::kS32:
+      r.s = numeric::Get<ElementType::kS32>(bytes, i);
+      break;
+    case ElementType::kU32:
+      r.u = numeric::Get<ElementType::kU32>(bytes, i);
+      break;
+    default:
+      r.p = numeric::Get<ElementType::kPred>(bytes, i);
+      break;
   }
   return r;
 }
 
 void Store(const Reg& r, std::span<std::byte> bytes, uint64_t i) {
   switch (r.type) {
-    case ElementType::kF32: numeric::Put<ElementType::kF32>(bytes, i, r.f); break;
-    case ElementType::kS32: numeric::Put<ElementType::kS32>(bytes, i, r.s); break;
-    case ElementType::kU32: numeric::Put<ElementType::kU32>(bytes, i, r.u); break;
-    default: numeric::Put<ElementType::kPred>(bytes, i, r.p); break;
+    case ElementType::kF32:
+      numeric::Put<ElementType::kF32>(bytes, i, r.f);
+      break;
+    case ElementType::kS32:
+      numeric::Put<ElementType::kS32>(bytes, i, r.s);
+      break;
+    case ElementType::kU32:
+      numeric::Put<ElementType::kU32>(bytes, i, r.u);
+      break;
+    default:
+      numeric::Put<ElementType::kPred>(bytes, i, r.p);
+      break;
   }
 }
 
@@ -54,33 +70,57 @@ template <typename C>
 Expected<C> Arith(ExprOp op, C a, C b) {
   if constexpr (numeric::kIsPred<C>) {
     switch (op) {
-      case ExprOp::kAnd: case ExprOp::kMinimum: case ExprOp::kMultiply: return a && b;
-      case ExprOp::kOr: case ExprOp::kMaximum: return a || b;
-      case ExprOp::kXor: return a != b;
-      default: break;
+      case ExprOp::kAnd:
+      case ExprOp::kMinimum:
+      case ExprOp::kMultiply:
+        return a && b;
+      case ExprOp::kOr:
+      case ExprOp::kMaximum:
+        return a || b;
+      case ExprOp::kXor:
+        return a != b;
+      default:
+        break;
     }
   } else if constexpr (numeric::kIsFloat<C>) {
     switch (op) {
-      case ExprOp::kAdd: return a + b;
-      case ExprOp::kSubtract: return a - b;
-      case ExprOp::kMultiply: return a * b;
-      case ExprOp::kDivide: return a / b;
-      case ExprOp::kMaximum: return numeric::Max(a, b);
-      case ExprOp::kMinimum: return numeric::Min(a, b);
-      default: break;
+      case ExprOp::kAdd:
+        return a + b;
+      case ExprOp::kSubtract:
+        return a - b;
+      case ExprOp::kMultiply:
+        return a * b;
+      case ExprOp::kDivide:
+        return a / b;
+      case ExprOp::kMaximum:
+        return numeric::Max(a, b);
+      case ExprOp::kMinimum:
+        return numeric::Min(a, b);
+      default:
+        break;
     }
   } else {
     switch (op) {
-      case ExprOp::kAdd: return numeric::WrapAdd(a, b);
-      case ExprOp::kSubtract: return numeric::WrapSub(a, b);
-      case ExprOp::kMultiply: return numeric::WrapMul(a, b);
-      case ExprOp::kDivide: return numeric::IntDivide(a, b);
-      case ExprOp::kMaximum: return numeric::Max(a, b);
-      case ExprOp::kMinimum: return numeric::Min(a, b);
-      case ExprOp::kAnd: return static_cast<C>(a & b);
-      case ExprOp::kOr: return static_cast<C>(a | b);
-      case ExprOp::kXor: return static_cast<C>(a ^ b);
-      default: break;
+      case ExprOp::kAdd:
+        return numeric::WrapAdd(a, b);
+      case ExprOp::kSubtract:
+        return numeric::WrapSub(a, b);
+      case ExprOp::kMultiply:
+        return numeric::WrapMul(a, b);
+      case ExprOp::kDivide:
+        return numeric::IntDivide(a, b);
+      case ExprOp::kMaximum:
+        return numeric::Max(a, b);
+      case ExprOp::kMinimum:
+        return numeric::Min(a, b);
+      case ExprOp::kAnd:
+        return static_cast<C>(a & b);
+      case ExprOp::kOr:
+        return static_cast<C>(a | b);
+      case ExprOp::kXor:
+        return static_cast<C>(a ^ b);
+      default:
+        break;
     }
   }
   return MakeError("operation {} is not defined for this type", static_cast<uint32_t>(op));
@@ -89,13 +129,20 @@ Expected<C> Arith(ExprOp op, C a, C b) {
 template <typename C>
 Expected<bool> Compare(uint32_t direction, C a, C b) {
   switch (direction) {
-    case 0: return a == b;
-    case 1: return a != b;
-    case 2: return a < b;
-    case 3: return a <= b;
-    case 4: return a > b;
-    case 5: return a >= b;
-    default: return MakeError("comparison direction {} is not one of 0..5", direction);
+    case 0:
+      return a == b;
+    case 1:
+      return a != b;
+    case 2:
+      return a < b;
+    case 3:
+      return a <= b;
+    case 4:
+      return a > b;
+    case 5:
+      return a >= b;
+    default:
+      return MakeError("comparison direction {} is not one of 0..5", direction);
   }
 }
 
@@ -103,10 +150,14 @@ Expected<bool> Compare(uint32_t direction, C a, C b) {
 template <typename F>
 auto Visit(const Reg& r, F&& f) {
   switch (r.type) {
-    case ElementType::kF32: return f(r.f);
-    case ElementType::kS32: return f(r.s);
-    case ElementType::kU32: return f(r.u);
-    default: return f(r.p);
+    case ElementType::kF32:
+      return f(r.f);
+    case ElementType::kS32:
+      return f(r.s);
+    case ElementType::kU32:
+      return f(r.u);
+    default:
+      return f(r.p);
   }
 }
 
@@ -114,10 +165,14 @@ template <typename C>
 Reg Make(ElementType type, C v) {
   Reg r;
   r.type = type;
-  if constexpr (std::is_same_v<C, float>) r.f = v;
-  else if constexpr (std::is_same_v<C, int32_t>) r.s = v;
-  else if constexpr (std::is_same_v<C, uint32_t>) r.u = v;
-  else r.p = v;
+  if constexpr (std::is_same_v<C, float>)
+    r.f = v;
+  else if constexpr (std::is_same_v<C, int32_t>)
+    r.s = v;
+  else if constexpr (std::is_same_v<C, uint32_t>)
+    r.u = v;
+  else
+    r.p = v;
   return r;
 }
 
@@ -208,7 +263,8 @@ class ReduceExprCodelet final : public Codelet {
     const size_t k = types_.size();
     for (uint32_t n = 0; n < nodes_; ++n) {
       const auto w = params.subspan(kExprWordsPerNode * n, kExprWordsPerNode);
-      if (w[0] >= static_cast<uint32_t>(ExprOp::kCount)) return MakeError("node {}: op {}", n, w[0]);
+      if (w[0] >= static_cast<uint32_t>(ExprOp::kCount))
+        return MakeError("node {}: op {}", n, w[0]);
       if (w[1] > 0xff) return MakeError("node {}: element type {} not supported", n, w[1]);
       const auto op = static_cast<ExprOp>(w[0]);
       const auto type = static_cast<ElementType>(w[1]);
@@ -226,8 +282,11 @@ class ReduceExprCodelet final : public Codelet {
             return MakeError("node {}: argument {} of type {} invalid", n, w[2], HloName(type));
           }
           break;
-        case ExprOp::kConstant: break;
-        case ExprOp::kNot: case ExprOp::kNegate: case ExprOp::kAbs: {
+        case ExprOp::kConstant:
+          break;
+        case ExprOp::kNot:
+        case ExprOp::kNegate:
+        case ExprOp::kAbs: {
           TILEPROF_ASSIGN_OR_RETURN(ElementType a, operand(w[2]));
           if (a != type) return MakeError("node {}: operand type differs", n);
           break;
@@ -273,13 +332,18 @@ class ReduceExprCodelet final : public Codelet {
     const auto op = static_cast<ExprOp>(w[0]);
     const auto type = static_cast<ElementType>(w[1]);
     switch (op) {
-      case ExprOp::kParameter: return args[w[2]];
+      case ExprOp::kParameter:
+        return args[w[2]];
       case ExprOp::kConstant: {
         switch (type) {
-          case ElementType::kF32: return Make(type, std::bit_cast<float>(w[2]));
-          case ElementType::kS32: return Make(type, static_cast<int32_t>(w[2]));
-          case ElementType::kU32: return Make(type, w[2]);
-          default: return Make(type, w[2] != 0);
+          case ElementType::kF32:
+            return Make(type, std::bit_cast<float>(w[2]));
+          case ElementType::kS32:
+            return Make(type, static_cast<int32_t>(w[2]));
+          case ElementType::kU32:
+            return Make(type, w[2]);
+          default:
+            return Make(type, w[2] != 0);
         }
       }
       case ExprOp::kCompare: {
@@ -287,16 +351,23 @@ class ReduceExprCodelet final : public Codelet {
         return Visit(regs[w[2]], [&](auto a) -> Expected<Reg> {
           using C = decltype(a);
           C bv{};
-          if constexpr (std::is_same_v<C, float>) bv = b.f;
-          else if constexpr (std::is_same_v<C, int32_t>) bv = b.s;
-          else if constexpr (std::is_same_v<C, uint32_t>) bv = b.u;
-          else bv = b.p;
+          if constexpr (std::is_same_v<C, float>)
+            bv = b.f;
+          else if constexpr (std::is_same_v<C, int32_t>)
+            bv = b.s;
+          else if constexpr (std::is_same_v<C, uint32_t>)
+            bv = b.u;
+          else
+            bv = b.p;
           TILEPROF_ASSIGN_OR_RETURN(bool result, Compare(w[4], a, bv));
           return Make(ElementType::kPred, result);
         });
       }
-      case ExprOp::kSelect: return regs[w[2]].p ? regs[w[3]] : regs[w[4]];
-      case ExprOp::kNot: case ExprOp::kNegate: case ExprOp::kAbs:
+      case ExprOp::kSelect:
+        return regs[w[2]].p ? regs[w[3]] : regs[w[4]];
+      case ExprOp::kNot:
+      case ExprOp::kNegate:
+      case ExprOp::kAbs:
         return Visit(regs[w[2]], [&](auto a) -> Expected<Reg> {
           using C = decltype(a);
           if constexpr (numeric::kIsPred<C>) {
@@ -316,10 +387,14 @@ class ReduceExprCodelet final : public Codelet {
         return Visit(regs[w[2]], [&](auto a) -> Expected<Reg> {
           using C = decltype(a);
           C bv{};
-          if constexpr (std::is_same_v<C, float>) bv = b.f;
-          else if constexpr (std::is_same_v<C, int32_t>) bv = b.s;
-          else if constexpr (std::is_same_v<C, uint32_t>) bv = b.u;
-          else bv = b.p;
+          if constexpr (std::is_same_v<C, float>)
+            bv = b.f;
+          else if constexpr (std::is_same_v<C, int32_t>)
+            bv = b.s;
+          else if constexpr (std::is_same_v<C, uint32_t>)
+            bv = b.u;
+          else
+            bv = b.p;
           Expected<C> result = Arith(op, a, bv);
           if (!result) return result.error().Within(fmt::format("node {}", n));
           return Make(type, *result);
@@ -349,7 +424,8 @@ Expected<std::unique_ptr<Codelet>> MakeReduceExprCodelet(std::vector<ElementType
     return MakeError("reducer of {} nodes (1 to {} supported)", nodes, kMaxExprNodes);
   }
   for (ElementType type : types) {
-    if (!Supported(type)) return MakeError("reduce of {} (f32, s32, u32, pred supported)", HloName(type));
+    if (!Supported(type))
+      return MakeError("reduce of {} (f32, s32, u32, pred supported)", HloName(type));
   }
   return std::unique_ptr<Codelet>(new ReduceExprCodelet(std::move(types), nodes));
 }

@@ -32,10 +32,20 @@ namespace tileprof::engine {
 enum class ExprOp : uint32_t {
   kParameter = 0,  // a: argument number
   kConstant,       // a: the value's 32 bits (f32 bits, s32/u32, pred 0/1)
-  kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum,
-  kAnd, kOr, kXor, kNot, kNegate, kAbs,
-  kCompare,        // c: 0 EQ, 1 NE, 2 LT, 3 LE, 4 GT, 5 GE
-  kSelect,         // a ? b : c
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kDivide,
+  kMaximum,
+  kMinimum,
+  kAnd,
+  kOr,
+  kXor,
+  kNot,
+  kNegate,
+  kAbs,
+  kCompare,  // c: 0 EQ, 1 NE, 2 LT, 3 LE, 4 GT, 5 GE
+  kSelect,   // a ? b : c
   kCount
 };
 inline constexpr uint32_t kExprWordsPerNode = 5;

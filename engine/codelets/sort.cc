@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <bit>
-#include <limits>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -41,7 +41,8 @@ void MergeSort(std::vector<uint32_t>& perm, Less less) {
   std::vector<uint32_t> tmp(perm.size());
   for (size_t width = 1; width < perm.size(); width *= 2) {
     for (size_t lo = 0; lo < perm.size(); lo += 2 * width) {
-      const size_t mid = std::min(lo + width, perm.size()), hi = std::min(lo + 2 * width, perm.size());
+      const size_t mid = std::min(lo + width, perm.size()),
+                   hi = std::min(lo + 2 * width, perm.size());
       size_t a = lo, b = mid, o = lo;
       while (a < mid && b < hi) tmp[o++] = less(perm[b], perm[a]) ? perm[b++] : perm[a++];
       while (a < mid) tmp[o++] = perm[a++];
@@ -54,8 +55,8 @@ void MergeSort(std::vector<uint32_t>& perm, Less less) {
 class SortCodelet final : public Codelet {
  public:
   SortCodelet(uint32_t rank, uint32_t key, SortOrder order, std::vector<ElementType> types)
-      : Codelet(SortCodeletName(rank, key, order, types), ExecutionKind::kWorker,
-                Fields(types), Params(rank), kSortCodeBytes),
+      : Codelet(SortCodeletName(rank, key, order, types), ExecutionKind::kWorker, Fields(types),
+                Params(rank), kSortCodeBytes),
         rank_(rank),
         key_(key),
         order_(order),
@@ -70,8 +71,8 @@ class SortCodelet final : public Codelet {
     for (uint32_t d = 0; d < rank_; ++d) {
       const uint32_t lo = BoxLo(shape.params, d), size = BoxSize(shape.params, d);
       if (static_cast<uint64_t>(lo) + size > dims[d] || (d == dim && size != dims[d])) {
-        return MakeError("box [{}, +{}) in dimension {} of {} (the sorted dimension is whole)",
-                         lo, size, d, dims[d]);
+        return MakeError("box [{}, +{}) in dimension {} of {} (the sorted dimension is whole)", lo,
+                         size, d, dims[d]);
       }
       box *= size;
     }
@@ -108,8 +109,9 @@ class SortCodelet final : public Codelet {
     const uint64_t touched = std::min(lines, inner == 1 ? count / line + 2 : count);
     uint64_t log = 0;
     while ((uint64_t{1} << log) < line) ++log;
-    return cost::WorkerLoop(1, 1, touched * line * log * kSortCyclesPerComparison +
-                                      count * types_.size() * kSortCyclesPerElement);
+    return cost::WorkerLoop(1, 1,
+                            touched * line * log * kSortCyclesPerComparison +
+                                count * types_.size() * kSortCyclesPerElement);
   }
 
  protected:
@@ -175,8 +177,10 @@ class SortCodelet final : public Codelet {
             double x = static_cast<double>(v[i]);
             if (order_ == SortOrder::kLtNanLast || order_ == SortOrder::kGtNanLast) {
               // jax: every NaN becomes the positive quiet NaN, -0 becomes +0.
-              if (std::isnan(x)) x = std::copysign(std::numeric_limits<double>::quiet_NaN(), 1.0);
-              else if (x == 0) x = 0.0;
+              if (std::isnan(x))
+                x = std::copysign(std::numeric_limits<double>::quiet_NaN(), 1.0);
+              else if (x == 0)
+                x = 0.0;
             }
             t[i] = TotalKey(x);
           }
@@ -194,7 +198,8 @@ class SortCodelet final : public Codelet {
 
   static std::vector<FieldSpec> Fields(const std::vector<ElementType>& types) {
     std::vector<FieldSpec> fields;
-    for (size_t k = 0; k < types.size(); ++k) fields.push_back(In(fmt::format("in{}", k), types[k]));
+    for (size_t k = 0; k < types.size(); ++k)
+      fields.push_back(In(fmt::format("in{}", k), types[k]));
     for (size_t k = 0; k < types.size(); ++k) {
       fields.push_back(Out(fmt::format("out{}", k), types[k], VectorLayout::kSpan));
     }
@@ -209,9 +214,7 @@ class SortCodelet final : public Codelet {
     return params;
   }
   uint32_t BoxLo(std::span<const uint32_t> p, uint32_t d) const { return p[2 + rank_ + d]; }
-  uint32_t BoxSize(std::span<const uint32_t> p, uint32_t d) const {
-    return p[2 + 2 * rank_ + d];
-  }
+  uint32_t BoxSize(std::span<const uint32_t> p, uint32_t d) const { return p[2 + 2 * rank_ + d]; }
 
   uint32_t rank_, key_;
   SortOrder order_;

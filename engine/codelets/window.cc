@@ -102,10 +102,14 @@ class SelectAndScatterCodelet final : public Codelet {
     const auto direction = static_cast<SelectDirection>(io.params[1 + rank_]);
     const auto select = [direction](C a, C b) {
       switch (direction) {
-        case SelectDirection::kGe: return a >= b;
-        case SelectDirection::kGt: return a > b;
-        case SelectDirection::kLe: return a <= b;
-        case SelectDirection::kLt: return a < b;
+        case SelectDirection::kGe:
+          return a >= b;
+        case SelectDirection::kGt:
+          return a > b;
+        case SelectDirection::kLe:
+          return a <= b;
+        case SelectDirection::kLt:
+          return a < b;
       }
       return false;
     };
@@ -143,8 +147,8 @@ class SelectAndScatterCodelet final : public Codelet {
         const int64_t stride = p[kStride], t = q[d] + Signed(p[kPadLo]);
         const int64_t lo = t - static_cast<int64_t>(p[kWindow]) + 1;
         s_lo[d] = std::max<int64_t>(0, lo <= 0 ? 0 : (lo + stride - 1) / stride);
-        s_hi[d] = std::min<int64_t>(static_cast<int64_t>(p[kSrcExtent]) - 1,
-                                    t < 0 ? -1 : t / stride);
+        s_hi[d] =
+            std::min<int64_t>(static_cast<int64_t>(p[kSrcExtent]) - 1, t < 0 ? -1 : t / stride);
         none = none || s_lo[d] > s_hi[d];
         s[d] = s_lo[d];
       }
@@ -191,8 +195,10 @@ class SelectAndScatterCodelet final : public Codelet {
             index = index * p[kSrcSize] + static_cast<uint64_t>(local);
           }
           const C v = numeric::Get<kType>(io.fields[1], index);
-          if constexpr (numeric::kIsInt<C>) acc = numeric::WrapAdd(acc, v);
-          else acc = acc + v;
+          if constexpr (numeric::kIsInt<C>)
+            acc = numeric::WrapAdd(acc, v);
+          else
+            acc = acc + v;
         }
         uint32_t d = rank_;
         while (d-- > 0) {

@@ -9,11 +9,16 @@
 namespace tileprof::engine {
 
 bool ParseLogLevel(std::string_view text, LogLevel* level) {
-  if (text == "error" || text == "3") *level = LogLevel::kError;
-  else if (text == "warning" || text == "2") *level = LogLevel::kWarning;
-  else if (text == "info" || text == "1") *level = LogLevel::kInfo;
-  else if (text == "verbose" || text == "0") *level = LogLevel::kVerbose;
-  else return false;
+  if (text == "error" || text == "3")
+    *level = LogLevel::kError;
+  else if (text == "warning" || text == "2")
+    *level = LogLevel::kWarning;
+  else if (text == "info" || text == "1")
+    *level = LogLevel::kInfo;
+  else if (text == "verbose" || text == "0")
+    *level = LogLevel::kVerbose;
+  else
+    return false;
   return true;
 }
 
@@ -27,9 +32,9 @@ void CompileLog::Write(LogLevel level, std::string_view where, std::string_view 
   // VLOG lines are INFO lines in TensorFlow's output; only the threshold differs.
   char severity = level == LogLevel::kError ? 'E' : level == LogLevel::kWarning ? 'W' : 'I';
   std::string line = fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:06}: {} tileprof/{}] {}\n",
-                                 local.tm_year + 1900, local.tm_mon + 1, local.tm_mday, local.tm_hour,
-                                 local.tm_min, local.tm_sec, static_cast<long>(now.tv_usec), severity,
-                                 where, message);
+                                 local.tm_year + 1900, local.tm_mon + 1, local.tm_mday,
+                                 local.tm_hour, local.tm_min, local.tm_sec,
+                                 static_cast<long>(now.tv_usec), severity, where, message);
   std::lock_guard lock(mutex_);
   std::fwrite(line.data(), 1, line.size(), out_);
   std::fflush(out_);
@@ -51,7 +56,9 @@ std::string PhaseEndText(std::string_view name, int64_t duration_ms, int64_t rss
 }
 
 PhaseScope::PhaseScope(CompileLog& log, std::string name)
-    : log_(log), name_(std::move(name)), start_(std::chrono::steady_clock::now()),
+    : log_(log),
+      name_(std::move(name)),
+      start_(std::chrono::steady_clock::now()),
       start_rss_(ResidentBytes()) {
   log_.Info("poplar", "Starting phase: " + name_);
 }

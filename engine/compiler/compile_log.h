@@ -39,7 +39,9 @@ class CompileLog {
 
   // One line "2026-11-21 19:48:26.123456: I tileprof/<where>] <message>".
   void Write(LogLevel level, std::string_view where, std::string_view message);
-  void Info(std::string_view where, std::string_view message) { Write(LogLevel::kInfo, where, message); }
+  void Info(std::string_view where, std::string_view message) {
+    Write(LogLevel::kInfo, where, message);
+  }
   void Verbose(std::string_view where, std::string_view message) {
     Write(LogLevel::kVerbose, where, message);
   }

@@ -11,13 +11,15 @@
 namespace tileprof::engine::compiler {
 
 Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& target,
-                                      const CompileOptions& options, const CompileMonitor& monitor) {
+                                      const CompileOptions& options,
+                                      const CompileMonitor& monitor) {
   CompileLog silent;
   CompileLog& log = monitor.log != nullptr ? *monitor.log : silent;
   // No monitor, no callback: the layout then skips its reports.
   auto progress = [&monitor](CompileStage stage) -> ProgressCallback {
     if (!monitor.progress) return {};
-    return [&monitor, stage](uint64_t done, uint64_t total) { monitor.progress(stage, done, total); };
+    return
+        [&monitor, stage](uint64_t done, uint64_t total) { monitor.progress(stage, done, total); };
   };
   CompileResult result;
   result.graph = std::make_unique<Graph>(target);
@@ -42,7 +44,8 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   log.Verbose("poplar_compiler.cc", fmt::format("Begin compiling Poplar engine {}", module.name()));
   // The statistics walk every vertex once more; the graph is complete and
   // only read from here on, so they are gathered while the memory is laid out.
-  std::future<GraphStats> stats = std::async(std::launch::async, [&graph] { return graph.Stats(); });
+  std::future<GraphStats> stats =
+      std::async(std::launch::async, [&graph] { return graph.Stats(); });
   Expected<MemoryLayout> laid_out =
       LayOutMemory(graph, result.program, lowering.valueless_constants(),
                    MemoryOptions{.instrument_vertices = options.instrument_vertices,

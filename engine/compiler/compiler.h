@@ -60,10 +60,10 @@ struct CompileOptions {
 
 // Counts of what the lowering did, beyond the graph's own statistics.
 struct LoweringStats {
-  uint64_t instructions = 0;        // HLO instructions lowered (inlined calls counted per call)
-  uint64_t opaque_ops = 0;          // lowered as opaque ops
-  uint64_t exchanges = 0;           // (step, receiving tile) pairs with remote reads
-  uint64_t program_steps = 0;       // Execute/Copy/stream steps of the control program
+  uint64_t instructions = 0;   // HLO instructions lowered (inlined calls counted per call)
+  uint64_t opaque_ops = 0;     // lowered as opaque ops
+  uint64_t exchanges = 0;      // (step, receiving tile) pairs with remote reads
+  uint64_t program_steps = 0;  // Execute/Copy/stream steps of the control program
   std::vector<std::string> opaque_opcodes;  // distinct, sorted
   // Constants whose values the HLO text elides ("{...}") or whose type the
   // engine cannot compute on: lowered as variables in the Constants
@@ -108,6 +108,7 @@ struct CompileMonitor {
 // HLO instruction ("add.3 (add): ..."); an out-of-memory graph is not an
 // error.
 Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& target,
-                                      const CompileOptions& options, const CompileMonitor& monitor = {});
+                                      const CompileOptions& options,
+                                      const CompileMonitor& monitor = {});
 
 }  // namespace tileprof::engine::compiler

@@ -34,14 +34,15 @@ Status EmitUnits(Lowering& lowering, const hlo::Instruction& instruction, const 
   const uint64_t out_n = out.NumElements();
   const Tensor flat_out = out.Flatten();
   for (const Unit& unit : units) {
-    TILEPROF_ASSIGN_OR_RETURN(Tensor piece, flat_out.Slice(unit.position, unit.position + unit.count));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor piece,
+                              flat_out.Slice(unit.position, unit.position + unit.count));
     TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(piece, tile_of(unit.slot, 0)));
   }
   Tensor partials;
   if (p_k > 1) {
-    TILEPROF_ASSIGN_OR_RETURN(partials, lowering.NewTensor(out.element_type(), {p_k, out_n},
-                                                           fmt::format("{}.partials", instruction.name()),
-                                                           false));
+    TILEPROF_ASSIGN_OR_RETURN(
+        partials, lowering.NewTensor(out.element_type(), {p_k, out_n},
+                                     fmt::format("{}.partials", instruction.name()), false));
   }
   const Tensor flat_partials = partials.Flatten();
   const ComputeSetId cs = lowering.AddComputeSet(instruction.name(), program);
@@ -51,11 +52,13 @@ Status EmitUnits(Lowering& lowering, const hlo::Instruction& instruction, const 
       const uint32_t tile = tile_of(unit.slot, g);
       Tensor target;
       if (p_k > 1) {
-        TILEPROF_ASSIGN_OR_RETURN(target, flat_partials.Slice(g * out_n + unit.position,
-                                                              g * out_n + unit.position + unit.count));
+        TILEPROF_ASSIGN_OR_RETURN(
+            target,
+            flat_partials.Slice(g * out_n + unit.position, g * out_n + unit.position + unit.count));
         TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(target, tile));
       } else {
-        TILEPROF_ASSIGN_OR_RETURN(target, flat_out.Slice(unit.position, unit.position + unit.count));
+        TILEPROF_ASSIGN_OR_RETURN(target,
+                                  flat_out.Slice(unit.position, unit.position + unit.count));
       }
       TILEPROF_RETURN_IF_ERROR(emit(cs, j, g, target, tile));
     }
@@ -68,13 +71,16 @@ Status EmitUnits(Lowering& lowering, const hlo::Instruction& instruction, const 
   for (const Unit& unit : units) {
     std::vector<Tensor> parts;
     for (uint64_t g = 0; g < p_k; ++g) {
-      TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_partials.Slice(g * out_n + unit.position,
-                                                                 g * out_n + unit.position + unit.count));
+      TILEPROF_ASSIGN_OR_RETURN(
+          Tensor part,
+          flat_partials.Slice(g * out_n + unit.position, g * out_n + unit.position + unit.count));
       parts.push_back(std::move(part));
     }
     TILEPROF_ASSIGN_OR_RETURN(Tensor all, Tensor::Concat(parts));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(unit.position, unit.position + unit.count));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(reduce_cs, *reduce, instruction.name()));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor target,
+                              flat_out.Slice(unit.position, unit.position + unit.count));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                              graph.AddVertex(reduce_cs, *reduce, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile_of(unit.slot, 0)));
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], std::move(all)));
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
@@ -87,7 +93,8 @@ uint64_t SplitWays(uint32_t tiles, uint64_t slots, uint64_t chunk, uint64_t macs
   if (slots >= tiles || k <= 1) return 1;
   const uint64_t macs = chunk * macs_per_output;
   return std::max<uint64_t>(
-      1, std::min<uint64_t>({tiles / slots, (macs + kMinMacsPerVertex - 1) / kMinMacsPerVertex, k}));
+      1,
+      std::min<uint64_t>({tiles / slots, (macs + kMinMacsPerVertex - 1) / kMinMacsPerVertex, k}));
 }
 
 }  // namespace tileprof::engine::compiler

@@ -36,8 +36,8 @@ struct Unit {
 
 // Emits one partial vertex: unit `unit`, contraction slice `g` of `p_k`,
 // writing `target` on `tile`.
-using EmitPartial =
-    std::function<Status(ComputeSetId cs, size_t unit, uint64_t g, const Tensor& target, uint32_t tile)>;
+using EmitPartial = std::function<Status(ComputeSetId cs, size_t unit, uint64_t g,
+                                         const Tensor& target, uint32_t tile)>;
 
 // Maps the output of the units (`slots` chunks), creates the partials when
 // p_k > 1, calls `emit` for each unit and slice, and adds the reduction.

@@ -43,25 +43,28 @@ uint64_t InstructionVisits(const hlo::Module& module) {
   // Saturating: computations called twice per level, many levels deep,
   // would overflow; the bar only needs an upper bound then.
   auto add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX - 1 : a + b; };
-  std::function<uint64_t(const hlo::Computation&)> count = [&](const hlo::Computation& computation) {
-    uint64_t& memo = visits[computation.index()];
-    if (memo != kUnknown) return memo;
-    memo = 0;  // a call cycle counts nothing more
-    uint64_t n = 0;
-    for (const hlo::Instruction* instruction : computation.instructions()) {
-      n = add(n, 1);
-      switch (instruction->opcode()) {
-        case Opcode::kCall:
-        case Opcode::kFusion:
-        case Opcode::kWhile:
-        case Opcode::kConditional:
-          for (const hlo::Computation* called : instruction->called_computations()) n = add(n, count(*called));
-          break;
-        default: break;
-      }
-    }
-    return memo = n;  // `visits` never grows, so `memo` still names this slot
-  };
+  std::function<uint64_t(const hlo::Computation&)> count =
+      [&](const hlo::Computation& computation) {
+        uint64_t& memo = visits[computation.index()];
+        if (memo != kUnknown) return memo;
+        memo = 0;  // a call cycle counts nothing more
+        uint64_t n = 0;
+        for (const hlo::Instruction* instruction : computation.instructions()) {
+          n = add(n, 1);
+          switch (instruction->opcode()) {
+            case Opcode::kCall:
+            case Opcode::kFusion:
+            case Opcode::kWhile:
+            case Opcode::kConditional:
+              for (const hlo::Computation* called : instruction->called_computations())
+                n = add(n, count(*called));
+              break;
+            default:
+              break;
+          }
+        }
+        return memo = n;  // `visits` never grows, so `memo` still names this slot
+      };
   return module.entry() == nullptr ? 0 : count(*module.entry());
 }
 
@@ -79,8 +82,7 @@ Expected<std::optional<int64_t>> IntAttribute(const hlo::Instruction& instructio
 }
 
 Lowering::Lowering(Graph& graph, const CompileOptions& options, LoweringStats& stats)
-    : graph_(graph), options_(options), stats_(stats), mapper_(graph, options),
-      codelets_(graph) {}
+    : graph_(graph), options_(options), stats_(stats), mapper_(graph, options), codelets_(graph) {}
 
 // ---- Helpers ---------------------------------------------------------------
 
@@ -102,8 +104,8 @@ Expected<Value> Lowering::NewValue(const hlo::Shape& shape, std::string_view nam
     Value value;
     value.is_tuple = true;
     for (size_t i = 0; i < shape.tuple_shapes.size(); ++i) {
-      TILEPROF_ASSIGN_OR_RETURN(Value element,
-                                NewValue(shape.tuple_shapes[i], fmt::format("{}.{}", name, i), map));
+      TILEPROF_ASSIGN_OR_RETURN(
+          Value element, NewValue(shape.tuple_shapes[i], fmt::format("{}.{}", name, i), map));
       value.elements.push_back(std::move(element));
     }
     return value;
@@ -119,8 +121,8 @@ ComputeSetId Lowering::AddComputeSet(std::string_view name, program::Sequence& p
   return id;
 }
 
-std::pair<uint64_t, uint64_t> Lowering::ProportionalRange(uint64_t n, uint64_t position, uint64_t count,
-                                                         uint64_t total) {
+std::pair<uint64_t, uint64_t> Lowering::ProportionalRange(uint64_t n, uint64_t position,
+                                                          uint64_t count, uint64_t total) {
   if (total == 0 || n == 0) return {0, 0};
   using Wide = unsigned __int128;
   uint64_t begin = static_cast<uint64_t>(Wide(position) * n / total);
@@ -178,8 +180,9 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
   flat_inputs.reserve(inputs.size());
   for (const FieldInput& input : inputs) {
     flat_inputs.push_back(input.tensor.Flatten());
-    input_index.push_back(input.access == Access::kWhole ? nullptr
-                                                         : std::make_unique<TensorIndex>(flat_inputs.back()));
+    input_index.push_back(input.access == Access::kWhole
+                              ? nullptr
+                              : std::make_unique<TensorIndex>(flat_inputs.back()));
   }
   // The runs of each part are gathered in one buffer and handed to the
   // graph as they are: a Tensor per part and field was a shape and a region
@@ -204,8 +207,7 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
       }
       return graph_.ConnectRegions(vertex, field, index.tensor().element_type(), {&size, 1}, runs);
     };
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                              graph_.AddVertex(compute_set, codelet, debug_name));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(compute_set, codelet, debug_name));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
     TILEPROF_RETURN_IF_ERROR(connect(vertex, out_field_index, out_index, nullptr, count));
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -245,8 +247,7 @@ void Lowering::NoteOpaque(std::string_view opcode) {
 }
 
 Expected<Value> Lowering::LowerOpaque(const hlo::Instruction& instruction,
-                                      std::span<const Value> operands,
-                                      program::Sequence& program) {
+                                      std::span<const Value> operands, program::Sequence& program) {
   NoteOpaque(hlo::OpcodeName(instruction.opcode()));
   TILEPROF_ASSIGN_OR_RETURN(Value result, NewValue(instruction.shape(), instruction.name(), true));
   std::vector<Tensor> outputs = result.Leaves();
@@ -301,12 +302,11 @@ Status Lowering::LowerEntry(const hlo::Module& module, program::Sequence& progra
     std::vector<Tensor> leaves = value.Leaves();
     for (size_t i = 0; i < leaves.size(); ++i) {
       if (leaves[i].NumElements() == 0) continue;
-      TILEPROF_ASSIGN_OR_RETURN(
-          DataStream stream,
-          graph_.AddHostToDeviceFifo(leaves.size() == 1
-                                         ? std::string(parameter->name())
-                                         : fmt::format("{}.{}", parameter->name(), i),
-                                     leaves[i].element_type(), leaves[i].NumElements()));
+      TILEPROF_ASSIGN_OR_RETURN(DataStream stream,
+                                graph_.AddHostToDeviceFifo(
+                                    leaves.size() == 1 ? std::string(parameter->name())
+                                                       : fmt::format("{}.{}", parameter->name(), i),
+                                    leaves[i].element_type(), leaves[i].NumElements()));
       program.Add(program::Copy(stream, leaves[i]));
     }
     args.push_back(std::move(value));
@@ -325,9 +325,8 @@ Status Lowering::LowerEntry(const hlo::Module& module, program::Sequence& progra
   return {};
 }
 
-Status Lowering::LowerComputation(const hlo::Computation& computation,
-                                  std::span<const Value> args, program::Sequence& program,
-                                  Value* result) {
+Status Lowering::LowerComputation(const hlo::Computation& computation, std::span<const Value> args,
+                                  program::Sequence& program, Value* result) {
   // Calls nest at most as deep as the module's call graph; a recursive call
   // graph (invalid HLO) would otherwise recurse forever.
   if (call_depth_ > 64) {
@@ -383,15 +382,40 @@ namespace {
 
 bool IsUnary(Opcode op) {
   switch (op) {
-    case Opcode::kAbs: case Opcode::kNegate: case Opcode::kSign: case Opcode::kFloor:
-    case Opcode::kCeil: case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven:
-    case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog: case Opcode::kLog1p:
-    case Opcode::kTanh: case Opcode::kLogistic: case Opcode::kSqrt: case Opcode::kRsqrt:
-    case Opcode::kSin: case Opcode::kCos: case Opcode::kIsFinite: case Opcode::kNot:
-    case Opcode::kCbrt: case Opcode::kTan: case Opcode::kAtan: case Opcode::kErf:
-    case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAsin: case Opcode::kAsinh:
-    case Opcode::kAtanh: case Opcode::kCosh: case Opcode::kSinh: case Opcode::kClz:
-    case Opcode::kPopulationCount: case Opcode::kReal: case Opcode::kImag:
+    case Opcode::kAbs:
+    case Opcode::kNegate:
+    case Opcode::kSign:
+    case Opcode::kFloor:
+    case Opcode::kCeil:
+    case Opcode::kRoundNearestAfz:
+    case Opcode::kRoundNearestEven:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kTanh:
+    case Opcode::kLogistic:
+    case Opcode::kSqrt:
+    case Opcode::kRsqrt:
+    case Opcode::kSin:
+    case Opcode::kCos:
+    case Opcode::kIsFinite:
+    case Opcode::kNot:
+    case Opcode::kCbrt:
+    case Opcode::kTan:
+    case Opcode::kAtan:
+    case Opcode::kErf:
+    case Opcode::kAcos:
+    case Opcode::kAcosh:
+    case Opcode::kAsin:
+    case Opcode::kAsinh:
+    case Opcode::kAtanh:
+    case Opcode::kCosh:
+    case Opcode::kSinh:
+    case Opcode::kClz:
+    case Opcode::kPopulationCount:
+    case Opcode::kReal:
+    case Opcode::kImag:
     case Opcode::kReducePrecision:
       return true;
     default:
@@ -401,12 +425,25 @@ bool IsUnary(Opcode op) {
 
 bool IsBinary(Opcode op) {
   switch (op) {
-    case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
-    case Opcode::kRemainder: case Opcode::kPower: case Opcode::kMaximum: case Opcode::kMinimum:
-    case Opcode::kAtan2: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
-    case Opcode::kShiftLeft: case Opcode::kShiftRightLogical:
-    case Opcode::kShiftRightArithmetic: case Opcode::kCompare: case Opcode::kComplex:
-    case Opcode::kMulhi: case Opcode::kStochasticConvert:
+    case Opcode::kAdd:
+    case Opcode::kSubtract:
+    case Opcode::kMultiply:
+    case Opcode::kDivide:
+    case Opcode::kRemainder:
+    case Opcode::kPower:
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+    case Opcode::kAtan2:
+    case Opcode::kAnd:
+    case Opcode::kOr:
+    case Opcode::kXor:
+    case Opcode::kShiftLeft:
+    case Opcode::kShiftRightLogical:
+    case Opcode::kShiftRightArithmetic:
+    case Opcode::kCompare:
+    case Opcode::kComplex:
+    case Opcode::kMulhi:
+    case Opcode::kStochasticConvert:
       return true;
     default:
       return false;
@@ -490,8 +527,7 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
         return MakeError("bad index={}", text);
       }
       if (i < 0 || static_cast<size_t>(i) >= operand(0).elements.size()) {
-        return MakeError("index {} out of range for a tuple of {}", i,
-                         operand(0).elements.size());
+        return MakeError("index {} out of range for a tuple of {}", i, operand(0).elements.size());
       }
       return operand(0).elements[static_cast<size_t>(i)];
     }
@@ -519,8 +555,8 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
     case Opcode::kFusion: {
       if (instruction.called_computations().size() != 1) break;
       Value result;
-      TILEPROF_RETURN_IF_ERROR(LowerComputation(*instruction.called_computations()[0], operands,
-                                                program, &result));
+      TILEPROF_RETURN_IF_ERROR(
+          LowerComputation(*instruction.called_computations()[0], operands, program, &result));
       return result;
     }
     case Opcode::kWhile:

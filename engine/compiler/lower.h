@@ -89,11 +89,10 @@ class Lowering {
   // lower_elementwise.cc
   Expected<Value> LowerUnary(const hlo::Instruction& instruction, const Value& operand,
                              program::Sequence& program);
-  Expected<Value> LowerBinary(const hlo::Instruction& instruction,
-                              std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerBinary(const hlo::Instruction& instruction, std::span<const Value> operands,
+                              program::Sequence& program);
   Expected<Value> LowerSelectOrClamp(const hlo::Instruction& instruction,
-                                     std::span<const Value> operands,
-                                     program::Sequence& program);
+                                     std::span<const Value> operands, program::Sequence& program);
   Expected<Value> LowerConvert(const hlo::Instruction& instruction, const Value& operand,
                                program::Sequence& program);
   // lower_data.cc
@@ -116,8 +115,7 @@ class Lowering {
                                program::Sequence& program);
   Expected<Value> LowerPad(const hlo::Instruction& instruction, std::span<const Value> operands,
                            program::Sequence& program);
-  Expected<Value> LowerTransposeRearrange(const hlo::Instruction& instruction,
-                                          const Value& operand,
+  Expected<Value> LowerTransposeRearrange(const hlo::Instruction& instruction, const Value& operand,
                                           std::span<const size_t> permutation,
                                           program::Sequence& program);
   // lower_transpose.cc: `source` transposed by `permutation` as blocks of
@@ -128,8 +126,8 @@ class Lowering {
                                                        std::span<const size_t> permutation,
                                                        std::string_view name,
                                                        program::Sequence& program);
-  Expected<Value> LowerBroadcastRearrange(const hlo::Instruction& instruction,
-                                          const Value& operand, program::Sequence& program);
+  Expected<Value> LowerBroadcastRearrange(const hlo::Instruction& instruction, const Value& operand,
+                                          program::Sequence& program);
   Expected<Value> LowerSliceRearrange(const hlo::Instruction& instruction, const Value& operand,
                                       std::span<const hlo::SliceDimension> slice,
                                       program::Sequence& program);
@@ -137,23 +135,23 @@ class Lowering {
   Expected<Value> LowerDynamicSlice(const hlo::Instruction& instruction,
                                     std::span<const Value> operands, program::Sequence& program);
   // lower_gather.cc, lower_sort.cc
-  Expected<Value> LowerGather(const hlo::Instruction& instruction,
-                              std::span<const Value> operands, program::Sequence& program);
-  Expected<Value> LowerScatter(const hlo::Instruction& instruction,
-                               std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerGather(const hlo::Instruction& instruction, std::span<const Value> operands,
+                              program::Sequence& program);
+  Expected<Value> LowerScatter(const hlo::Instruction& instruction, std::span<const Value> operands,
+                               program::Sequence& program);
   Expected<Value> LowerSort(const hlo::Instruction& instruction, std::span<const Value> operands,
                             program::Sequence& program);
   // lower_dot.cc
-  Expected<Value> LowerDotLike(const hlo::Instruction& instruction,
-                               std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerDotLike(const hlo::Instruction& instruction, std::span<const Value> operands,
+                               program::Sequence& program);
   // lower_reduce.cc
-  Expected<Value> LowerReduce(const hlo::Instruction& instruction,
-                              std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerReduce(const hlo::Instruction& instruction, std::span<const Value> operands,
+                              program::Sequence& program);
   // The reduction of `in` (standing for the instruction's operand 0) over
   // `reduced` with the instruction's init (operand 1), computation and shape.
-  Expected<Value> ReduceArray(const hlo::Instruction& instruction,
-                              std::span<const Value> operands, const Tensor& in,
-                              std::span<const int64_t> reduced, program::Sequence& program);
+  Expected<Value> ReduceArray(const hlo::Instruction& instruction, std::span<const Value> operands,
+                              const Tensor& in, std::span<const int64_t> reduced,
+                              program::Sequence& program);
   // Reduces each run of in.NumElements() / out.NumElements() consecutive
   // elements of `in` into one element of the mapped `out`: a compute set of
   // ContinuousReduce vertices (`codelet`), one per mapped piece of `out`.
@@ -188,8 +186,8 @@ class Lowering {
                              bool map);
   // An opaque op: new output variables, one vertex per output tile per leaf
   // reading its share of every operand.
-  Expected<Value> LowerOpaque(const hlo::Instruction& instruction,
-                              std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerOpaque(const hlo::Instruction& instruction, std::span<const Value> operands,
+                              program::Sequence& program);
   // out[o] = source[map(o)] (or *padding) as tileprof::Rearrange vertices,
   // one per tile run of the new, linearly mapped result of `out_dims`.
   Expected<Tensor> EmitRearrange(const Tensor& source, std::span<const SourceDim> map,
@@ -205,8 +203,8 @@ class Lowering {
   // The share of an n-element operand, as (first element, count), that
   // `count` of `total` output elements starting at `position` read: same
   // fraction, at least one element (none when n or total is zero).
-  static std::pair<uint64_t, uint64_t> ProportionalRange(uint64_t n, uint64_t position, uint64_t count,
-                                                         uint64_t total);
+  static std::pair<uint64_t, uint64_t> ProportionalRange(uint64_t n, uint64_t position,
+                                                         uint64_t count, uint64_t total);
   // A tensor of `shape` filled with the scalar `scalar` (popops::Fill).
   Expected<Tensor> Fill(const Tensor& scalar, const hlo::Shape& shape, std::string_view name,
                         program::Sequence& program);

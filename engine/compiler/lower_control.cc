@@ -14,8 +14,8 @@ namespace {
 
 const hlo::Computation* Called(const hlo::Instruction& instruction, std::string_view attribute) {
   const hlo::Attribute* found = instruction.FindAttribute(attribute);
-  if (found == nullptr || found->kind() != hlo::AttributeKind::kComputation || found->count() != 1 ||
-      found->first() >= instruction.called_computations().size()) {
+  if (found == nullptr || found->kind() != hlo::AttributeKind::kComputation ||
+      found->count() != 1 || found->first() >= instruction.called_computations().size()) {
     return nullptr;
   }
   return instruction.called_computations()[found->first()];
@@ -52,16 +52,19 @@ Expected<Value> Lowering::LowerWhile(const hlo::Instruction& instruction, const 
                                      program::Sequence& program) {
   const hlo::Computation* condition = Called(instruction, "condition");
   const hlo::Computation* body = Called(instruction, "body");
-  if (condition == nullptr || body == nullptr) return MakeError("while without condition= and body=");
+  if (condition == nullptr || body == nullptr)
+    return MakeError("while without condition= and body=");
   TILEPROF_ASSIGN_OR_RETURN(Value state, NewValue(instruction.shape(), instruction.name(), false));
   std::vector<Tensor> init = operand.Leaves();
   std::vector<Tensor> leaves = state.Leaves();
   if (init.size() != leaves.size()) return MakeError("init value does not match the loop state");
-  for (size_t i = 0; i < leaves.size(); ++i) TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(leaves[i], init[i]));
+  for (size_t i = 0; i < leaves.size(); ++i)
+    TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(leaves[i], init[i]));
   TILEPROF_RETURN_IF_ERROR(CopyLeaves(operand, state, program));
   program::Sequence condition_program;
   Value predicate;
-  TILEPROF_RETURN_IF_ERROR(LowerComputation(*condition, {&state, 1}, condition_program, &predicate));
+  TILEPROF_RETURN_IF_ERROR(
+      LowerComputation(*condition, {&state, 1}, condition_program, &predicate));
   if (predicate.is_tuple || !predicate.tensor.valid() || predicate.tensor.NumElements() != 1 ||
       predicate.tensor.element_type() != ElementType::kPred) {
     return MakeError("condition '{}' does not give a pred scalar", condition->name());
@@ -86,7 +89,8 @@ Expected<Value> Lowering::LowerConditional(const hlo::Instruction& instruction,
   if (is_predicated) {
     branches = {on_true, on_false};
   } else {
-    for (const hlo::Computation* branch : instruction.called_computations()) branches.push_back(branch);
+    for (const hlo::Computation* branch : instruction.called_computations())
+      branches.push_back(branch);
   }
   if (branches.empty() || operands.size() != branches.size() + 1 || operands[0].is_tuple ||
       !operands[0].tensor.valid() || operands[0].tensor.NumElements() != 1) {
@@ -97,7 +101,8 @@ Expected<Value> Lowering::LowerConditional(const hlo::Instruction& instruction,
   std::vector<program::Sequence> programs(branches.size());
   for (size_t i = 0; i < branches.size(); ++i) {
     Value branch_result;
-    TILEPROF_RETURN_IF_ERROR(LowerComputation(*branches[i], {&operands[i + 1], 1}, programs[i], &branch_result));
+    TILEPROF_RETURN_IF_ERROR(
+        LowerComputation(*branches[i], {&operands[i + 1], 1}, programs[i], &branch_result));
     if (auto status = CopyLeaves(branch_result, result, programs[i]); !status) {
       return status.error().Within(fmt::format("branch '{}'", branches[i]->name()));
     }
@@ -115,16 +120,20 @@ Expected<Value> Lowering::LowerConditional(const hlo::Instruction& instruction,
   std::vector<std::pair<Tensor, size_t>> predicates;
   for (size_t i = 0; i + 1 < branches.size(); ++i) {
     const int64_t index = static_cast<int64_t>(i);
-    TILEPROF_ASSIGN_OR_RETURN(Tensor constant,
-                              graph_.AddConstantFromInts(selector.element_type(), {}, {&index, 1},
-                                                         fmt::format("{}.case{}", instruction.name(), i)));
+    TILEPROF_ASSIGN_OR_RETURN(
+        Tensor constant,
+        graph_.AddConstantFromInts(selector.element_type(), {}, {&index, 1},
+                                   fmt::format("{}.case{}", instruction.name(), i)));
     TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(constant, selector));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor predicate,
-                              NewTensor(ElementType::kPred, {}, fmt::format("{}.is{}", instruction.name(), i), false));
+    TILEPROF_ASSIGN_OR_RETURN(
+        Tensor predicate,
+        NewTensor(ElementType::kPred, {}, fmt::format("{}.is{}", instruction.name(), i), false));
     TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(predicate, selector));
     const ComputeSetId cs = AddComputeSet(fmt::format("{}.is{}", instruction.name(), i), program);
-    const FieldInput inputs[] = {{"in1", selector, Access::kSame}, {"in2", constant, Access::kSame}};
-    TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, **equal, "out", predicate, inputs, instruction.name()));
+    const FieldInput inputs[] = {{"in1", selector, Access::kSame},
+                                 {"in2", constant, Access::kSame}};
+    TILEPROF_RETURN_IF_ERROR(
+        EmitPerTile(cs, **equal, "out", predicate, inputs, instruction.name()));
     predicates.emplace_back(predicate, i);
   }
   for (auto it = predicates.rbegin(); it != predicates.rend(); ++it) {

@@ -94,7 +94,8 @@ Expected<Box> CutBox(const TensorIndex& index, std::span<const int64_t> which,
     if (size != extent) {
       // Whole, this dimension joins the rows of the next outer one into one
       // region: `rows` of them become 1 for (extent - size) more per row.
-      const uint64_t rows = k == 0 ? 1 : ranges[by_dim[k - 1]].second + 1 - ranges[by_dim[k - 1]].first;
+      const uint64_t rows =
+          k == 0 ? 1 : ranges[by_dim[k - 1]].second + 1 - ranges[by_dim[k - 1]].first;
       const bool small = (extent - size) * kWidenFraction <= extent;
       const bool pays = (extent - size) * inner_bytes * rows <= (rows - 1) * kRegionCostBytes;
       if (!small && !pays) break;
@@ -146,7 +147,8 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     TILEPROF_ASSIGN_OR_RETURN(plan.window, hlo::ParseWindow(window->value()));
   }
   if (plan.window.size() != nsp) {
-    return MakeError("window has {} dimensions, dim_labels {} spatial ones", plan.window.size(), nsp);
+    return MakeError("window has {} dimensions, dim_labels {} spatial ones", plan.window.size(),
+                     nsp);
   }
   auto count_attr = [&](std::string_view name) -> Expected<uint64_t> {
     const hlo::Attribute* attr = instruction.FindAttribute(name);
@@ -154,7 +156,8 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     uint64_t value = 0;
     const std::string_view text = attr->value();
     for (char c : text) {
-      if (c < '0' || c > '9' || value > UINT32_MAX) return MakeError("{}={} is not a count", name, text);
+      if (c < '0' || c > '9' || value > UINT32_MAX)
+        return MakeError("{}={} is not a count", name, text);
       value = value * 10 + static_cast<uint64_t>(c - '0');
     }
     if (text.empty() || value == 0) return MakeError("{}={} is not a count", name, text);
@@ -173,7 +176,8 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     w_dims.push_back(dims.kernel_spatial[s]);
     out_dims.push_back(dims.output_spatial[s]);
   }
-  auto locate = [&](const Tensor& t, std::span<const int64_t> which, auto& sizes, auto& strides) -> Status {
+  auto locate = [&](const Tensor& t, std::span<const int64_t> which, auto& sizes,
+                    auto& strides) -> Status {
     const std::vector<uint64_t> all = Strides(t.shape());
     std::vector<bool> seen(t.Rank(), false);
     sizes.fill(1);
@@ -202,11 +206,13 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
   if (plan.feature_groups > 1 && plan.batch_groups > 1) {
     return MakeError("feature_group_count and batch_group_count are both above 1");
   }
-  if (features != plan.ci * plan.feature_groups || co % groups != 0 || batch % plan.batch_groups != 0) {
-    return MakeError("input {} (features {}, batch {}) and kernel {} (input features {}, output "
-                     "features {}) do not fit feature_group_count={} batch_group_count={}",
-                     input.ShapeString(), features, batch, kernel.ShapeString(), plan.ci, co,
-                     plan.feature_groups, plan.batch_groups);
+  if (features != plan.ci * plan.feature_groups || co % groups != 0 ||
+      batch % plan.batch_groups != 0) {
+    return MakeError(
+        "input {} (features {}, batch {}) and kernel {} (input features {}, output "
+        "features {}) do not fit feature_group_count={} batch_group_count={}",
+        input.ShapeString(), features, batch, kernel.ShapeString(), plan.ci, co,
+        plan.feature_groups, plan.batch_groups);
   }
   plan.co_per_group = co / groups;
   std::vector<uint64_t> expected = {batch / plan.batch_groups, co};
@@ -215,27 +221,33 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     if (w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1 ||
         static_cast<uint64_t>(w.size) != plan.w_size[2 + s] || w.padding_low < INT32_MIN ||
         w.padding_low > INT32_MAX || w.padding_high < INT32_MIN || w.padding_high > INT32_MAX) {
-      return MakeError("window dimension {} (size {}, stride {}, padding {}_{}, dilations {}/{}) does "
-                       "not fit kernel {}", s, w.size, w.stride, w.padding_low, w.padding_high,
-                       w.base_dilation, w.window_dilation, kernel.ShapeString());
+      return MakeError(
+          "window dimension {} (size {}, stride {}, padding {}_{}, dilations {}/{}) does "
+          "not fit kernel {}",
+          s, w.size, w.stride, w.padding_low, w.padding_high, w.base_dilation, w.window_dilation,
+          kernel.ShapeString());
     }
     const int64_t in = static_cast<int64_t>(plan.in_size[2 + s]);
-    const int64_t padded = in == 0 ? 0 : (in - 1) * w.base_dilation + 1 + w.padding_low + w.padding_high;
+    const int64_t padded =
+        in == 0 ? 0 : (in - 1) * w.base_dilation + 1 + w.padding_low + w.padding_high;
     const int64_t span = (w.size - 1) * w.window_dilation + 1;
     expected.push_back(padded >= span ? static_cast<uint64_t>((padded - span) / w.stride + 1) : 0);
   }
-  std::vector<uint64_t> got(plan.out_size.begin(), plan.out_size.begin() + static_cast<int64_t>(nsp + 2));
+  std::vector<uint64_t> got(plan.out_size.begin(),
+                            plan.out_size.begin() + static_cast<int64_t>(nsp + 2));
   if (got != expected) {
-    return MakeError("result {} should have batch, feature and spatial sizes [{}]", out.ShapeString(),
-                     fmt::join(expected, ","));
+    return MakeError("result {} should have batch, feature and spatial sizes [{}]",
+                     out.ShapeString(), fmt::join(expected, ","));
   }
   const uint64_t out_n = out.NumElements();
-  if (out_n > 0 && (plan.ci == 0 || input.NumElements() == 0 || input.NumElements() >= kMaxElements ||
-                    kernel.NumElements() >= kMaxElements || out_n >= kMaxElements)) {
+  if (out_n > 0 &&
+      (plan.ci == 0 || input.NumElements() == 0 || input.NumElements() >= kMaxElements ||
+       kernel.NumElements() >= kMaxElements || out_n >= kMaxElements)) {
     // Sums of no products (zeros), or sizes past the vertex parameters.
     return lowering.LowerOpaque(instruction, operands, program);
   }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor result, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor result, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
   if (out_n == 0) return Value::Array(result);
 
   uint64_t positions = 1;
@@ -243,18 +255,22 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
   const uint64_t chunk = lowering.mapper().ChunkElements(out_n, out.element_type());
   const uint64_t slots = (out_n + chunk - 1) / chunk;
   std::vector<Unit> units;
-  for (uint64_t p = 0; p < out_n; p += chunk) units.push_back({p, std::min(chunk, out_n - p), p / chunk});
-  const uint64_t p_k = SplitWays(lowering.graph().target().NumTiles(), slots, std::min(chunk, out_n),
-                                 plan.ci * positions, plan.ci);
-  const std::vector<std::string> param_names(ConvPartialParamNames().begin(), ConvPartialParamNames().end());
+  for (uint64_t p = 0; p < out_n; p += chunk)
+    units.push_back({p, std::min(chunk, out_n - p), p / chunk});
+  const uint64_t p_k = SplitWays(lowering.graph().target().NumTiles(), slots,
+                                 std::min(chunk, out_n), plan.ci * positions, plan.ci);
+  const std::vector<std::string> param_names(ConvPartialParamNames().begin(),
+                                             ConvPartialParamNames().end());
   Graph& graph = lowering.graph();
   const TensorIndex input_index(input), kernel_index(kernel);
-  const std::optional<size_t> in_field = codelet.FindField("in"), weights_field = codelet.FindField("weights"),
+  const std::optional<size_t> in_field = codelet.FindField("in"),
+                              weights_field = codelet.FindField("weights"),
                               out_field = codelet.FindField("out");
   if (!in_field || !weights_field || !out_field) {
     return MakeError("codelet {} lacks a convolution field (in, weights, out)", codelet.name());
   }
-  auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target, uint32_t tile) -> Status {
+  auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target,
+                  uint32_t tile) -> Status {
     const Unit& unit = units[j];
     const uint64_t c0 = g * plan.ci / p_k;
     const uint64_t cs_count = (g + 1) * plan.ci / p_k - c0;
@@ -266,8 +282,9 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     // Input elements read: bounding box, per logical dimension.
     std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> in{};
     const uint64_t out_batch = plan.out_size[0];
-    in[0] = plan.batch_groups > 1 ? std::pair{g_lo * out_batch + o[0].first, g_hi * out_batch + o[0].second}
-                                  : o[0];
+    in[0] = plan.batch_groups > 1
+                ? std::pair{g_lo * out_batch + o[0].first, g_hi * out_batch + o[0].second}
+                : o[0];
     in[1] = plan.feature_groups > 1
                 ? std::pair{g_lo * plan.ci + c0, g_hi * plan.ci + c0 + cs_count - 1}
                 : std::pair{c0, c0 + cs_count - 1};
@@ -280,8 +297,10 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
       const int64_t first = lo <= 0 ? 0 : (lo + w.base_dilation - 1) / w.base_dilation;
       const int64_t last = std::min<int64_t>(hi < 0 ? -1 : hi / w.base_dilation,
                                              static_cast<int64_t>(plan.in_size[2 + s]) - 1);
-      if (first > last) empty = true;
-      else in[2 + s] = {static_cast<uint64_t>(first), static_cast<uint64_t>(last)};
+      if (first > last)
+        empty = true;
+      else
+        in[2 + s] = {static_cast<uint64_t>(first), static_cast<uint64_t>(last)};
     }
     // The fields are the boxes of those ranges, cut out of each operand in
     // its own layout: the vertex addresses them with the box's strides and
@@ -353,12 +372,14 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex, *out_field, target));
     std::array<uint32_t, static_cast<size_t>(ConvParam::kCount)> values{};
     for (size_t i = 0; i < p.size(); ++i) {
-      if (p[i] > UINT32_MAX) return MakeError("conv parameter {}={} does not fit 32 bits", param_names[i], p[i]);
+      if (p[i] > UINT32_MAX)
+        return MakeError("conv parameter {}={} does not fit 32 bits", param_names[i], p[i]);
       values[i] = static_cast<uint32_t>(p[i]);
     }
     return graph.SetInitialValues(vertex, values);
   };
-  TILEPROF_RETURN_IF_ERROR(EmitUnits(lowering, instruction, result, units, slots, p_k, program, emit));
+  TILEPROF_RETURN_IF_ERROR(
+      EmitUnits(lowering, instruction, result, units, slots, p_k, program, emit));
   return Value::Array(result);
 }
 

@@ -33,12 +33,14 @@ Expected<Value> Lowering::LowerConstant(const hlo::Instruction& instruction) {
       TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> dims, StorageShape(shape));
       Expected<Tensor> tensor = Error("");
       if (!literal->reals.empty() || IsFloat(storage.type)) {
-        tensor = graph_.AddConstantFromDoubles(storage.type, dims, literal->reals, instruction.name());
+        tensor =
+            graph_.AddConstantFromDoubles(storage.type, dims, literal->reals, instruction.name());
       } else if (!literal->unsigneds.empty()) {
         std::vector<int64_t> bits(literal->unsigneds.begin(), literal->unsigneds.end());
         tensor = graph_.AddConstantFromInts(storage.type, dims, bits, instruction.name());
       } else {
-        tensor = graph_.AddConstantFromInts(storage.type, dims, literal->integers, instruction.name());
+        tensor =
+            graph_.AddConstantFromInts(storage.type, dims, literal->integers, instruction.name());
       }
       if (!tensor) return tensor.error();
       TILEPROF_RETURN_IF_ERROR(mapper_.Map(*tensor));
@@ -49,13 +51,14 @@ Expected<Value> Lowering::LowerConstant(const hlo::Instruction& instruction) {
   // invented.
   TILEPROF_ASSIGN_OR_RETURN(Value value, NewValue(shape, instruction.name(), true));
   for (const Tensor& leaf : value.Leaves())
-    for (const TensorRegion& region : leaf.regions()) valueless_constants_.push_back(region.variable);
+    for (const TensorRegion& region : leaf.regions())
+      valueless_constants_.push_back(region.variable);
   stats_.constants_without_values.emplace_back(instruction.name());
   return value;
 }
 
-Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction,
-                                         const Value& operand, program::Sequence& program) {
+Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction, const Value& operand,
+                                         program::Sequence& program) {
   const hlo::Shape& shape = instruction.shape();
   if (!shape.IsArray() || !IsArrayValue(operand)) {
     return LowerOpaque(instruction, {&operand, 1}, program);
@@ -76,13 +79,14 @@ Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction,
   return LowerBroadcastRearrange(instruction, operand, program);
 }
 
-Expected<Value> Lowering::LowerTranspose(const hlo::Instruction& instruction,
-                                         const Value& operand, program::Sequence& program) {
+Expected<Value> Lowering::LowerTranspose(const hlo::Instruction& instruction, const Value& operand,
+                                         program::Sequence& program) {
   const hlo::Attribute* attribute = instruction.FindAttribute("dimensions");
   if (attribute == nullptr || !IsArrayValue(operand)) {
     return LowerOpaque(instruction, {&operand, 1}, program);
   }
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> permutation, hlo::ParseIntList(attribute->value()));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> permutation,
+                            hlo::ParseIntList(attribute->value()));
   const Tensor& in = operand.tensor;
   std::vector<size_t> perm(permutation.begin(), permutation.end());
   // c128 storage has an extra innermost dimension that stays put.
@@ -105,7 +109,8 @@ Expected<Value> Lowering::LowerSlice(const hlo::Instruction& instruction, const 
   if (attribute == nullptr || !IsArrayValue(operand)) {
     return LowerOpaque(instruction, {&operand, 1}, program);
   }
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<hlo::SliceDimension> slice, hlo::ParseSlice(attribute->value()));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<hlo::SliceDimension> slice,
+                            hlo::ParseSlice(attribute->value()));
   const Tensor& in = operand.tensor;
   bool unit_strides = slice.size() <= in.Rank();
   for (const hlo::SliceDimension& d : slice) unit_strides = unit_strides && d.stride == 1;
@@ -115,7 +120,8 @@ Expected<Value> Lowering::LowerSlice(const hlo::Instruction& instruction, const 
     bool partial_seen = false;
     for (size_t i = in.Rank(); i-- > 0;) {
       const uint64_t size = in.shape()[i];
-      const uint64_t taken = i < slice.size() ? static_cast<uint64_t>(slice[i].limit - slice[i].start) : size;
+      const uint64_t taken =
+          i < slice.size() ? static_cast<uint64_t>(slice[i].limit - slice[i].start) : size;
       elements *= taken;
       if (!partial_seen) {
         run *= taken;
@@ -162,8 +168,8 @@ Expected<Value> Lowering::LowerConcatenate(const hlo::Instruction& instruction,
   // Too fragmented for a view: copy each operand into its slab of a new,
   // linearly mapped tensor.
   TILEPROF_ASSIGN_OR_RETURN(Tensor joined, Tensor::Concat(parts, dim));
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(joined.element_type(), joined.shape(),
-                                                  instruction.name(), true));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor out, NewTensor(joined.element_type(), joined.shape(), instruction.name(), true));
   uint64_t offset = 0;
   for (const Tensor& part : parts) {
     const uint64_t size = part.shape()[dim];
@@ -188,8 +194,9 @@ Expected<Value> Lowering::LowerCopy(const hlo::Instruction& instruction, const V
     }
     return out;
   }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(operand.tensor.element_type(),
-                                                  operand.tensor.shape(), instruction.name(), false));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor out,
+      NewTensor(operand.tensor.element_type(), operand.tensor.shape(), instruction.name(), false));
   TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, operand.tensor));
   if (out.NumElements() > 0) program.Add(program::Copy(operand.tensor, out));
   return Value::Array(std::move(out));

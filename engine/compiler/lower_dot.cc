@@ -50,7 +50,8 @@ Status CheckDims(std::span<const int64_t> dims, size_t rank, std::string_view wh
 Expected<Tensor> CopyOfView(Lowering& lowering, const Tensor& view, std::vector<uint64_t> shape3,
                             std::string_view name, program::Sequence& program) {
   Graph& graph = lowering.graph();
-  TILEPROF_ASSIGN_OR_RETURN(Tensor copy, lowering.NewTensor(view.element_type(), shape3, name, true));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor copy,
+                            lowering.NewTensor(view.element_type(), shape3, name, true));
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, GetCopyCodelet(view.element_type()));
   const ComputeSetId cs = lowering.AddComputeSet(name, program);
   const Tensor flat_copy = copy.Flatten();
@@ -75,7 +76,8 @@ Expected<Tensor> CopyOfView(Lowering& lowering, const Tensor& view, std::vector<
       if (used == r.size()) ++run, used = 0;
     }
     TILEPROF_ASSIGN_OR_RETURN(Tensor in, Tensor::Concat(parts));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out, flat_copy.Slice(position, position + piece.region.size()));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out,
+                              flat_copy.Slice(position, position + piece.region.size()));
     position += piece.region.size();
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, *codelet, name));
     TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, *piece.tile));
@@ -118,9 +120,11 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
   TILEPROF_ASSIGN_OR_RETURN(hlo::DotDimensions dims, hlo::GetDotDimensions(instruction));
   std::vector<bool> lhs_used(lhs.Rank(), false), rhs_used(rhs.Rank(), false);
   TILEPROF_RETURN_IF_ERROR(CheckDims(dims.lhs_batch, lhs.Rank(), "lhs batch", lhs_used));
-  TILEPROF_RETURN_IF_ERROR(CheckDims(dims.lhs_contracting, lhs.Rank(), "lhs contracting", lhs_used));
+  TILEPROF_RETURN_IF_ERROR(
+      CheckDims(dims.lhs_contracting, lhs.Rank(), "lhs contracting", lhs_used));
   TILEPROF_RETURN_IF_ERROR(CheckDims(dims.rhs_batch, rhs.Rank(), "rhs batch", rhs_used));
-  TILEPROF_RETURN_IF_ERROR(CheckDims(dims.rhs_contracting, rhs.Rank(), "rhs contracting", rhs_used));
+  TILEPROF_RETURN_IF_ERROR(
+      CheckDims(dims.rhs_contracting, rhs.Rank(), "rhs contracting", rhs_used));
   if (dims.lhs_batch.size() != dims.rhs_batch.size() ||
       dims.lhs_contracting.size() != dims.rhs_contracting.size()) {
     return MakeError("lhs has {} batch and {} contracting dimensions, rhs {} and {}",
@@ -177,27 +181,28 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
   for (int64_t d : dims.rhs_contracting) rhs_t.push_back(static_cast<size_t>(d));
   TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
   if (result_dims != out_dims) {
-    return MakeError("result shape [{}] does not match the operands' [{}]", fmt::join(result_dims, ","),
-                     fmt::join(out_dims, ","));
+    return MakeError("result shape [{}] does not match the operands' [{}]",
+                     fmt::join(result_dims, ","), fmt::join(out_dims, ","));
   }
   const uint64_t out_n = Product(out_dims);
   // A sum of no products is zeros, which the matmul vertex cannot give.
   if (out_n > 0 && k == 0) return lowering.LowerOpaque(instruction, operands, program);
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor out, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
   if (out_n == 0) return Value::Array(out);
   bool lhs_transposed = false, rhs_transposed = false;
-  TILEPROF_ASSIGN_OR_RETURN(Tensor lhs3, Operand3(lowering, lhs, lhs_order, lhs_t, b, m, k,
-                                                  fmt::format("{}/lhs", instruction.name()), program,
-                                                  &lhs_transposed));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor lhs3, Operand3(lowering, lhs, lhs_order, lhs_t, b, m, k,
+                            fmt::format("{}/lhs", instruction.name()), program, &lhs_transposed));
   // The rhs is [batch, contracted, columns]: "transposed" when stored with
   // the columns first.
-  TILEPROF_ASSIGN_OR_RETURN(Tensor rhs3, Operand3(lowering, rhs, rhs_t, rhs_order, b, n, k,
-                                                  fmt::format("{}/rhs", instruction.name()), program,
-                                                  &rhs_transposed));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor rhs3, Operand3(lowering, rhs, rhs_t, rhs_order, b, n, k,
+                            fmt::format("{}/rhs", instruction.name()), program, &rhs_transposed));
   rhs_transposed = !rhs_transposed;
-  TILEPROF_ASSIGN_OR_RETURN(const Codelet* matmul,
-                            GetMatMulPartialCodelet(lhs.element_type(), acc_type, lhs_transposed,
-                                                    rhs_transposed));
+  TILEPROF_ASSIGN_OR_RETURN(
+      const Codelet* matmul,
+      GetMatMulPartialCodelet(lhs.element_type(), acc_type, lhs_transposed, rhs_transposed));
 
   // Blocks of one batch entry: whole rows when a chunk holds one, else
   // pieces of a row.
@@ -216,15 +221,18 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
   for (uint64_t batch = 0; batch < b; ++batch) {
     if (chunk >= n) {
       const uint64_t rows_per_block = chunk / n;
-      for (uint64_t r = 0; r < m; r += rows_per_block) add({batch, r, std::min(rows_per_block, m - r), 0, n});
+      for (uint64_t r = 0; r < m; r += rows_per_block)
+        add({batch, r, std::min(rows_per_block, m - r), 0, n});
     } else {
       for (uint64_t r = 0; r < m; ++r)
         for (uint64_t c = 0; c < n; c += chunk) add({batch, r, 1, c, std::min(chunk, n - c)});
     }
   }
-  const uint64_t p_k = SplitWays(lowering.graph().target().NumTiles(), slots, std::min(chunk, out_n), k, k);
+  const uint64_t p_k =
+      SplitWays(lowering.graph().target().NumTiles(), slots, std::min(chunk, out_n), k, k);
   Graph& graph = lowering.graph();
-  auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target, uint32_t tile) -> Status {
+  auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target,
+                  uint32_t tile) -> Status {
     const Block& block = blocks[j];
     const uint64_t k0 = g * k / p_k;
     const uint64_t ks = (g + 1) * k / p_k - k0;
@@ -259,11 +267,13 @@ Expected<Value> Lowering::LowerDotLike(const hlo::Instruction& instruction,
   const bool is_conv = instruction.opcode() == hlo::Opcode::kConvolution;
   bool ok = operands.size() == 2 && shape.IsArray() && IsNative(shape);
   for (size_t i = 0; ok && i < 2; ++i) {
-    ok = !operands[i].is_tuple && operands[i].tensor.valid() && IsNative(instruction.operand(i)->shape());
+    ok = !operands[i].is_tuple && operands[i].tensor.valid() &&
+         IsNative(instruction.operand(i)->shape());
   }
   if (!ok) return LowerOpaque(instruction, operands, program);
   const ElementType in_type = operands[0].tensor.element_type();
-  if (operands[1].tensor.element_type() != in_type) return LowerOpaque(instruction, operands, program);
+  if (operands[1].tensor.element_type() != in_type)
+    return LowerOpaque(instruction, operands, program);
   TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
   Expected<const Codelet*> codelet = is_conv ? GetConvPartialCodelet(in_type, storage.type)
                                              : GetMatMulPartialCodelet(in_type, storage.type);

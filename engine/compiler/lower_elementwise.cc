@@ -15,47 +15,81 @@ using hlo::Opcode;
 
 std::optional<UnaryOp> UnaryOf(Opcode op, ElementType type) {
   switch (op) {
-    case Opcode::kAbs: return UnaryOp::kAbsolute;
-    case Opcode::kNegate: return UnaryOp::kNegate;
-    case Opcode::kSign: return UnaryOp::kSignum;
-    case Opcode::kFloor: return UnaryOp::kFloor;
-    case Opcode::kCeil: return UnaryOp::kCeil;
-    case Opcode::kRoundNearestAfz: return UnaryOp::kRound;
-    case Opcode::kRoundNearestEven: return UnaryOp::kRoundHalfEven;
-    case Opcode::kExp: return UnaryOp::kExponent;
-    case Opcode::kExpm1: return UnaryOp::kExponentMinusOne;
-    case Opcode::kLog: return UnaryOp::kLogarithm;
-    case Opcode::kLog1p: return UnaryOp::kLogarithmOnePlus;
-    case Opcode::kTanh: return UnaryOp::kTanh;
-    case Opcode::kLogistic: return UnaryOp::kSigmoid;
-    case Opcode::kSqrt: return UnaryOp::kSqrt;
-    case Opcode::kRsqrt: return UnaryOp::kRsqrt;
-    case Opcode::kSin: return UnaryOp::kSin;
-    case Opcode::kCos: return UnaryOp::kCos;
-    case Opcode::kIsFinite: return UnaryOp::kIsFinite;
+    case Opcode::kAbs:
+      return UnaryOp::kAbsolute;
+    case Opcode::kNegate:
+      return UnaryOp::kNegate;
+    case Opcode::kSign:
+      return UnaryOp::kSignum;
+    case Opcode::kFloor:
+      return UnaryOp::kFloor;
+    case Opcode::kCeil:
+      return UnaryOp::kCeil;
+    case Opcode::kRoundNearestAfz:
+      return UnaryOp::kRound;
+    case Opcode::kRoundNearestEven:
+      return UnaryOp::kRoundHalfEven;
+    case Opcode::kExp:
+      return UnaryOp::kExponent;
+    case Opcode::kExpm1:
+      return UnaryOp::kExponentMinusOne;
+    case Opcode::kLog:
+      return UnaryOp::kLogarithm;
+    case Opcode::kLog1p:
+      return UnaryOp::kLogarithmOnePlus;
+    case Opcode::kTanh:
+      return UnaryOp::kTanh;
+    case Opcode::kLogistic:
+      return UnaryOp::kSigmoid;
+    case Opcode::kSqrt:
+      return UnaryOp::kSqrt;
+    case Opcode::kRsqrt:
+      return UnaryOp::kRsqrt;
+    case Opcode::kSin:
+      return UnaryOp::kSin;
+    case Opcode::kCos:
+      return UnaryOp::kCos;
+    case Opcode::kIsFinite:
+      return UnaryOp::kIsFinite;
     case Opcode::kNot:
       return type == ElementType::kPred ? UnaryOp::kLogicalNot : UnaryOp::kBitwiseNot;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
 std::optional<BinaryOp> BinaryOf(const hlo::Instruction& instruction) {
   switch (instruction.opcode()) {
-    case Opcode::kAdd: return BinaryOp::kAdd;
-    case Opcode::kSubtract: return BinaryOp::kSubtract;
-    case Opcode::kMultiply: return BinaryOp::kMultiply;
-    case Opcode::kDivide: return BinaryOp::kDivide;
-    case Opcode::kRemainder: return BinaryOp::kRemainder;
-    case Opcode::kPower: return BinaryOp::kPower;
-    case Opcode::kMaximum: return BinaryOp::kMaximum;
-    case Opcode::kMinimum: return BinaryOp::kMinimum;
-    case Opcode::kAtan2: return BinaryOp::kAtan2;
-    case Opcode::kAnd: return BinaryOp::kBitwiseAnd;
-    case Opcode::kOr: return BinaryOp::kBitwiseOr;
-    case Opcode::kXor: return BinaryOp::kBitwiseXor;
-    case Opcode::kShiftLeft: return BinaryOp::kShiftLeft;
-    case Opcode::kShiftRightLogical: return BinaryOp::kShiftRight;
-    case Opcode::kShiftRightArithmetic: return BinaryOp::kShiftRightSignExtend;
+    case Opcode::kAdd:
+      return BinaryOp::kAdd;
+    case Opcode::kSubtract:
+      return BinaryOp::kSubtract;
+    case Opcode::kMultiply:
+      return BinaryOp::kMultiply;
+    case Opcode::kDivide:
+      return BinaryOp::kDivide;
+    case Opcode::kRemainder:
+      return BinaryOp::kRemainder;
+    case Opcode::kPower:
+      return BinaryOp::kPower;
+    case Opcode::kMaximum:
+      return BinaryOp::kMaximum;
+    case Opcode::kMinimum:
+      return BinaryOp::kMinimum;
+    case Opcode::kAtan2:
+      return BinaryOp::kAtan2;
+    case Opcode::kAnd:
+      return BinaryOp::kBitwiseAnd;
+    case Opcode::kOr:
+      return BinaryOp::kBitwiseOr;
+    case Opcode::kXor:
+      return BinaryOp::kBitwiseXor;
+    case Opcode::kShiftLeft:
+      return BinaryOp::kShiftLeft;
+    case Opcode::kShiftRightLogical:
+      return BinaryOp::kShiftRight;
+    case Opcode::kShiftRightArithmetic:
+      return BinaryOp::kShiftRightSignExtend;
     case Opcode::kCompare: {
       const hlo::Attribute* direction = instruction.FindAttribute("direction");
       if (direction == nullptr) return std::nullopt;
@@ -68,7 +102,8 @@ std::optional<BinaryOp> BinaryOf(const hlo::Instruction& instruction) {
       if (d == "GE") return BinaryOp::kGreaterThanEqual;
       return std::nullopt;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -107,7 +142,8 @@ Expected<Value> Lowering::LowerUnary(const hlo::Instruction& instruction, const 
   }
   const Tensor& in = operand.tensor;
   const std::optional<UnaryOp> op = UnaryOf(instruction.opcode(), in.element_type());
-  if (!op || !Supports(*op, in.element_type())) return LowerOpaque(instruction, {&operand, 1}, program);
+  if (!op || !Supports(*op, in.element_type()))
+    return LowerOpaque(instruction, {&operand, 1}, program);
   TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
   if (shape.ElementCount().value_or(-1) != static_cast<int64_t>(in.NumElements()) ||
       storage.type != UnaryOutputType(*op, in.element_type())) {
@@ -124,8 +160,7 @@ Expected<Value> Lowering::LowerUnary(const hlo::Instruction& instruction, const 
 }
 
 Expected<Value> Lowering::LowerBinary(const hlo::Instruction& instruction,
-                                      std::span<const Value> operands,
-                                      program::Sequence& program) {
+                                      std::span<const Value> operands, program::Sequence& program) {
   const hlo::Shape& shape = instruction.shape();
   const std::optional<BinaryOp> op = BinaryOf(instruction);
   if (!op || !shape.IsArray() || !IsNative(shape) || !IsNative(instruction.operand(0)->shape()) ||
@@ -158,7 +193,8 @@ Expected<Value> Lowering::LowerSelectOrClamp(const hlo::Instruction& instruction
   const hlo::Shape& shape = instruction.shape();
   const bool is_select = instruction.opcode() == Opcode::kSelect;
   bool native = shape.IsArray() && IsNative(shape);
-  for (const Value& operand : operands) native = native && !operand.is_tuple && operand.tensor.valid();
+  for (const Value& operand : operands)
+    native = native && !operand.is_tuple && operand.tensor.valid();
   for (const hlo::Instruction* operand : instruction.operands())
     native = native && IsNative(operand->shape());
   if (!native) return LowerOpaque(instruction, operands, program);
@@ -175,7 +211,8 @@ Expected<Value> Lowering::LowerSelectOrClamp(const hlo::Instruction& instruction
       hlo::Shape full = shape;
       full.element_type = instruction.operand(i)->shape().element_type;
       TILEPROF_ASSIGN_OR_RETURN(
-          Tensor filled, Fill(t, full, fmt::format("{}.broadcast{}", instruction.name(), i), program));
+          Tensor filled,
+          Fill(t, full, fmt::format("{}.broadcast{}", instruction.name(), i), program));
       ins.push_back(filled);
     } else {
       return LowerOpaque(instruction, operands, program);
@@ -194,9 +231,8 @@ Expected<Value> Lowering::LowerSelectOrClamp(const hlo::Instruction& instruction
   TILEPROF_RETURN_IF_ERROR(mapper().MapLike(out, Leader(graph(), leaders)));
   if (n == 0) return Value::Array(out);
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
-  const FieldInput inputs[] = {{"in1", first, Access::kSame},
-                               {"in2", second, Access::kSame},
-                               {"in3", third, Access::kSame}};
+  const FieldInput inputs[] = {
+      {"in1", first, Access::kSame}, {"in2", second, Access::kSame}, {"in3", third, Access::kSame}};
   TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, **codelet, "out", out, inputs, instruction.name()));
   return Value::Array(out);
 }

@@ -3,8 +3,9 @@
 // operand (gather) or updates (scatter) its run can touch for any index
 // value: a window dimension's box is the run's coordinates widened by the
 // slack of the start (dimension minus window size); a dimension indexed
-// without a window is whole. The scatter reads its own run of the operand. Unsupported forms (tuple operands, several scatter operands, an
-// update computation other than assign or one binary op) stay opaque.
+// without a window is whole. The scatter reads its own run of the operand. Unsupported forms (tuple
+// operands, several scatter operands, an update computation other than assign or one binary op)
+// stay opaque.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -36,7 +37,8 @@ bool Contains(std::span<const int64_t> list, int64_t v) {
 }
 
 Expected<uint32_t> Param(uint64_t v, const hlo::Instruction& instruction) {
-  if (v > UINT32_MAX) return MakeError("{}: {} does not fit a vertex parameter", Describe(instruction), v);
+  if (v > UINT32_MAX)
+    return MakeError("{}: {} does not fit a vertex parameter", Describe(instruction), v);
   return static_cast<uint32_t>(v);
 }
 
@@ -59,13 +61,15 @@ Expected<Numbers> Build(const hlo::Instruction& instruction, size_t op_rank, siz
   const auto bad = [&](std::string_view what) {
     return MakeError("{}: {}", Describe(instruction), what);
   };
-  if (ivd < 0 || static_cast<size_t>(ivd) > idx_rank) return bad("index_vector_dim outside the indices' rank");
+  if (ivd < 0 || static_cast<size_t>(ivd) > idx_rank)
+    return bad("index_vector_dim outside the indices' rank");
   if (op_batch.size() != idx_batch.size()) return bad("batching dimension lists differ in length");
   Numbers n;
   n.ivd = static_cast<uint32_t>(ivd);
   std::vector<uint32_t> operand_windows, batch_dims;
   for (size_t j = 0; j < op_rank; ++j) {
-    if (!Contains(removed, static_cast<int64_t>(j)) && !Contains(op_batch, static_cast<int64_t>(j))) {
+    if (!Contains(removed, static_cast<int64_t>(j)) &&
+        !Contains(op_batch, static_cast<int64_t>(j))) {
       operand_windows.push_back(static_cast<uint32_t>(j));
     }
   }
@@ -83,13 +87,16 @@ Expected<Numbers> Build(const hlo::Instruction& instruction, size_t op_rank, siz
     if (window ? w >= operand_windows.size() : b >= batch_dims.size()) {
       return bad("window dimensions outside the result's rank, or repeated");
     }
-    if (window) n.res_src[r] = operand_windows[w++];
-    else n.res_src[r] = static_cast<uint32_t>(op_rank) + batch_dims[b++];
+    if (window)
+      n.res_src[r] = operand_windows[w++];
+    else
+      n.res_src[r] = static_cast<uint32_t>(op_rank) + batch_dims[b++];
   }
   if (w != window_dims.size()) return bad("window dimensions outside the result's rank");
   n.start.assign(op_rank, 0);
   for (size_t k = 0; k < start_map.size(); ++k) {
-    if (start_map[k] < 0 || static_cast<size_t>(start_map[k]) >= op_rank) return bad("start map outside the operand's rank");
+    if (start_map[k] < 0 || static_cast<size_t>(start_map[k]) >= op_rank)
+      return bad("start map outside the operand's rank");
     n.start[static_cast<size_t>(start_map[k])] = static_cast<uint32_t>(k + 1);
   }
   for (size_t i = 0; i < op_batch.size(); ++i) {
@@ -97,7 +104,8 @@ Expected<Numbers> Build(const hlo::Instruction& instruction, size_t op_rank, siz
         static_cast<size_t>(idx_batch[i]) >= idx_rank || idx_batch[i] == ivd) {
       return bad("batching dimension outside the ranks");
     }
-    n.start[static_cast<size_t>(op_batch[i])] = kStartFromBatch + static_cast<uint32_t>(idx_batch[i]);
+    n.start[static_cast<size_t>(op_batch[i])] =
+        kStartFromBatch + static_cast<uint32_t>(idx_batch[i]);
   }
   return n;
 }
@@ -117,13 +125,20 @@ std::optional<ScatterCombiner> CombinerOf(const hlo::Computation& computation) {
     return std::nullopt;
   }
   switch (root->opcode()) {
-    case hlo::Opcode::kAdd: return ScatterCombiner::kAdd;
-    case hlo::Opcode::kMultiply: return ScatterCombiner::kMul;
-    case hlo::Opcode::kMaximum: return ScatterCombiner::kMax;
-    case hlo::Opcode::kMinimum: return ScatterCombiner::kMin;
-    case hlo::Opcode::kAnd: return ScatterCombiner::kAnd;
-    case hlo::Opcode::kOr: return ScatterCombiner::kOr;
-    default: return std::nullopt;
+    case hlo::Opcode::kAdd:
+      return ScatterCombiner::kAdd;
+    case hlo::Opcode::kMultiply:
+      return ScatterCombiner::kMul;
+    case hlo::Opcode::kMaximum:
+      return ScatterCombiner::kMax;
+    case hlo::Opcode::kMinimum:
+      return ScatterCombiner::kMin;
+    case hlo::Opcode::kAnd:
+      return ScatterCombiner::kAnd;
+    case hlo::Opcode::kOr:
+      return ScatterCombiner::kOr;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -183,8 +198,10 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
   TILEPROF_ASSIGN_OR_RETURN(auto start_map, ListAttribute(instruction, "start_index_map"));
   TILEPROF_ASSIGN_OR_RETURN(auto slice_sizes, ListAttribute(instruction, "slice_sizes"));
   TILEPROF_ASSIGN_OR_RETURN(auto op_batch, ListAttribute(instruction, "operand_batching_dims"));
-  TILEPROF_ASSIGN_OR_RETURN(auto idx_batch, ListAttribute(instruction, "start_indices_batching_dims"));
-  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd, IntAttribute(instruction, "index_vector_dim"));
+  TILEPROF_ASSIGN_OR_RETURN(auto idx_batch,
+                            ListAttribute(instruction, "start_indices_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd,
+                            IntAttribute(instruction, "index_vector_dim"));
   if (!ivd) return MakeError("{}: no index_vector_dim", Describe(instruction));
   if (slice_sizes.size() != operand.Rank()) {
     return MakeError("{}: {} slice sizes for an operand of rank {}", Describe(instruction),
@@ -196,9 +213,9 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
                        slice_sizes[j], operand.shape()[j]);
     }
   }
-  TILEPROF_ASSIGN_OR_RETURN(Numbers n, Build(instruction, operand.Rank(), indices.Rank(),
-                                             dims->size(), offset_dims, collapsed, start_map,
-                                             op_batch, idx_batch, *ivd));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Numbers n, Build(instruction, operand.Rank(), indices.Rank(), dims->size(), offset_dims,
+                       collapsed, start_map, op_batch, idx_batch, *ivd));
   const uint64_t components = n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
   if (start_map.size() != components) {
     return MakeError("{}: start_index_map has {} entries, the index vector {}",
@@ -213,8 +230,14 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
   // Parameters in the codelet's order (gather.h).
   std::vector<uint32_t> params;
   for (uint64_t d : *dims) params.push_back(static_cast<uint32_t>(d));
-  for (uint64_t d : operand.shape()) { TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction)); params.push_back(v); }
-  for (uint64_t d : indices.shape()) { TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction)); params.push_back(v); }
+  for (uint64_t d : operand.shape()) {
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
+    params.push_back(v);
+  }
+  for (uint64_t d : indices.shape()) {
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
+    params.push_back(v);
+  }
   params.push_back(n.ivd);
   params.insert(params.end(), n.res_src.begin(), n.res_src.end());
   params.insert(params.end(), n.start.begin(), n.start.end());
@@ -241,7 +264,8 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
     const auto run = FlatRunBox(*dims, first, count);
     std::vector<uint64_t> lo(operand.Rank()), size(operand.Rank());
     for (size_t j = 0; j < operand.Rank(); ++j) {
-      const uint64_t slack = n.start[j] == 0 ? 0 : operand.shape()[j] - static_cast<uint64_t>(slice_sizes[j]);
+      const uint64_t slack =
+          n.start[j] == 0 ? 0 : operand.shape()[j] - static_cast<uint64_t>(slice_sizes[j]);
       uint64_t a = 0, b = 0;
       for (size_t r = 0; r < dims->size(); ++r) {
         if (n.res_src[r] == j) a = run[r].first, b = run[r].second;
@@ -266,7 +290,8 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
 }
 
 Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
-                                       std::span<const Value> operands, program::Sequence& program) {
+                                       std::span<const Value> operands,
+                                       program::Sequence& program) {
   const auto opaque = [&] { return LowerOpaque(instruction, operands, program); };
   if (operands.size() != 3 || instruction.called_computations().size() != 1 ||
       !instruction.shape().IsArray()) {
@@ -284,14 +309,17 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
   }
   TILEPROF_ASSIGN_OR_RETURN(auto window_dims, ListAttribute(instruction, "update_window_dims"));
   TILEPROF_ASSIGN_OR_RETURN(auto inserted, ListAttribute(instruction, "inserted_window_dims"));
-  TILEPROF_ASSIGN_OR_RETURN(auto start_map, ListAttribute(instruction, "scatter_dims_to_operand_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto start_map,
+                            ListAttribute(instruction, "scatter_dims_to_operand_dims"));
   TILEPROF_ASSIGN_OR_RETURN(auto op_batch, ListAttribute(instruction, "input_batching_dims"));
-  TILEPROF_ASSIGN_OR_RETURN(auto idx_batch, ListAttribute(instruction, "scatter_indices_batching_dims"));
-  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd, IntAttribute(instruction, "index_vector_dim"));
+  TILEPROF_ASSIGN_OR_RETURN(auto idx_batch,
+                            ListAttribute(instruction, "scatter_indices_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd,
+                            IntAttribute(instruction, "index_vector_dim"));
   if (!ivd) return MakeError("{}: no index_vector_dim", Describe(instruction));
-  TILEPROF_ASSIGN_OR_RETURN(Numbers n, Build(instruction, operand.Rank(), indices.Rank(),
-                                             updates.Rank(), window_dims, inserted, start_map,
-                                             op_batch, idx_batch, *ivd));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Numbers n, Build(instruction, operand.Rank(), indices.Rank(), updates.Rank(), window_dims,
+                       inserted, start_map, op_batch, idx_batch, *ivd));
   const uint64_t components = n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
   if (start_map.size() != components) {
     return MakeError("{}: scatter_dims_to_operand_dims has {} entries, the index vector {}",
@@ -299,20 +327,21 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
   }
   for (size_t u = 0; u < updates.Rank(); ++u) {
     const uint32_t src = n.res_src[u];
-    const uint64_t limit = src < operand.Rank() ? operand.shape()[src] : indices.shape()[src - operand.Rank()];
+    const uint64_t limit =
+        src < operand.Rank() ? operand.shape()[src] : indices.shape()[src - operand.Rank()];
     if (src < operand.Rank() ? updates.shape()[u] > limit : updates.shape()[u] != limit) {
       return MakeError("{}: update dimension {} has {} elements, does not fit {}",
                        Describe(instruction), u, updates.shape()[u], limit);
     }
   }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(operand.element_type(), operand.shape(),
-                                                  instruction.name(), true));
-  if (out.NumElements() == 0) return Value::Array(std::move(out));
   TILEPROF_ASSIGN_OR_RETURN(
-      const Codelet* codelet,
-      codelets_.Scatter(operand.element_type(), indices.element_type(), *combiner,
-                        static_cast<uint32_t>(operand.Rank()), static_cast<uint32_t>(indices.Rank()),
-                        static_cast<uint32_t>(updates.Rank())));
+      Tensor out, NewTensor(operand.element_type(), operand.shape(), instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(std::move(out));
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
+                            codelets_.Scatter(operand.element_type(), indices.element_type(),
+                                              *combiner, static_cast<uint32_t>(operand.Rank()),
+                                              static_cast<uint32_t>(indices.Rank()),
+                                              static_cast<uint32_t>(updates.Rank())));
   std::vector<uint32_t> params;  // after "first", in the codelet's order
   for (const Tensor* t : {&operand, &indices, &updates}) {
     for (uint64_t d : t->shape()) {

@@ -199,15 +199,11 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     for (size_t j = 0; j < map.size(); ++j) {
       const SourceDim& m = map[j];
       TILEPROF_ASSIGN_OR_RETURN(uint32_t extent, U32(source.shape()[j], "dimension"));
-      values.insert(values.end(), {m.src,
-                                   static_cast<uint32_t>(static_cast<int32_t>(m.mul)),
-                                   m.src2,
-                                   static_cast<uint32_t>(static_cast<int32_t>(m.mul2)),
+      values.insert(values.end(), {m.src, static_cast<uint32_t>(static_cast<int32_t>(m.mul)),
+                                   m.src2, static_cast<uint32_t>(static_cast<int32_t>(m.mul2)),
                                    static_cast<uint32_t>(static_cast<int32_t>(m.add)),
-                                   static_cast<uint32_t>(m.div),
-                                   extent,
-                                   static_cast<uint32_t>(lo[j]),
-                                   static_cast<uint32_t>(size[j])});
+                                   static_cast<uint32_t>(m.div), extent,
+                                   static_cast<uint32_t>(lo[j]), static_cast<uint32_t>(size[j])});
     }
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, values));
   }
@@ -223,8 +219,8 @@ Expected<Value> Lowering::LowerMapped(const hlo::Instruction& instruction, const
   if (storage.type != operand.tensor.element_type()) {
     return LowerOpaque(instruction, {&operand, 1}, program);
   }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, EmitRearrange(operand.tensor, map, padding, *dims,
-                                                      instruction.name(), program));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor out, EmitRearrange(operand.tensor, map, padding, *dims, instruction.name(), program));
   return Value::Array(std::move(out));
 }
 
@@ -290,9 +286,9 @@ Expected<Value> Lowering::LowerTransposeRearrange(const hlo::Instruction& instru
                   (*dims)[i] == operand.tensor.shape()[permutation[i]];
     }
     if (storage.type == operand.tensor.element_type() && same_dims) {
-      TILEPROF_ASSIGN_OR_RETURN(std::optional<Tensor> blocked,
-                                EmitBlockedTranspose(operand.tensor, permutation,
-                                                     instruction.name(), program));
+      TILEPROF_ASSIGN_OR_RETURN(
+          std::optional<Tensor> blocked,
+          EmitBlockedTranspose(operand.tensor, permutation, instruction.name(), program));
       if (blocked) return Value::Array(std::move(*blocked));
     }
   }
@@ -316,7 +312,8 @@ Expected<Value> Lowering::LowerBroadcastRearrange(const hlo::Instruction& instru
   std::vector<SourceDim> map = IdentityMap(dims.size());
   for (size_t j = 0; j < dims.size(); ++j) {
     if (dims[j] < 0 || dims[j] >= instruction.shape().rank()) {
-      return MakeError("broadcast dimension {} outside rank {}", dims[j], instruction.shape().rank());
+      return MakeError("broadcast dimension {} outside rank {}", dims[j],
+                       instruction.shape().rank());
     }
     map[j].src = map[j].src2 = static_cast<uint32_t>(dims[j]);
   }
@@ -327,10 +324,12 @@ Expected<Value> Lowering::LowerSliceRearrange(const hlo::Instruction& instructio
                                               const Value& operand,
                                               std::span<const hlo::SliceDimension> slice,
                                               program::Sequence& program) {
-  if (slice.size() != operand.tensor.Rank()) return LowerOpaque(instruction, {&operand, 1}, program);
+  if (slice.size() != operand.tensor.Rank())
+    return LowerOpaque(instruction, {&operand, 1}, program);
   std::vector<SourceDim> map = IdentityMap(slice.size());
   for (size_t j = 0; j < slice.size(); ++j) {
-    if (slice[j].stride <= 0) return MakeError("slice stride {} in dimension {}", slice[j].stride, j);
+    if (slice[j].stride <= 0)
+      return MakeError("slice stride {} in dimension {}", slice[j].stride, j);
     map[j].mul = slice[j].stride;
     map[j].add = slice[j].start;
   }
@@ -366,7 +365,8 @@ Expected<Value> Lowering::LowerIota(const hlo::Instruction& instruction,
     position += piece.region.size();
     if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
     TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_out.Slice(first, position));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                              graph_.AddVertex(cs, **codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], part));
     TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, U32(first, "first element"));
@@ -392,7 +392,8 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
   std::vector<Tensor> starts;
   if (operands.size() == first_index + rank) {
     for (size_t i = first_index; i < operands.size(); ++i) starts.push_back(operands[i].tensor);
-  } else if (operands.size() == first_index + 1 && operands[first_index].tensor.NumElements() == rank) {
+  } else if (operands.size() == first_index + 1 &&
+             operands[first_index].tensor.NumElements() == rank) {
     const Tensor flat = operands[first_index].tensor.Flatten();
     for (size_t i = 0; i < rank; ++i) {
       TILEPROF_ASSIGN_OR_RETURN(Tensor one, flat.Slice(i, i + 1));
@@ -405,18 +406,17 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
   }
   const Tensor* update_tensor = update ? &operands[1].tensor : nullptr;
   if (!starts_ok || dims->size() != rank ||
-      (update && (update_tensor->Rank() != rank ||
-                  update_tensor->element_type() != base.element_type()))) {
+      (update &&
+       (update_tensor->Rank() != rank || update_tensor->element_type() != base.element_type()))) {
     return LowerOpaque(instruction, operands, program);
   }
-  Expected<const Codelet*> codelet =
-      codelets_.DynamicSlice(base.element_type(), starts[0].element_type(),
-                             static_cast<uint32_t>(rank), update);
+  Expected<const Codelet*> codelet = codelets_.DynamicSlice(
+      base.element_type(), starts[0].element_type(), static_cast<uint32_t>(rank), update);
   if (!codelet) return LowerOpaque(instruction, operands, program);
   // The result: a slice of `base`, or `base` updated (mapped like it, so the
   // operand field reads local elements).
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(base.element_type(), *dims, instruction.name(),
-                                                  !update));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out,
+                            NewTensor(base.element_type(), *dims, instruction.name(), !update));
   if (update) TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, base));
   if (out.NumElements() == 0) return Value::Array(out);
   const Tensor& sliced = update ? *update_tensor : out;  // the smaller side
@@ -457,7 +457,8 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
     }
     TILEPROF_ASSIGN_OR_RETURN(Tensor in, read_index.Box(lo, size));
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                              graph_.AddVertex(cs, **codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     if (update) {
       TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part, flat_base.Slice(first, first + count));
@@ -474,13 +475,14 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
     for (size_t d = 0; d < rank; ++d) {
       TILEPROF_ASSIGN_OR_RETURN(uint32_t out_size, U32((*dims)[d], "dimension"));
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t other,
-                                U32(update ? update_tensor->shape()[d] : base.shape()[d], "dimension"));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("outSize{}", d)], out_size));
+      TILEPROF_ASSIGN_OR_RETURN(
+          uint32_t other, U32(update ? update_tensor->shape()[d] : base.shape()[d], "dimension"));
+      TILEPROF_RETURN_IF_ERROR(
+          graph_.SetInitialValue(vertex[fmt::format("outSize{}", d)], out_size));
       TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
           vertex[(update ? "updSize" : "inSize") + std::to_string(d)], other));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("boxLo{}", d)],
-                                                      static_cast<uint32_t>(lo[d])));
+      TILEPROF_RETURN_IF_ERROR(
+          graph_.SetInitialValue(vertex[fmt::format("boxLo{}", d)], static_cast<uint32_t>(lo[d])));
       TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("boxSize{}", d)],
                                                       static_cast<uint32_t>(size[d])));
     }

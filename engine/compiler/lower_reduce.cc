@@ -40,13 +40,20 @@ std::optional<ReduceOp> ReduceOpOf(const hlo::Computation& computation) {
   for (const hlo::Instruction* operand : root->operands())
     if (operand->opcode() != hlo::Opcode::kParameter) return std::nullopt;
   switch (root->opcode()) {
-    case hlo::Opcode::kAdd: return ReduceOp::kAdd;
-    case hlo::Opcode::kMultiply: return ReduceOp::kMul;
-    case hlo::Opcode::kMaximum: return ReduceOp::kMax;
-    case hlo::Opcode::kMinimum: return ReduceOp::kMin;
-    case hlo::Opcode::kAnd: return ReduceOp::kAnd;
-    case hlo::Opcode::kOr: return ReduceOp::kOr;
-    default: return std::nullopt;
+    case hlo::Opcode::kAdd:
+      return ReduceOp::kAdd;
+    case hlo::Opcode::kMultiply:
+      return ReduceOp::kMul;
+    case hlo::Opcode::kMaximum:
+      return ReduceOp::kMax;
+    case hlo::Opcode::kMinimum:
+      return ReduceOp::kMin;
+    case hlo::Opcode::kAnd:
+      return ReduceOp::kAnd;
+    case hlo::Opcode::kOr:
+      return ReduceOp::kOr;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -63,18 +70,28 @@ bool IsIdentity(const hlo::Instruction& init, ReduceOp op) {
   Expected<hlo::Literal> literal = hlo::ParseLiteral(init.literal(), init.shape());
   if (!literal || literal->kind != hlo::Literal::Kind::kArray) return false;
   double value = 0;
-  if (literal->reals.size() == 1) value = literal->reals[0];
-  else if (literal->integers.size() == 1) value = static_cast<double>(literal->integers[0]);
-  else if (literal->unsigneds.size() == 1) value = static_cast<double>(literal->unsigneds[0]);
-  else return false;
+  if (literal->reals.size() == 1)
+    value = literal->reals[0];
+  else if (literal->integers.size() == 1)
+    value = static_cast<double>(literal->integers[0]);
+  else if (literal->unsigneds.size() == 1)
+    value = static_cast<double>(literal->unsigneds[0]);
+  else
+    return false;
   const bool is_float = literal->reals.size() == 1;
   switch (op) {
-    case ReduceOp::kAdd: case ReduceOp::kOr: return value == 0;
-    case ReduceOp::kMul: case ReduceOp::kAnd: return value == 1;
+    case ReduceOp::kAdd:
+    case ReduceOp::kOr:
+      return value == 0;
+    case ReduceOp::kMul:
+    case ReduceOp::kAnd:
+      return value == 1;
     // Integers: the type's lowest value; checking it needs the type, so
     // only the float identities are recognised there.
-    case ReduceOp::kMax: return is_float && std::isinf(value) && value < 0;
-    case ReduceOp::kMin: return is_float && std::isinf(value) && value > 0;
+    case ReduceOp::kMax:
+      return is_float && std::isinf(value) && value < 0;
+    case ReduceOp::kMin:
+      return is_float && std::isinf(value) && value > 0;
   }
   return false;
 }
@@ -86,8 +103,7 @@ bool IsSimpleReducer(const hlo::Computation& computation) {
 }
 
 Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
-                                      std::span<const Value> operands,
-                                      program::Sequence& program) {
+                                      std::span<const Value> operands, program::Sequence& program) {
   if (operands.size() != 2 || instruction.called_computations().size() != 1 ||
       !IsSimpleReducer(*instruction.called_computations()[0])) {
     return LowerReduceExpr(instruction, operands, program);
@@ -97,7 +113,8 @@ Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
   }
   const hlo::Attribute* dims_attribute = instruction.FindAttribute("dimensions");
   if (dims_attribute == nullptr) return LowerOpaque(instruction, operands, program);
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, hlo::ParseIntList(dims_attribute->value()));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> reduced,
+                            hlo::ParseIntList(dims_attribute->value()));
   return ReduceArray(instruction, operands, operands[0].tensor, reduced, program);
 }
 
@@ -120,9 +137,8 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
   const hlo::Instruction& init = *instruction.operand(1);
   const bool update = !IsIdentity(init, *op);
   const Tensor& init_tensor = operands[1].tensor;
-  if (operands[1].is_tuple || !init_tensor.valid() ||
-      init_tensor.NumElements() != 1 || init_tensor.element_type() != storage.type ||
-      storage.per_element != 1) {
+  if (operands[1].is_tuple || !init_tensor.valid() || init_tensor.NumElements() != 1 ||
+      init_tensor.element_type() != storage.type || storage.per_element != 1) {
     return LowerOpaque(instruction, operands, program);
   }
   Expected<const Codelet*> codelet = GetReduceCodelet(*op, storage.type, update);
@@ -135,8 +151,10 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     is_reduced[static_cast<size_t>(d)] = true;
   }
   std::vector<size_t> order;
-  for (size_t d = 0; d < in.Rank(); ++d) if (is_reduced[d]) order.push_back(d);
-  for (size_t d = 0; d < in.Rank(); ++d) if (!is_reduced[d]) order.push_back(d);
+  for (size_t d = 0; d < in.Rank(); ++d)
+    if (is_reduced[d]) order.push_back(d);
+  for (size_t d = 0; d < in.Rank(); ++d)
+    if (!is_reduced[d]) order.push_back(d);
   auto fill_init = [&](const Tensor& target) -> Status {
     if (!update) return {};
     TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(storage.type));
@@ -165,7 +183,8 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
       for (uint64_t j = position; j < position + piece.region.size(); ++j) {
         TILEPROF_ASSIGN_OR_RETURN(Tensor partials, rows.Index(j));
         TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(j, j + 1));
-        TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
+        TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                                  graph_.AddVertex(cs, **codelet, instruction.name()));
         TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], partials));
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
@@ -179,27 +198,32 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     TILEPROF_RETURN_IF_ERROR(fill_init(out));
     TILEPROF_ASSIGN_OR_RETURN(const Codelet* continuous,
                               GetContinuousReduceCodelet(*op, storage.type, update));
-    TILEPROF_RETURN_IF_ERROR(EmitContinuousReduce(in, out, *continuous, instruction.name(), program));
+    TILEPROF_RETURN_IF_ERROR(
+        EmitContinuousReduce(in, out, *continuous, instruction.name(), program));
     return Value::Array(out);
   }
   // Otherwise the input is viewed as [F, outputs], rearranged first when
   // that view would be too fragmented.
-  const bool fragmented = EstimatedRuns(in.shape(), order) *
-                              std::max<size_t>(in.regions().size(), 1) > kMaxReduceViewRegions;
+  const bool fragmented =
+      EstimatedRuns(in.shape(), order) * std::max<size_t>(in.regions().size(), 1) >
+      kMaxReduceViewRegions;
   if (fragmented && suffix > 0) {
     // Reduce the innermost reduced dimensions in place first, so that only
     // a tensor that many times smaller is rearranged for the outer ones
     // (a rearrangement reading a box per tile whose rows are single
     // elements costs a region per element).
-    std::vector<uint64_t> dims(in.shape().begin(), in.shape().end() - static_cast<ptrdiff_t>(suffix));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor inner, NewTensor(storage.type, dims,
-                                                      fmt::format("{}/inner", instruction.name()), true));
+    std::vector<uint64_t> dims(in.shape().begin(),
+                               in.shape().end() - static_cast<ptrdiff_t>(suffix));
+    TILEPROF_ASSIGN_OR_RETURN(
+        Tensor inner,
+        NewTensor(storage.type, dims, fmt::format("{}/inner", instruction.name()), true));
     TILEPROF_ASSIGN_OR_RETURN(const Codelet* continuous,
                               GetContinuousReduceCodelet(*op, storage.type, false));
     TILEPROF_RETURN_IF_ERROR(EmitContinuousReduce(
         in, inner, *continuous, fmt::format("{}/inner", instruction.name()), program));
     std::vector<int64_t> outer;
-    for (int64_t d : reduced) if (static_cast<size_t>(d) < rank - suffix) outer.push_back(d);
+    for (int64_t d : reduced)
+      if (static_cast<size_t>(d) < rank - suffix) outer.push_back(d);
     return ReduceArray(instruction, operands, inner, outer, program);
   }
   // The [F, outputs] view of the input.
@@ -211,9 +235,9 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
       map[order[i]].src = map[order[i]].src2 = static_cast<uint32_t>(i);
       dims[i] = in.shape()[order[i]];
     }
-    TILEPROF_ASSIGN_OR_RETURN(shuffled, EmitRearrange(in, map, nullptr, dims,
-                                                      fmt::format("{}/rearrange", instruction.name()),
-                                                      program));
+    TILEPROF_ASSIGN_OR_RETURN(
+        shuffled, EmitRearrange(in, map, nullptr, dims,
+                                fmt::format("{}/rearrange", instruction.name()), program));
   } else {
     TILEPROF_ASSIGN_OR_RETURN(shuffled, in.Dimshuffle(order));
   }
@@ -224,8 +248,9 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
   const uint64_t out_tiles = (out_n + chunk - 1) / chunk;
   uint64_t groups = 1;
   if (factor * chunk * size > kMaxReduceInputBytes && out_tiles < tiles) {
-    const uint64_t want = std::min<uint64_t>(
-        tiles / out_tiles, (factor * chunk * size + kMaxReduceInputBytes - 1) / kMaxReduceInputBytes);
+    const uint64_t want =
+        std::min<uint64_t>(tiles / out_tiles, (factor * chunk * size + kMaxReduceInputBytes - 1) /
+                                                  kMaxReduceInputBytes);
     for (groups = std::min(want, factor); groups > 1 && factor % groups != 0;) --groups;
   }
   TILEPROF_ASSIGN_OR_RETURN(const Tensor view, shuffled.Reshape({factor, out_n}));
@@ -242,7 +267,8 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
       if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
       TILEPROF_ASSIGN_OR_RETURN(Tensor partials, view.Slice(begin, position, 1));
       TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(begin, position));
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                                graph_.AddVertex(cs, **codelet, instruction.name()));
       TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], partials));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
@@ -251,8 +277,9 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
   }
   const uint32_t first = mapper_.TakeTiles(std::min<uint64_t>(out_tiles * groups, tiles));
   const Tensor flat_out = out.Flatten();
-  TILEPROF_ASSIGN_OR_RETURN(Tensor partials, NewTensor(storage.type, {groups, out_n},
-                                                       fmt::format("{}.partials", instruction.name()), false));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor partials,
+                            NewTensor(storage.type, {groups, out_n},
+                                      fmt::format("{}.partials", instruction.name()), false));
   const Tensor flat_partials = partials.Flatten();
   const uint64_t per_group = factor / groups;
   Expected<const Codelet*> stage1_codelet = GetReduceCodelet(*op, storage.type, false);
@@ -283,14 +310,16 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
       TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(part, tile));
       TILEPROF_ASSIGN_OR_RETURN(Tensor rows, view.Slice(g * per_group, (g + 1) * per_group, 0));
       TILEPROF_ASSIGN_OR_RETURN(Tensor inputs, rows.Slice(begin, begin + count, 1));
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(stage1, **stage1_codelet, instruction.name()));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                                graph_.AddVertex(stage1, **stage1_codelet, instruction.name()));
       TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], inputs));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], part));
       parts.push_back(std::move(part));
     }
     TILEPROF_ASSIGN_OR_RETURN(Tensor all, Tensor::Concat(parts));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(stage2, **codelet, instruction.name()));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                              graph_.AddVertex(stage2, **codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, out_tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], all));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));

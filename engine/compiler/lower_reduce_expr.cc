@@ -34,7 +34,9 @@ std::optional<ElementType> ScalarType(const hlo::Shape& shape) {
   auto storage = StorageOf(shape.element_type);
   if (!storage || storage->per_element != 1) return std::nullopt;
   switch (storage->type) {
-    case ElementType::kF32: case ElementType::kS32: case ElementType::kU32:
+    case ElementType::kF32:
+    case ElementType::kS32:
+    case ElementType::kU32:
     case ElementType::kPred:
       return storage->type;
     default:
@@ -44,21 +46,36 @@ std::optional<ElementType> ScalarType(const hlo::Shape& shape) {
 
 std::optional<ExprOp> OpOf(hlo::Opcode opcode) {
   switch (opcode) {
-    case hlo::Opcode::kAdd: return ExprOp::kAdd;
-    case hlo::Opcode::kSubtract: return ExprOp::kSubtract;
-    case hlo::Opcode::kMultiply: return ExprOp::kMultiply;
-    case hlo::Opcode::kDivide: return ExprOp::kDivide;
-    case hlo::Opcode::kMaximum: return ExprOp::kMaximum;
-    case hlo::Opcode::kMinimum: return ExprOp::kMinimum;
-    case hlo::Opcode::kAnd: return ExprOp::kAnd;
-    case hlo::Opcode::kOr: return ExprOp::kOr;
-    case hlo::Opcode::kXor: return ExprOp::kXor;
-    case hlo::Opcode::kNot: return ExprOp::kNot;
-    case hlo::Opcode::kNegate: return ExprOp::kNegate;
-    case hlo::Opcode::kAbs: return ExprOp::kAbs;
-    case hlo::Opcode::kCompare: return ExprOp::kCompare;
-    case hlo::Opcode::kSelect: return ExprOp::kSelect;
-    default: return std::nullopt;
+    case hlo::Opcode::kAdd:
+      return ExprOp::kAdd;
+    case hlo::Opcode::kSubtract:
+      return ExprOp::kSubtract;
+    case hlo::Opcode::kMultiply:
+      return ExprOp::kMultiply;
+    case hlo::Opcode::kDivide:
+      return ExprOp::kDivide;
+    case hlo::Opcode::kMaximum:
+      return ExprOp::kMaximum;
+    case hlo::Opcode::kMinimum:
+      return ExprOp::kMinimum;
+    case hlo::Opcode::kAnd:
+      return ExprOp::kAnd;
+    case hlo::Opcode::kOr:
+      return ExprOp::kOr;
+    case hlo::Opcode::kXor:
+      return ExprOp::kXor;
+    case hlo::Opcode::kNot:
+      return ExprOp::kNot;
+    case hlo::Opcode::kNegate:
+      return ExprOp::kNegate;
+    case hlo::Opcode::kAbs:
+      return ExprOp::kAbs;
+    case hlo::Opcode::kCompare:
+      return ExprOp::kCompare;
+    case hlo::Opcode::kSelect:
+      return ExprOp::kSelect;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -66,9 +83,15 @@ std::optional<ExprOp> OpOf(hlo::Opcode opcode) {
 // add or subtract whose XLA meaning is settled; floats no bitwise ops).
 bool DefinedFor(ExprOp op, ElementType type) {
   switch (op) {
-    case ExprOp::kAnd: case ExprOp::kOr: case ExprOp::kXor: case ExprOp::kNot:
+    case ExprOp::kAnd:
+    case ExprOp::kOr:
+    case ExprOp::kXor:
+    case ExprOp::kNot:
       return type != ElementType::kF32;
-    case ExprOp::kAdd: case ExprOp::kSubtract: case ExprOp::kDivide: case ExprOp::kNegate:
+    case ExprOp::kAdd:
+    case ExprOp::kSubtract:
+    case ExprOp::kDivide:
+    case ExprOp::kNegate:
     case ExprOp::kAbs:
       return type != ElementType::kPred;
     default:
@@ -101,7 +124,8 @@ std::optional<Program> Translate(const hlo::Computation& computation, size_t k) 
       w[0] = static_cast<uint32_t>(ExprOp::kParameter);
       w[2] = static_cast<uint32_t>(instruction->parameter_number());
     } else if (instruction->opcode() == hlo::Opcode::kConstant) {
-      Expected<hlo::Literal> literal = hlo::ParseLiteral(instruction->literal(), instruction->shape());
+      Expected<hlo::Literal> literal =
+          hlo::ParseLiteral(instruction->literal(), instruction->shape());
       if (!literal || literal->kind != hlo::Literal::Kind::kArray) return std::nullopt;
       w[0] = static_cast<uint32_t>(ExprOp::kConstant);
       if (*type == ElementType::kF32 && literal->reals.size() == 1) {
@@ -118,8 +142,9 @@ std::optional<Program> Translate(const hlo::Computation& computation, size_t k) 
       if (!op || !DefinedFor(*op, *type)) return std::nullopt;
       w[0] = static_cast<uint32_t>(*op);
       const size_t arity = *op == ExprOp::kSelect ? 3
-                           : (*op == ExprOp::kNot || *op == ExprOp::kNegate || *op == ExprOp::kAbs) ? 1
-                                                                                                  : 2;
+                           : (*op == ExprOp::kNot || *op == ExprOp::kNegate || *op == ExprOp::kAbs)
+                               ? 1
+                               : 2;
       if (instruction->operand_count() != arity) return std::nullopt;
       for (size_t i = 0; i < arity; ++i) {
         auto it = reg.find(instruction->operand(i));
@@ -181,11 +206,12 @@ Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
     }
     types.push_back(operands[i].tensor.element_type());
   }
-  Expected<const Codelet*> codelet =
-      expr ? codelets_.ReduceExpr(types, expr->nodes) : Expected<const Codelet*>(MakeError("no program"));
+  Expected<const Codelet*> codelet = expr ? codelets_.ReduceExpr(types, expr->nodes)
+                                          : Expected<const Codelet*>(MakeError("no program"));
   if (!codelet) return LowerOpaque(instruction, operands, program);
   const Tensor& in0 = operands[0].tensor;
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, hlo::ParseIntList(dims_attribute->value()));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> reduced,
+                            hlo::ParseIntList(dims_attribute->value()));
   std::vector<bool> is_reduced(in0.Rank(), false);
   for (int64_t d : reduced) {
     if (d < 0 || static_cast<size_t>(d) >= in0.Rank() || is_reduced[static_cast<size_t>(d)]) {
@@ -195,7 +221,8 @@ Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
   }
   std::vector<size_t> order;
   std::vector<uint64_t> kept;
-  for (size_t d = 0; d < in0.Rank(); ++d) if (is_reduced[d]) order.push_back(d);
+  for (size_t d = 0; d < in0.Rank(); ++d)
+    if (is_reduced[d]) order.push_back(d);
   for (size_t d = 0; d < in0.Rank(); ++d) {
     if (!is_reduced[d]) {
       order.push_back(d);
@@ -223,11 +250,11 @@ Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
   // Results: one array per operand, of the kept dimensions.
   std::vector<Tensor> outs;
   for (size_t i = 0; i < k; ++i) {
-    TILEPROF_ASSIGN_OR_RETURN(
-        Tensor out, NewTensor(types[i], kept,
-                              k == 1 ? std::string(instruction.name())
-                                     : fmt::format("{}.{}", instruction.name(), i),
-                              false));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out,
+                              NewTensor(types[i], kept,
+                                        k == 1 ? std::string(instruction.name())
+                                               : fmt::format("{}.{}", instruction.name(), i),
+                                        false));
     outs.push_back(std::move(out));
   }
   Value result;
@@ -245,7 +272,8 @@ Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
       TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(types[i]));
       const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
       const FieldInput in{"in", operands[k + i].tensor, Access::kWhole};
-      TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *fill, "out", outs[i], {&in, 1}, instruction.name()));
+      TILEPROF_RETURN_IF_ERROR(
+          EmitPerTile(cs, *fill, "out", outs[i], {&in, 1}, instruction.name()));
     }
     return result;
   }
@@ -263,9 +291,9 @@ Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
         map[order[j]].src = map[order[j]].src2 = static_cast<uint32_t>(j);
         dims[j] = in.shape()[order[j]];
       }
-      TILEPROF_ASSIGN_OR_RETURN(shuffled, EmitRearrange(in, map, nullptr, dims,
-                                                        fmt::format("{}/rearrange{}", instruction.name(), i),
-                                                        program));
+      TILEPROF_ASSIGN_OR_RETURN(
+          shuffled, EmitRearrange(in, map, nullptr, dims,
+                                  fmt::format("{}/rearrange{}", instruction.name(), i), program));
     } else {
       TILEPROF_ASSIGN_OR_RETURN(shuffled, in.Dimshuffle(order));
     }
@@ -280,25 +308,27 @@ Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
     const uint64_t begin = position;
     position += piece.region.size();
     if (!piece.tile) return MakeError("{} is not mapped", outs[0].ShapeString());
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, **codelet, instruction.name()));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                              graph_.AddVertex(cs, **codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     for (size_t i = 0; i < k; ++i) {
       TILEPROF_ASSIGN_OR_RETURN(Tensor partials, views[i].Slice(begin, position, 1));
       TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_outs[i].Slice(begin, position));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("in{}", i)], partials));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("init{}", i)], operands[k + i].tensor.Flatten()));
+      TILEPROF_RETURN_IF_ERROR(
+          graph_.Connect(vertex[fmt::format("init{}", i)], operands[k + i].tensor.Flatten()));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("out{}", i)], target));
     }
     for (uint32_t n = 0; n < expr->nodes; ++n) {
       static constexpr const char* kWords[] = {"Op", "Type", "A", "B", "C"};
       for (uint32_t w = 0; w < kExprWordsPerNode; ++w) {
-        TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("node{}{}", n, kWords[w])],
-                                                        expr->words[kExprWordsPerNode * n + w]));
+        TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
+            vertex[fmt::format("node{}{}", n, kWords[w])], expr->words[kExprWordsPerNode * n + w]));
       }
     }
     for (size_t i = 0; i < k; ++i) {
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("result{}", i)],
-                                                      expr->words[kExprWordsPerNode * expr->nodes + i]));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
+          vertex[fmt::format("result{}", i)], expr->words[kExprWordsPerNode * expr->nodes + i]));
     }
   }
   return result;

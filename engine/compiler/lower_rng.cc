@@ -20,9 +20,12 @@ Expected<Value> Lowering::LowerRng(const hlo::Instruction& instruction,
     return LowerOpaque(instruction, operands, program);
   }
   bool normal;
-  if (distribution->value() == "rng_uniform") normal = false;
-  else if (distribution->value() == "rng_normal") normal = true;
-  else return MakeError("unknown distribution={}", distribution->value());
+  if (distribution->value() == "rng_uniform")
+    normal = false;
+  else if (distribution->value() == "rng_normal")
+    normal = true;
+  else
+    return MakeError("unknown distribution={}", distribution->value());
   const Tensor& a = operands[0].tensor;
   const Tensor& b = operands[1].tensor;
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(instruction.shape(), instruction.name(), true));

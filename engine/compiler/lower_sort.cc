@@ -37,7 +37,8 @@ struct Comparator {
   SortOrder order = SortOrder::kLt;
 };
 
-void UsedParameters(const Instruction* i, std::set<int64_t>& used, std::set<const Instruction*>& seen) {
+void UsedParameters(const Instruction* i, std::set<int64_t>& used,
+                    std::set<const Instruction*>& seen) {
   if (!seen.insert(i).second) return;
   if (i->opcode() == Opcode::kParameter) used.insert(i->parameter_number());
   for (const Instruction* o : i->operands()) UsedParameters(o, used, seen);
@@ -55,12 +56,18 @@ bool Matches(SortOrder order, double x, double y) {
     return total(v);
   };
   switch (order) {
-    case SortOrder::kLt: return x < y;
-    case SortOrder::kGt: return x > y;
-    case SortOrder::kLtTotal: return total(x) < total(y);
-    case SortOrder::kGtTotal: return total(x) > total(y);
-    case SortOrder::kLtNanLast: return nan_last(x) < nan_last(y);
-    case SortOrder::kGtNanLast: return nan_last(x) > nan_last(y);
+    case SortOrder::kLt:
+      return x < y;
+    case SortOrder::kGt:
+      return x > y;
+    case SortOrder::kLtTotal:
+      return total(x) < total(y);
+    case SortOrder::kGtTotal:
+      return total(x) > total(y);
+    case SortOrder::kLtNanLast:
+      return nan_last(x) < nan_last(y);
+    case SortOrder::kGtNanLast:
+      return nan_last(x) > nan_last(y);
   }
   return false;
 }
@@ -73,8 +80,8 @@ std::vector<Scalar> Probes(hlo::PrimitiveType type) {
     const double inf = std::numeric_limits<double>::infinity();
     const double tiny = type == P::kF32 ? std::numeric_limits<float>::denorm_min()
                                         : std::numeric_limits<double>::denorm_min();
-    const double big = type == P::kF32 ? std::numeric_limits<float>::max()
-                                       : std::numeric_limits<double>::max();
+    const double big =
+        type == P::kF32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
     for (double v : {nan, -nan, inf, -inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, tiny, -tiny, big, -big,
                      1e-30, -3.0}) {
       probes.push_back(type == P::kF32 ? Scalar::F32(static_cast<float>(v)) : Scalar::F64(v));
@@ -134,8 +141,10 @@ std::optional<Comparator> ComparatorOf(const hlo::Computation& computation,
     if ((direct || swapped) && (direction == "LT" || direction == "GT")) {
       const bool ascending = (direction == "LT") == direct;
       const bool total = AttributeText(*root, "type") == "TOTALORDER" && is_float;
-      if (total) c.order = ascending ? SortOrder::kLtTotal : SortOrder::kGtTotal;
-      else c.order = ascending ? SortOrder::kLt : SortOrder::kGt;
+      if (total)
+        c.order = ascending ? SortOrder::kLtTotal : SortOrder::kGtTotal;
+      else
+        c.order = ascending ? SortOrder::kLt : SortOrder::kGt;
       return c;
     }
   }
@@ -218,9 +227,9 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
     return tuple;
   };
   if (first.NumElements() == 0) return result();
-  TILEPROF_ASSIGN_OR_RETURN(
-      const Codelet* codelet,
-      codelets_.Sort(static_cast<uint32_t>(first.Rank()), comparator->key, comparator->order, types));
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
+                            codelets_.Sort(static_cast<uint32_t>(first.Rank()), comparator->key,
+                                           comparator->order, types));
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   std::vector<Tensor> flat;
   for (const Tensor& t : outs) flat.push_back(t.Flatten());
@@ -232,7 +241,8 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     auto run = FlatRunBox(first.shape(), start, count);
-    run[static_cast<size_t>(dimension[0])] = {0, first.shape()[static_cast<size_t>(dimension[0])] - 1};
+    run[static_cast<size_t>(dimension[0])] = {0,
+                                              first.shape()[static_cast<size_t>(dimension[0])] - 1};
     for (size_t k = 0; k < outs.size(); ++k) {
       TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[k].Slice(start, start + count));
       if (k > 0) TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(part, *piece.tile));
@@ -255,9 +265,9 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
     for (size_t d = 0; d < run.size(); ++d) {
       TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("boxLo{}", d)],
                                                       static_cast<uint32_t>(run[d].first)));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
-          vertex[fmt::format("boxSize{}", d)],
-          static_cast<uint32_t>(run[d].second - run[d].first + 1)));
+      TILEPROF_RETURN_IF_ERROR(
+          graph_.SetInitialValue(vertex[fmt::format("boxSize{}", d)],
+                                 static_cast<uint32_t>(run[d].second - run[d].first + 1)));
     }
   }
   return result();

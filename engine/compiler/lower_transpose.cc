@@ -65,8 +65,8 @@ uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // Blocks along the two swapped dimensions (extents eq and el): about
 // `wanted` blocks over all `other` slabs, about square, and never more
 // blocks than `tiles`, so that each block is one vertex on its own tile.
-std::pair<uint64_t, uint64_t> BlockCounts(uint64_t eq, uint64_t el, uint64_t other,
-                                          uint64_t wanted, uint64_t tiles) {
+std::pair<uint64_t, uint64_t> BlockCounts(uint64_t eq, uint64_t el, uint64_t other, uint64_t wanted,
+                                          uint64_t tiles) {
   const double per_slab = std::max(1.0, static_cast<double>(wanted) / static_cast<double>(other));
   auto nq = static_cast<uint64_t>(
       std::llround(std::sqrt(per_slab * static_cast<double>(eq) / static_cast<double>(el))));
@@ -89,9 +89,9 @@ std::pair<uint64_t, uint64_t> BlockCounts(uint64_t eq, uint64_t el, uint64_t oth
 }  // namespace
 
 Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& source,
-                                                             std::span<const size_t> permutation,
-                                                             std::string_view name,
-                                                             program::Sequence& program) {
+                                                               std::span<const size_t> permutation,
+                                                               std::string_view name,
+                                                               program::Sequence& program) {
   std::vector<bool> seen(source.Rank(), false);
   for (size_t p : permutation) {
     if (p >= seen.size() || seen[p]) {
@@ -120,8 +120,8 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
   if (elements == 0) return std::optional<Tensor>();
   const uint64_t other = elements / (canon_out[q] * canon_out[l]);
   const uint64_t tiles = graph_.target().NumTiles();
-  const bool fits = std::all_of(c.dims.begin(), c.dims.end(),
-                                [](uint64_t d) { return d <= UINT32_MAX; });
+  const bool fits =
+      std::all_of(c.dims.begin(), c.dims.end(), [](uint64_t d) { return d <= UINT32_MAX; });
   if (other > tiles || !fits) return std::optional<Tensor>();
 
   const ElementType type = source.element_type();
@@ -170,9 +170,9 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
   }
   TILEPROF_RETURN_IF_ERROR(flush());
 
-  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
-                            codelets_.Rearrange(type, static_cast<uint32_t>(rank),
-                                                static_cast<uint32_t>(rank), false));
+  TILEPROF_ASSIGN_OR_RETURN(
+      const Codelet* codelet,
+      codelets_.Rearrange(type, static_cast<uint32_t>(rank), static_cast<uint32_t>(rank), false));
   TILEPROF_ASSIGN_OR_RETURN(Tensor canon_source, source.Reshape(c.dims));
   const TensorIndex source_index(std::move(canon_source));
   const TensorIndex out_index(out);
@@ -200,7 +200,8 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
         TILEPROF_ASSIGN_OR_RETURN(Tensor in, source_index.Box(src_lo, src_size));
         TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, out_index.Box(lo, size));
         TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, name));
-        TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, block_tile((slab * nq + iq) * nl + il)));
+        TILEPROF_RETURN_IF_ERROR(
+            graph_.SetTileMapping(vertex, block_tile((slab * nq + iq) * nl + il)));
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], std::move(in)));
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], std::move(out_part)));
         // Parameters as EmitRearrange's, the result being this block:
@@ -210,10 +211,10 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
         for (size_t d = 0; d < rank; ++d) values.push_back(static_cast<uint32_t>(size[d]));
         for (size_t j = 0; j < rank; ++j) {
           const auto d = static_cast<uint32_t>(reads[j]);
-          values.insert(values.end(), {d, 1, d, 0, static_cast<uint32_t>(src_lo[j]), 1,
-                                       static_cast<uint32_t>(c.dims[j]),
-                                       static_cast<uint32_t>(src_lo[j]),
-                                       static_cast<uint32_t>(src_size[j])});
+          values.insert(
+              values.end(),
+              {d, 1, d, 0, static_cast<uint32_t>(src_lo[j]), 1, static_cast<uint32_t>(c.dims[j]),
+               static_cast<uint32_t>(src_lo[j]), static_cast<uint32_t>(src_size[j])});
         }
         TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, values));
       }

@@ -45,9 +45,12 @@ std::optional<SelectDirection> SelectOf(const hlo::Computation& computation) {
   const hlo::Attribute* direction = root->FindAttribute("direction");
   if (direction == nullptr) return std::nullopt;
   bool swapped;
-  if (IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1)) swapped = false;
-  else if (IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0)) swapped = true;
-  else return std::nullopt;
+  if (IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1))
+    swapped = false;
+  else if (IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0))
+    swapped = true;
+  else
+    return std::nullopt;
   const std::string_view d = direction->value();
   // b OP a is a (mirror OP) b.
   if (d == "GE") return swapped ? SelectDirection::kLe : SelectDirection::kGe;
@@ -82,8 +85,9 @@ std::vector<std::pair<int64_t, int64_t>> SpanBox(std::span<const uint64_t> dims,
   std::vector<std::pair<int64_t, int64_t>> box(rank);
   bool split = false;
   for (size_t d = 0; d < rank; ++d) {
-    box[d] = split ? std::pair<int64_t, int64_t>{0, static_cast<int64_t>(dims[d]) - 1}
-                   : std::pair<int64_t, int64_t>{static_cast<int64_t>(f[d]), static_cast<int64_t>(l[d])};
+    box[d] =
+        split ? std::pair<int64_t, int64_t>{0, static_cast<int64_t>(dims[d]) - 1}
+              : std::pair<int64_t, int64_t>{static_cast<int64_t>(f[d]), static_cast<int64_t>(l[d])};
     split = split || f[d] != l[d];
   }
   return box;
@@ -137,15 +141,19 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
       return MakeError("window dimension {} has a size, stride or dilation below 1", j);
     }
     // Operand coordinate (dilated) = stride * o - padLow + window_dilation * w.
-    map[j] = SourceDim{static_cast<uint32_t>(rank + j), static_cast<uint32_t>(j), w.stride,
-                       w.window_dilation, -w.padding_low, static_cast<uint64_t>(w.base_dilation)};
+    map[j] = SourceDim{static_cast<uint32_t>(rank + j),
+                       static_cast<uint32_t>(j),
+                       w.stride,
+                       w.window_dilation,
+                       -w.padding_low,
+                       static_cast<uint64_t>(w.base_dilation)};
     patch_dims[j] = static_cast<uint64_t>(w.size);
     patch_dims[rank + j] = out_dims[j];
     reduced[j] = static_cast<int64_t>(j);
   }
-  TILEPROF_ASSIGN_OR_RETURN(
-      Tensor patches, EmitRearrange(in, map, &operands[1].tensor, patch_dims,
-                                    fmt::format("{}/patches", instruction.name()), program));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor patches,
+                            EmitRearrange(in, map, &operands[1].tensor, patch_dims,
+                                          fmt::format("{}/patches", instruction.name()), program));
   return ReduceArray(instruction, operands, patches, reduced, program);
 }
 
@@ -189,7 +197,8 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
     if (w.size < 1 || w.stride < 1) {
       return MakeError("window dimension {} has a size or stride below 1", d);
     }
-    const int64_t padded = static_cast<int64_t>(operand.shape()[d]) + w.padding_low + w.padding_high;
+    const int64_t padded =
+        static_cast<int64_t>(operand.shape()[d]) + w.padding_low + w.padding_high;
     const int64_t windows = padded < w.size ? 0 : (padded - w.size) / w.stride + 1;
     if (windows != static_cast<int64_t>(source.shape()[d])) {
       return MakeError("source dimension {} has {} elements, the window gives {}", d,
@@ -202,7 +211,8 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(instruction.shape(), instruction.name(), true));
   if (out.NumElements() == 0) return Value::Array(out);
   if (operand.NumElements() == 0 || source.NumElements() == 0) {
-    TILEPROF_ASSIGN_OR_RETURN(Tensor filled, Fill(init, instruction.shape(), instruction.name(), program));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor filled,
+                              Fill(init, instruction.shape(), instruction.name(), program));
     return Value::Array(filled);
   }
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
@@ -223,7 +233,8 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
       const auto extent = static_cast<int64_t>(dims[d]);
       const auto windows = static_cast<int64_t>(source.shape()[d]);
       // Windows s with s * stride - padLow <= q <= that + size - 1 for q in the box.
-      const int64_t lo = box[d].first + w.padding_low - w.size + 1, hi = box[d].second + w.padding_low;
+      const int64_t lo = box[d].first + w.padding_low - w.size + 1,
+                    hi = box[d].second + w.padding_low;
       int64_t s_lo = lo <= 0 ? 0 : (lo + w.stride - 1) / w.stride;
       int64_t s_hi = hi < 0 ? -1 : std::min(windows - 1, hi / w.stride);
       if (s_lo > s_hi) s_lo = s_hi = std::min<int64_t>(s_lo, windows - 1);  // none: any one
@@ -253,16 +264,22 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
     for (size_t d = 0; d < rank; ++d) {
       const hlo::WindowDimension& w = window[d];
       TILEPROF_RETURN_IF_ERROR(set(fmt::format("outSize{}", d), static_cast<int64_t>(dims[d])));
-      const int64_t values[] = {static_cast<int64_t>(source.shape()[d]), w.size, w.stride, 0,
-                                static_cast<int64_t>(op_lo[d]), static_cast<int64_t>(op_size[d]),
-                                static_cast<int64_t>(src_lo[d]), static_cast<int64_t>(src_size[d])};
-      const char* names[] = {"srcExtent", "window", "stride", "padLo", "opLo", "opSize", "srcLo", "srcSize"};
+      const int64_t values[] = {static_cast<int64_t>(source.shape()[d]),
+                                w.size,
+                                w.stride,
+                                0,
+                                static_cast<int64_t>(op_lo[d]),
+                                static_cast<int64_t>(op_size[d]),
+                                static_cast<int64_t>(src_lo[d]),
+                                static_cast<int64_t>(src_size[d])};
+      const char* names[] = {"srcExtent", "window", "stride", "padLo",
+                             "opLo",      "opSize", "srcLo",  "srcSize"};
       for (size_t k = 0; k < std::size(values); ++k) {
         if (k == 3) {
           // Signed: 32-bit two's complement.
-          TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
-              vertex[fmt::format("padLo{}", d)],
-              static_cast<uint32_t>(static_cast<int32_t>(w.padding_low))));
+          TILEPROF_RETURN_IF_ERROR(
+              graph_.SetInitialValue(vertex[fmt::format("padLo{}", d)],
+                                     static_cast<uint32_t>(static_cast<int32_t>(w.padding_low))));
           continue;
         }
         TILEPROF_RETURN_IF_ERROR(set(fmt::format("{}{}", names[k], d), values[k]));

@@ -17,7 +17,8 @@ class ElementMapper {
   // Maps the next `count` elements to `tile`.
   Status MapNext(uint64_t count, uint32_t tile) {
     while (count > 0) {
-      if (index_ == regions_.size()) return MakeError("tile mapping runs past the tensor's elements");
+      if (index_ == regions_.size())
+        return MakeError("tile mapping runs past the tensor's elements");
       const TensorRegion& region = regions_[index_];
       const uint64_t take = std::min(count, region.size() - offset_);
       const uint64_t begin = region.begin + offset_;
@@ -88,7 +89,10 @@ Status LinearMapper::MapLike(const Tensor& out, const Tensor& like) {
   std::vector<MappedRegion> pieces = graph_.MapRegions(like.Flatten());
   // Coalesce neighbouring pieces on one tile: a view may split a tile's data
   // into many runs that are adjacent in the view's order.
-  struct Run { uint64_t size; uint32_t tile; };
+  struct Run {
+    uint64_t size;
+    uint32_t tile;
+  };
   std::vector<Run> runs;
   for (const MappedRegion& piece : pieces) {
     if (!piece.tile) return Map(out);

@@ -31,7 +31,7 @@ struct TileAccount : TileWalk {
   std::vector<uint64_t> type_bytes;
   std::vector<bool> has_type;
   uint64_t vertex_code = 0;
-  uint64_t constant_bytes = 0;  // aligned
+  uint64_t constant_bytes = 0;            // aligned
   std::vector<PlacedConstant> constants;  // offsets from the start of the constants
 };
 
@@ -122,7 +122,8 @@ class LayoutProgress {
   // `done` of `total` of the part from `from` to `to`.
   void Report(uint64_t from, uint64_t to, uint64_t done, uint64_t total) const {
     if (!callback_) return;
-    callback_(from + (total == 0 ? to - from : (to - from) * std::min(done, total) / total), kTotal);
+    callback_(from + (total == 0 ? to - from : (to - from) * std::min(done, total) / total),
+              kTotal);
   }
   void Reached(uint64_t at) const { Report(at, at, 0, 0); }
 
@@ -153,7 +154,8 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     TileAccount& tile = tiles[*vertex.tile];
     const Codelet* codelet = vertex.codelet;
     if (codelet != last_codelet) {
-      auto [it, added] = type_index.emplace(codelet, static_cast<uint32_t>(layout.vertex_types.size()));
+      auto [it, added] =
+          type_index.emplace(codelet, static_cast<uint32_t>(layout.vertex_types.size()));
       if (added) layout.vertex_types.push_back({codelet->name()});
       last_codelet = codelet;
       last_type = it->second;
@@ -184,9 +186,10 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   schedule.Walk(program);
   layout.program_steps = schedule.steps.size();
   const size_t num_vars = graph.num_variables();
-  const uint32_t walkers = options.walkers != 0
-                              ? options.walkers
-                              : std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, kMaxWalkers);
+  const uint32_t walkers =
+      options.walkers != 0
+          ? options.walkers
+          : std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, kMaxWalkers);
   Walk walk = WalkSchedule(graph, schedule, walkers, [&](uint64_t done, uint64_t total) {
     progress.Report(LayoutProgress::kVertices, LayoutProgress::kWalk, done, total);
   });
@@ -195,13 +198,13 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   const uint64_t host_steps = walk.host_steps;
   const std::set<StreamId>& host_streams = walk.host_streams;
   layout.exchanges = walk.exchanges;
-  for (uint32_t t = 0; t < num_tiles; ++t) static_cast<TileWalk&>(tiles[t]) = std::move(walk.tiles[t]);
+  for (uint32_t t = 0; t < num_tiles; ++t)
+    static_cast<TileWalk&>(tiles[t]) = std::move(walk.tiles[t]);
 
   // ---- Liveness: a variable used inside a loop and outside it lives for
   // the whole loop (every iteration reads or rewrites it). -------------------
-  std::sort(schedule.loops.begin(), schedule.loops.end(), [](const auto& x, const auto& y) {
-    return x.second - x.first < y.second - y.first;
-  });
+  std::sort(schedule.loops.begin(), schedule.loops.end(),
+            [](const auto& x, const auto& y) { return x.second - x.first < y.second - y.first; });
   for (const auto& [start, end] : schedule.loops) {
     if (start == end) continue;
     for (size_t v = 0; v < num_vars; ++v) {
@@ -228,7 +231,8 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     std::vector<uint64_t> tile_pieces(num_tiles, 0);
     for (VariableId v = 0; v < num_vars; ++v) {
       if (first[v] == UINT64_MAX || is_constant_variable(v)) continue;
-      for (const TileRun& run : graph.TileMapping(v)) tile_pieces[run.tile] += run.tile % shards == shard;
+      for (const TileRun& run : graph.TileMapping(v))
+        tile_pieces[run.tile] += run.tile % shards == shard;
     }
     for (uint32_t t = shard; t < num_tiles; t += shards) {
       tiles[t].pieces.reserve(tiles[t].pieces.size() + tile_pieces[t]);
@@ -286,7 +290,8 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
         account.host_steps * memory::kHostExchangeCodePerActiveStep +
         account.host_regions * memory::kHostExchangeCodePerRegion;
     report::At(cat, Category::kVertexInstances) = account.internal_state + account.edge_pointers;
-    report::At(cat, Category::kCopyDescriptors) = account.copy_regions * memory::kCopyDescriptorBytes;
+    report::At(cat, Category::kCopyDescriptors) =
+        account.copy_regions * memory::kCopyDescriptorBytes;
     report::At(cat, Category::kHostExchangePacketHeaders) =
         (host_steps > 0 ? memory::kHostSyncPacketHeaderBytes : 0) +
         account.host_regions * memory::kHostPacketHeaderBytes;
@@ -316,16 +321,16 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
       regions.Add(cursor, bytes);
       cursor += bytes;
     };
-    for (Category c : {Category::kVertexCode, Category::kControlCode, Category::kInternalExchangeCode,
-                       Category::kHostExchangeCode, Category::kGlobalExchangeCode,
-                       Category::kSharedCodeStorage}) {
+    for (Category c : {Category::kVertexCode, Category::kControlCode,
+                       Category::kInternalExchangeCode, Category::kHostExchangeCode,
+                       Category::kGlobalExchangeCode, Category::kSharedCodeStorage}) {
       place(report::At(cat, c), memory::kDataAlignment);
     }
-    for (Category c : {Category::kVertexInstances, Category::kCopyDescriptors,
-                       Category::kVectorListDescriptors, Category::kVertexFieldData,
-                       Category::kControlTable, Category::kHostExchangePacketHeaders,
-                       Category::kGlobalExchangePacketHeaders, Category::kInstrumentationResults,
-                       Category::kSharedDataStorage}) {
+    for (Category c :
+         {Category::kVertexInstances, Category::kCopyDescriptors, Category::kVectorListDescriptors,
+          Category::kVertexFieldData, Category::kControlTable, Category::kHostExchangePacketHeaders,
+          Category::kGlobalExchangePacketHeaders, Category::kInstrumentationResults,
+          Category::kSharedDataStorage}) {
       place(report::At(cat, c), memory::kWordAlignment);
     }
     // The stack starts a memory element of its own: worker stack traffic then
@@ -349,7 +354,8 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     regions.Fill(end, tile);
     tile.not_always_live = live_peak;
     tile.always_live = tile.ExcludingGaps() - live_peak;
-    variables[t] = LargestVariables(graph, t, account.pieces, pool_start, account.constants, buffer_name);
+    variables[t] =
+        LargestVariables(graph, t, account.pieces, pool_start, account.constants, buffer_name);
     std::vector<Piece>().swap(account.pieces);
     std::vector<PlacedConstant>().swap(account.constants);
     progress.Report(LayoutProgress::kLiveness, LayoutProgress::kTiles, ++tiles_done, num_tiles);

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common/expected.h"
-#include "engine/graph/graph.h"
 #include "engine/compiler/schedule_walk.h"
+#include "engine/graph/graph.h"
 #include "engine/graph/program.h"
 #include "reports/report.h"
 

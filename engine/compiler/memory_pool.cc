@@ -28,7 +28,9 @@ PoolExtent FirstFitExtent(std::vector<Piece>& pieces) {
   std::vector<uint64_t> offsets, ends, gaps;
   using Expiry = std::pair<uint64_t, uint64_t>;  // (last step, offset)
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiries;
-  const auto aligned_end = [&](size_t i) { return i == 0 ? 0 : AlignUp(ends[i - 1], memory::kDataAlignment); };
+  const auto aligned_end = [&](size_t i) {
+    return i == 0 ? 0 : AlignUp(ends[i - 1], memory::kDataAlignment);
+  };
   const auto at = [](size_t i) { return static_cast<std::ptrdiff_t>(i); };
   PoolExtent pool;
   uint64_t live = 0;
@@ -36,7 +38,8 @@ PoolExtent FirstFitExtent(std::vector<Piece>& pieces) {
     while (!expiries.empty() && expiries.top().first < piece.first) {
       const uint64_t offset = expiries.top().second;
       expiries.pop();
-      const size_t i = static_cast<size_t>(std::lower_bound(offsets.begin(), offsets.end(), offset) - offsets.begin());
+      const size_t i = static_cast<size_t>(
+          std::lower_bound(offsets.begin(), offsets.end(), offset) - offsets.begin());
       live -= ends[i] - offsets[i];
       offsets.erase(offsets.begin() + at(i));
       ends.erase(ends.begin() + at(i));
@@ -64,10 +67,10 @@ PoolExtent FirstFitExtent(std::vector<Piece>& pieces) {
   return pool;
 }
 
-std::vector<report::Variable> LargestVariables(const Graph& graph, uint32_t tile,
-                                               std::span<const Piece> pieces, uint64_t pool_start,
-                                               std::span<const PlacedConstant> constants,
-                                               const std::function<std::string(uint64_t step)>& buffer_name) {
+std::vector<report::Variable> LargestVariables(
+    const Graph& graph, uint32_t tile, std::span<const Piece> pieces, uint64_t pool_start,
+    std::span<const PlacedConstant> constants,
+    const std::function<std::string(uint64_t step)>& buffer_name) {
   struct Entry {
     VariableId variable;  // kNoVariable: the receive buffer of step `step`
     uint64_t bytes;
@@ -107,8 +110,8 @@ std::vector<report::Variable> LargestVariables(const Graph& graph, uint32_t tile
   for (const Piece& p : pieces) add({p.variable, p.bytes, pool_start + p.offset, false, p.first});
   for (const PlacedConstant& c : constants) add({c.variable, c.bytes, c.offset, true});
   const size_t keep = std::min(merged.size(), kVariablesPerTile);
-  std::partial_sort(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(keep), merged.end(),
-                    [](const Entry& a, const Entry& b) {
+  std::partial_sort(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(keep),
+                    merged.end(), [](const Entry& a, const Entry& b) {
                       if (a.bytes != b.bytes) return a.bytes > b.bytes;
                       if (a.variable != b.variable) return a.variable < b.variable;
                       return a.offset != b.offset ? a.offset < b.offset : a.step < b.step;
@@ -117,12 +120,13 @@ std::vector<report::Variable> LargestVariables(const Graph& graph, uint32_t tile
   out.reserve(keep);
   for (size_t i = 0; i < keep; ++i) {
     const Entry& e = merged[i];
-    out.push_back({.name = e.variable == kNoVariable ? buffer_name(e.step) : graph.variable(e.variable).name,
-                   .tile = tile,
-                   .bytes = e.bytes,
-                   .category = e.constant ? report::Category::kConstants : report::Category::kVariables,
-                   .always_live = e.constant,
-                   .offset = e.offset});
+    out.push_back(
+        {.name = e.variable == kNoVariable ? buffer_name(e.step) : graph.variable(e.variable).name,
+         .tile = tile,
+         .bytes = e.bytes,
+         .category = e.constant ? report::Category::kConstants : report::Category::kVariables,
+         .always_live = e.constant,
+         .offset = e.offset});
   }
   return out;
 }

@@ -37,7 +37,6 @@ struct PoolExtent {
 // its first step to its last, inclusive.
 PoolExtent FirstFitExtent(std::vector<Piece>& pieces);
 
-
 // An always-live constant on the tile, at `offset` from the tile's start.
 struct PlacedConstant {
   VariableId variable = kNoVariable;
@@ -56,9 +55,9 @@ inline constexpr size_t kVariablesPerTile = 32;
 // exchange receive buffers, named by `buffer_name(step)` (an overflowing
 // tile is often one whose vertices read a large operand from elsewhere).
 // Pieces sit at pool_start + offset.
-std::vector<report::Variable> LargestVariables(const Graph& graph, uint32_t tile,
-                                               std::span<const Piece> pieces, uint64_t pool_start,
-                                               std::span<const PlacedConstant> constants,
-                                               const std::function<std::string(uint64_t step)>& buffer_name);
+std::vector<report::Variable> LargestVariables(
+    const Graph& graph, uint32_t tile, std::span<const Piece> pieces, uint64_t pool_start,
+    std::span<const PlacedConstant> constants,
+    const std::function<std::string(uint64_t step)>& buffer_name);
 
 }  // namespace tileprof::engine::compiler

@@ -134,7 +134,8 @@ Expected<const Codelet*> CompilerCodelets::Gather(ElementType type, ElementType 
 Expected<const Codelet*> CompilerCodelets::Scatter(ElementType type, ElementType index,
                                                    ScatterCombiner combiner, uint32_t op_rank,
                                                    uint32_t idx_rank, uint32_t upd_rank) {
-  if (auto it = by_name_.find(ScatterCodeletName(type, index, combiner, op_rank, idx_rank, upd_rank));
+  if (auto it =
+          by_name_.find(ScatterCodeletName(type, index, combiner, op_rank, idx_rank, upd_rank));
       it != by_name_.end()) {
     return it->second.get();
   }
@@ -151,13 +152,23 @@ Expected<const Codelet*> CompilerCodelets::Sort(uint32_t rank, uint32_t key, Sor
 
 namespace {
 constexpr std::string_view kPrefix = "tileprof::";
-constexpr std::string_view kKinds[] = {"OpaqueOp", "Rearrange", "RearrangePadded", "DynamicSlice",
-                                       "DynamicUpdateSlice", "Iota",
-                                       "SelectAndScatter", "RngUniform", "RngNormal",
-                                       "ReduceExpr", "Gather", "Scatter", "Sort"};
+constexpr std::string_view kKinds[] = {"OpaqueOp",
+                                       "Rearrange",
+                                       "RearrangePadded",
+                                       "DynamicSlice",
+                                       "DynamicUpdateSlice",
+                                       "Iota",
+                                       "SelectAndScatter",
+                                       "RngUniform",
+                                       "RngNormal",
+                                       "ReduceExpr",
+                                       "Gather",
+                                       "Scatter",
+                                       "Sort"};
 
 // "tileprof::Kind<a,b,c>" -> {"Kind", {"a","b","c"}}; nullopt otherwise.
-std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(std::string_view name) {
+std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(
+    std::string_view name) {
   if (!name.starts_with(kPrefix) || !name.ends_with('>')) return std::nullopt;
   name.remove_prefix(kPrefix.size());
   name.remove_suffix(1);
@@ -212,11 +223,13 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
       inputs.push_back(*type);
     }
     codelet = Opaque(parts[0], inputs, *output);
-  } else if ((kind == "Rearrange" || kind == "RearrangePadded") && types.size() == 1 && parts.size() == 3) {
+  } else if ((kind == "Rearrange" || kind == "RearrangePadded") && types.size() == 1 &&
+             parts.size() == 3) {
     auto in_rank = Rank(parts[1]), out_rank = Rank(parts[2]);
     if (!in_rank || !out_rank) return bad();
     codelet = Rearrange(types[0], *in_rank, *out_rank, kind == "RearrangePadded");
-  } else if ((kind == "DynamicSlice" || kind == "DynamicUpdateSlice") && types.size() == 2 && parts.size() == 3) {
+  } else if ((kind == "DynamicSlice" || kind == "DynamicUpdateSlice") && types.size() == 2 &&
+             parts.size() == 3) {
     auto rank = Rank(parts[2]);
     if (!rank) return bad();
     codelet = DynamicSlice(types[0], types[1], *rank, kind == "DynamicUpdateSlice");

@@ -40,7 +40,8 @@ int CompileProgressPercent(CompileStage stage, uint64_t done, uint64_t total) {
   return before + static_cast<int>(within);
 }
 
-std::string ProgressFrame(int percent, std::string_view stage_text, std::chrono::milliseconds elapsed) {
+std::string ProgressFrame(int percent, std::string_view stage_text,
+                          std::chrono::milliseconds elapsed) {
   percent = std::clamp(percent, 0, 100);
   int pos = percent * kBarWidth / 100;
   auto tenths = static_cast<unsigned long long>(elapsed.count() / 100);
@@ -50,20 +51,27 @@ std::string ProgressFrame(int percent, std::string_view stage_text, std::chrono:
 }
 
 bool ParseProgressMode(std::string_view text, ProgressMode* mode) {
-  if (text == "auto") *mode = ProgressMode::kAuto;
-  else if (text == "true" || text == "on" || text == "1") *mode = ProgressMode::kOn;
-  else if (text == "false" || text == "off" || text == "0") *mode = ProgressMode::kOff;
-  else return false;
+  if (text == "auto")
+    *mode = ProgressMode::kAuto;
+  else if (text == "true" || text == "on" || text == "1")
+    *mode = ProgressMode::kOn;
+  else if (text == "false" || text == "off" || text == "0")
+    *mode = ProgressMode::kOff;
+  else
+    return false;
   return true;
 }
 
 bool ShouldShowProgress(ProgressMode mode, std::FILE* out, bool verbose_logging,
                         int64_t expensive_instructions) {
   switch (mode) {
-    case ProgressMode::kOn: return true;
-    case ProgressMode::kOff: return false;
+    case ProgressMode::kOn:
+      return true;
+    case ProgressMode::kOff:
+      return false;
     case ProgressMode::kAuto:
-      return out != nullptr && isatty(fileno(out)) && !verbose_logging && expensive_instructions >= 5;
+      return out != nullptr && isatty(fileno(out)) && !verbose_logging &&
+             expensive_instructions >= 5;
   }
   return false;
 }
@@ -86,9 +94,11 @@ void ProgressBar::Set(CompileStage stage, uint64_t done, uint64_t total) {
 }
 
 void ProgressBar::Draw() {
-  auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);
+  auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start_);
   CompileStage stage = stage_;
-  std::string frame = ProgressFrame(CompileProgressPercent(stage, done_, total_), CompileStageText(stage), elapsed);
+  std::string frame =
+      ProgressFrame(CompileProgressPercent(stage, done_, total_), CompileStageText(stage), elapsed);
   std::fwrite(frame.data(), 1, frame.size(), out_);
   std::fflush(out_);
 }

@@ -1,7 +1,8 @@
 // The compile progress bar of ../shared/spec/executable-cache.md section 8.1:
 //
 //   Compiling module jit_train_step:
-//   [#########################                         ] 50% Step: Graph Construction [Elapsed: 00:00:12.3]
+//   [#########################                         ] 50% Step: Graph Construction [Elapsed:
+//   00:00:12.3]
 //
 // redrawn every 100 ms by a thread (each frame starts with "\33[2K" and ends
 // with "\r"), drawn once more at the end and closed with a newline. The
@@ -22,10 +23,10 @@
 namespace tileprof::engine {
 
 enum class CompileStage : uint8_t {
-  kHloOptimizations,    // weight 2
-  kPrePlanning,         // weight 2
-  kGraphConstruction,   // weight 36: one tick per visited HLO instruction
-  kGraphCompilation,    // weight 60
+  kHloOptimizations,   // weight 2
+  kPrePlanning,        // weight 2
+  kGraphConstruction,  // weight 36: one tick per visited HLO instruction
+  kGraphCompilation,   // weight 60
   kFinished,
 };
 
@@ -36,7 +37,8 @@ std::string_view CompileStageText(CompileStage stage);
 int CompileProgressPercent(CompileStage stage, uint64_t done, uint64_t total);
 
 // One frame: "\33[2K[###...   ] 50% Step: Graph Construction [Elapsed: 00:00:12.3]\r".
-std::string ProgressFrame(int percent, std::string_view stage_text, std::chrono::milliseconds elapsed);
+std::string ProgressFrame(int percent, std::string_view stage_text,
+                          std::chrono::milliseconds elapsed);
 
 enum class ProgressMode : uint8_t { kAuto, kOn, kOff };
 

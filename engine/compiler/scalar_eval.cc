@@ -83,14 +83,16 @@ std::optional<Scalar> Eval(const hlo::Instruction& i, std::span<const Scalar> pa
   if (!Supported(type)) return std::nullopt;
   if (i.opcode() == Opcode::kParameter) {
     const int64_t n = i.parameter_number();
-    if (n < 0 || static_cast<size_t>(n) >= params.size() || params[n].type != type) return std::nullopt;
+    if (n < 0 || static_cast<size_t>(n) >= params.size() || params[n].type != type)
+      return std::nullopt;
     return params[static_cast<size_t>(n)];
   }
   if (i.opcode() == Opcode::kConstant) {
     Expected<hlo::Literal> literal = hlo::ParseLiteral(i.literal(), i.shape());
     if (!literal || literal->kind != hlo::Literal::Kind::kArray) return std::nullopt;
     if (IsF(type) && literal->reals.size() == 1) return FromDouble(type, literal->reals[0]);
-    if (literal->integers.size() == 1) return Bits(type, static_cast<uint64_t>(literal->integers[0]));
+    if (literal->integers.size() == 1)
+      return Bits(type, static_cast<uint64_t>(literal->integers[0]));
     if (literal->unsigneds.size() == 1) return Bits(type, literal->unsigneds[0]);
     return std::nullopt;
   }
@@ -109,7 +111,8 @@ std::optional<Scalar> Eval(const hlo::Instruction& i, std::span<const Scalar> pa
       return Scalar{PrimitiveType::kPred, *r ? 1u : 0u};
     }
     case Opcode::kSelect:
-      if (!arity(3) || v[0].type != PrimitiveType::kPred || v[1].type != type || v[2].type != type) {
+      if (!arity(3) || v[0].type != PrimitiveType::kPred || v[1].type != type ||
+          v[2].type != type) {
         return std::nullopt;
       }
       return v[0].bits ? v[1] : v[2];
@@ -128,8 +131,11 @@ std::optional<Scalar> Eval(const hlo::Instruction& i, std::span<const Scalar> pa
     case Opcode::kNot:
       if (!arity(1)) return std::nullopt;
       return Bits(type, type == PrimitiveType::kPred ? !v[0].bits : ~v[0].bits);
-    case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply:
-    case Opcode::kAnd: case Opcode::kOr: {
+    case Opcode::kAdd:
+    case Opcode::kSubtract:
+    case Opcode::kMultiply:
+    case Opcode::kAnd:
+    case Opcode::kOr: {
       if (!arity(2) || v[0].type != type || v[1].type != type) return std::nullopt;
       const Opcode op = i.opcode();
       if (IsF(type)) {
@@ -141,11 +147,16 @@ std::optional<Scalar> Eval(const hlo::Instruction& i, std::span<const Scalar> pa
       }
       const uint64_t x = v[0].bits, y = v[1].bits;
       switch (op) {
-        case Opcode::kAdd: return Bits(type, x + y);
-        case Opcode::kSubtract: return Bits(type, x - y);
-        case Opcode::kMultiply: return Bits(type, x * y);
-        case Opcode::kAnd: return Bits(type, x & y);
-        default: return Bits(type, x | y);
+        case Opcode::kAdd:
+          return Bits(type, x + y);
+        case Opcode::kSubtract:
+          return Bits(type, x - y);
+        case Opcode::kMultiply:
+          return Bits(type, x * y);
+        case Opcode::kAnd:
+          return Bits(type, x & y);
+        default:
+          return Bits(type, x | y);
       }
     }
     default:

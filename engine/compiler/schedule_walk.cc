@@ -105,8 +105,10 @@ class StepTiles {
       slot.has_last = false;
       // Keep a tile's list for the next step unless it grew large: 1,472
       // tiles each keeping their longest list would hold gigabytes.
-      if (slot.sent.capacity() > kKeepSent) slot.sent = {};
-      else slot.sent.clear();
+      if (slot.sent.capacity() > kKeepSent)
+        slot.sent = {};
+      else
+        slot.sent.clear();
     }
     list_.clear();
   }
@@ -136,7 +138,10 @@ class StepTiles {
 class WalkProgress {
  public:
   WalkProgress(const ProgressCallback& callback, std::span<const uint64_t> cost, uint64_t total)
-      : callback_(callback), cost_(cost), total_(total), part_(std::max<uint64_t>(1, total / 256)) {}
+      : callback_(callback),
+        cost_(cost),
+        total_(total),
+        part_(std::max<uint64_t>(1, total / 256)) {}
 
   // Step `step` is walked; `pending` is this walker's cost not yet reported.
   void Walked(uint64_t step, uint64_t& pending) {
@@ -161,7 +166,8 @@ class WalkProgress {
 // VariableInfo, with its name and shape, is a cache miss each.
 std::vector<uint8_t> ElementSizes(const Graph& graph) {
   std::vector<uint8_t> sizes(graph.num_variables());
-  for (VariableId v = 0; v < sizes.size(); ++v) sizes[v] = static_cast<uint8_t>(SizeOf(graph.variable(v).type));
+  for (VariableId v = 0; v < sizes.size(); ++v)
+    sizes[v] = static_cast<uint8_t>(SizeOf(graph.variable(v).type));
   return sizes;
 }
 
@@ -244,8 +250,8 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size, const 
       case StepKind::kStreamOut: {
         ++walk.host_steps;
         walk.host_streams.insert(step.program.stream().id);
-        const Tensor& tensor = step.kind == StepKind::kStreamIn ? step.program.destination()
-                                                                : step.program.source();
+        const Tensor& tensor =
+            step.kind == StepKind::kStreamIn ? step.program.destination() : step.program.source();
         for (const MappedRegion& piece : graph.MapRegions(tensor)) {
           touch(piece.region.variable, i);
           if (!piece.tile) continue;

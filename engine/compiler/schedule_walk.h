@@ -35,10 +35,18 @@ struct Schedule {
       case program::ProgramKind::kSequence:
         for (const program::Program& step : p.steps()) Walk(step);
         break;
-      case program::ProgramKind::kExecute: steps.push_back({StepKind::kExecute, p}); break;
-      case program::ProgramKind::kCopy: steps.push_back({StepKind::kCopy, p}); break;
-      case program::ProgramKind::kCopyFromStream: steps.push_back({StepKind::kStreamIn, p}); break;
-      case program::ProgramKind::kCopyToStream: steps.push_back({StepKind::kStreamOut, p}); break;
+      case program::ProgramKind::kExecute:
+        steps.push_back({StepKind::kExecute, p});
+        break;
+      case program::ProgramKind::kCopy:
+        steps.push_back({StepKind::kCopy, p});
+        break;
+      case program::ProgramKind::kCopyFromStream:
+        steps.push_back({StepKind::kStreamIn, p});
+        break;
+      case program::ProgramKind::kCopyToStream:
+        steps.push_back({StepKind::kStreamOut, p});
+        break;
       case program::ProgramKind::kRepeat: {
         const uint64_t start = steps.size();
         Walk(p.body());

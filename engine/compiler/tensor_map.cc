@@ -20,7 +20,8 @@ std::string OpName(const hlo::Instruction& instruction) {
 // The array leaves with their flattened output-tuple index: tokens and other
 // data-less leaves take an index but produce no tensor, as in XLA's shape
 // leaf numbering.
-void IndexedLeaves(const Value& value, uint64_t& next, std::vector<std::pair<uint64_t, const Tensor*>>& out) {
+void IndexedLeaves(const Value& value, uint64_t& next,
+                   std::vector<std::pair<uint64_t, const Tensor*>>& out) {
   if (value.is_tuple) {
     for (const Value& element : value.elements) IndexedLeaves(element, next, out);
     return;
@@ -53,7 +54,8 @@ void Lowering::RecordOutputs(const hlo::Instruction& instruction, const Value& v
     mapped.has_aliases = tensor->HasAliases();
     mapped.op_name = op_name;
     for (const TensorRegion& region : tensor->regions()) {
-      if (graph_.variable(region.variable).is_constant || constant_variables_.contains(region.variable)) {
+      if (graph_.variable(region.variable).is_constant ||
+          constant_variables_.contains(region.variable)) {
         mapped.has_constant = true;
         break;
       }
@@ -66,11 +68,14 @@ void Lowering::RecordOutputs(const hlo::Instruction& instruction, const Value& v
       tiles.push_back({*piece.tile, piece.region.size()});
       mapped.total_elements += piece.region.size();
     }
-    std::sort(tiles.begin(), tiles.end(), [](const auto& a, const auto& b) { return a.tile < b.tile; });
+    std::sort(tiles.begin(), tiles.end(),
+              [](const auto& a, const auto& b) { return a.tile < b.tile; });
     size_t out = 0;
     for (size_t i = 0; i < tiles.size(); ++i) {
-      if (out > 0 && tiles[out - 1].tile == tiles[i].tile) tiles[out - 1].elements += tiles[i].elements;
-      else tiles[out++] = tiles[i];
+      if (out > 0 && tiles[out - 1].tile == tiles[i].tile)
+        tiles[out - 1].elements += tiles[i].elements;
+      else
+        tiles[out++] = tiles[i];
     }
     tiles.resize(out);
     tiles.shrink_to_fit();  // pieces can far outnumber tiles

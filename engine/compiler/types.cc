@@ -6,27 +6,48 @@ using hlo::PrimitiveType;
 
 Expected<StorageType> StorageOf(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::kPred: return StorageType{ElementType::kPred};
-    case PrimitiveType::kS8: return StorageType{ElementType::kS8};
-    case PrimitiveType::kU8: return StorageType{ElementType::kU8};
-    case PrimitiveType::kS16: return StorageType{ElementType::kS16};
-    case PrimitiveType::kU16: return StorageType{ElementType::kU16};
-    case PrimitiveType::kS32: return StorageType{ElementType::kS32};
-    case PrimitiveType::kU32: return StorageType{ElementType::kU32};
-    case PrimitiveType::kS64: return StorageType{ElementType::kS64};
-    case PrimitiveType::kU64: return StorageType{ElementType::kU64};
-    case PrimitiveType::kF16: return StorageType{ElementType::kF16};
-    case PrimitiveType::kBF16: return StorageType{ElementType::kBF16};
-    case PrimitiveType::kF32: return StorageType{ElementType::kF32};
-    case PrimitiveType::kF64: return StorageType{ElementType::kF64};
-    case PrimitiveType::kS1: case PrimitiveType::kS2: case PrimitiveType::kS4:
+    case PrimitiveType::kPred:
+      return StorageType{ElementType::kPred};
+    case PrimitiveType::kS8:
+      return StorageType{ElementType::kS8};
+    case PrimitiveType::kU8:
+      return StorageType{ElementType::kU8};
+    case PrimitiveType::kS16:
+      return StorageType{ElementType::kS16};
+    case PrimitiveType::kU16:
+      return StorageType{ElementType::kU16};
+    case PrimitiveType::kS32:
+      return StorageType{ElementType::kS32};
+    case PrimitiveType::kU32:
+      return StorageType{ElementType::kU32};
+    case PrimitiveType::kS64:
+      return StorageType{ElementType::kS64};
+    case PrimitiveType::kU64:
+      return StorageType{ElementType::kU64};
+    case PrimitiveType::kF16:
+      return StorageType{ElementType::kF16};
+    case PrimitiveType::kBF16:
+      return StorageType{ElementType::kBF16};
+    case PrimitiveType::kF32:
+      return StorageType{ElementType::kF32};
+    case PrimitiveType::kF64:
+      return StorageType{ElementType::kF64};
+    case PrimitiveType::kS1:
+    case PrimitiveType::kS2:
+    case PrimitiveType::kS4:
       return StorageType{ElementType::kS8, 1, false};
-    case PrimitiveType::kU1: case PrimitiveType::kU2: case PrimitiveType::kU4:
+    case PrimitiveType::kU1:
+    case PrimitiveType::kU2:
+    case PrimitiveType::kU4:
       return StorageType{ElementType::kU8, 1, false};
-    case PrimitiveType::kC64: return StorageType{ElementType::kU64, 1, false};
-    case PrimitiveType::kC128: return StorageType{ElementType::kU64, 2, false};
-    case PrimitiveType::kInvalid: case PrimitiveType::kToken:
-    case PrimitiveType::kOpaque: case PrimitiveType::kTuple:
+    case PrimitiveType::kC64:
+      return StorageType{ElementType::kU64, 1, false};
+    case PrimitiveType::kC128:
+      return StorageType{ElementType::kU64, 2, false};
+    case PrimitiveType::kInvalid:
+    case PrimitiveType::kToken:
+    case PrimitiveType::kOpaque:
+    case PrimitiveType::kTuple:
       return MakeError("{} has no storage", hlo::PrimitiveTypeName(type));
     default:
       // The 8-, 6- and 4-bit floats: one byte each.

@@ -31,10 +31,13 @@ uint64_t ComputeCacheKey(const CacheKeyParts& parts) {
 }
 
 std::string TargetKeyText(const Target& target) {
-  return fmt::format("{} ipus={} tiles_per_ipu={}", target.ArchString(), target.NumIpus(), target.TilesPerIpu());
+  return fmt::format("{} ipus={} tiles_per_ipu={}", target.ArchString(), target.NumIpus(),
+                     target.TilesPerIpu());
 }
 
-std::string ExecutableFileName(uint64_t key) { return fmt::format("{:x}{}", key, kExecutableExtension); }
+std::string ExecutableFileName(uint64_t key) {
+  return fmt::format("{:x}{}", key, kExecutableExtension);
+}
 
 std::optional<uint64_t> KeyFromFileName(std::string_view name) {
   if (!name.ends_with(kExecutableExtension)) return std::nullopt;
@@ -51,7 +54,8 @@ std::optional<uint64_t> KeyFromFileName(std::string_view name) {
 
 FileLock::FileLock(const std::string& path, Mode mode) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd_ < 0) fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // an existing lock in a read-only dir
+  if (fd_ < 0)
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // an existing lock in a read-only dir
   if (fd_ < 0) return;
   int result;
   do {
@@ -97,9 +101,11 @@ ExecutableCache::Lookup ExecutableCache::Load(uint64_t key, LoadParts parts) con
   // ReadExecutableFile reads rather than maps: a file truncated under a
   // mapping would raise SIGBUS mid-parse.
   auto executable = ReadExecutableFile(path, parts);
-  if (!executable && ::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return lookup;  // deleted meanwhile
+  if (!executable && ::access(path.c_str(), F_OK) != 0 && errno == ENOENT)
+    return lookup;  // deleted meanwhile
   if (executable && executable->info.key != key) {
-    executable = Error(fmt::format("{}: the file holds the executable of key {:x}", path, executable->info.key));
+    executable = Error(
+        fmt::format("{}: the file holds the executable of key {:x}", path, executable->info.key));
   }
   if (!executable) {
     lookup.kind = LookupKind::kCorrupt;
@@ -111,7 +117,8 @@ ExecutableCache::Lookup ExecutableCache::Load(uint64_t key, LoadParts parts) con
   return lookup;
 }
 
-Status ExecutableCache::Store(uint64_t key, std::string_view executable_bytes, std::string_view module_text) const {
+Status ExecutableCache::Store(uint64_t key, std::string_view executable_bytes,
+                              std::string_view module_text) const {
   {
     FileLock lock(ReadLockPath(key), FileLock::Mode::kExclusive);
     TILEPROF_RETURN_IF_ERROR(WriteFileAtomic(ExecutablePath(key), executable_bytes));
@@ -145,23 +152,30 @@ Expected<std::vector<CacheEntry>> ListCache(const std::string& directory, bool v
     if (verify) {
       // Read rather than mapped, as Load: see there.
       auto bytes = ReadFile(entry.path);
-      auto executable = bytes ? DeserializeExecutable({reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()},
-                                                      entry.path)
-                              : Expected<Executable>(bytes.error());
-      if (executable) entry.info = std::move(executable->info);
-      else entry.problem = executable.error().message();
+      auto executable =
+          bytes ? DeserializeExecutable(
+                      {reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()}, entry.path)
+                : Expected<Executable>(bytes.error());
+      if (executable)
+        entry.info = std::move(executable->info);
+      else
+        entry.problem = executable.error().message();
     } else if (auto file = MappedFile::Open(entry.path); !file) {
       entry.problem = fmt::format("{}: {}", entry.path, file.error().message());
     } else {
       auto info = ReadExecutableInfo(file->bytes(), entry.path, /*verify_checksum=*/false);
-      if (info) entry.info = std::move(*info);
-      else entry.problem = info.error().message();
+      if (info)
+        entry.info = std::move(*info);
+      else
+        entry.problem = info.error().message();
     }
     if (entry.info && !key) {
-      entry.problem = fmt::format("{}: the name is not <key as lower-case hex>{}", entry.path, kExecutableExtension);
+      entry.problem = fmt::format("{}: the name is not <key as lower-case hex>{}", entry.path,
+                                  kExecutableExtension);
     } else if (entry.info && entry.info->key != *key) {
-      entry.problem = fmt::format("{}: the file holds the executable of key {:x}, its name says {:x}", entry.path,
-                                  entry.info->key, *key);
+      entry.problem =
+          fmt::format("{}: the file holds the executable of key {:x}, its name says {:x}",
+                      entry.path, entry.info->key, *key);
     }
     entries.push_back(std::move(entry));
   }

@@ -95,7 +95,7 @@ struct CacheEntry {
   std::string file_name;
   uint64_t key = 0;
   uint64_t size = 0;
-  int64_t mtime = 0;  // seconds since the epoch
+  int64_t mtime = 0;                   // seconds since the epoch
   std::optional<ExecutableInfo> info;  // unset when the file is unreadable
   std::string problem;                 // why info is unset, or the verify error
   bool has_module_text = false;

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <future>
+#include <optional>
 
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/opaque.h"
@@ -76,16 +76,20 @@ class Reader {
   // A value that must be below `limit` (an index or an enum).
   uint64_t Below(uint64_t limit, std::string_view field) {
     uint64_t value = Var(field);
-    if (ok() && value >= limit) Fail(field, fmt::format("{} is out of range (limit {})", value, limit));
+    if (ok() && value >= limit)
+      Fail(field, fmt::format("{} is out of range (limit {})", value, limit));
     return ok() ? value : 0;
   }
-  uint32_t U32Var(std::string_view field) { return static_cast<uint32_t>(Below(uint64_t{1} << 32, field)); }
+  uint32_t U32Var(std::string_view field) {
+    return static_cast<uint32_t>(Below(uint64_t{1} << 32, field));
+  }
   // A count of items each taking at least `min_bytes`, so that a huge count
   // in a small file is an error before anything is allocated.
   uint64_t Count(std::string_view field, uint64_t min_bytes = 1) {
     uint64_t count = Var(field);
     if (ok() && count > remaining() / min_bytes)
-      Fail(field, fmt::format("count {} exceeds what the remaining {} bytes can hold", count, remaining()));
+      Fail(field, fmt::format("count {} exceeds what the remaining {} bytes can hold", count,
+                              remaining()));
     return ok() ? count : 0;
   }
   std::span<const uint8_t> Bytes(uint64_t size, std::string_view field) {
@@ -171,7 +175,8 @@ class Reader {
   }
   // After a section's last field: nothing may be left over.
   void End(std::string_view name) {
-    if (ok() && remaining() != 0) Fail(name, fmt::format("{} unexpected bytes at the end of the section", remaining()));
+    if (ok() && remaining() != 0)
+      Fail(name, fmt::format("{} unexpected bytes at the end of the section", remaining()));
   }
   void Adopt(const Reader& sub) {
     if (ok() && !sub.ok()) error_ = sub.error_;
@@ -182,7 +187,7 @@ class Reader {
   uint64_t base_;
   uint64_t pos_ = 0;
   std::string error_;
-  std::vector<uint64_t> shape_;        // reused by TensorParts
+  std::vector<uint64_t> shape_;  // reused by TensorParts
   std::vector<TensorRegion> regions_;
 };
 
@@ -237,11 +242,13 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
       const uint32_t tile = r.U32Var("tile run tile");
       if (!r.ok()) break;
       if (gap > elements - position || size > elements - position - gap || size == 0) {
-        r.Fail("tile run", fmt::format("run does not fit {}", graph.DescribeVariable(static_cast<VariableId>(id))));
+        r.Fail("tile run", fmt::format("run does not fit {}",
+                                       graph.DescribeVariable(static_cast<VariableId>(id))));
         break;
       }
       position += gap;
-      const Status mapped = graph.SetTileMapping(static_cast<VariableId>(id), position, position + size, tile);
+      const Status mapped =
+          graph.SetTileMapping(static_cast<VariableId>(id), position, position + size, tile);
       if (!mapped) r.Fail("tile run", mapped.error().message());
       position += size;
     }
@@ -271,7 +278,8 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
   std::vector<std::optional<uint32_t>> params;  // reused: one vertex at a time
   std::vector<uint32_t> values;
   for (uint64_t id = 0; r.ok() && id < num_vertices; ++id) {
-    const Codelet* codelet = codelets.empty() ? nullptr : codelets[r.Below(codelets.size(), "vertex codelet")];
+    const Codelet* codelet =
+        codelets.empty() ? nullptr : codelets[r.Below(codelets.size(), "vertex codelet")];
     if (codelet == nullptr) {
       r.Fail("vertex codelet", "no codelets");
       break;
@@ -303,11 +311,13 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
     if (status && r.ok()) {
       if (std::all_of(params.begin(), params.end(), [](const auto& p) { return p.has_value(); })) {
         values.resize(params.size());
-        std::transform(params.begin(), params.end(), values.begin(), [](const auto& p) { return *p; });
+        std::transform(params.begin(), params.end(), values.begin(),
+                       [](const auto& p) { return *p; });
         status = graph.SetInitialValues(*vertex, values);
       } else {
         for (size_t i = 0; status && i < params.size(); ++i) {
-          if (params[i]) status = graph.SetInitialValue((*vertex)[codelet->params()[i]], *params[i]);
+          if (params[i])
+            status = graph.SetInitialValue((*vertex)[codelet->params()[i]], *params[i]);
         }
       }
     }
@@ -355,7 +365,8 @@ class ProgramBuilder {
     outer.Adopt(r);
     if (!outer.ok()) return Error(outer.error());
     const program::Program& root = nodes_.back().program;
-    if (root.kind() != program::ProgramKind::kSequence) return Error("program: the root is not a Sequence");
+    if (root.kind() != program::ProgramKind::kSequence)
+      return Error("program: the root is not a Sequence");
     // The root is a Sequence node; rewrap its handle as a Sequence.
     program::Sequence sequence;
     for (const program::Program& step : root.steps()) sequence.Add(step);
@@ -385,7 +396,9 @@ class ProgramBuilder {
         node.program = sequence;
         break;
       }
-      case ProgramKind::kExecute: node.program = program::Execute(r.U32Var("compute set")); break;
+      case ProgramKind::kExecute:
+        node.program = program::Execute(r.U32Var("compute set"));
+        break;
       case ProgramKind::kCopy: {
         Tensor source = r.TensorValue("copy source");
         Tensor destination = r.TensorValue("copy destination");
@@ -433,7 +446,8 @@ class ProgramBuilder {
     if (r.ok() && node.depth > kMaxProgramDepth)
       r.Fail("program node", fmt::format("programs nest deeper than {}", kMaxProgramDepth));
     if (r.ok() && node.expanded > kMaxExpandedSteps)
-      r.Fail("program node", fmt::format("the unrolled program has more than {} steps", kMaxExpandedSteps));
+      r.Fail("program node",
+             fmt::format("the unrolled program has more than {} steps", kMaxExpandedSteps));
     if (r.ok()) nodes_.push_back(std::move(node));
   }
 
@@ -448,7 +462,8 @@ struct NamedCodeletUsage {
   CodeletUsage usage;
 };
 
-void ReadLowering(Reader& outer, compiler::CompileResult& result, std::vector<NamedCodeletUsage>& by_codelet) {
+void ReadLowering(Reader& outer, compiler::CompileResult& result,
+                  std::vector<NamedCodeletUsage>& by_codelet) {
   compiler::LoweringStats& s = result.lowering;
   Reader r = outer.Sub(Section::kLowering, "lowering section");
   s.instructions = r.Var("instructions");
@@ -461,9 +476,10 @@ void ReadLowering(Reader& outer, compiler::CompileResult& result, std::vector<Na
     s.constants_without_values.push_back(r.Str("valueless constant"));
   result.tiles_out_of_memory = r.Var("tiles out of memory");
   GraphStats& g = result.graph_stats;
-  for (uint64_t* value : {&g.num_variables, &g.num_constants, &g.variable_bytes, &g.constant_bytes,
-                          &g.num_compute_sets, &g.num_vertices, &g.num_edges, &g.num_streams, &g.edge_pointer_bytes,
-                          &g.internal_state_bytes, &g.vertex_code_bytes, &g.tiles_used})
+  for (uint64_t* value :
+       {&g.num_variables, &g.num_constants, &g.variable_bytes, &g.constant_bytes,
+        &g.num_compute_sets, &g.num_vertices, &g.num_edges, &g.num_streams, &g.edge_pointer_bytes,
+        &g.internal_state_bytes, &g.vertex_code_bytes, &g.tiles_used})
     *value = r.Var("graph statistics");
   for (uint64_t i = 0, n = r.Count("codelet usage count", 5); r.ok() && i < n; ++i) {
     NamedCodeletUsage named;
@@ -482,8 +498,9 @@ void ReadLowering(Reader& outer, compiler::CompileResult& result, std::vector<Na
 Expected<report::CompilationReport> ReadReport(Reader& r, std::string_view source) {
   auto bytes = r.Bytes(r.remaining(), "report");
   if (!r.ok()) return Error(r.error());
-  TILEPROF_ASSIGN_OR_RETURN(report::ReportDocument document,
-                            report::ReadCborReport(bytes, fmt::format("{} (embedded report)", source)));
+  TILEPROF_ASSIGN_OR_RETURN(
+      report::ReportDocument document,
+      report::ReadCborReport(bytes, fmt::format("{} (embedded report)", source)));
   if (!document.compilation) return Error("the embedded report has no compilation part");
   return std::move(*document.compilation);
 }
@@ -498,15 +515,17 @@ Status VerifyExecutable(std::span<const uint8_t> bytes, std::string_view source)
 
 Expected<ExecutableInfo> ReadExecutableInfo(std::span<const uint8_t> bytes, std::string_view source,
                                             bool verify_checksum) {
-  TILEPROF_ASSIGN_OR_RETURN(Header header,
-                            ReadHeader(bytes, source, verify_checksum ? format::Verify::kAll : format::Verify::kNone));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Header header,
+      ReadHeader(bytes, source, verify_checksum ? format::Verify::kAll : format::Verify::kNone));
   Reader r(header.payload, kExecutableHeaderBytes);
   ExecutableInfo info = ReadInfo(r, header);
   if (!r.ok()) return Error(fmt::format("{}: corrupted executable: {}", source, r.error()));
   return info;
 }
 
-Expected<Executable> format::DeserializePayload(const Header& header, std::string_view source, LoadParts parts) {
+Expected<Executable> format::DeserializePayload(const Header& header, std::string_view source,
+                                                LoadParts parts) {
   const auto corrupted = [&](const Error& error) {
     return Error(fmt::format("{}: corrupted executable: {}", source, error.message()));
   };
@@ -523,7 +542,8 @@ Expected<Executable> format::DeserializePayload(const Header& header, std::strin
   // The report decodes on another thread while the graph is rebuilt.
   Reader report_reader = r.Sub(Section::kReport, "report section");
   if (!r.ok()) return corrupted(Error(r.error()));
-  const bool graph = parts == LoadParts::kAll || (parts == LoadParts::kRunnable && result.tiles_out_of_memory == 0);
+  const bool graph = parts == LoadParts::kAll ||
+                     (parts == LoadParts::kRunnable && result.tiles_out_of_memory == 0);
   std::future<Expected<report::CompilationReport>> report =
       std::async(graph ? std::launch::async : std::launch::deferred,
                  [&report_reader, source] { return ReadReport(report_reader, source); });
@@ -534,10 +554,13 @@ Expected<Executable> format::DeserializePayload(const Header& header, std::strin
     Status built = ReadGraph(r, *result.graph, compiler_codelets, codelets);
     if (built) {
       auto program = ProgramBuilder().Read(r);
-      if (program) result.program = std::move(*program);
-      else built = program.error();
+      if (program)
+        result.program = std::move(*program);
+      else
+        built = program.error();
     }
-    if (built && r.U8("end marker") != static_cast<uint8_t>(Section::kEnd)) r.Fail("end marker", "missing");
+    if (built && r.U8("end marker") != static_cast<uint8_t>(Section::kEnd))
+      r.Fail("end marker", "missing");
     r.End("end marker");
     if (built && !r.ok()) built = Error(r.error());
     if (built) built = program::ValidateProgram(*result.graph, result.program);
@@ -548,7 +571,8 @@ Expected<Executable> format::DeserializePayload(const Header& header, std::strin
       auto it = std::find_if(codelets.begin(), codelets.end(),
                              [&](const Codelet* codelet) { return codelet->name() == named.name; });
       if (it == codelets.end()) {
-        built = Error(fmt::format("graph statistics: codelet '{}' is not in the graph", named.name));
+        built =
+            Error(fmt::format("graph statistics: codelet '{}' is not in the graph", named.name));
         break;
       }
       result.graph_stats.by_codelet.push_back(named.usage);
@@ -568,8 +592,10 @@ Expected<Executable> format::DeserializePayload(const Header& header, std::strin
 
 Expected<Executable> DeserializeExecutable(std::span<const uint8_t> bytes, std::string_view source,
                                            LoadParts parts) {
-  TILEPROF_ASSIGN_OR_RETURN(Header header,
-                            ReadHeader(bytes, source, parts == LoadParts::kReport ? format::Verify::kHead : format::Verify::kAll));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Header header,
+      ReadHeader(bytes, source,
+                 parts == LoadParts::kReport ? format::Verify::kHead : format::Verify::kAll));
   return format::DeserializePayload(header, source, parts);
 }
 

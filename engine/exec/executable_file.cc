@@ -36,7 +36,8 @@ Expected<Executable> ReadReportStreaming(const std::string& path) {
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return Error(fmt::format("{}: not a regular file", path));
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return Error(fmt::format("{}: not a regular file", path));
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   // Exactly `length` bytes at `offset`, or nothing (short file).
   const auto read_at = [&](uint64_t offset, uint64_t length) -> std::optional<std::string> {
@@ -89,7 +90,8 @@ Expected<Executable> ReadExecutableFile(const std::string& path, LoadParts parts
   }
   // Read, not mapped: a file truncated under a mapping would raise SIGBUS.
   TILEPROF_ASSIGN_OR_RETURN(std::string whole, ReadFile(path));
-  return DeserializeExecutable({reinterpret_cast<const uint8_t*>(whole.data()), whole.size()}, path, parts);
+  return DeserializeExecutable({reinterpret_cast<const uint8_t*>(whole.data()), whole.size()}, path,
+                               parts);
 }
 
 }  // namespace tileprof::engine::exec

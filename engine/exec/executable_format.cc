@@ -19,7 +19,8 @@ uint64_t Checksum(std::span<const uint8_t> header32, std::span<const uint8_t> pa
 // Magic, version and payload size, from the first bytes of a file of
 // `file_size` bytes (`head` may be shorter than the header only when the
 // file is).
-Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size, std::string_view source) {
+Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size,
+                             std::string_view source) {
   const auto fail = [&](std::string what) { return Error(fmt::format("{}: {}", source, what)); };
   if (head.size() < kExecutableMagic.size() ||
       std::memcmp(head.data(), kExecutableMagic.data(), kExecutableMagic.size()) != 0) {
@@ -32,15 +33,16 @@ Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size, 
   Header header;
   header.version = static_cast<uint32_t>(LoadLe(head.data() + 8, 4));
   if (header.version != kExecutableFormatVersion) {
-    return fail(fmt::format("executable format version {}, this tileprof reads version {}", header.version,
-                            kExecutableFormatVersion));
+    return fail(fmt::format("executable format version {}, this tileprof reads version {}",
+                            header.version, kExecutableFormatVersion));
   }
   header.key = LoadLe(head.data() + 16, 8);
   const uint64_t payload_size = LoadLe(head.data() + 24, 8);
   const uint64_t actual = file_size - kExecutableHeaderBytes;
   if (payload_size != actual) {
     return fail(fmt::format("{} executable: the header says {} bytes of payload, the file has {}",
-                            actual < payload_size ? "truncated" : "corrupted", payload_size, actual));
+                            actual < payload_size ? "truncated" : "corrupted", payload_size,
+                            actual));
   }
   return header;
 }
@@ -48,9 +50,11 @@ Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size, 
 Expected<size_t> HeadBytes(std::span<const uint8_t> payload) {
   size_t end = 0;
   for (int section = 0; section < 3; ++section) {
-    if (payload.size() - end < 9) return Error("the sections before the graph run past the payload");
+    if (payload.size() - end < 9)
+      return Error("the sections before the graph run past the payload");
     const uint64_t length = LoadLe(payload.data() + end + 1, 8);
-    if (length > payload.size() - end - 9) return Error("the sections before the graph run past the payload");
+    if (length > payload.size() - end - 9)
+      return Error("the sections before the graph run past the payload");
     end += 9 + length;
   }
   return end;
@@ -62,9 +66,11 @@ void StoreLe(uint8_t* p, uint64_t value) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>((value >> (8 * i)) & 0xff);
 }
 
-Error ChecksumMismatch(std::string_view source, std::string_view which, uint64_t stored, uint64_t computed) {
-  return Error(fmt::format("{}: corrupted executable: {} mismatch (stored {:#018x}, computed {:#018x})", source,
-                           which, stored, computed));
+Error ChecksumMismatch(std::string_view source, std::string_view which, uint64_t stored,
+                       uint64_t computed) {
+  return Error(
+      fmt::format("{}: corrupted executable: {} mismatch (stored {:#018x}, computed {:#018x})",
+                  source, which, stored, computed));
 }
 
 }  // namespace
@@ -86,7 +92,8 @@ Status VerifyHead(std::span<const uint8_t> head, std::string_view source) {
   return {};
 }
 
-Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source, Verify verify) {
+Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source,
+                            Verify verify) {
   TILEPROF_ASSIGN_OR_RETURN(Header header, CheckHeader(bytes, bytes.size(), source));
   header.payload = bytes.subspan(kExecutableHeaderBytes);
   if (verify == Verify::kNone) return header;
@@ -96,7 +103,8 @@ Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view sou
     if (computed != stored) return ChecksumMismatch(source, "checksum", stored, computed);
   }
   const Expected<size_t> head = HeadBytes(header.payload);
-  if (!head) return Error(fmt::format("{}: corrupted executable: {}", source, head.error().message()));
+  if (!head)
+    return Error(fmt::format("{}: corrupted executable: {}", source, head.error().message()));
   TILEPROF_RETURN_IF_ERROR(VerifyHead(bytes.first(kExecutableHeaderBytes + *head), source));
   return header;
 }

@@ -41,7 +41,8 @@ struct Header {
 // Magic, version and payload size, from the first bytes of a file of
 // `file_size` bytes (`head` may be shorter than the header only when the
 // file is). Errors start with `source`.
-Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size, std::string_view source);
+Expected<Header> CheckHeader(std::span<const uint8_t> head, uint64_t file_size,
+                             std::string_view source);
 // The head checksum against `head`, the file's bytes up to the end of its
 // payload's head.
 Status VerifyHead(std::span<const uint8_t> head, std::string_view source);
@@ -50,10 +51,12 @@ Status VerifyHead(std::span<const uint8_t> head, std::string_view source);
 // load reads), or both.
 enum class Verify : uint8_t { kNone, kHead, kAll };
 // CheckHeader on a whole file's bytes, then the checksums asked for.
-Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source, Verify verify = Verify::kAll);
+Expected<Header> ReadHeader(std::span<const uint8_t> bytes, std::string_view source,
+                            Verify verify = Verify::kAll);
 
 // Everything after the header checks. With kReport, header.payload need
 // only reach the end of the report section.
-Expected<Executable> DeserializePayload(const Header& header, std::string_view source, LoadParts parts);
+Expected<Executable> DeserializePayload(const Header& header, std::string_view source,
+                                        LoadParts parts);
 
 }  // namespace tileprof::engine::exec::format

@@ -171,7 +171,9 @@ class ProgramWriter {
       case ProgramKind::kSequence:
         for (const program::Program& step : p.steps()) Visit(step);
         break;
-      case ProgramKind::kRepeat: Visit(p.body()); break;
+      case ProgramKind::kRepeat:
+        Visit(p.body());
+        break;
       case ProgramKind::kRepeatWhileTrue:
         Visit(p.condition());
         Visit(p.body());
@@ -180,7 +182,8 @@ class ProgramWriter {
         Visit(p.then_body());
         Visit(p.else_body());
         break;
-      default: break;
+      default:
+        break;
     }
     const auto index = static_cast<uint32_t>(nodes_.size());
     nodes_.push_back(p);
@@ -198,7 +201,9 @@ class ProgramWriter {
         w_.Var(p.steps().size());
         for (const program::Program& step : p.steps()) w_.Var(Index(step));
         break;
-      case ProgramKind::kExecute: w_.Var(p.compute_set()); break;
+      case ProgramKind::kExecute:
+        w_.Var(p.compute_set());
+        break;
       case ProgramKind::kCopy:
         w_.TensorValue(p.source());
         w_.TensorValue(p.destination());
@@ -246,9 +251,10 @@ void WriteLowering(Writer& w, const compiler::CompileResult& result) {
   for (const std::string& name : s.constants_without_values) w.Str(name);
   w.Var(result.tiles_out_of_memory);
   const GraphStats& g = result.graph_stats;
-  for (uint64_t value : {g.num_variables, g.num_constants, g.variable_bytes, g.constant_bytes, g.num_compute_sets,
-                         g.num_vertices, g.num_edges, g.num_streams, g.edge_pointer_bytes, g.internal_state_bytes,
-                         g.vertex_code_bytes, g.tiles_used})
+  for (uint64_t value :
+       {g.num_variables, g.num_constants, g.variable_bytes, g.constant_bytes, g.num_compute_sets,
+        g.num_vertices, g.num_edges, g.num_streams, g.edge_pointer_bytes, g.internal_state_bytes,
+        g.vertex_code_bytes, g.tiles_used})
     w.Var(value);
   w.Var(g.by_codelet.size());
   for (const CodeletUsage& usage : g.by_codelet) {
@@ -263,7 +269,8 @@ void WriteLowering(Writer& w, const compiler::CompileResult& result) {
 
 }  // namespace
 
-std::string SerializeExecutable(const ExecutableInfo& given, const compiler::CompileResult& result) {
+std::string SerializeExecutable(const ExecutableInfo& given,
+                                const compiler::CompileResult& result) {
   ExecutableInfo info = given;
   info.input_streams.clear();
   info.output_streams.clear();
@@ -283,7 +290,8 @@ std::string SerializeExecutable(const ExecutableInfo& given, const compiler::Com
   WriteInfo(w, info);
   WriteLowering(w, result);
   const size_t report_section = w.BeginSection(Section::kReport);
-  const std::string cbor = report::WriteCborReport(report::ReportDocument{.compilation = result.report, .execution = {}});
+  const std::string cbor = report::WriteCborReport(
+      report::ReportDocument{.compilation = result.report, .execution = {}});
   w.Raw(cbor.data(), cbor.size());
   w.EndSection(report_section);
   WriteGraph(w, *result.graph);

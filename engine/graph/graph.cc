@@ -11,9 +11,12 @@ namespace {
 
 std::string_view DirectionName(FieldDirection direction) {
   switch (direction) {
-    case FieldDirection::kInput: return "input";
-    case FieldDirection::kOutput: return "output";
-    case FieldDirection::kInOut: return "in/out";
+    case FieldDirection::kInput:
+      return "input";
+    case FieldDirection::kOutput:
+      return "output";
+    case FieldDirection::kInOut:
+      return "in/out";
   }
   return "?";
 }
@@ -39,15 +42,15 @@ Expected<Tensor> Graph::AddData(ElementType type, std::vector<uint64_t> shape,
   auto count = ElementCount(shape);
   if (!count) return count.error().Within(fmt::format("{} '{}'", kind, name));
   if (is_constant && data.size() != *count * SizeOf(type)) {
-    return MakeError("constant '{}' ({}{}): {} bytes of data, expected {} ({} x {})",
-                     name, HloName(type), fmt::format("[{}]", fmt::join(shape, ",")),
-                     data.size(), *count * SizeOf(type), *count, SizeOf(type));
+    return MakeError("constant '{}' ({}{}): {} bytes of data, expected {} ({} x {})", name,
+                     HloName(type), fmt::format("[{}]", fmt::join(shape, ",")), data.size(),
+                     *count * SizeOf(type), *count, SizeOf(type));
   }
   if (variables_.size() >= UINT32_MAX) return MakeError("too many variables");
   const auto id = static_cast<VariableId>(variables_.size());
   Tensor tensor = Tensor::OfVariable(id, type, shape);
-  variables_.push_back(VariableInfo{std::string(name), type, std::move(shape), *count,
-                                    is_constant, std::move(data)});
+  variables_.push_back(VariableInfo{std::string(name), type, std::move(shape), *count, is_constant,
+                                    std::move(data)});
   tile_maps_.emplace_back();
   return tensor;
 }
@@ -62,8 +65,7 @@ Expected<Tensor> Graph::AddConstant(ElementType type, std::vector<uint64_t> shap
   return AddData(type, std::move(shape), name, true, std::move(data));
 }
 
-Expected<Tensor> Graph::AddConstantFromDoubles(ElementType type,
-                                               std::vector<uint64_t> shape,
+Expected<Tensor> Graph::AddConstantFromDoubles(ElementType type, std::vector<uint64_t> shape,
                                                std::span<const double> values,
                                                std::string_view name) {
   std::vector<std::byte> data(values.size() * SizeOf(type));
@@ -105,7 +107,8 @@ Expected<uint64_t> Graph::CheckRegions(ElementType type, std::span<const uint64_
                        DescribeVariable(region.variable));
     }
     if (region.size() > count - total) {
-      return MakeError("tensor {}: its runs hold more than its {} elements", ShapeString(type, shape), count);
+      return MakeError("tensor {}: its runs hold more than its {} elements",
+                       ShapeString(type, shape), count);
     }
     total += region.size();
   }
@@ -134,13 +137,16 @@ Status Graph::SetTileMapping(const Tensor& tensor, uint32_t tile) {
 
 Status Graph::SetTileMapping(VariableId variable, uint64_t begin, uint64_t end, uint32_t tile) {
   if (variable >= variables_.size()) {
-    return MakeError("set tile mapping: no variable {} (graph has {})", variable, variables_.size());
+    return MakeError("set tile mapping: no variable {} (graph has {})", variable,
+                     variables_.size());
   }
   if (begin > end || end > variables_[variable].num_elements) {
-    return MakeError("set tile mapping: elements [{}, {}) are not in {}", begin, end, DescribeVariable(variable));
+    return MakeError("set tile mapping: elements [{}, {}) are not in {}", begin, end,
+                     DescribeVariable(variable));
   }
   if (!target_.IsValidTile(tile)) {
-    return target_.CheckTile(tile, fmt::format("set tile mapping of {}", DescribeVariable(variable)));
+    return target_.CheckTile(tile,
+                             fmt::format("set tile mapping of {}", DescribeVariable(variable)));
   }
   tile_maps_[variable].Assign(begin, end, tile);
   return {};
@@ -193,8 +199,8 @@ Expected<VertexRef> Graph::AddVertex(ComputeSetId compute_set, const Codelet& co
 
 Status Graph::Connect(const FieldRef& ref, const Tensor& tensor) {
   if (ref.vertex >= vertices_.size()) {
-    return MakeError("connect field '{}': no vertex {} (graph has {})", ref.field,
-                     ref.vertex, vertices_.size());
+    return MakeError("connect field '{}': no vertex {} (graph has {})", ref.field, ref.vertex,
+                     vertices_.size());
   }
   const Codelet& codelet = *vertices_[ref.vertex].codelet;
   const auto index = codelet.FindField(ref.field);
@@ -221,14 +227,17 @@ Status Graph::Connect(VertexRef ref, size_t index, const Tensor& tensor) {
 }
 
 Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
-                             std::span<const uint64_t> shape, std::span<const TensorRegion> regions) {
+                             std::span<const uint64_t> shape,
+                             std::span<const TensorRegion> regions) {
   if (ref.id >= vertices_.size()) {
-    return MakeError("connect field {}: no vertex {} (graph has {})", index, ref.id, vertices_.size());
+    return MakeError("connect field {}: no vertex {} (graph has {})", index, ref.id,
+                     vertices_.size());
   }
   VertexInfo& vertex = vertices_[ref.id];
   const Codelet& codelet = *vertex.codelet;
   if (index >= codelet.fields().size()) {
-    return MakeError("{}: no field {} (fields: {})", DescribeVertex(ref.id), index, FieldList(codelet));
+    return MakeError("{}: no field {} (fields: {})", DescribeVertex(ref.id), index,
+                     FieldList(codelet));
   }
   const FieldSpec& field = codelet.fields()[index];
   // Built only on error: graphs may have millions of edges.
@@ -315,8 +324,7 @@ Status Graph::SetInitialValue(const FieldRef& ref, uint32_t value) {
   const auto index = vertex.codelet->FindParam(ref.field);
   if (!index) {
     return MakeError("{}: no parameter '{}'{}", DescribeVertex(ref.vertex), ref.field,
-                     vertex.codelet->FindField(ref.field) ? " (it is a field; use Connect)"
-                                                          : "");
+                     vertex.codelet->FindField(ref.field) ? " (it is a field; use Connect)" : "");
   }
   vertex.params[*index] = value;
   return {};
@@ -338,8 +346,7 @@ Status Graph::SetInitialValues(VertexRef ref, std::span<const uint32_t> values) 
 
 Status Graph::SetTileMapping(VertexRef ref, uint32_t tile) {
   if (ref.id >= vertices_.size()) {
-    return MakeError("set tile mapping: no vertex {} (graph has {})", ref.id,
-                     vertices_.size());
+    return MakeError("set tile mapping: no vertex {} (graph has {})", ref.id, vertices_.size());
   }
   if (!target_.IsValidTile(tile)) return target_.CheckTile(tile, DescribeVertex(ref.id));
   vertices_[ref.id].tile = tile;
@@ -348,8 +355,7 @@ Status Graph::SetTileMapping(VertexRef ref, uint32_t tile) {
 
 Status Graph::SetPerfEstimate(VertexRef ref, uint64_t cycles) {
   if (ref.id >= vertices_.size()) {
-    return MakeError("set perf estimate: no vertex {} (graph has {})", ref.id,
-                     vertices_.size());
+    return MakeError("set perf estimate: no vertex {} (graph has {})", ref.id, vertices_.size());
   }
   perf_estimates_[ref.id] = cycles;
   return {};
@@ -391,7 +397,9 @@ Expected<DataStream> Graph::AddDeviceToHostFifo(std::string_view name, ElementTy
   return AddStream(name, type, num_elements, StreamDirection::kDeviceToHost);
 }
 
-const std::vector<TileRun>& Graph::TileMapping(VariableId id) const { return tile_maps_.at(id).Runs(); }
+const std::vector<TileRun>& Graph::TileMapping(VariableId id) const {
+  return tile_maps_.at(id).Runs();
+}
 
 std::vector<MappedRegion> Graph::MapRegions(const Tensor& tensor) const {
   std::vector<MappedRegion> pieces;

@@ -159,10 +159,10 @@ struct GraphStats {
   uint64_t num_vertices = 0;
   uint64_t num_edges = 0;
   uint64_t num_streams = 0;
-  uint64_t edge_pointer_bytes = 0;    // summed over vertices
-  uint64_t internal_state_bytes = 0;  // summed over vertices
-  uint64_t vertex_code_bytes = 0;     // once per codelet type per tile
-  uint64_t tiles_used = 0;            // tiles holding data or vertices
+  uint64_t edge_pointer_bytes = 0;       // summed over vertices
+  uint64_t internal_state_bytes = 0;     // summed over vertices
+  uint64_t vertex_code_bytes = 0;        // once per codelet type per tile
+  uint64_t tiles_used = 0;               // tiles holding data or vertices
   std::vector<CodeletUsage> by_codelet;  // most state bytes first, then by name
 };
 
@@ -226,11 +226,9 @@ class Graph {
                                std::vector<std::byte> data, std::string_view name);
   // A constant from doubles or int64s, converted with XLA convert semantics.
   Expected<Tensor> AddConstantFromDoubles(ElementType type, std::vector<uint64_t> shape,
-                                          std::span<const double> values,
-                                          std::string_view name);
+                                          std::span<const double> values, std::string_view name);
   Expected<Tensor> AddConstantFromInts(ElementType type, std::vector<uint64_t> shape,
-                                       std::span<const int64_t> values,
-                                       std::string_view name);
+                                       std::span<const int64_t> values, std::string_view name);
   // Maps every element of `tensor` to `tile` (later mappings override).
   Status SetTileMapping(const Tensor& tensor, uint32_t tile);
   // Maps elements [begin, end) of a variable to `tile`: a stored mapping
@@ -341,11 +339,10 @@ class Graph {
   std::vector<TileUsage> TileUsages() const;
 
  private:
-  Expected<Tensor> AddData(ElementType type, std::vector<uint64_t> shape,
-                           std::string_view name, bool is_constant,
-                           std::vector<std::byte> data);
-  Expected<DataStream> AddStream(std::string_view name, ElementType type,
-                                 uint64_t num_elements, StreamDirection direction);
+  Expected<Tensor> AddData(ElementType type, std::vector<uint64_t> shape, std::string_view name,
+                           bool is_constant, std::vector<std::byte> data);
+  Expected<DataStream> AddStream(std::string_view name, ElementType type, uint64_t num_elements,
+                                 StreamDirection direction);
   // CheckTensor without the leading place.
   Status CheckTensorRegions(const Tensor& tensor) const;
   // The runs lie in this graph's variables of `type` and hold exactly the

@@ -73,8 +73,7 @@ Status Graph::CheckVertex(VertexId id) const {
   const std::span<const std::optional<uint32_t>> params = this->params(id);
   for (size_t i = 0; i < params.size(); ++i) {
     if (!params[i]) {
-      return MakeError("{}: parameter '{}' is not set", DescribeVertex(id),
-                       codelet.params()[i]);
+      return MakeError("{}: parameter '{}' is not set", DescribeVertex(id), codelet.params()[i]);
     }
   }
   const std::vector<uint64_t> elements = FieldElements(id);
@@ -116,19 +115,19 @@ void Graph::CheckComputeSetWrites(ComputeSetId id, std::vector<Error>& problems)
     });
     for (const Access* other : open) {
       const bool same_vertex = other->vertex == access.vertex;
-      const bool conflict =
-          same_vertex ? other->field != access.field && (other->written || access.written)
-                      : other->written && access.written;
+      const bool conflict = same_vertex
+                                ? other->field != access.field && (other->written || access.written)
+                                : other->written && access.written;
       if (!conflict) continue;
       const uint64_t element = access.begin;  // the first element both touch
       const auto field_name = [&](const Access& a) {
         return vertices_[a.vertex].codelet->fields()[a.field].name;
       };
       if (same_vertex) {
-        problems.push_back(MakeError(
-            "{}: fields '{}' and '{}' overlap at element {} of {}, and one is written",
-            DescribeVertex(access.vertex), field_name(*other), field_name(access), element,
-            DescribeVariable(access.variable)));
+        problems.push_back(
+            MakeError("{}: fields '{}' and '{}' overlap at element {} of {}, and one is written",
+                      DescribeVertex(access.vertex), field_name(*other), field_name(access),
+                      element, DescribeVariable(access.variable)));
       } else {
         problems.push_back(MakeError(
             "compute set '{}': {} field '{}' and {} field '{}' both write element {} of {}",
@@ -170,8 +169,8 @@ Status Graph::Validate() const {
   const std::vector<Error> problems = Check();
   if (problems.empty()) return {};
   if (problems.size() == 1) return problems.front();
-  return MakeError("{} (and {} more problem{})", problems.front().message(),
-                   problems.size() - 1, problems.size() == 2 ? "" : "s");
+  return MakeError("{} (and {} more problem{})", problems.front().message(), problems.size() - 1,
+                   problems.size() == 2 ? "" : "s");
 }
 
 std::vector<TileUsage> Graph::TileUsages() const {

@@ -31,14 +31,22 @@ std::shared_ptr<Program::Node> MakeNode(ProgramKind kind) {
 
 std::string_view KindName(ProgramKind kind) {
   switch (kind) {
-    case ProgramKind::kSequence: return "Sequence";
-    case ProgramKind::kExecute: return "Execute";
-    case ProgramKind::kCopy: return "Copy";
-    case ProgramKind::kCopyFromStream: return "CopyFromStream";
-    case ProgramKind::kCopyToStream: return "CopyToStream";
-    case ProgramKind::kRepeat: return "Repeat";
-    case ProgramKind::kRepeatWhileTrue: return "RepeatWhileTrue";
-    case ProgramKind::kIf: return "If";
+    case ProgramKind::kSequence:
+      return "Sequence";
+    case ProgramKind::kExecute:
+      return "Execute";
+    case ProgramKind::kCopy:
+      return "Copy";
+    case ProgramKind::kCopyFromStream:
+      return "CopyFromStream";
+    case ProgramKind::kCopyToStream:
+      return "CopyToStream";
+    case ProgramKind::kRepeat:
+      return "Repeat";
+    case ProgramKind::kRepeatWhileTrue:
+      return "RepeatWhileTrue";
+    case ProgramKind::kIf:
+      return "If";
   }
   return "?";
 }
@@ -92,8 +100,7 @@ Copy::Copy(DataStream source, Tensor destination)
   node_->stream = source;
   node_->destination = std::move(destination);
 }
-Copy::Copy(Tensor source, DataStream destination)
-    : Program(MakeNode(ProgramKind::kCopyToStream)) {
+Copy::Copy(Tensor source, DataStream destination) : Program(MakeNode(ProgramKind::kCopyToStream)) {
   node_->source = std::move(source);
   node_->stream = destination;
 }
@@ -137,8 +144,7 @@ class Validator {
   }
 
  private:
-  Status CheckNode(const Program& program, const std::string& path,
-                   const std::string& where) {
+  Status CheckNode(const Program& program, const std::string& path, const std::string& where) {
     switch (program.kind()) {
       case ProgramKind::kSequence: {
         const auto steps = program.steps();
@@ -149,8 +155,8 @@ class Validator {
       }
       case ProgramKind::kExecute:
         if (program.compute_set() >= graph_.num_compute_sets()) {
-          return MakeError("{}: no compute set {} (graph has {})", where,
-                           program.compute_set(), graph_.num_compute_sets());
+          return MakeError("{}: no compute set {} (graph has {})", where, program.compute_set(),
+                           graph_.num_compute_sets());
         }
         return {};
       case ProgramKind::kCopy: {
@@ -158,21 +164,20 @@ class Validator {
         TILEPROF_RETURN_IF_ERROR(CheckWritable(program.destination(), where));
         const Tensor& src = program.source();
         const Tensor& dst = program.destination();
-        if (src.element_type() != dst.element_type() ||
-            src.NumElements() != dst.NumElements()) {
-          return MakeError("{}: source {} and destination {} differ in type or size",
-                           where, src.ShapeString(), dst.ShapeString());
+        if (src.element_type() != dst.element_type() || src.NumElements() != dst.NumElements()) {
+          return MakeError("{}: source {} and destination {} differ in type or size", where,
+                           src.ShapeString(), dst.ShapeString());
         }
         return {};
       }
       case ProgramKind::kCopyFromStream:
         TILEPROF_RETURN_IF_ERROR(CheckWritable(program.destination(), where));
-        return CheckStream(program.stream(), StreamDirection::kHostToDevice,
-                           program.destination(), where);
+        return CheckStream(program.stream(), StreamDirection::kHostToDevice, program.destination(),
+                           where);
       case ProgramKind::kCopyToStream:
         TILEPROF_RETURN_IF_ERROR(graph_.CheckTensor(program.source(), where + ": source"));
-        return CheckStream(program.stream(), StreamDirection::kDeviceToHost,
-                           program.source(), where);
+        return CheckStream(program.stream(), StreamDirection::kDeviceToHost, program.source(),
+                           where);
       case ProgramKind::kRepeat:
         return Visit(program.body(), path + ".body");
       case ProgramKind::kRepeatWhileTrue:
@@ -212,8 +217,7 @@ class Validator {
   Status CheckStream(DataStream stream, StreamDirection direction, const Tensor& tensor,
                      const std::string& where) {
     if (stream.id >= graph_.num_streams()) {
-      return MakeError("{}: no stream {} (graph has {})", where, stream.id,
-                       graph_.num_streams());
+      return MakeError("{}: no stream {} (graph has {})", where, stream.id, graph_.num_streams());
     }
     const StreamInfo& info = graph_.stream(stream.id);
     if (info.direction != direction) {

@@ -117,7 +117,7 @@ class If : public Program {
 Status ValidateProgram(const Graph& graph, const Program& program);
 
 struct ProgramStats {
-  uint64_t steps = 0;  // nodes, counting a shared sub-program once per use
+  uint64_t steps = 0;        // nodes, counting a shared sub-program once per use
   uint64_t by_kind[8] = {};  // indexed by ProgramKind
   uint64_t max_depth = 0;    // nesting depth; a lone step is depth 1
 };

@@ -122,8 +122,7 @@ Expected<uint64_t> ElementCount(std::span<const uint64_t> shape) {
   return count;
 }
 
-Tensor Tensor::OfVariable(VariableId variable, ElementType type,
-                          std::vector<uint64_t> shape) {
+Tensor Tensor::OfVariable(VariableId variable, ElementType type, std::vector<uint64_t> shape) {
   const uint64_t count = Product(shape);
   std::vector<TensorRegion> regions;
   AppendRegion(regions, {variable, 0, count});
@@ -169,8 +168,7 @@ bool HasAliases(std::span<const TensorRegion> regions) {
     return a.variable != b.variable ? a.variable < b.variable : a.begin < b.begin;
   });
   for (size_t i = 1; i < sorted.size(); ++i) {
-    if (sorted[i].variable == sorted[i - 1].variable &&
-        sorted[i].begin < sorted[i - 1].end) {
+    if (sorted[i].variable == sorted[i - 1].variable && sorted[i].begin < sorted[i - 1].end) {
       return true;
     }
   }
@@ -180,12 +178,11 @@ bool HasAliases(std::span<const TensorRegion> regions) {
 Expected<Tensor> Tensor::Slice(uint64_t begin, uint64_t end, size_t dim) const {
   if (!valid_) return MakeError("slice of an invalid tensor");
   if (dim >= shape_.size()) {
-    return MakeError("slice of dimension {} of {}: no such dimension", dim,
-                     ShapeString());
+    return MakeError("slice of dimension {} of {}: no such dimension", dim, ShapeString());
   }
   if (begin > end || end > shape_[dim]) {
-    return MakeError("slice [{}, {}) of dimension {} out of range for {}", begin,
-                     end, dim, ShapeString());
+    return MakeError("slice [{}, {}) of dimension {} out of range for {}", begin, end, dim,
+                     ShapeString());
   }
   if (begin == 0 && end == shape_[dim]) return *this;  // whole: no walk over the rows
   DimBuffer lo(shape_.size());
@@ -212,8 +209,8 @@ Expected<Tensor> Tensor::Reshape(std::vector<uint64_t> shape) const {
   if (!valid_) return MakeError("reshape of an invalid tensor");
   TILEPROF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(shape));
   if (count != NumElements()) {
-    return MakeError("cannot reshape {} ({} elements) to {} ({} elements)",
-                     ShapeString(), NumElements(), ShapeText(shape), count);
+    return MakeError("cannot reshape {} ({} elements) to {} ({} elements)", ShapeString(),
+                     NumElements(), ShapeText(shape), count);
   }
   return Tensor(type_, std::move(shape), regions_);
 }
@@ -229,8 +226,10 @@ Expected<Tensor> Tensor::Dimshuffle(std::span<const size_t> permutation) const {
   std::vector<bool> seen(rank, false);
   bool is_permutation = permutation.size() == rank;
   for (size_t i = 0; is_permutation && i < rank; ++i) {
-    if (permutation[i] >= rank || seen[permutation[i]]) is_permutation = false;
-    else seen[permutation[i]] = true;
+    if (permutation[i] >= rank || seen[permutation[i]])
+      is_permutation = false;
+    else
+      seen[permutation[i]] = true;
   }
   if (!is_permutation) {
     return MakeError("dimshuffle [{}] is not a permutation of the {} dimensions of {}",
@@ -282,9 +281,8 @@ Expected<Tensor> Tensor::Concat(std::span<const Tensor> tensors, size_t dim) {
       if (d != dim && t.shape_[d] != first.shape_[d]) compatible = false;
     }
     if (!compatible) {
-      return MakeError("concat along dimension {}: operand {} is {}, operand 0 is {}",
-                       dim, i, t.valid_ ? t.ShapeString() : "invalid",
-                       first.ShapeString());
+      return MakeError("concat along dimension {}: operand {} is {}, operand 0 is {}", dim, i,
+                       t.valid_ ? t.ShapeString() : "invalid", first.ShapeString());
     }
     shape[dim] += t.shape_[dim];
   }
@@ -323,7 +321,8 @@ TensorIndex::~TensorIndex() = default;
 // The innermost dimension of the box not taken whole (the rank if none),
 // after checking the box against the shape: each row of the box is then
 // size[k] of its slabs, contiguous in the tensor's element order.
-Expected<size_t> TensorIndex::CheckBox(std::span<const uint64_t> lo, std::span<const uint64_t> size) const {
+Expected<size_t> TensorIndex::CheckBox(std::span<const uint64_t> lo,
+                                       std::span<const uint64_t> size) const {
   if (!tensor_.valid()) return MakeError("box of an invalid tensor");
   const std::vector<uint64_t>& shape = tensor_.shape();
   const size_t rank = shape.size();
@@ -333,8 +332,8 @@ Expected<size_t> TensorIndex::CheckBox(std::span<const uint64_t> lo, std::span<c
   }
   for (size_t d = 0; d < rank; ++d) {
     if (size[d] > shape[d] || lo[d] > shape[d] - size[d]) {
-      return MakeError("box [{}, {}) of dimension {} out of range for {}", lo[d],
-                       lo[d] + size[d], d, tensor_.ShapeString());
+      return MakeError("box [{}, {}) of dimension {} out of range for {}", lo[d], lo[d] + size[d],
+                       d, tensor_.ShapeString());
     }
   }
   for (size_t d = rank; d-- > 0;) {
@@ -376,8 +375,7 @@ ViewBuilder::~ViewBuilder() = default;
 Expected<size_t> ViewBuilder::AddSource(const Tensor& source) {
   if (!source.valid()) return MakeError("view source is an invalid tensor");
   if (source.element_type() != type_) {
-    return MakeError("view of {} elements given a {} source", HloName(type_),
-                     source.ShapeString());
+    return MakeError("view of {} elements given a {} source", HloName(type_), source.ShapeString());
   }
   sources_.push_back(std::make_unique<Source>(source));
   return sources_.size() - 1;

@@ -36,8 +36,7 @@ class Tensor {
   Tensor() = default;
 
   // The whole of a variable. Used by Graph; visible for testing.
-  static Tensor OfVariable(VariableId variable, ElementType type,
-                           std::vector<uint64_t> shape);
+  static Tensor OfVariable(VariableId variable, ElementType type, std::vector<uint64_t> shape);
   // A tensor over explicit runs, for rebuilding a serialised graph
   // (engine/exec). Error unless every run has begin <= end and the runs hold
   // exactly as many elements as the shape. The graph checks the variables
@@ -83,10 +82,8 @@ class Tensor {
  private:
   friend class ViewBuilder;
   friend class TensorIndex;
-  Tensor(ElementType type, std::vector<uint64_t> shape,
-         std::vector<TensorRegion> regions)
-      : type_(type), shape_(std::move(shape)), regions_(std::move(regions)),
-        valid_(true) {}
+  Tensor(ElementType type, std::vector<uint64_t> shape, std::vector<TensorRegion> regions)
+      : type_(type), shape_(std::move(shape)), regions_(std::move(regions)), valid_(true) {}
 
   ElementType type_ = ElementType::kF32;
   std::vector<uint64_t> shape_;

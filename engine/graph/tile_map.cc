@@ -12,16 +12,21 @@ void TileMap::Assign(uint64_t begin, uint64_t end, uint32_t tile) {
   // Runs [i, j) overlap [begin, end).
   auto i = std::partition_point(runs_.begin(), runs_.end(),
                                 [begin](const TileRun& run) { return run.end <= begin; });
-  auto j = std::partition_point(i, runs_.end(), [end](const TileRun& run) { return run.begin < end; });
+  auto j =
+      std::partition_point(i, runs_.end(), [end](const TileRun& run) { return run.begin < end; });
   TileRun run{begin, end, tile};
   std::optional<TileRun> left, right;
   if (i != j && i->begin < begin) {
-    if (i->tile == tile) run.begin = i->begin;
-    else left = TileRun{i->begin, begin, i->tile};
+    if (i->tile == tile)
+      run.begin = i->begin;
+    else
+      left = TileRun{i->begin, begin, i->tile};
   }
   if (i != j && std::prev(j)->end > end) {
-    if (std::prev(j)->tile == tile) run.end = std::prev(j)->end;
-    else right = TileRun{end, std::prev(j)->end, std::prev(j)->tile};
+    if (std::prev(j)->tile == tile)
+      run.end = std::prev(j)->end;
+    else
+      right = TileRun{end, std::prev(j)->end, std::prev(j)->tile};
   }
   // Neighbours that touch it on the same tile join it.
   if (!left && i != runs_.begin() && std::prev(i)->end == run.begin && std::prev(i)->tile == tile) {
@@ -40,8 +45,10 @@ void TileMap::Assign(uint64_t begin, uint64_t end, uint32_t tile) {
   // Overwrite what fits in [i, j), then erase the rest or insert the excess.
   const auto overwrite = static_cast<size_t>(std::min<ptrdiff_t>(j - i, static_cast<ptrdiff_t>(n)));
   i = std::copy_n(replacement, overwrite, i);
-  if (overwrite == n) runs_.erase(i, j);
-  else runs_.insert(j, replacement + overwrite, replacement + n);
+  if (overwrite == n)
+    runs_.erase(i, j);
+  else
+    runs_.insert(j, replacement + overwrite, replacement + n);
 }
 
 std::vector<std::pair<uint64_t, uint64_t>> TileMap::Gaps(uint64_t size) const {

@@ -66,7 +66,8 @@ inline std::vector<TileRun>::const_iterator TileMap::FirstEndingAfter(uint64_t a
         return runs_.begin() + static_cast<std::ptrdiff_t>(i);
     }
   }
-  return std::partition_point(runs_.begin(), runs_.end(), [at](const TileRun& run) { return run.end <= at; });
+  return std::partition_point(runs_.begin(), runs_.end(),
+                              [at](const TileRun& run) { return run.end <= at; });
 }
 
 template <typename F>

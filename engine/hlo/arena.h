@@ -67,8 +67,8 @@ class Arena {
  private:
   void NewBlock(size_t at_least) {
     // Blocks grow geometrically up to 1 MiB so tiny modules stay tiny.
-    block_size_ = std::max(at_least, std::min<size_t>(std::max<size_t>(block_size_ * 2, 4096),
-                                                      size_t{1} << 20));
+    block_size_ = std::max(
+        at_least, std::min<size_t>(std::max<size_t>(block_size_ * 2, 4096), size_t{1} << 20));
     // Not make_unique: that would zero every block for nothing.
     blocks_.push_back(std::unique_ptr<char[]>(new char[block_size_]));
     used_ = 0;

@@ -76,7 +76,8 @@ bool ParseIntListListText(std::string_view value, std::vector<std::vector<int64_
     Token separator = parser.Next();
     if (separator.kind == TokKind::kRbrace) return parser.ExpectEnd();
     if (separator.kind != TokKind::kComma)
-      return parser.Fail(separator, "expected ',' or '}' between lists, got " + ValueParser::Describe(separator));
+      return parser.Fail(
+          separator, "expected ',' or '}' between lists, got " + ValueParser::Describe(separator));
   }
 }
 
@@ -89,65 +90,80 @@ bool ParseBoolToken(ValueParser& parser, bool* value) {
   return parser.Fail(token, "expected true or false, got " + ValueParser::Describe(token));
 }
 
-bool ParseWindowText(std::string_view value, std::vector<WindowDimension>* out, ParseFailure* failure) {
+bool ParseWindowText(std::string_view value, std::vector<WindowDimension>* out,
+                     ParseFailure* failure) {
   ValueParser parser(value, failure);
   if (!parser.Expect(TokKind::kLbrace, "to open a window")) return false;
-  static constexpr std::string_view kFields[] = {"size", "stride", "pad", "lhs_dilate", "rhs_dilate",
-                                                 "rhs_reversal"};
+  static constexpr std::string_view kFields[] = {"size",       "stride",     "pad",
+                                                 "lhs_dilate", "rhs_dilate", "rhs_reversal"};
   unsigned seen = 0;
   int64_t rank = -1;
   while (true) {
     Token key = parser.Next();
     if (key.kind == TokKind::kRbrace) break;
     if (key.kind != TokKind::kAttrName)
-      return parser.Fail(key, "expected a window field such as size=, got " + ValueParser::Describe(key));
-    size_t field = std::find(std::begin(kFields), std::end(kFields), key.text) - std::begin(kFields);
+      return parser.Fail(
+          key, "expected a window field such as size=, got " + ValueParser::Describe(key));
+    size_t field =
+        std::find(std::begin(kFields), std::end(kFields), key.text) - std::begin(kFields);
     if (field == std::size(kFields))
       return parser.Fail(key, "unknown window field '" + std::string(key.text) + "'");
-    if (seen & (1u << field)) return parser.Fail(key, "window field '" + std::string(key.text) + "' given twice");
+    if (seen & (1u << field))
+      return parser.Fail(key, "window field '" + std::string(key.text) + "' given twice");
     seen |= 1u << field;
     Token word = parser.Next();
     if (word.kind != TokKind::kInt && word.kind != TokKind::kNumberWord)
-      return parser.Fail(word, "expected per-dimension values for " + std::string(key.text) + ", got " +
-                                   ValueParser::Describe(word));
+      return parser.Fail(word, "expected per-dimension values for " + std::string(key.text) +
+                                   ", got " + ValueParser::Describe(word));
     std::vector<int64_t> values;
     std::vector<std::vector<int64_t>> pads;
     if (key.text == "pad") {
       size_t begin = 0;
       while (true) {
         size_t end = word.text.find('x', begin);
-        std::string_view dim = word.text.substr(begin, end == std::string_view::npos ? end : end - begin);
+        std::string_view dim =
+            word.text.substr(begin, end == std::string_view::npos ? end : end - begin);
         pads.emplace_back();
         if (!SplitInts(dim, '_', &pads.back()) || pads.back().size() != 2)
-          return parser.Fail(word, "window padding must be low_high per dimension, got '" + std::string(word.text) + "'");
+          return parser.Fail(word, "window padding must be low_high per dimension, got '" +
+                                       std::string(word.text) + "'");
         if (end == std::string_view::npos) break;
         begin = end + 1;
       }
     } else if (!SplitInts(word.text, 'x', &values)) {
-      return parser.Fail(word, "expected numbers separated by 'x' for " + std::string(key.text) + ", got '" +
-                                   std::string(word.text) + "'");
+      return parser.Fail(word, "expected numbers separated by 'x' for " + std::string(key.text) +
+                                   ", got '" + std::string(word.text) + "'");
     }
-    int64_t count = key.text == "pad" ? static_cast<int64_t>(pads.size()) : static_cast<int64_t>(values.size());
+    int64_t count =
+        key.text == "pad" ? static_cast<int64_t>(pads.size()) : static_cast<int64_t>(values.size());
     if (rank < 0) {
       rank = count;
       out->assign(rank, WindowDimension{});
     } else if (count != rank) {
-      return parser.Fail(word, "window field " + std::string(key.text) + " has " + std::to_string(count) +
-                                   " dimensions, expected " + std::to_string(rank));
+      return parser.Fail(word, "window field " + std::string(key.text) + " has " +
+                                   std::to_string(count) + " dimensions, expected " +
+                                   std::to_string(rank));
     }
     for (int64_t i = 0; i < rank; ++i) {
       WindowDimension& dim = (*out)[i];
-      if (key.text == "size") dim.size = values[i];
-      else if (key.text == "stride") dim.stride = values[i];
-      else if (key.text == "pad") { dim.padding_low = pads[i][0]; dim.padding_high = pads[i][1]; }
-      else if (key.text == "lhs_dilate") dim.base_dilation = values[i];
-      else if (key.text == "rhs_dilate") dim.window_dilation = values[i];
-      else if (key.text == "rhs_reversal") dim.window_reversal = values[i] != 0;
-      else return parser.Fail(key, "unknown window field '" + std::string(key.text) + "'");
+      if (key.text == "size")
+        dim.size = values[i];
+      else if (key.text == "stride")
+        dim.stride = values[i];
+      else if (key.text == "pad") {
+        dim.padding_low = pads[i][0];
+        dim.padding_high = pads[i][1];
+      } else if (key.text == "lhs_dilate")
+        dim.base_dilation = values[i];
+      else if (key.text == "rhs_dilate")
+        dim.window_dilation = values[i];
+      else if (key.text == "rhs_reversal")
+        dim.window_reversal = values[i] != 0;
+      else
+        return parser.Fail(key, "unknown window field '" + std::string(key.text) + "'");
     }
   }
-  if (seen != 0 && !(seen & 1u))
-    return parser.Fail(Token{}, "window has no size=");
+  if (seen != 0 && !(seen & 1u)) return parser.Fail(Token{}, "window has no size=");
   return parser.ExpectEnd();
 }
 
@@ -164,11 +180,13 @@ bool DecodeLabels(std::string_view labels, char first, char second, int64_t* fir
       *first_pos = static_cast<int64_t>(i);
     } else if (c == second && *second_pos < 0) {
       *second_pos = static_cast<int64_t>(i);
-    } else if (IsDigit(c) && static_cast<size_t>(c - '0') < labels.size() && by_digit[c - '0'] < 0) {
+    } else if (IsDigit(c) && static_cast<size_t>(c - '0') < labels.size() &&
+               by_digit[c - '0'] < 0) {
       by_digit[c - '0'] = static_cast<int64_t>(i);
       ++digits;
     } else {
-      *error = "unexpected or repeated '" + std::string(1, c) + "' in '" + std::string(labels) + "'";
+      *error =
+          "unexpected or repeated '" + std::string(1, c) + "' in '" + std::string(labels) + "'";
       return false;
     }
   }
@@ -178,7 +196,8 @@ bool DecodeLabels(std::string_view labels, char first, char second, int64_t* fir
   }
   for (size_t d = 0; d < digits; ++d) {
     if (by_digit[d] < 0) {
-      *error = "spatial dimensions of '" + std::string(labels) + "' are not 0.." + std::to_string(digits - 1);
+      *error = "spatial dimensions of '" + std::string(labels) + "' are not 0.." +
+               std::to_string(digits - 1);
       return false;
     }
     spatial->push_back(by_digit[d]);
@@ -189,9 +208,11 @@ bool DecodeLabels(std::string_view labels, char first, char second, int64_t* fir
 bool ParseDimLabelsText(std::string_view value, ConvolutionDimensions* out, ParseFailure* failure) {
   size_t underscore = value.find('_');
   size_t arrow = value.find("->");
-  if (underscore == std::string_view::npos || arrow == std::string_view::npos || arrow < underscore) {
+  if (underscore == std::string_view::npos || arrow == std::string_view::npos ||
+      arrow < underscore) {
     failure->offset = 0;
-    failure->message = "dim_labels must look like b01f_01io->b01f, got '" + std::string(value.substr(0, 60)) + "'";
+    failure->message =
+        "dim_labels must look like b01f_01io->b01f, got '" + std::string(value.substr(0, 60)) + "'";
     return false;
   }
   std::string error;
@@ -199,7 +220,8 @@ bool ParseDimLabelsText(std::string_view value, ConvolutionDimensions* out, Pars
   std::string_view kernel = value.substr(underscore + 1, arrow - underscore - 1);
   std::string_view output = value.substr(arrow + 2);
   uint32_t at = 0;
-  bool ok = DecodeLabels(input, 'b', 'f', &out->input_batch, &out->input_feature, &out->input_spatial, &error);
+  bool ok = DecodeLabels(input, 'b', 'f', &out->input_batch, &out->input_feature,
+                         &out->input_spatial, &error);
   if (ok) {
     at = static_cast<uint32_t>(underscore + 1);
     ok = DecodeLabels(kernel, 'i', 'o', &out->kernel_input_feature, &out->kernel_output_feature,
@@ -207,7 +229,8 @@ bool ParseDimLabelsText(std::string_view value, ConvolutionDimensions* out, Pars
   }
   if (ok) {
     at = static_cast<uint32_t>(arrow + 2);
-    ok = DecodeLabels(output, 'b', 'f', &out->output_batch, &out->output_feature, &out->output_spatial, &error);
+    ok = DecodeLabels(output, 'b', 'f', &out->output_batch, &out->output_feature,
+                      &out->output_spatial, &error);
   }
   if (ok && (out->kernel_spatial.size() != out->input_spatial.size() ||
              out->output_spatial.size() != out->input_spatial.size())) {
@@ -221,7 +244,8 @@ bool ParseDimLabelsText(std::string_view value, ConvolutionDimensions* out, Pars
   return ok;
 }
 
-bool ParseSliceText(std::string_view value, std::vector<SliceDimension>* out, ParseFailure* failure) {
+bool ParseSliceText(std::string_view value, std::vector<SliceDimension>* out,
+                    ParseFailure* failure) {
   ValueParser parser(value, failure);
   if (!parser.Expect(TokKind::kLbrace, "to open a slice")) return false;
   if (parser.Peek().kind == TokKind::kRbrace) {
@@ -240,16 +264,19 @@ bool ParseSliceText(std::string_view value, std::vector<SliceDimension>* out, Pa
       next = parser.Next();
     }
     if (next.kind != TokKind::kRsquare)
-      return parser.Fail(next, "expected ']' to close a slice dimension, got " + ValueParser::Describe(next));
+      return parser.Fail(
+          next, "expected ']' to close a slice dimension, got " + ValueParser::Describe(next));
     out->push_back(dim);
     Token separator = parser.Next();
     if (separator.kind == TokKind::kRbrace) return parser.ExpectEnd();
     if (separator.kind != TokKind::kComma)
-      return parser.Fail(separator, "expected ',' or '}' in slice, got " + ValueParser::Describe(separator));
+      return parser.Fail(separator,
+                         "expected ',' or '}' in slice, got " + ValueParser::Describe(separator));
   }
 }
 
-bool ParsePaddingText(std::string_view value, std::vector<PaddingDimension>* out, ParseFailure* failure) {
+bool ParsePaddingText(std::string_view value, std::vector<PaddingDimension>* out,
+                      ParseFailure* failure) {
   ValueParser parser(value, failure);
   Token word = parser.Next();
   if (word.kind != TokKind::kNumberWord && word.kind != TokKind::kInt)
@@ -257,10 +284,12 @@ bool ParsePaddingText(std::string_view value, std::vector<PaddingDimension>* out
   size_t begin = 0;
   while (true) {
     size_t end = word.text.find('x', begin);
-    std::string_view dim = word.text.substr(begin, end == std::string_view::npos ? end : end - begin);
+    std::string_view dim =
+        word.text.substr(begin, end == std::string_view::npos ? end : end - begin);
     std::vector<int64_t> parts;
     if (!SplitInts(dim, '_', &parts) || parts.size() < 2 || parts.size() > 3)
-      return parser.Fail(word, "padding must be low_high[_interior] per dimension, got '" + std::string(dim) + "'");
+      return parser.Fail(word, "padding must be low_high[_interior] per dimension, got '" +
+                                   std::string(dim) + "'");
     out->push_back({parts[0], parts[1], parts.size() == 3 ? parts[2] : 0});
     if (end == std::string_view::npos) break;
     begin = end + 1;
@@ -298,28 +327,32 @@ bool ParseKeyValues(std::string_view value, bool commas, ParseFailure* failure, 
     }
     std::string_view raw;
     if (!parser.SkipValue(&raw)) return false;
-    if (!on_entry(name, raw, key)) return parser.Fail(key, "bad value for '" + std::string(name) + "'");
+    if (!on_entry(name, raw, key))
+      return parser.Fail(key, "bad value for '" + std::string(name) + "'");
   }
   return parser.ExpectEnd();
 }
 
 bool ParseMetadataText(std::string_view value, Metadata* out, ParseFailure* failure) {
-  return ParseKeyValues(value, false, failure, [&](std::string_view key, std::string_view raw, const Token&) {
-    if (out == nullptr) return true;
-    out->entries.emplace_back(std::string(key), std::string(raw));
-    auto decode = [&](std::string* field) {
-      Expected<std::string> text = DecodeStringLiteral(raw);
-      if (!text) return false;
-      *field = *text;
-      return true;
-    };
-    if (key == "op_type") return decode(&out->op_type);
-    if (key == "op_name") return decode(&out->op_name);
-    if (key == "source_file") return decode(&out->source_file);
-    if (key == "source_line") return ValueParser::ToInt(raw, &out->source_line);
-    if (key == "stack_frame_id") return ValueParser::ToInt(raw, &out->stack_frame_id);
-    return true;
-  });
+  return ParseKeyValues(value, false, failure,
+                        [&](std::string_view key, std::string_view raw, const Token&) {
+                          if (out == nullptr) return true;
+                          out->entries.emplace_back(std::string(key), std::string(raw));
+                          auto decode = [&](std::string* field) {
+                            Expected<std::string> text = DecodeStringLiteral(raw);
+                            if (!text) return false;
+                            *field = *text;
+                            return true;
+                          };
+                          if (key == "op_type") return decode(&out->op_type);
+                          if (key == "op_name") return decode(&out->op_name);
+                          if (key == "source_file") return decode(&out->source_file);
+                          if (key == "source_line")
+                            return ValueParser::ToInt(raw, &out->source_line);
+                          if (key == "stack_frame_id")
+                            return ValueParser::ToInt(raw, &out->stack_frame_id);
+                          return true;
+                        });
 }
 
 bool DecodeStringInto(std::string_view token, std::string* out, std::string* error) {
@@ -341,17 +374,37 @@ bool DecodeStringInto(std::string_view token, std::string* out, std::string* err
     }
     c = body[i];
     switch (c) {
-      case 'n': out->push_back('\n'); break;
-      case 't': out->push_back('\t'); break;
-      case 'r': out->push_back('\r'); break;
-      case 'a': out->push_back('\a'); break;
-      case 'b': out->push_back('\b'); break;
-      case 'f': out->push_back('\f'); break;
-      case 'v': out->push_back('\v'); break;
-      case '\\': case '"': case '\'': case '?': out->push_back(c); break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 'a':
+        out->push_back('\a');
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'v':
+        out->push_back('\v');
+        break;
+      case '\\':
+      case '"':
+      case '\'':
+      case '?':
+        out->push_back(c);
+        break;
       case 'x': {
         int value = 0, digits = 0;
-        while (digits < 2 && i + 1 < body.size() && std::isxdigit(static_cast<unsigned char>(body[i + 1]))) {
+        while (digits < 2 && i + 1 < body.size() &&
+               std::isxdigit(static_cast<unsigned char>(body[i + 1]))) {
           char h = body[++i];
           value = value * 16 + (IsDigit(h) ? h - '0' : (h | 0x20) - 'a' + 10);
           ++digits;
@@ -393,7 +446,8 @@ bool ParseShapeListText(std::string_view value, std::vector<Shape>* out, ParseFa
     Token separator = parser.Next();
     if (separator.kind == TokKind::kRbrace) return parser.ExpectEnd();
     if (separator.kind != TokKind::kComma)
-      return parser.Fail(separator, "expected ',' or '}' in shape list, got " + ValueParser::Describe(separator));
+      return parser.Fail(
+          separator, "expected ',' or '}' in shape list, got " + ValueParser::Describe(separator));
   }
 }
 
@@ -423,7 +477,8 @@ bool ParseOutputOperandAliasingText(std::string_view value, std::vector<OutputOp
     Token separator = parser.Next();
     if (separator.kind == TokKind::kRbrace) return parser.ExpectEnd();
     if (separator.kind != TokKind::kComma)
-      return parser.Fail(separator, "expected ',' or '}' in aliasing list, got " + ValueParser::Describe(separator));
+      return parser.Fail(separator, "expected ',' or '}' in aliasing list, got " +
+                                        ValueParser::Describe(separator));
   }
 }
 
@@ -447,21 +502,25 @@ bool ParseInputOutputAliasText(std::string_view value, std::vector<InputOutputAl
     if (next.kind == TokKind::kComma) {
       Token kind = parser.Next();
       if (kind.kind != TokKind::kIdent || (kind.text != "may-alias" && kind.text != "must-alias"))
-        return parser.Fail(kind, "expected may-alias or must-alias, got " + ValueParser::Describe(kind));
+        return parser.Fail(kind,
+                           "expected may-alias or must-alias, got " + ValueParser::Describe(kind));
       alias.kind = std::string(kind.text);
       next = parser.Next();
     }
     if (next.kind != TokKind::kRparen)
-      return parser.Fail(next, "expected ')' to close an alias, got " + ValueParser::Describe(next));
+      return parser.Fail(next,
+                         "expected ')' to close an alias, got " + ValueParser::Describe(next));
     out->push_back(std::move(alias));
     Token separator = parser.Next();
     if (separator.kind == TokKind::kRbrace) return parser.ExpectEnd();
     if (separator.kind != TokKind::kComma)
-      return parser.Fail(separator, "expected ',' or '}' in input_output_alias, got " + ValueParser::Describe(separator));
+      return parser.Fail(separator, "expected ',' or '}' in input_output_alias, got " +
+                                        ValueParser::Describe(separator));
   }
 }
 
-bool ParseBufferDonorText(std::string_view value, std::vector<BufferDonor>* out, ParseFailure* failure) {
+bool ParseBufferDonorText(std::string_view value, std::vector<BufferDonor>* out,
+                          ParseFailure* failure) {
   ValueParser parser(value, failure);
   if (!parser.Expect(TokKind::kLbrace, "to open buffer_donor")) return false;
   if (parser.Peek().kind == TokKind::kRbrace) {
@@ -479,7 +538,8 @@ bool ParseBufferDonorText(std::string_view value, std::vector<BufferDonor>* out,
     Token separator = parser.Next();
     if (separator.kind == TokKind::kRbrace) return parser.ExpectEnd();
     if (separator.kind != TokKind::kComma)
-      return parser.Fail(separator, "expected ',' or '}' in buffer_donor, got " + ValueParser::Describe(separator));
+      return parser.Fail(separator, "expected ',' or '}' in buffer_donor, got " +
+                                        ValueParser::Describe(separator));
   }
 }
 
@@ -492,7 +552,8 @@ bool ParseProgramShapeText(std::string_view value, ProgramShape* out, ParseFailu
   } else {
     while (true) {
       out->parameters.emplace_back();
-      if (!ParseShape(parser.lexer(), ShapeParseLimits{}, &out->parameters.back(), failure)) return false;
+      if (!ParseShape(parser.lexer(), ShapeParseLimits{}, &out->parameters.back(), failure))
+        return false;
       Token separator = parser.Next();
       if (separator.kind == TokKind::kRparen) break;
       if (separator.kind != TokKind::kComma)
@@ -509,7 +570,9 @@ bool ParseScalarText(std::string_view value, TokKind kind, ParseFailure* failure
   ValueParser parser(value, failure);
   Token token = parser.Next();
   bool ok = token.kind == kind || (kind == TokKind::kFloat && token.kind == TokKind::kInt);
-  if (!ok) return parser.Fail(token, "expected " + std::string(TokKindName(kind)) + ", got " + ValueParser::Describe(token));
+  if (!ok)
+    return parser.Fail(token, "expected " + std::string(TokKindName(kind)) + ", got " +
+                                  ValueParser::Describe(token));
   return parser.ExpectEnd();
 }
 
@@ -532,36 +595,81 @@ bool ValidateBackendConfig(std::string_view value, ParseFailure* failure) {
 
 // How ValidateAttribute checks each known attribute.
 enum class Check : uint8_t {
-  kIntList, kInt, kBool, kMetadata, kWindow, kDimLabels, kSlice, kPadding, kSharding,
-  kReplicaGroups, kIntListList, kFloat, kString, kBackendConfig, kFrontendAttributes,
-  kShapeList, kOutputOperandAliasing, kBoolList,
+  kIntList,
+  kInt,
+  kBool,
+  kMetadata,
+  kWindow,
+  kDimLabels,
+  kSlice,
+  kPadding,
+  kSharding,
+  kReplicaGroups,
+  kIntListList,
+  kFloat,
+  kString,
+  kBackendConfig,
+  kFrontendAttributes,
+  kShapeList,
+  kOutputOperandAliasing,
+  kBoolList,
 };
 
 const std::unordered_map<std::string_view, Check>& Checks() {
   static const std::unordered_map<std::string_view, Check> kChecks = {
-      {"dimensions", Check::kIntList}, {"lhs_batch_dims", Check::kIntList},
-      {"lhs_contracting_dims", Check::kIntList}, {"rhs_batch_dims", Check::kIntList},
-      {"rhs_contracting_dims", Check::kIntList}, {"slice_sizes", Check::kIntList},
-      {"dynamic_slice_sizes", Check::kIntList}, {"fft_length", Check::kIntList},
-      {"offset_dims", Check::kIntList}, {"collapsed_slice_dims", Check::kIntList},
-      {"start_index_map", Check::kIntList}, {"update_window_dims", Check::kIntList},
-      {"inserted_window_dims", Check::kIntList}, {"scatter_dims_to_operand_dims", Check::kIntList},
-      {"operand_batching_dims", Check::kIntList}, {"start_indices_batching_dims", Check::kIntList},
-      {"input_batching_dims", Check::kIntList}, {"scatter_indices_batching_dims", Check::kIntList},
-      {"index", Check::kInt}, {"iota_dimension", Check::kInt}, {"feature_index", Check::kInt},
-      {"feature_group_count", Check::kInt}, {"batch_group_count", Check::kInt},
-      {"channel_id", Check::kInt}, {"index_vector_dim", Check::kInt}, {"exponent_bits", Check::kInt},
-      {"mantissa_bits", Check::kInt}, {"k", Check::kInt},
-      {"indices_are_sorted", Check::kBool}, {"unique_indices", Check::kBool}, {"is_stable", Check::kBool},
-      {"use_global_device_ids", Check::kBool}, {"custom_call_has_side_effect", Check::kBool},
-      {"lower", Check::kBool}, {"left_side", Check::kBool}, {"unit_diagonal", Check::kBool},
-      {"largest", Check::kBool}, {"constrain_layout", Check::kBool}, {"is_host_transfer", Check::kBool},
-      {"metadata", Check::kMetadata}, {"window", Check::kWindow}, {"dim_labels", Check::kDimLabels},
-      {"slice", Check::kSlice}, {"padding", Check::kPadding}, {"sharding", Check::kSharding},
-      {"replica_groups", Check::kReplicaGroups}, {"source_target_pairs", Check::kIntListList},
-      {"epsilon", Check::kFloat}, {"custom_call_target", Check::kString},
-      {"infeed_config", Check::kString}, {"outfeed_config", Check::kString},
-      {"backend_config", Check::kBackendConfig}, {"frontend_attributes", Check::kFrontendAttributes},
+      {"dimensions", Check::kIntList},
+      {"lhs_batch_dims", Check::kIntList},
+      {"lhs_contracting_dims", Check::kIntList},
+      {"rhs_batch_dims", Check::kIntList},
+      {"rhs_contracting_dims", Check::kIntList},
+      {"slice_sizes", Check::kIntList},
+      {"dynamic_slice_sizes", Check::kIntList},
+      {"fft_length", Check::kIntList},
+      {"offset_dims", Check::kIntList},
+      {"collapsed_slice_dims", Check::kIntList},
+      {"start_index_map", Check::kIntList},
+      {"update_window_dims", Check::kIntList},
+      {"inserted_window_dims", Check::kIntList},
+      {"scatter_dims_to_operand_dims", Check::kIntList},
+      {"operand_batching_dims", Check::kIntList},
+      {"start_indices_batching_dims", Check::kIntList},
+      {"input_batching_dims", Check::kIntList},
+      {"scatter_indices_batching_dims", Check::kIntList},
+      {"index", Check::kInt},
+      {"iota_dimension", Check::kInt},
+      {"feature_index", Check::kInt},
+      {"feature_group_count", Check::kInt},
+      {"batch_group_count", Check::kInt},
+      {"channel_id", Check::kInt},
+      {"index_vector_dim", Check::kInt},
+      {"exponent_bits", Check::kInt},
+      {"mantissa_bits", Check::kInt},
+      {"k", Check::kInt},
+      {"indices_are_sorted", Check::kBool},
+      {"unique_indices", Check::kBool},
+      {"is_stable", Check::kBool},
+      {"use_global_device_ids", Check::kBool},
+      {"custom_call_has_side_effect", Check::kBool},
+      {"lower", Check::kBool},
+      {"left_side", Check::kBool},
+      {"unit_diagonal", Check::kBool},
+      {"largest", Check::kBool},
+      {"constrain_layout", Check::kBool},
+      {"is_host_transfer", Check::kBool},
+      {"metadata", Check::kMetadata},
+      {"window", Check::kWindow},
+      {"dim_labels", Check::kDimLabels},
+      {"slice", Check::kSlice},
+      {"padding", Check::kPadding},
+      {"sharding", Check::kSharding},
+      {"replica_groups", Check::kReplicaGroups},
+      {"source_target_pairs", Check::kIntListList},
+      {"epsilon", Check::kFloat},
+      {"custom_call_target", Check::kString},
+      {"infeed_config", Check::kString},
+      {"outfeed_config", Check::kString},
+      {"backend_config", Check::kBackendConfig},
+      {"frontend_attributes", Check::kFrontendAttributes},
       {"operand_layout_constraints", Check::kShapeList},
       {"output_to_operand_aliasing", Check::kOutputOperandAliasing},
       {"parameter_replication", Check::kBoolList},
@@ -703,22 +811,23 @@ Expected<std::vector<std::pair<std::string, std::string>>> ParseFrontendAttribut
     std::string_view value) {
   std::vector<std::pair<std::string, std::string>> out;
   ParseFailure failure;
-  bool ok = ParseKeyValues(value, true, &failure, [&](std::string_view key, std::string_view raw, const Token&) {
-    std::string name(key);
-    if (key.starts_with('"')) {
-      Expected<std::string> decoded = DecodeStringLiteral(key);
-      if (!decoded) return false;
-      name = *decoded;
-    }
-    if (raw.starts_with('"') || raw.starts_with('\'')) {
-      Expected<std::string> decoded = DecodeStringLiteral(raw);
-      if (!decoded) return false;
-      out.emplace_back(std::move(name), *decoded);
-    } else {
-      out.emplace_back(std::move(name), std::string(raw));
-    }
-    return true;
-  });
+  bool ok = ParseKeyValues(value, true, &failure,
+                           [&](std::string_view key, std::string_view raw, const Token&) {
+                             std::string name(key);
+                             if (key.starts_with('"')) {
+                               Expected<std::string> decoded = DecodeStringLiteral(key);
+                               if (!decoded) return false;
+                               name = *decoded;
+                             }
+                             if (raw.starts_with('"') || raw.starts_with('\'')) {
+                               Expected<std::string> decoded = DecodeStringLiteral(raw);
+                               if (!decoded) return false;
+                               out.emplace_back(std::move(name), *decoded);
+                             } else {
+                               out.emplace_back(std::move(name), std::string(raw));
+                             }
+                             return true;
+                           });
   if (!ok) return FailureToError(failure);
   return out;
 }
@@ -798,14 +907,17 @@ bool ValidateAttribute(std::string_view name, std::string_view value, ParseFailu
   auto it = checks.find(name);
   if (it == checks.end()) return true;
   switch (it->second) {
-    case Check::kIntList: return ParseIntListText(value, nullptr, failure);
-    case Check::kInt: return ParseScalarText(value, TokKind::kInt, failure);
+    case Check::kIntList:
+      return ParseIntListText(value, nullptr, failure);
+    case Check::kInt:
+      return ParseScalarText(value, TokKind::kInt, failure);
     case Check::kBool: {
       ValueParser parser(value, failure);
       bool ignored = false;
       return ParseBoolToken(parser, &ignored) && parser.ExpectEnd();
     }
-    case Check::kMetadata: return ParseMetadataText(value, nullptr, failure);
+    case Check::kMetadata:
+      return ParseMetadataText(value, nullptr, failure);
     case Check::kWindow: {
       std::vector<WindowDimension> ignored;
       return ParseWindowText(value, &ignored, failure);
@@ -822,17 +934,23 @@ bool ValidateAttribute(std::string_view name, std::string_view value, ParseFailu
       std::vector<PaddingDimension> ignored;
       return ParsePaddingText(value, &ignored, failure);
     }
-    case Check::kSharding: return internal::ValidateSharding(value, failure);
-    case Check::kReplicaGroups: return internal::ValidateReplicaGroups(value, failure);
+    case Check::kSharding:
+      return internal::ValidateSharding(value, failure);
+    case Check::kReplicaGroups:
+      return internal::ValidateReplicaGroups(value, failure);
     case Check::kIntListList: {
       std::vector<std::vector<int64_t>> ignored;
       return ParseIntListListText(value, &ignored, failure);
     }
-    case Check::kFloat: return ParseScalarText(value, TokKind::kFloat, failure);
-    case Check::kString: return ValidateString(value, failure);
-    case Check::kBackendConfig: return ValidateBackendConfig(value, failure);
+    case Check::kFloat:
+      return ParseScalarText(value, TokKind::kFloat, failure);
+    case Check::kString:
+      return ValidateString(value, failure);
+    case Check::kBackendConfig:
+      return ValidateBackendConfig(value, failure);
     case Check::kFrontendAttributes:
-      return ParseKeyValues(value, true, failure, [](std::string_view, std::string_view, const Token&) { return true; });
+      return ParseKeyValues(value, true, failure,
+                            [](std::string_view, std::string_view, const Token&) { return true; });
     case Check::kShapeList: {
       std::vector<Shape> ignored;
       return ParseShapeListText(value, &ignored, failure);
@@ -886,7 +1004,8 @@ bool ValidateModuleAttribute(std::string_view name, std::string_view value, Pars
     return false;
   }
   if (name == "frontend_attributes")
-    return ParseKeyValues(value, true, failure, [](std::string_view, std::string_view, const Token&) { return true; });
+    return ParseKeyValues(value, true, failure,
+                          [](std::string_view, std::string_view, const Token&) { return true; });
   return true;
 }
 

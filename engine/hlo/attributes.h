@@ -56,8 +56,8 @@ struct WindowDimension {
   int64_t stride = 1;
   int64_t padding_low = 0;
   int64_t padding_high = 0;
-  int64_t base_dilation = 1;    // lhs_dilate
-  int64_t window_dilation = 1;  // rhs_dilate
+  int64_t base_dilation = 1;     // lhs_dilate
+  int64_t window_dilation = 1;   // rhs_dilate
   bool window_reversal = false;  // rhs_reversal
   bool operator==(const WindowDimension&) const = default;
 };
@@ -115,7 +115,15 @@ Expected<DotDimensions> GetDotDimensions(const Instruction& dot);
 // ---- Sharding and replica groups (sharding.cc) ---------------------------
 
 struct Sharding {
-  enum class Kind : uint8_t { kReplicated, kMaximal, kManual, kUnknown, kUnreduced, kTiled, kTuple };
+  enum class Kind : uint8_t {
+    kReplicated,
+    kMaximal,
+    kManual,
+    kUnknown,
+    kUnreduced,
+    kTiled,
+    kTuple
+  };
   Kind kind = Kind::kReplicated;
   int64_t device = -1;  // kMaximal
   // kTiled: devices=[tile dims] then either an explicit device list or the
@@ -129,7 +137,7 @@ struct Sharding {
   std::vector<std::string> last_tile_dims;  // manual, replicated, ...
   std::optional<int64_t> shard_group;       // shard_as N / shard_like N
   std::string shard_group_kind;             // "shard_as" or "shard_like"
-  std::string metadata;                      // metadata={...} as written
+  std::string metadata;                     // metadata={...} as written
   std::vector<Sharding> tuple_elements;     // kTuple
 
   // The device of every tile in row-major tile order (expands the iota form).
@@ -203,10 +211,10 @@ struct OutputOperandAlias {
 Expected<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(std::string_view value);
 
 struct CustomCall {
-  std::string target;                      // custom_call_target
-  std::string api_version;                 // API_VERSION_STATUS_RETURNING, ...
-  bool has_side_effect = false;            // custom_call_has_side_effect
-  std::string schedule;                    // SCHEDULE_LATEST, ...
+  std::string target;            // custom_call_target
+  std::string api_version;       // API_VERSION_STATUS_RETURNING, ...
+  bool has_side_effect = false;  // custom_call_has_side_effect
+  std::string schedule;          // SCHEDULE_LATEST, ...
   std::vector<Shape> operand_layout_constraints;
   std::vector<OutputOperandAlias> output_to_operand_aliasing;
   std::optional<BackendConfig> backend_config;

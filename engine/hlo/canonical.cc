@@ -18,7 +18,8 @@ uint64_t Combine(uint64_t seed, uint64_t value) {
 }
 
 bool IsComputationReference(const Attribute& attribute) {
-  return attribute.kind() == AttributeKind::kComputation || attribute.kind() == AttributeKind::kComputationList;
+  return attribute.kind() == AttributeKind::kComputation ||
+         attribute.kind() == AttributeKind::kComputationList;
 }
 
 int AttributeCategory(const Attribute& attribute) {
@@ -42,7 +43,8 @@ class ContentHasher {
   explicit ContentHasher(int level) : level_(level) {}
 
   uint64_t ComputationHash(const Computation& root) {
-    if (auto it = computation_hashes_.find(&root); it != computation_hashes_.end()) return it->second;
+    if (auto it = computation_hashes_.find(&root); it != computation_hashes_.end())
+      return it->second;
     // Post-order over the call graph (acyclic: the parser checks), so every
     // callee is hashed before its caller without recursion.
     struct Frame {
@@ -53,7 +55,8 @@ class ContentHasher {
     auto callees_of = [](const Computation& computation) {
       std::vector<const Computation*> callees;
       for (const Instruction* instruction : computation.instructions())
-        for (const Computation* callee : instruction->called_computations()) callees.push_back(callee);
+        for (const Computation* callee : instruction->called_computations())
+          callees.push_back(callee);
       return callees;
     };
     std::vector<Frame> stack;
@@ -131,7 +134,9 @@ class ContentHasher {
       // Callees first, by the non-recursive walk of ComputationHash.
       for (const Computation* callee : instruction->called_computations()) ComputationHash(*callee);
       uint64_t h = Combine(static_cast<uint64_t>(instruction->opcode()) + 1,
-                           instruction->async_wrapped_opcode() ? static_cast<uint64_t>(*instruction->async_wrapped_opcode()) + 1 : 0);
+                           instruction->async_wrapped_opcode()
+                               ? static_cast<uint64_t>(*instruction->async_wrapped_opcode()) + 1
+                               : 0);
       scratch.clear();
       AppendShape(&scratch, instruction->shape());
       h = Combine(h, HashName(scratch));
@@ -147,12 +152,14 @@ class ContentHasher {
         h = Combine(h, HashName(attribute->name()));
         if (IsComputationReference(*attribute)) {
           for (uint32_t i = 0; i < attribute->count(); ++i)
-            h = Combine(h, ComputationHash(*instruction->called_computations()[attribute->first() + i]));
+            h = Combine(
+                h, ComputationHash(*instruction->called_computations()[attribute->first() + i]));
         } else if (attribute->kind() == AttributeKind::kRaw) {
           h = Combine(h, HashName(NormalizeAttributeValue(attribute->value())));
         }
       }
-      for (const Instruction* operand : instruction->operands()) h = Combine(h, memo.hashes[operand->index()]);
+      for (const Instruction* operand : instruction->operands())
+        h = Combine(h, memo.hashes[operand->index()]);
       memo.hashes[instruction->index()] = h;
       memo.done[instruction->index()] = true;
     }
@@ -207,8 +214,8 @@ std::vector<const Attribute*> CanonicalAttributeOrder(const Instruction& instruc
 
 namespace {
 
-std::vector<const Instruction*> InstructionOrder(const Computation& computation, bool scheduled, int level,
-                                                 ContentHasher& hasher) {
+std::vector<const Instruction*> InstructionOrder(const Computation& computation, bool scheduled,
+                                                 int level, ContentHasher& hasher) {
   const auto instructions = computation.instructions();
   std::vector<const Instruction*> order;
   order.reserve(instructions.size());
@@ -236,8 +243,9 @@ std::vector<const Instruction*> InstructionOrder(const Computation& computation,
         stack.pop_back();
         continue;
       }
-      const Instruction* child = next < operands ? instruction->operand(next)
-                                                 : instruction->control_predecessors()[next - operands];
+      const Instruction* child = next < operands
+                                     ? instruction->operand(next)
+                                     : instruction->control_predecessors()[next - operands];
       ++next;
       if (!visited[child->index()]) {
         visited[child->index()] = true;
@@ -251,8 +259,10 @@ std::vector<const Instruction*> InstructionOrder(const Computation& computation,
     // leak into the canonical form.
     std::vector<std::pair<uint64_t, const Instruction*>> dead;
     for (const Instruction* instruction : instructions)
-      if (!visited[instruction->index()]) dead.push_back({hasher.InstructionHash(*instruction), instruction});
-    std::stable_sort(dead.begin(), dead.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      if (!visited[instruction->index()])
+        dead.push_back({hasher.InstructionHash(*instruction), instruction});
+    std::stable_sort(dead.begin(), dead.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [hash, instruction] : dead) visit(instruction);
   }
   return order;
@@ -267,7 +277,8 @@ void ComputeOrders(const Module& module, int level, CanonicalOrders* orders) {
   std::vector<const Computation*>& order = orders->computations;
   orders->instructions.assign(computations.size(), {});
   std::vector<bool> ordered(computations.size(), false);
-  auto instruction_order = [&](const Computation* computation) -> const std::vector<const Instruction*>& {
+  auto instruction_order =
+      [&](const Computation* computation) -> const std::vector<const Instruction*>& {
     if (!ordered[computation->index()]) {
       orders->instructions[computation->index()] =
           InstructionOrder(*computation, module.is_scheduled(), level, hasher);

@@ -27,6 +27,8 @@ uint64_t Fingerprint(const Module& module) {
   return sink.Digest();
 }
 
-std::string FingerprintToString(uint64_t fingerprint) { return fmt::format("0x{:016x}", fingerprint); }
+std::string FingerprintToString(uint64_t fingerprint) {
+  return fmt::format("0x{:016x}", fingerprint);
+}
 
 }  // namespace tileprof::hlo

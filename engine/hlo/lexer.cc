@@ -7,28 +7,50 @@ namespace tileprof::hlo {
 
 std::string_view TokKindName(TokKind kind) {
   switch (kind) {
-    case TokKind::kEof: return "end of input";
-    case TokKind::kError: return "invalid token";
-    case TokKind::kIdent: return "identifier";
-    case TokKind::kAttrName: return "attribute name";
-    case TokKind::kNameColon: return "'name:'";
-    case TokKind::kInt: return "integer";
-    case TokKind::kFloat: return "float";
-    case TokKind::kNumberWord: return "number";
-    case TokKind::kString: return "string";
-    case TokKind::kLbrace: return "'{'";
-    case TokKind::kRbrace: return "'}'";
-    case TokKind::kLparen: return "'('";
-    case TokKind::kRparen: return "')'";
-    case TokKind::kLsquare: return "'['";
-    case TokKind::kRsquare: return "']'";
-    case TokKind::kComma: return "','";
-    case TokKind::kEqual: return "'='";
-    case TokKind::kColon: return "':'";
-    case TokKind::kArrow: return "'->'";
-    case TokKind::kLeq: return "'<='";
-    case TokKind::kEllipsis: return "'...'";
-    case TokKind::kOther: return "character";
+    case TokKind::kEof:
+      return "end of input";
+    case TokKind::kError:
+      return "invalid token";
+    case TokKind::kIdent:
+      return "identifier";
+    case TokKind::kAttrName:
+      return "attribute name";
+    case TokKind::kNameColon:
+      return "'name:'";
+    case TokKind::kInt:
+      return "integer";
+    case TokKind::kFloat:
+      return "float";
+    case TokKind::kNumberWord:
+      return "number";
+    case TokKind::kString:
+      return "string";
+    case TokKind::kLbrace:
+      return "'{'";
+    case TokKind::kRbrace:
+      return "'}'";
+    case TokKind::kLparen:
+      return "'('";
+    case TokKind::kRparen:
+      return "')'";
+    case TokKind::kLsquare:
+      return "'['";
+    case TokKind::kRsquare:
+      return "']'";
+    case TokKind::kComma:
+      return "','";
+    case TokKind::kEqual:
+      return "'='";
+    case TokKind::kColon:
+      return "':'";
+    case TokKind::kArrow:
+      return "'->'";
+    case TokKind::kLeq:
+      return "'<='";
+    case TokKind::kEllipsis:
+      return "'...'";
+    case TokKind::kOther:
+      return "character";
   }
   return "token";
 }
@@ -121,17 +143,27 @@ Token Lexer::Next() {
   if (IsIdentStart(c)) return LexIdentifier(begin, false);
   if (IsDigit(c)) return LexNumber(begin);
   switch (c) {
-    case '{': return Make(TokKind::kLbrace, begin, begin + 1);
-    case '}': return Make(TokKind::kRbrace, begin, begin + 1);
-    case '(': return Make(TokKind::kLparen, begin, begin + 1);
-    case ')': return Make(TokKind::kRparen, begin, begin + 1);
-    case '[': return Make(TokKind::kLsquare, begin, begin + 1);
-    case ']': return Make(TokKind::kRsquare, begin, begin + 1);
-    case ',': return Make(TokKind::kComma, begin, begin + 1);
-    case '=': return Make(TokKind::kEqual, begin, begin + 1);
-    case ':': return Make(TokKind::kColon, begin, begin + 1);
+    case '{':
+      return Make(TokKind::kLbrace, begin, begin + 1);
+    case '}':
+      return Make(TokKind::kRbrace, begin, begin + 1);
+    case '(':
+      return Make(TokKind::kLparen, begin, begin + 1);
+    case ')':
+      return Make(TokKind::kRparen, begin, begin + 1);
+    case '[':
+      return Make(TokKind::kLsquare, begin, begin + 1);
+    case ']':
+      return Make(TokKind::kRsquare, begin, begin + 1);
+    case ',':
+      return Make(TokKind::kComma, begin, begin + 1);
+    case '=':
+      return Make(TokKind::kEqual, begin, begin + 1);
+    case ':':
+      return Make(TokKind::kColon, begin, begin + 1);
     case '"':
-    case '\'': return LexString(begin);
+    case '\'':
+      return LexString(begin);
     case '%':
       if (IsIdentStart(next) || IsDigit(next)) return LexIdentifier(begin + 1, true);
       return Make(TokKind::kOther, begin, begin + 1);
@@ -193,8 +225,7 @@ Token Lexer::LexNumber(size_t begin) {
       if (c == '.' && end + 1 < n && s[end + 1] == '.') break;
       ++end;
     } else if ((c == '-' || c == '+') && end > begin &&
-               (s[end - 1] == 'e' || s[end - 1] == 'E' || s[end - 1] == '_' ||
-                s[end - 1] == 'x')) {
+               (s[end - 1] == 'e' || s[end - 1] == 'E' || s[end - 1] == '_' || s[end - 1] == 'x')) {
       ++end;
     } else {
       break;
@@ -231,9 +262,12 @@ namespace {
 
 TokKind CloserOf(TokKind open) {
   switch (open) {
-    case TokKind::kLbrace: return TokKind::kRbrace;
-    case TokKind::kLparen: return TokKind::kRparen;
-    default: return TokKind::kRsquare;
+    case TokKind::kLbrace:
+      return TokKind::kRbrace;
+    case TokKind::kLparen:
+      return TokKind::kRparen;
+    default:
+      return TokKind::kRsquare;
   }
 }
 
@@ -277,10 +311,9 @@ bool SkipBalanced(Lexer& lexer, const Token& open, int max_depth, Token* close,
     } else if (IsCloser(token.kind)) {
       if (static_cast<char>(token.kind) != expected.back()) {
         failure->offset = token.offset;
-        failure->message = "unbalanced brackets: found " + std::string(TokKindName(token.kind)) +
-                           " where " +
-                           std::string(TokKindName(static_cast<TokKind>(expected.back()))) +
-                           " was expected";
+        failure->message =
+            "unbalanced brackets: found " + std::string(TokKindName(token.kind)) + " where " +
+            std::string(TokKindName(static_cast<TokKind>(expected.back()))) + " was expected";
         return false;
       }
       expected.pop_back();
@@ -329,12 +362,16 @@ bool FastSkipBalanced(std::string_view text, size_t open, int max_depth, size_t*
     if (i >= n) break;
     char c = text[i];
     switch (c) {
-      case '{': case '(': case '[':
+      case '{':
+      case '(':
+      case '[':
         if (depth >= max_depth) return false;
         expected[depth++] = c == '{' ? '}' : c == '(' ? ')' : ']';
         ++i;
         break;
-      case '}': case ')': case ']':
+      case '}':
+      case ')':
+      case ']':
         if (depth == 0 || expected[depth - 1] != c) return false;
         if (--depth == 0) {
           *close = i;
@@ -342,7 +379,8 @@ bool FastSkipBalanced(std::string_view text, size_t open, int max_depth, size_t*
         }
         ++i;
         break;
-      case '"': case '\'': {
+      case '"':
+      case '\'': {
         size_t j = i + 1;
         while (true) {
           const void* hit = std::memchr(text.data() + j, c, j < n ? n - j : 0);

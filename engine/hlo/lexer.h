@@ -139,15 +139,17 @@ struct Table {
       if (digit) b |= kDigit;
       if (lower || upper || digit || c == '_' || c == '.') b |= kWord;
       bool printable = c >= 0x20 && c < 0x7f;
-      if (c == '{' || c == '}' || c == '(' || c == ')' || c == '[' || c == ']' || c == '"' || c == '\'' ||
-          c == '/' || (!printable && !(b & kSpace)))
+      if (c == '{' || c == '}' || c == '(' || c == ')' || c == '[' || c == ']' || c == '"' ||
+          c == '\'' || c == '/' || (!printable && !(b & kSpace)))
         b |= kSpecial;
       bits[c] = b;
     }
   }
 };
 inline constexpr Table kTable;
-inline bool Is(char c, uint8_t mask) { return (kTable.bits[static_cast<unsigned char>(c)] & mask) != 0; }
+inline bool Is(char c, uint8_t mask) {
+  return (kTable.bits[static_cast<unsigned char>(c)] & mask) != 0;
+}
 }  // namespace char_class
 
 inline bool IsIdentStart(char c) { return char_class::Is(c, char_class::kIdentStart); }

@@ -50,8 +50,9 @@ class LiteralParser {
         uint32_t at = first.offset;
         if (!ParseShape(lexer_, ShapeParseLimits{}, &written, failure_)) return false;
         if (!written.CompatibleWith(shape))
-          return Fail(failure_, at, "literal shape " + ShapeToString(written) +
-                                        " does not match the instruction shape " + ShapeToString(shape));
+          return Fail(failure_, at,
+                      "literal shape " + ShapeToString(written) +
+                          " does not match the instruction shape " + ShapeToString(shape));
       }
     }
     return ParseValue(shape, literal);
@@ -68,25 +69,29 @@ class LiteralParser {
       literal->kind = Literal::Kind::kTuple;
       Token open = lexer_.Next();
       if (open.kind != TokKind::kLparen)
-        return Fail(failure_, open.offset, "expected '(' to start a tuple literal, got " + Describe(open));
+        return Fail(failure_, open.offset,
+                    "expected '(' to start a tuple literal, got " + Describe(open));
       for (size_t i = 0; i < shape.tuple_shapes.size(); ++i) {
         if (i > 0) {
           Token comma = lexer_.Next();
           if (comma.kind != TokKind::kComma)
-            return Fail(failure_, comma.offset, "expected ',' between tuple literal elements, got " + Describe(comma));
+            return Fail(failure_, comma.offset,
+                        "expected ',' between tuple literal elements, got " + Describe(comma));
         }
         literal->elements.emplace_back();
         if (!ParseValue(shape.tuple_shapes[i], &literal->elements.back())) return false;
       }
       Token close = lexer_.Next();
       if (close.kind != TokKind::kRparen)
-        return Fail(failure_, close.offset, "expected ')' after " + std::to_string(shape.tuple_shapes.size()) +
-                                                " tuple literal elements, got " + Describe(close));
+        return Fail(failure_, close.offset,
+                    "expected ')' after " + std::to_string(shape.tuple_shapes.size()) +
+                        " tuple literal elements, got " + Describe(close));
       return true;
     }
     if (!shape.IsArray())
       return Fail(failure_, lexer_.Peek().offset,
-                  "a " + std::string(PrimitiveTypeName(shape.element_type)) + " shape has no literal values");
+                  "a " + std::string(PrimitiveTypeName(shape.element_type)) +
+                      " shape has no literal values");
     literal->kind = Literal::Kind::kArray;
     literal->dimensions = shape.dimensions;
     counts_.assign(shape.dimensions.size(), 0);
@@ -122,8 +127,9 @@ class LiteralParser {
     if (dim == shape.dimensions.size()) return ParseScalar(shape.element_type, literal);
     Token open = lexer_.Next();
     if (open.kind != TokKind::kLbrace)
-      return Fail(failure_, open.offset, "expected '{' for dimension " + std::to_string(dim) + " of " +
-                                             ShapeToString(shape) + ", got " + Describe(open));
+      return Fail(failure_, open.offset,
+                  "expected '{' for dimension " + std::to_string(dim) + " of " +
+                      ShapeToString(shape) + ", got " + Describe(open));
     int64_t count = 0;
     if (lexer_.Peek().kind == TokKind::kRbrace) {
       lexer_.Next();
@@ -134,16 +140,18 @@ class LiteralParser {
         Token separator = lexer_.Next();
         if (separator.kind == TokKind::kRbrace) break;
         if (separator.kind != TokKind::kComma)
-          return Fail(failure_, separator.offset, "expected ',' or '}' in literal, got " + Describe(separator));
+          return Fail(failure_, separator.offset,
+                      "expected ',' or '}' in literal, got " + Describe(separator));
       }
     }
     int64_t expected = shape.dimensions[dim];
     bool ok = shape.dynamic_dimensions[dim] ? (expected == kUnboundedSize || count <= expected)
                                             : count == expected;
     if (!ok)
-      return Fail(failure_, open.offset, "expected " + std::to_string(expected) + " elements in dimension " +
-                                             std::to_string(dim) + " of " + ShapeToString(shape) + ", found " +
-                                             std::to_string(count));
+      return Fail(failure_, open.offset,
+                  "expected " + std::to_string(expected) + " elements in dimension " +
+                      std::to_string(dim) + " of " + ShapeToString(shape) + ", found " +
+                      std::to_string(count));
     counts_[dim] = count;
     return true;
   }
@@ -152,16 +160,19 @@ class LiteralParser {
     if (IsComplexType(type)) {
       Token open = lexer_.Next();
       if (open.kind != TokKind::kLparen)
-        return Fail(failure_, open.offset, "expected '(real, imaginary)' for a complex value, got " + Describe(open));
+        return Fail(failure_, open.offset,
+                    "expected '(real, imaginary)' for a complex value, got " + Describe(open));
       double real = 0, imaginary = 0;
       if (!ParseFloat(&real)) return false;
       Token comma = lexer_.Next();
       if (comma.kind != TokKind::kComma)
-        return Fail(failure_, comma.offset, "expected ',' in complex value, got " + Describe(comma));
+        return Fail(failure_, comma.offset,
+                    "expected ',' in complex value, got " + Describe(comma));
       if (!ParseFloat(&imaginary)) return false;
       Token close = lexer_.Next();
       if (close.kind != TokKind::kRparen)
-        return Fail(failure_, close.offset, "expected ')' after complex value, got " + Describe(close));
+        return Fail(failure_, close.offset,
+                    "expected ')' after complex value, got " + Describe(close));
       literal->reals.push_back(real);
       literal->imaginaries.push_back(imaginary);
       return true;
@@ -186,8 +197,9 @@ class LiteralParser {
     }
     int bits = BitWidth(type);
     if (token.kind != TokKind::kInt)
-      return Fail(failure_, token.offset, "expected an integer for " + std::string(PrimitiveTypeName(type)) +
-                                              ", got " + Describe(token));
+      return Fail(failure_, token.offset,
+                  "expected an integer for " + std::string(PrimitiveTypeName(type)) + ", got " +
+                      Describe(token));
     const char* begin = token.text.data();
     const char* end = begin + token.text.size();
     if (IsUnsignedIntegerType(type)) {
@@ -195,8 +207,9 @@ class LiteralParser {
       auto [ptr, ec] = std::from_chars(begin, end, value);
       uint64_t max = bits >= 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
       if (ec != std::errc() || ptr != end || value > max)
-        return Fail(failure_, token.offset, "value " + std::string(token.text) + " out of range for " +
-                                                std::string(PrimitiveTypeName(type)));
+        return Fail(failure_, token.offset,
+                    "value " + std::string(token.text) + " out of range for " +
+                        std::string(PrimitiveTypeName(type)));
       literal->unsigneds.push_back(value);
       return true;
     }
@@ -205,16 +218,17 @@ class LiteralParser {
     int64_t max = bits >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
     int64_t min = bits >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
     if (ec != std::errc() || ptr != end || value > max || value < min)
-      return Fail(failure_, token.offset, "value " + std::string(token.text) + " out of range for " +
-                                              std::string(PrimitiveTypeName(type)));
+      return Fail(failure_, token.offset,
+                  "value " + std::string(token.text) + " out of range for " +
+                      std::string(PrimitiveTypeName(type)));
     literal->integers.push_back(value);
     return true;
   }
 
   bool ParseFloat(double* value) {
     Token token = lexer_.Next();
-    if (token.kind == TokKind::kInt || (token.kind == TokKind::kFloat && token.text != "-inf" &&
-                                        token.text != "-nan")) {
+    if (token.kind == TokKind::kInt ||
+        (token.kind == TokKind::kFloat && token.text != "-inf" && token.text != "-nan")) {
       const char* begin = token.text.data();
       const char* end = begin + token.text.size();
       auto [ptr, ec] = std::from_chars(begin, end, *value);
@@ -241,13 +255,17 @@ class LiteralParser {
         std::string_view digits = hex.text;
         bool ok = digits.size() > 2 && (digits.starts_with("0x") || digits.starts_with("0X"));
         if (ok) {
-          auto [ptr, ec] = std::from_chars(digits.data() + 2, digits.data() + digits.size(), payload, 16);
+          auto [ptr, ec] =
+              std::from_chars(digits.data() + 2, digits.data() + digits.size(), payload, 16);
           ok = ec == std::errc() && ptr == digits.data() + digits.size();
         }
-        if (!ok) return Fail(failure_, hex.offset, "expected a hexadecimal NaN payload, got " + Describe(hex));
+        if (!ok)
+          return Fail(failure_, hex.offset,
+                      "expected a hexadecimal NaN payload, got " + Describe(hex));
         Token close = lexer_.Next();
         if (close.kind != TokKind::kRparen)
-          return Fail(failure_, close.offset, "expected ')' after NaN payload, got " + Describe(close));
+          return Fail(failure_, close.offset,
+                      "expected ')' after NaN payload, got " + Describe(close));
       }
       *value = MakeNan(negative, payload);
       return true;
@@ -311,8 +329,10 @@ bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
 
 int64_t Literal::element_count() const {
   switch (kind) {
-    case Kind::kElided: return 0;
-    case Kind::kTuple: return static_cast<int64_t>(elements.size());
+    case Kind::kElided:
+      return 0;
+    case Kind::kTuple:
+      return static_cast<int64_t>(elements.size());
     case Kind::kArray:
       return static_cast<int64_t>(integers.size() + unsigneds.size() + reals.size());
   }

@@ -31,10 +31,10 @@ struct Literal {
   std::vector<int64_t> dimensions;  // of the array, as parsed (bounds for dynamic)
 
   // Array values in row-major order, in the vector that fits the type:
-  std::vector<int64_t> integers;     // pred (0/1) and s1..s64
-  std::vector<uint64_t> unsigneds;   // u1..u64
-  std::vector<double> reals;         // floating types; real parts of complex
-  std::vector<double> imaginaries;   // imaginary parts of complex
+  std::vector<int64_t> integers;    // pred (0/1) and s1..s64
+  std::vector<uint64_t> unsigneds;  // u1..u64
+  std::vector<double> reals;        // floating types; real parts of complex
+  std::vector<double> imaginaries;  // imaginary parts of complex
   // Tuple elements.
   std::vector<Literal> elements;
 
@@ -61,7 +61,8 @@ struct LiteralPrintOptions {
 // Canonical text: shortest round-trip decimals for the element type,
 // "{1, 2}" for rank 1, "{ {1, 2}, {3, 4} }" above, "(re, im)" for complex,
 // "{...}" for elided values.
-void AppendLiteral(std::string* out, const Literal& literal, const LiteralPrintOptions& options = {});
+void AppendLiteral(std::string* out, const Literal& literal,
+                   const LiteralPrintOptions& options = {});
 std::string LiteralToString(const Literal& literal, const LiteralPrintOptions& options = {});
 
 // Shortest text that reads back as the same value of `type`: 1 -> "1",

@@ -40,8 +40,8 @@ SourceLocation LocateOffset(std::string_view text, uint32_t offset) {
   SourceLocation location{1, 1};
   size_t line_begin = 0;
   const char* data = text.data();
-  for (const char* p = data; (p = static_cast<const char*>(std::memchr(p, '\n', data + end - p))) != nullptr;
-       ++p) {
+  for (const char* p = data;
+       (p = static_cast<const char*>(std::memchr(p, '\n', data + end - p))) != nullptr; ++p) {
     ++location.line;
     line_begin = p - data + 1;
   }
@@ -60,8 +60,8 @@ bool SameValue(const Attribute& a, const Attribute& b) {
   return NormalizeAttributeValue(a.value()) == NormalizeAttributeValue(b.value());
 }
 
-std::optional<std::string> CompareAttributes(std::span<const Attribute> a, std::span<const Attribute> b,
-                                             std::string_view where) {
+std::optional<std::string> CompareAttributes(std::span<const Attribute> a,
+                                             std::span<const Attribute> b, std::string_view where) {
   if (a.size() != b.size())
     return fmt::format("{}: {} vs {} attributes", where, a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
@@ -73,7 +73,8 @@ std::optional<std::string> CompareAttributes(std::span<const Attribute> a, std::
       continue;  // the referenced names are compared separately
     }
     if (!SameValue(a[i], b[i]))
-      return fmt::format("{}: attribute '{}' is {} vs {}", where, a[i].name(), a[i].value(), b[i].value());
+      return fmt::format("{}: attribute '{}' is {} vs {}", where, a[i].name(), a[i].value(),
+                         b[i].value());
   }
   return std::nullopt;
 }
@@ -85,7 +86,8 @@ std::optional<std::string> CompareInstructions(const Instruction& a, const Instr
   if (a.opcode() != b.opcode() || a.async_wrapped_opcode() != b.async_wrapped_opcode())
     return fmt::format("{}: opcode {} vs {}", here, OpcodeName(a.opcode()), OpcodeName(b.opcode()));
   if (!(a.shape() == b.shape()))
-    return fmt::format("{}: shape {} vs {}", here, ShapeToString(a.shape()), ShapeToString(b.shape()));
+    return fmt::format("{}: shape {} vs {}", here, ShapeToString(a.shape()),
+                       ShapeToString(b.shape()));
   if (a.is_root() != b.is_root()) return fmt::format("{}: ROOT differs", here);
   if (a.parameter_number() != b.parameter_number())
     return fmt::format("{}: parameter {} vs {}", here, a.parameter_number(), b.parameter_number());
@@ -99,20 +101,24 @@ std::optional<std::string> CompareInstructions(const Instruction& a, const Instr
     return fmt::format("{}: {} vs {} operands", here, a.operand_count(), b.operand_count());
   for (size_t i = 0; i < a.operand_count(); ++i)
     if (a.operand(i)->name() != b.operand(i)->name())
-      return fmt::format("{}: operand {} is '{}' vs '{}'", here, i, a.operand(i)->name(), b.operand(i)->name());
+      return fmt::format("{}: operand {} is '{}' vs '{}'", here, i, a.operand(i)->name(),
+                         b.operand(i)->name());
   if (auto difference = CompareAttributes(a.attributes(), b.attributes(), here)) return difference;
   auto called_a = a.called_computations();
   auto called_b = b.called_computations();
-  if (called_a.size() != called_b.size()) return fmt::format("{}: called computations differ", here);
+  if (called_a.size() != called_b.size())
+    return fmt::format("{}: called computations differ", here);
   for (size_t i = 0; i < called_a.size(); ++i)
     if (called_a[i]->name() != called_b[i]->name())
       return fmt::format("{}: calls '{}' vs '{}'", here, called_a[i]->name(), called_b[i]->name());
   auto control_a = a.control_predecessors();
   auto control_b = b.control_predecessors();
-  if (control_a.size() != control_b.size()) return fmt::format("{}: control predecessors differ", here);
+  if (control_a.size() != control_b.size())
+    return fmt::format("{}: control predecessors differ", here);
   for (size_t i = 0; i < control_a.size(); ++i)
     if (control_a[i]->name() != control_b[i]->name())
-      return fmt::format("{}: control predecessor '{}' vs '{}'", here, control_a[i]->name(), control_b[i]->name());
+      return fmt::format("{}: control predecessor '{}' vs '{}'", here, control_a[i]->name(),
+                         control_b[i]->name());
   return std::nullopt;
 }
 
@@ -120,7 +126,8 @@ std::optional<std::string> CompareInstructions(const Instruction& a, const Instr
 
 std::optional<std::string> FindDifference(const Module& a, const Module& b) {
   if (a.name() != b.name()) return fmt::format("module name '{}' vs '{}'", a.name(), b.name());
-  if (auto difference = CompareAttributes(a.attributes(), b.attributes(), "module header")) return difference;
+  if (auto difference = CompareAttributes(a.attributes(), b.attributes(), "module header"))
+    return difference;
   if (!(a.stack_frames() == b.stack_frames())) return std::string("stack frame tables differ");
   if (a.computations().size() != b.computations().size())
     return fmt::format("{} vs {} computations", a.computations().size(), b.computations().size());
@@ -131,11 +138,14 @@ std::optional<std::string> FindDifference(const Module& a, const Module& b) {
     if (ca.name() != cb.name()) return fmt::format("{} vs '{}'", where, cb.name());
     if (ca.is_entry() != cb.is_entry()) return fmt::format("{}: ENTRY differs", where);
     if (ca.execution_thread() != cb.execution_thread())
-      return fmt::format("{}: execution thread '{}' vs '{}'", where, ca.execution_thread(), cb.execution_thread());
+      return fmt::format("{}: execution thread '{}' vs '{}'", where, ca.execution_thread(),
+                         cb.execution_thread());
     if (ca.instructions().size() != cb.instructions().size())
-      return fmt::format("{}: {} vs {} instructions", where, ca.instructions().size(), cb.instructions().size());
+      return fmt::format("{}: {} vs {} instructions", where, ca.instructions().size(),
+                         cb.instructions().size());
     for (size_t i = 0; i < ca.instructions().size(); ++i)
-      if (auto difference = CompareInstructions(*ca.instructions()[i], *cb.instructions()[i], where))
+      if (auto difference =
+              CompareInstructions(*ca.instructions()[i], *cb.instructions()[i], where))
         return difference;
   }
   return std::nullopt;

@@ -16,13 +16,13 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-#include <deque>
 
 #include "engine/hlo/arena.h"
 #include "engine/hlo/opcode.h"
@@ -93,12 +93,8 @@ class Instruction {
   const Attribute* FindAttribute(std::string_view name) const;
 
   // Every computation this instruction calls, in attribute order.
-  std::span<Computation* const> called_computations() const {
-    return {called_, called_count_};
-  }
-  std::span<Instruction* const> control_predecessors() const {
-    return {control_, control_count_};
-  }
+  std::span<Computation* const> called_computations() const { return {called_, called_count_}; }
+  std::span<Instruction* const> control_predecessors() const { return {control_, control_count_}; }
 
   bool is_root() const;
   // parameter(N): N; -1 for other opcodes.

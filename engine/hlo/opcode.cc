@@ -34,8 +34,9 @@ std::string_view OpcodeName(Opcode opcode) {
 
 std::optional<Opcode> OpcodeFromName(std::string_view name) {
   const auto& table = SortedNames();
-  auto it = std::lower_bound(table.begin(), table.end(), name,
-                             [](const auto& entry, std::string_view key) { return entry.first < key; });
+  auto it =
+      std::lower_bound(table.begin(), table.end(), name,
+                       [](const auto& entry, std::string_view key) { return entry.first < key; });
   if (it == table.end() || it->first != name) return std::nullopt;
   return it->second;
 }

@@ -18,7 +18,8 @@
 
 namespace tileprof::hlo {
 
-Parser::Parser(std::shared_ptr<const void> owner, std::string_view text, const ParseOptions& options)
+Parser::Parser(std::shared_ptr<const void> owner, std::string_view text,
+               const ParseOptions& options)
     : owner_(std::move(owner)), text_(text), options_(options), lexer_(text_) {}
 
 bool Parser::Fail(uint32_t offset, std::string message) {
@@ -44,7 +45,8 @@ bool Parser::Expect(TokKind kind, std::string_view context) {
     Advance();
     return true;
   }
-  return FailAt(tok_, fmt::format("expected {} {}, got {}", TokKindName(kind), context, Describe(tok_)));
+  return FailAt(tok_,
+                fmt::format("expected {} {}, got {}", TokKindName(kind), context, Describe(tok_)));
 }
 
 bool Parser::ParseAll(std::vector<Module>* modules) {
@@ -83,7 +85,8 @@ bool Parser::ParseModuleBody(Module* module) {
   if (module->computations_.empty())
     return Fail(keyword.offset, "module '" + std::string(module->name_) + "' has no computations");
   // A range left over at the end of the text is not at a body either.
-  if (tok_.kind == TokKind::kEof && next_skip_ < options_.skip_bodies.size()) return FailSkipStart();
+  if (tok_.kind == TokKind::kEof && next_skip_ < options_.skip_bodies.size())
+    return FailSkipStart();
   if (!entry_seen) {
     module->entry_ = module->computations_.back();
     module->entry_->is_entry_ = true;
@@ -102,7 +105,8 @@ bool Parser::ParseComputation(Module* module, bool* entry_seen) {
     return FailAt(tok_, "expected a computation name, got " + Describe(tok_));
   Token name = tok_;
   if (is_entry && *entry_seen)
-    return Fail(start.offset, "second ENTRY computation '" + std::string(name.text) + "' (there can be one)");
+    return Fail(start.offset,
+                "second ENTRY computation '" + std::string(name.text) + "' (there can be one)");
   auto owned = std::make_unique<Computation>();
   Computation* computation = owned.get();
   computation->name_ = name.text;
@@ -142,7 +146,8 @@ bool Parser::ParseBody(Computation* computation, const Token& header) {
   Token open = tok_;
   const auto& skips = options_.skip_bodies;
   if (next_skip_ < skips.size() && skips[next_skip_].first < open.offset) return FailSkipStart();
-  if (open.kind == TokKind::kLbrace && next_skip_ < skips.size() && skips[next_skip_].first == open.offset) {
+  if (open.kind == TokKind::kLbrace && next_skip_ < skips.size() &&
+      skips[next_skip_].first == open.offset) {
     auto [begin, end] = skips[next_skip_++];
     if (end <= begin || end > text_.size() || text_[end - 1] != '}')
       return Fail(begin, "a body to skip does not end at a '}'");
@@ -152,13 +157,15 @@ bool Parser::ParseBody(Computation* computation, const Token& header) {
     Advance();
     return true;
   }
-  if (!Expect(TokKind::kLbrace, "to open the body of computation '" + std::string(computation->name_) + "'"))
+  if (!Expect(TokKind::kLbrace,
+              "to open the body of computation '" + std::string(computation->name_) + "'"))
     return false;
   scope_.Clear();
   pending_controls_.clear();
   while (tok_.kind != TokKind::kRbrace) {
     if (tok_.kind == TokKind::kEof)
-      return Fail(open.offset, "unbalanced braces: the body of computation '" + std::string(computation->name_) +
+      return Fail(open.offset, "unbalanced braces: the body of computation '" +
+                                   std::string(computation->name_) +
                                    "' is not closed before the end of input");
     if (!ParseInstruction(computation)) return false;
   }
@@ -167,7 +174,8 @@ bool Parser::ParseBody(Computation* computation, const Token& header) {
 }
 
 bool Parser::FailSkipStart() {
-  return Fail(options_.skip_bodies[next_skip_].first, "a body to skip does not start at the '{' of a computation");
+  return Fail(options_.skip_bodies[next_skip_].first,
+              "a body to skip does not start at the '{' of a computation");
 }
 
 bool Parser::ParseSignature(Computation* computation) {
@@ -184,7 +192,8 @@ bool Parser::ParseSignature(Computation* computation) {
         Advance();
         Advance();
       } else {
-        return FailAt(tok_, "expected 'name:' of a parameter in the computation header, got " + Describe(tok_));
+        return FailAt(tok_, "expected 'name:' of a parameter in the computation header, got " +
+                                Describe(tok_));
       }
       if (!ParseShapeRef(&parameter.shape)) return false;
       signature.parameters.push_back(parameter);
@@ -227,7 +236,8 @@ bool Parser::ParseShapeRef(const Shape** shape) {
     ShapeParseLimits limits;
     limits.max_depth = options_.max_nesting_depth;
     if (!ParseShape(full, limits, &parsed, &failure)) return Fail(failure.offset, failure.message);
-    if (full.position() != end) return Fail(begin, "malformed shape '" + std::string(key.substr(0, 60)) + "'");
+    if (full.position() != end)
+      return Fail(begin, "malformed shape '" + std::string(key.substr(0, 60)) + "'");
     module_->shapes_.push_back(std::move(parsed));
     found = &module_->shapes_.back();
     shapes_by_text_.Insert(key, found);
@@ -253,9 +263,11 @@ bool Parser::ParseInstruction(Computation* computation) {
     Advance();
   } else if (tok_.kind == TokKind::kIdent) {
     Advance();
-    if (!Expect(TokKind::kEqual, "after instruction name '" + std::string(name.text) + "'")) return false;
+    if (!Expect(TokKind::kEqual, "after instruction name '" + std::string(name.text) + "'"))
+      return false;
   } else {
-    return FailAt(tok_, "expected an instruction 'name = shape opcode(...)', got " + Describe(tok_));
+    return FailAt(tok_,
+                  "expected an instruction 'name = shape opcode(...)', got " + Describe(tok_));
   }
   Instruction* instruction = module_->arena_.New<Instruction>();
   instruction->name_ = name.text;
@@ -266,10 +278,12 @@ bool Parser::ParseInstruction(Computation* computation) {
   if (tok_.kind != TokKind::kIdent || tok_.percent)
     return FailAt(tok_, "expected an opcode after the shape, got " + Describe(tok_));
   std::optional<Opcode> opcode = ParseOpcodeWithAsyncSugar(tok_.text, &instruction->wrapped_);
-  if (!opcode) return Fail(tok_.offset, "unknown opcode '" + std::string(tok_.text.substr(0, 60)) + "'");
+  if (!opcode)
+    return Fail(tok_.offset, "unknown opcode '" + std::string(tok_.text.substr(0, 60)) + "'");
   instruction->opcode_ = *opcode;
   Advance();
-  if (!Expect(TokKind::kLparen, "after opcode '" + std::string(OpcodeName(*opcode)) + "'")) return false;
+  if (!Expect(TokKind::kLparen, "after opcode '" + std::string(OpcodeName(*opcode)) + "'"))
+    return false;
   if (*opcode == Opcode::kParameter) {
     int64_t number = -1;
     auto [ptr, ec] = std::from_chars(tok_.text.data(), tok_.text.data() + tok_.text.size(), number);
@@ -286,15 +300,16 @@ bool Parser::ParseInstruction(Computation* computation) {
   if (!ParseAttributes(instruction)) return false;
   if (scope_.Insert(name.text, instruction) != instruction) {
     SourceLocation at = LocateOffset(text_, scope_.Find(name.text)->source_offset_);
-    return Fail(name.offset, fmt::format("instruction '{}' is already defined at {}:{}", name.text, at.line,
-                                         at.column));
+    return Fail(name.offset, fmt::format("instruction '{}' is already defined at {}:{}", name.text,
+                                         at.line, at.column));
   }
   if (is_root) {
     if (computation->root_ != nullptr) {
       SourceLocation at = LocateOffset(text_, computation->root_->source_offset_);
-      return Fail(start.offset, fmt::format("second ROOT in computation '{}': '{}' (the first is '{}' at {}:{})",
-                                            computation->name_, name.text, computation->root_->name_, at.line,
-                                            at.column));
+      return Fail(start.offset,
+                  fmt::format("second ROOT in computation '{}': '{}' (the first is '{}' at {}:{})",
+                              computation->name_, name.text, computation->root_->name_, at.line,
+                              at.column));
     }
     computation->root_ = instruction;
   }
@@ -311,7 +326,9 @@ bool Parser::ParseOperands(Instruction* instruction) {
   }
   while (true) {
     if (tok_.kind == TokKind::kEllipsis)
-      return Fail(tok_.offset, "elided operand list '...' cannot be parsed (the dump was printed without all operands)");
+      return Fail(
+          tok_.offset,
+          "elided operand list '...' cannot be parsed (the dump was printed without all operands)");
     const Shape* declared = nullptr;
     uint32_t declared_at = tok_.offset;
     if (tok_.kind == TokKind::kLparen ||
@@ -325,15 +342,17 @@ bool Parser::ParseOperands(Instruction* instruction) {
     if (operand == nullptr)
       return Fail(tok_.offset, "operand '" + std::string(tok_.text.substr(0, 60)) +
                                    "' is used before it is defined in this computation");
-    if (declared != nullptr && declared != operand->shape_ && !declared->CompatibleWith(*operand->shape_))
-      return Fail(declared_at, fmt::format("operand '{}' is declared as {} but defined as {}", operand->name_,
-                                           ShapeToString(*declared), ShapeToString(*operand->shape_)));
+    if (declared != nullptr && declared != operand->shape_ &&
+        !declared->CompatibleWith(*operand->shape_))
+      return Fail(declared_at,
+                  fmt::format("operand '{}' is declared as {} but defined as {}", operand->name_,
+                              ShapeToString(*declared), ShapeToString(*operand->shape_)));
     operands_.push_back(operand);
     Advance();
     if (tok_.kind == TokKind::kRparen) break;
     if (tok_.kind != TokKind::kComma)
-      return FailAt(tok_, "expected ',' or ')' after operand '" + std::string(operand->name_) + "', got " +
-                              Describe(tok_));
+      return FailAt(tok_, "expected ',' or ')' after operand '" + std::string(operand->name_) +
+                              "', got " + Describe(tok_));
     Advance();
   }
   Advance();
@@ -363,7 +382,8 @@ bool Parser::ParseConstant(Instruction* instruction) {
 
 bool Parser::FinishComputation(Computation* computation, const Token& open) {
   if (computation->instructions_.empty())
-    return Fail(open.offset, "computation '" + std::string(computation->name_) + "' has no instructions");
+    return Fail(open.offset,
+                "computation '" + std::string(computation->name_) + "' has no instructions");
   if (computation->root_ == nullptr) computation->root_ = computation->instructions_.back();
   for (const PendingControl& pending : pending_controls_) {
     Instruction* predecessor = scope_.Find(pending.name);
@@ -382,9 +402,11 @@ bool Parser::FinishComputation(Computation* computation, const Token& open) {
     if (instruction->opcode_ != Opcode::kParameter) continue;
     int64_t number = instruction->parameter_number_;
     if (number >= static_cast<int64_t>(count))
-      return Fail(instruction->source_offset_,
-                  fmt::format("parameter number {} of '{}' is out of range: computation '{}' has {} parameters",
-                              number, instruction->name_, computation->name_, count));
+      return Fail(
+          instruction->source_offset_,
+          fmt::format(
+              "parameter number {} of '{}' is out of range: computation '{}' has {} parameters",
+              number, instruction->name_, computation->name_, count));
     if (computation->parameters_[number] != nullptr)
       return Fail(instruction->source_offset_,
                   fmt::format("parameter number {} is used by both '{}' and '{}'", number,
@@ -402,8 +424,8 @@ Expected<std::vector<Module>> ParseModules(std::string text, const ParseOptions&
 Expected<std::vector<Module>> ParseModules(std::shared_ptr<const void> owner, std::string_view text,
                                            const ParseOptions& options) {
   if (text.size() > options.max_input_bytes)
-    return MakeError("{}: input of {} bytes exceeds the limit of {} bytes", options.source_name, text.size(),
-                     options.max_input_bytes);
+    return MakeError("{}: input of {} bytes exceeds the limit of {} bytes", options.source_name,
+                     text.size(), options.max_input_bytes);
   if (text.size() >= (uint64_t{1} << 32))
     return MakeError("{}: HLO text over 4 GiB is not supported", options.source_name);
   Parser parser(std::move(owner), text, options);
@@ -417,11 +439,14 @@ Expected<Module> ParseModule(std::string text, const ParseOptions& options) {
   return ParseModule(source, *source, options);
 }
 
-Expected<Module> ParseModule(std::shared_ptr<const void> owner, std::string_view text, const ParseOptions& options) {
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<Module> modules, ParseModules(std::move(owner), text, options));
+Expected<Module> ParseModule(std::shared_ptr<const void> owner, std::string_view text,
+                             const ParseOptions& options) {
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Module> modules,
+                            ParseModules(std::move(owner), text, options));
   if (modules.size() != 1)
-    return MakeError("{}: expected one module, found {} (use ParseModules for files split with '// -----')",
-                     options.source_name, modules.size());
+    return MakeError(
+        "{}: expected one module, found {} (use ParseModules for files split with '// -----')",
+        options.source_name, modules.size());
   return std::move(modules.front());
 }
 

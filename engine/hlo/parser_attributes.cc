@@ -70,10 +70,13 @@ bool Parser::CaptureValue(std::string_view attribute, bool single_atom, std::str
           return Fail(failure.offset, failure.message);
         end = close.offset + 1;
       }
-    } else if (tok_.kind == TokKind::kEof || tok_.kind == TokKind::kComma || tok_.kind == TokKind::kRbrace ||
-               tok_.kind == TokKind::kRparen || tok_.kind == TokKind::kRsquare) {
-      if (first) return FailAt(tok_, "missing value for attribute '" + std::string(attribute) + "'");
-      return FailAt(tok_, "unbalanced " + Describe(tok_) + " in the value of '" + std::string(attribute) + "'");
+    } else if (tok_.kind == TokKind::kEof || tok_.kind == TokKind::kComma ||
+               tok_.kind == TokKind::kRbrace || tok_.kind == TokKind::kRparen ||
+               tok_.kind == TokKind::kRsquare) {
+      if (first)
+        return FailAt(tok_, "missing value for attribute '" + std::string(attribute) + "'");
+      return FailAt(tok_, "unbalanced " + Describe(tok_) + " in the value of '" +
+                              std::string(attribute) + "'");
     } else {
       end = tok_.offset + static_cast<uint32_t>(tok_.text.size()) +
             ((tok_.kind == TokKind::kAttrName || tok_.kind == TokKind::kNameColon) ? 1 : 0);
@@ -111,11 +114,14 @@ bool Parser::ParseAttributes(Instruction* instruction) {
     const uint32_t value_offset = tok_.offset - (tok_.percent ? 1 : 0);
     if (IsSingleComputationAttribute(name)) {
       if (tok_.kind != TokKind::kIdent)
-        return FailAt(tok_, "expected a computation name after " + std::string(name) + "=, got " + Describe(tok_));
-      pending_calls_.push_back({instruction, static_cast<uint32_t>(called_.size()), tok_.text, tok_.offset});
+        return FailAt(tok_, "expected a computation name after " + std::string(name) + "=, got " +
+                                Describe(tok_));
+      pending_calls_.push_back(
+          {instruction, static_cast<uint32_t>(called_.size()), tok_.text, tok_.offset});
       uint32_t first = static_cast<uint32_t>(called_.size());
       called_.push_back(nullptr);
-      std::string_view value = text_.substr(value_offset, tok_.offset + tok_.text.size() - value_offset);
+      std::string_view value =
+          text_.substr(value_offset, tok_.offset + tok_.text.size() - value_offset);
       attributes_.emplace_back(name, value, AttributeKind::kComputation, first, 1);
       Advance();
       continue;
@@ -127,26 +133,31 @@ bool Parser::ParseAttributes(Instruction* instruction) {
       uint32_t first = static_cast<uint32_t>(is_control ? control_.size() : called_.size());
       while (tok_.kind != TokKind::kRbrace) {
         if (tok_.kind != TokKind::kIdent)
-          return FailAt(tok_, "expected a name in " + std::string(name) + ", got " + Describe(tok_));
+          return FailAt(tok_,
+                        "expected a name in " + std::string(name) + ", got " + Describe(tok_));
         if (is_control) {
-          pending_controls_.push_back({instruction, static_cast<uint32_t>(control_.size()), tok_.text, tok_.offset});
+          pending_controls_.push_back(
+              {instruction, static_cast<uint32_t>(control_.size()), tok_.text, tok_.offset});
           control_.push_back(nullptr);
         } else {
-          pending_calls_.push_back({instruction, static_cast<uint32_t>(called_.size()), tok_.text, tok_.offset});
+          pending_calls_.push_back(
+              {instruction, static_cast<uint32_t>(called_.size()), tok_.text, tok_.offset});
           called_.push_back(nullptr);
         }
         Advance();
         if (tok_.kind == TokKind::kComma) {
           Advance();
         } else if (tok_.kind != TokKind::kRbrace) {
-          return FailAt(tok_, "expected ',' or '}' in " + std::string(name) + ", got " + Describe(tok_));
+          return FailAt(tok_,
+                        "expected ',' or '}' in " + std::string(name) + ", got " + Describe(tok_));
         }
       }
       uint32_t count = static_cast<uint32_t>(is_control ? control_.size() : called_.size()) - first;
       std::string_view value = text_.substr(open.offset, tok_.offset + 1 - open.offset);
-      attributes_.emplace_back(name, value,
-                               is_control ? AttributeKind::kControlPredecessors : AttributeKind::kComputationList,
-                               first, count);
+      attributes_.emplace_back(
+          name, value,
+          is_control ? AttributeKind::kControlPredecessors : AttributeKind::kComputationList, first,
+          count);
       Advance();
       continue;
     }
@@ -155,7 +166,8 @@ bool Parser::ParseAttributes(Instruction* instruction) {
     if (options_.validate_attributes) {
       ParseFailure failure;
       if (!ValidateAttribute(name, value, &failure))
-        return Fail(value_offset + failure.offset, "invalid " + std::string(name) + "=: " + failure.message);
+        return Fail(value_offset + failure.offset,
+                    "invalid " + std::string(name) + "=: " + failure.message);
     }
     attributes_.emplace_back(name, value);
   }
@@ -191,10 +203,12 @@ bool Parser::ParseHeader(Module* module) {
     if (!CaptureValue(key.text, true, &value)) return false;
     ParseFailure failure;
     if (!ValidateModuleAttribute(key.text, value, &failure))
-      return Fail(value_offset + failure.offset, "invalid " + std::string(key.text) + "=: " + failure.message);
+      return Fail(value_offset + failure.offset,
+                  "invalid " + std::string(key.text) + "=: " + failure.message);
     module->attributes_.emplace_back(key.text, value);
     if (key.text == "is_scheduled") module->is_scheduled_ = value == "true";
-    if (key.text == "replica_count") std::from_chars(value.data(), value.data() + value.size(), module->replica_count_);
+    if (key.text == "replica_count")
+      std::from_chars(value.data(), value.data() + value.size(), module->replica_count_);
     if (key.text == "num_partitions")
       std::from_chars(value.data(), value.data() + value.size(), module->num_partitions_);
     if (key.text == "entry_computation_layout") {
@@ -222,7 +236,8 @@ bool Parser::ParseStackFrameTables(Module* module) {
     Advance();
     while (tok_.kind == TokKind::kInt) {
       StackFrameTables::Entry entry;
-      auto [ptr, ec] = std::from_chars(tok_.text.data(), tok_.text.data() + tok_.text.size(), entry.id);
+      auto [ptr, ec] =
+          std::from_chars(tok_.text.data(), tok_.text.data() + tok_.text.size(), entry.id);
       if (ec != std::errc()) return Fail(tok_.offset, "stack frame table id out of range");
       Advance();
       if (names ? tok_.kind != TokKind::kString : tok_.kind != TokKind::kLbrace)
@@ -232,7 +247,8 @@ bool Parser::ParseStackFrameTables(Module* module) {
       if (!names) {
         ParseFailure failure;
         if (!ValidateAttribute("metadata", entry.value, &failure))
-          return Fail(static_cast<uint32_t>(entry.value.data() - text_.data()) + failure.offset, failure.message);
+          return Fail(static_cast<uint32_t>(entry.value.data() - text_.data()) + failure.offset,
+                      failure.message);
       }
       table->push_back(entry);
     }
@@ -244,7 +260,8 @@ bool Parser::ResolveCalls(Module* module) {
   for (const PendingCall& pending : pending_calls_) {
     Computation* callee = computations_by_name_.Find(pending.name);
     if (callee == nullptr)
-      return Fail(pending.offset, "unknown computation '" + std::string(pending.name.substr(0, 60)) + "'");
+      return Fail(pending.offset,
+                  "unknown computation '" + std::string(pending.name.substr(0, 60)) + "'");
     const_cast<Computation**>(pending.instruction->called_)[pending.slot] = callee;
   }
   (void)module;
@@ -282,10 +299,12 @@ bool Parser::CheckCallGraph(Module* module) {
       }
       Computation* callee = instruction->called_[frame.callee++];
       if (color[callee->index_] == 1)
-        return Fail(instruction->source_offset_,
-                    fmt::format("recursive call: '{}' in computation '{}' calls '{}', which is already on the call "
-                                "path",
-                                instruction->name_, frame.computation->name_, callee->name_));
+        return Fail(
+            instruction->source_offset_,
+            fmt::format(
+                "recursive call: '{}' in computation '{}' calls '{}', which is already on the call "
+                "path",
+                instruction->name_, frame.computation->name_, callee->name_));
       if (color[callee->index_] == 0) {
         color[callee->index_] = 1;
         stack.push_back({callee, 0, 0});

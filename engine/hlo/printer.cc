@@ -17,9 +17,15 @@ namespace {
 // XLA's header order; other attributes follow by name.
 int HeaderRank(std::string_view name) {
   static constexpr std::string_view kOrder[] = {
-      "is_scheduled",  "input_output_alias", "buffer_donor", "alias_passthrough_params",
-      "entry_computation_layout", "allow_spmd_sharding_propagation_to_parameters",
-      "allow_spmd_sharding_propagation_to_output", "replica_count", "num_partitions",
+      "is_scheduled",
+      "input_output_alias",
+      "buffer_donor",
+      "alias_passthrough_params",
+      "entry_computation_layout",
+      "allow_spmd_sharding_propagation_to_parameters",
+      "allow_spmd_sharding_propagation_to_output",
+      "replica_count",
+      "num_partitions",
       "frontend_attributes",
   };
   for (size_t i = 0; i < std::size(kOrder); ++i)
@@ -37,8 +43,10 @@ std::string StripNestedMetadata(std::string_view normalized) {
   for (; i < normalized.size(); ++i) {
     char c = normalized[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') in_string = true;
@@ -54,8 +62,11 @@ std::string StripNestedMetadata(std::string_view normalized) {
 class ModulePrinter {
  public:
   ModulePrinter(const Module& module, const PrintOptions& options, TextSink* sink)
-      : module_(module), sink_(sink), level_(std::clamp(options.level, 0, kMaxLevel)),
-        long_(options.style != PrintStyle::kShort), legacy_(options.style == PrintStyle::kLegacy) {}
+      : module_(module),
+        sink_(sink),
+        level_(std::clamp(options.level, 0, kMaxLevel)),
+        long_(options.style != PrintStyle::kShort),
+        legacy_(options.style == PrintStyle::kLegacy) {}
 
   void Print() {
     if (level_ >= kLevelSignature) {
@@ -106,9 +117,11 @@ class ModulePrinter {
       std::unordered_set<std::string> used;
       std::unordered_map<std::string, int> next_suffix;
       for (const Computation* computation : module_.computations())
-        computation_names_[computation->index()] = Uniquify(StripNumericSuffix(computation->name()), &used, &next_suffix);
+        computation_names_[computation->index()] =
+            Uniquify(StripNumericSuffix(computation->name()), &used, &next_suffix);
     } else if (level_ >= kLevelStructure) {
-      for (size_t i = 0; i < order.size(); ++i) computation_names_[order[i]->index()] = "comp_" + std::to_string(i);
+      for (size_t i = 0; i < order.size(); ++i)
+        computation_names_[order[i]->index()] = "comp_" + std::to_string(i);
     }
   }
 
@@ -116,20 +129,24 @@ class ModulePrinter {
                               std::unordered_map<std::string, int>* next_suffix) {
     std::string candidate(base);
     int& next = (*next_suffix)[candidate];
-    while (!used->insert(candidate).second) candidate = std::string(base) + "." + std::to_string(++next);
+    while (!used->insert(candidate).second)
+      candidate = std::string(base) + "." + std::to_string(++next);
     return candidate;
   }
 
-  void NameInstructions(const Computation& computation, const std::vector<const Instruction*>& order) {
+  void NameInstructions(const Computation& computation,
+                        const std::vector<const Instruction*>& order) {
     if (level_ == kLevelNames) {
       instruction_names_.assign(computation.instructions().size(), {});
       std::unordered_set<std::string> used;
       std::unordered_map<std::string, int> next_suffix;
       for (const Instruction* instruction : order)
-        instruction_names_[instruction->index()] = Uniquify(StripNumericSuffix(instruction->name()), &used, &next_suffix);
+        instruction_names_[instruction->index()] =
+            Uniquify(StripNumericSuffix(instruction->name()), &used, &next_suffix);
     } else if (level_ >= kLevelStructure) {
       instruction_ranks_.assign(computation.instructions().size(), 0);
-      for (size_t i = 0; i < order.size(); ++i) instruction_ranks_[order[i]->index()] = static_cast<uint32_t>(i);
+      for (size_t i = 0; i < order.size(); ++i)
+        instruction_ranks_[order[i]->index()] = static_cast<uint32_t>(i);
     }
   }
 
@@ -153,7 +170,8 @@ class ModulePrinter {
   }
 
   void AppendComputationName(const Computation& computation) {
-    AppendName(level_ < kLevelNames ? computation.name() : std::string_view(computation_names_[computation.index()]));
+    AppendName(level_ < kLevelNames ? computation.name()
+                                    : std::string_view(computation_names_[computation.index()]));
   }
 
   // ---- module
@@ -168,10 +186,11 @@ class ModulePrinter {
     std::vector<const Attribute*> attributes;
     for (const Attribute& attribute : module_.attributes()) attributes.push_back(&attribute);
     if (level_ >= kLevelCosmetic) {
-      std::stable_sort(attributes.begin(), attributes.end(), [](const Attribute* a, const Attribute* b) {
-        int ra = HeaderRank(a->name()), rb = HeaderRank(b->name());
-        return ra != rb ? ra < rb : a->name() < b->name();
-      });
+      std::stable_sort(attributes.begin(), attributes.end(),
+                       [](const Attribute* a, const Attribute* b) {
+                         int ra = HeaderRank(a->name()), rb = HeaderRank(b->name());
+                         return ra != rb ? ra < rb : a->name() < b->name();
+                       });
     }
     for (const Attribute* attribute : attributes) {
       out_.append(", ");
@@ -186,7 +205,8 @@ class ModulePrinter {
   void AppendValue(std::string_view value, bool sharding = false) {
     if (level_ == kLevelRaw) {
       out_.append(value);
-    } else if (sharding && level_ >= kLevelNames && value.find("metadata=") != std::string_view::npos) {
+    } else if (sharding && level_ >= kLevelNames &&
+               value.find("metadata=") != std::string_view::npos) {
       out_.append(StripNestedMetadata(NormalizeAttributeValue(value)));
     } else {
       out_.append(NormalizeAttributeValue(value));
@@ -352,7 +372,8 @@ class ModulePrinter {
     }
     out_.push_back(')');
     if (level_ == kLevelRaw) {
-      for (const Attribute& attribute : instruction.attributes()) AppendAttribute(instruction, attribute);
+      for (const Attribute& attribute : instruction.attributes())
+        AppendAttribute(instruction, attribute);
     } else {
       for (const Attribute* attribute : CanonicalAttributeOrder(instruction))
         if (KeepsAttribute(attribute->name(), level_)) AppendAttribute(instruction, *attribute);

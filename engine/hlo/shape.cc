@@ -87,14 +87,16 @@ Token PeekSecond(const Lexer& lexer) {
 
 // Decodes the extensions after ':' in a layout, up to the closing '}'.
 bool ParseLayoutExtensions(Lexer& lexer, int max_depth, Layout* layout, ParseFailure* failure) {
-  std::string_view item;      // the current extension letter(s): T, S, E, D, ...
-  int group_depth = 0;        // parenthesis depth
+  std::string_view item;       // the current extension letter(s): T, S, E, D, ...
+  int group_depth = 0;         // parenthesis depth
   std::vector<int64_t> group;  // integers of the current top-level group
   bool group_numeric = true;
   while (true) {
     Token token = lexer.Next();
-    if (token.kind == TokKind::kError) return Fail(failure, token.offset, std::string(lexer.error_message()));
-    if (token.kind == TokKind::kEof) return Fail(failure, token.offset, "unterminated layout: expected '}'");
+    if (token.kind == TokKind::kError)
+      return Fail(failure, token.offset, std::string(lexer.error_message()));
+    if (token.kind == TokKind::kEof)
+      return Fail(failure, token.offset, "unterminated layout: expected '}'");
     if (group_depth == 0 && token.kind == TokKind::kRbrace) return true;
     layout->extensions += token.text;
     if (token.kind == TokKind::kLparen || token.kind == TokKind::kLsquare ||
@@ -108,7 +110,8 @@ bool ParseLayoutExtensions(Lexer& lexer, int max_depth, Layout* layout, ParseFai
     }
     if (token.kind == TokKind::kRparen || token.kind == TokKind::kRsquare ||
         token.kind == TokKind::kRbrace) {
-      if (group_depth == 0) return Fail(failure, token.offset, "unbalanced " + Describe(token) + " in layout");
+      if (group_depth == 0)
+        return Fail(failure, token.offset, "unbalanced " + Describe(token) + " in layout");
       if (--group_depth == 0 && group_numeric) {
         if (item == "T") layout->tiles.push_back(group);
         if (item == "S" && group.size() == 1) layout->memory_space = group[0];
@@ -142,29 +145,36 @@ bool ParseLayout(Lexer& lexer, const ShapeParseLimits& limits, Layout* layout,
   }
   while (true) {
     Token token = lexer.Next();
-    if (token.kind == TokKind::kColon) return ParseLayoutExtensions(lexer, limits.max_depth, layout, failure);
+    if (token.kind == TokKind::kColon)
+      return ParseLayoutExtensions(lexer, limits.max_depth, layout, failure);
     int64_t value = 0;
     if (token.kind != TokKind::kInt || !ParseNonNegative(token.text, &value))
-      return Fail(failure, token.offset, "expected a dimension number in layout, got " + Describe(token));
+      return Fail(failure, token.offset,
+                  "expected a dimension number in layout, got " + Describe(token));
     if (static_cast<int64_t>(layout->minor_to_major.size()) >= limits.max_rank)
-      return Fail(failure, token.offset, "layout has more than " + std::to_string(limits.max_rank) + " dimensions");
+      return Fail(failure, token.offset,
+                  "layout has more than " + std::to_string(limits.max_rank) + " dimensions");
     layout->minor_to_major.push_back(value);
     Token separator = lexer.Next();
     if (separator.kind == TokKind::kRbrace) return true;
     if (separator.kind == TokKind::kColon)
       return ParseLayoutExtensions(lexer, limits.max_depth, layout, failure);
     if (separator.kind != TokKind::kComma)
-      return Fail(failure, separator.offset, "expected ',', ':' or '}' in layout, got " + Describe(separator));
+      return Fail(failure, separator.offset,
+                  "expected ',', ':' or '}' in layout, got " + Describe(separator));
   }
 }
 
 bool ParseShapeAt(Lexer& lexer, const ShapeParseLimits& limits, int depth, Shape* shape,
                   ParseFailure* failure) {
   Token token = lexer.Next();
-  if (token.kind == TokKind::kError) return Fail(failure, token.offset, std::string(lexer.error_message()));
+  if (token.kind == TokKind::kError)
+    return Fail(failure, token.offset, std::string(lexer.error_message()));
   if (token.kind == TokKind::kLparen) {
     if (depth >= limits.max_depth)
-      return Fail(failure, token.offset, "tuple shapes nested deeper than " + std::to_string(limits.max_depth) + " levels");
+      return Fail(
+          failure, token.offset,
+          "tuple shapes nested deeper than " + std::to_string(limits.max_depth) + " levels");
     shape->element_type = PrimitiveType::kTuple;
     if (lexer.Peek().kind == TokKind::kRparen) {
       lexer.Next();
@@ -177,7 +187,8 @@ bool ParseShapeAt(Lexer& lexer, const ShapeParseLimits& limits, int depth, Shape
       Token separator = lexer.Next();
       if (separator.kind == TokKind::kRparen) return true;
       if (separator.kind != TokKind::kComma)
-        return Fail(failure, separator.offset, "expected ',' or ')' in tuple shape, got " + Describe(separator));
+        return Fail(failure, separator.offset,
+                    "expected ',' or ')' in tuple shape, got " + Describe(separator));
     }
   }
   if (token.kind != TokKind::kIdent || token.percent)
@@ -187,7 +198,8 @@ bool ParseShapeAt(Lexer& lexer, const ShapeParseLimits& limits, int depth, Shape
   shape->element_type = *type;
   Token open = lexer.Next();
   if (open.kind != TokKind::kLsquare)
-    return Fail(failure, open.offset, "expected '[' after element type " + Describe(token) + ", got " + Describe(open));
+    return Fail(failure, open.offset,
+                "expected '[' after element type " + Describe(token) + ", got " + Describe(open));
   if (lexer.Peek().kind == TokKind::kRsquare) {
     lexer.Next();
   } else {
@@ -206,13 +218,15 @@ bool ParseShapeAt(Lexer& lexer, const ShapeParseLimits& limits, int depth, Shape
         return Fail(failure, dim.offset, "expected a dimension size, got " + Describe(dim));
       }
       if (shape->rank() >= limits.max_rank)
-        return Fail(failure, dim.offset, "shape has more than " + std::to_string(limits.max_rank) + " dimensions");
+        return Fail(failure, dim.offset,
+                    "shape has more than " + std::to_string(limits.max_rank) + " dimensions");
       shape->dimensions.push_back(size);
       shape->dynamic_dimensions.push_back(dynamic);
       Token separator = lexer.Next();
       if (separator.kind == TokKind::kRsquare) break;
       if (separator.kind != TokKind::kComma)
-        return Fail(failure, separator.offset, "expected ',' or ']' in dimensions, got " + Describe(separator));
+        return Fail(failure, separator.offset,
+                    "expected ',' or ']' in dimensions, got " + Describe(separator));
     }
   }
   if ((shape->IsToken() || shape->element_type == PrimitiveType::kOpaque) && shape->rank() != 0)
@@ -225,8 +239,9 @@ bool ParseShapeAt(Lexer& lexer, const ShapeParseLimits& limits, int depth, Shape
       if (!ParseLayout(lexer, limits, &shape->layout, failure)) return false;
       if (!shape->layout.minor_to_major.empty() &&
           static_cast<int64_t>(shape->layout.minor_to_major.size()) != shape->rank())
-        return Fail(failure, token.offset, "layout has " + std::to_string(shape->layout.minor_to_major.size()) +
-                                               " dimensions but the shape has " + std::to_string(shape->rank()));
+        return Fail(failure, token.offset,
+                    "layout has " + std::to_string(shape->layout.minor_to_major.size()) +
+                        " dimensions but the shape has " + std::to_string(shape->rank()));
     }
   }
   return true;
@@ -311,8 +326,7 @@ bool Shape::CompatibleWith(const Shape& other) const {
   return true;
 }
 
-bool ParseShape(Lexer& lexer, const ShapeParseLimits& limits, Shape* shape,
-                ParseFailure* failure) {
+bool ParseShape(Lexer& lexer, const ShapeParseLimits& limits, Shape* shape, ParseFailure* failure) {
   return ParseShapeAt(lexer, limits, 0, shape, failure);
 }
 
@@ -324,14 +338,16 @@ bool ScanShape(Lexer& lexer, int max_depth, uint32_t* end_offset, ParseFailure* 
     *end_offset = close.offset + 1;
     return true;
   }
-  if (token.kind == TokKind::kError) return Fail(failure, token.offset, std::string(lexer.error_message()));
+  if (token.kind == TokKind::kError)
+    return Fail(failure, token.offset, std::string(lexer.error_message()));
   if (token.kind != TokKind::kIdent || token.percent)
     return Fail(failure, token.offset, "expected a shape, got " + Describe(token));
   Token open = lexer.Next();
   if (open.kind != TokKind::kLsquare) {
     if (!PrimitiveTypeFromName(token.text))
       return Fail(failure, token.offset, "expected a shape, got " + Describe(token));
-    return Fail(failure, open.offset, "expected '[' after element type " + Describe(token) + ", got " + Describe(open));
+    return Fail(failure, open.offset,
+                "expected '[' after element type " + Describe(token) + ", got " + Describe(open));
   }
   if (!SkipBalanced(lexer, open, max_depth, &close, failure)) return false;
   *end_offset = close.offset + 1;

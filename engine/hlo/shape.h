@@ -25,13 +25,39 @@ namespace tileprof::hlo {
 enum class PrimitiveType : uint8_t {
   kInvalid,
   kPred,
-  kS1, kS2, kS4, kS8, kS16, kS32, kS64,
-  kU1, kU2, kU4, kU8, kU16, kU32, kU64,
-  kF16, kBF16, kF32, kF64,
-  kC64, kC128,
-  kF8E5M2, kF8E4M3, kF8E4M3FN, kF8E4M3B11FNUZ, kF8E5M2FNUZ, kF8E4M3FNUZ, kF8E3M4,
-  kF8E8M0FNU, kF4E2M1FN, kF6E2M3FN, kF6E3M2FN,
-  kToken, kOpaque,
+  kS1,
+  kS2,
+  kS4,
+  kS8,
+  kS16,
+  kS32,
+  kS64,
+  kU1,
+  kU2,
+  kU4,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kC64,
+  kC128,
+  kF8E5M2,
+  kF8E4M3,
+  kF8E4M3FN,
+  kF8E4M3B11FNUZ,
+  kF8E5M2FNUZ,
+  kF8E4M3FNUZ,
+  kF8E3M4,
+  kF8E8M0FNU,
+  kF4E2M1FN,
+  kF6E2M3FN,
+  kF6E3M2FN,
+  kToken,
+  kOpaque,
   kTuple,  // never printed as a word: tuples print as "(...)"
 };
 
@@ -40,9 +66,9 @@ std::string_view PrimitiveTypeName(PrimitiveType type);
 // The element type spelled `name`, or nullopt (also for "tuple").
 std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name);
 
-bool IsFloatingPointType(PrimitiveType type);  // f16, bf16, f32, f64, all f8/f6/f4
-bool IsComplexType(PrimitiveType type);        // c64, c128
-bool IsSignedIntegerType(PrimitiveType type);  // s1..s64
+bool IsFloatingPointType(PrimitiveType type);    // f16, bf16, f32, f64, all f8/f6/f4
+bool IsComplexType(PrimitiveType type);          // c64, c128
+bool IsSignedIntegerType(PrimitiveType type);    // s1..s64
 bool IsUnsignedIntegerType(PrimitiveType type);  // u1..u64
 // Bits per element (pred: 8, c64: 64); 0 for token, opaque and tuple.
 int BitWidth(PrimitiveType type);
@@ -105,7 +131,7 @@ struct Shape {
 };
 
 struct ShapeParseLimits {
-  int max_depth = 64;     // tuple nesting
+  int max_depth = 64;      // tuple nesting
   int64_t max_rank = 256;  // dimensions per array
 };
 
@@ -113,8 +139,7 @@ struct ShapeParseLimits {
 // just after it. A '{' after an array is a layout only when followed by an
 // integer, '}' or ':', so that `-> f32[2] {` in a computation header leaves
 // the body's brace alone.
-bool ParseShape(Lexer& lexer, const ShapeParseLimits& limits, Shape* shape,
-                ParseFailure* failure);
+bool ParseShape(Lexer& lexer, const ShapeParseLimits& limits, Shape* shape, ParseFailure* failure);
 
 // Finds where a shape that starts at the lexer's next token ends, without
 // decoding it (the parser interns shapes by their text and only decodes text

@@ -30,8 +30,8 @@ bool CheckIota(const std::vector<int64_t>& dims, const std::vector<int64_t>& res
     return false;
   }
   if (total != reshape_total) {
-    *error = "iota reshape covers " + std::to_string(reshape_total) + " devices but the tiles need " +
-             std::to_string(total);
+    *error = "iota reshape covers " + std::to_string(reshape_total) +
+             " devices but the tiles need " + std::to_string(total);
     return false;
   }
   if (total > max_devices) {
@@ -58,7 +58,8 @@ bool CheckIota(const std::vector<int64_t>& dims, const std::vector<int64_t>& res
 }
 
 // '<=' '[' ints ']' [T '(' ints ')'], after the leading '[dims]'.
-bool ParseIotaTail(ValueParser& parser, std::vector<int64_t>* reshape, std::vector<int64_t>* transpose) {
+bool ParseIotaTail(ValueParser& parser, std::vector<int64_t>* reshape,
+                   std::vector<int64_t>* transpose) {
   if (!parser.Expect(TokKind::kLeq, "before the iota reshape")) return false;
   if (!parser.ParseSquareIntList(reshape, "in iota reshape")) return false;
   Token next = parser.Peek();
@@ -72,7 +73,8 @@ bool ParseIotaTail(ValueParser& parser, std::vector<int64_t>* reshape, std::vect
       Token separator = parser.Next();
       if (separator.kind == TokKind::kRparen) break;
       if (separator.kind != TokKind::kComma)
-        return parser.Fail(separator, "expected ',' or ')' in iota transpose, got " + ValueParser::Describe(separator));
+        return parser.Fail(separator, "expected ',' or ')' in iota transpose, got " +
+                                          ValueParser::Describe(separator));
     }
   }
   return true;
@@ -141,7 +143,8 @@ class ShardingParser {
         return parser_.Fail(token, "unknown sharding keyword " + ValueParser::Describe(token));
       }
       if (token.kind != TokKind::kAttrName)
-        return parser_.Fail(token, "expected a sharding field, got " + ValueParser::Describe(token));
+        return parser_.Fail(token,
+                            "expected a sharding field, got " + ValueParser::Describe(token));
       if (token.text == "device") {
         if (!parser_.ParseInt(&out->device, "after device=")) return false;
       } else if (token.text == "devices") {
@@ -152,7 +155,8 @@ class ShardingParser {
           out->iota = true;
           if (!ParseIotaTail(parser_, &out->iota_reshape, &out->iota_transpose)) return false;
           std::string error;
-          if (!CheckIota(out->tile_dimensions, out->iota_reshape, out->iota_transpose, int64_t{1} << 40, &error))
+          if (!CheckIota(out->tile_dimensions, out->iota_reshape, out->iota_transpose,
+                         int64_t{1} << 40, &error))
             return parser_.Fail(token, error);
         } else {
           while (true) {
@@ -166,8 +170,8 @@ class ShardingParser {
           for (int64_t dim : out->tile_dimensions)
             if (dim < 0 || __builtin_mul_overflow(tiles, dim, &tiles)) tiles = -1;
           if (tiles != static_cast<int64_t>(out->devices.size()))
-            return parser_.Fail(token, "tile dimensions need " + std::to_string(tiles) + " devices, got " +
-                                           std::to_string(out->devices.size()));
+            return parser_.Fail(token, "tile dimensions need " + std::to_string(tiles) +
+                                           " devices, got " + std::to_string(out->devices.size()));
         }
       } else if (token.text == "last_tile_dims") {
         if (!parser_.Expect(TokKind::kLbrace, "after last_tile_dims=")) return false;
@@ -176,7 +180,8 @@ class ShardingParser {
           if (item.kind == TokKind::kRbrace) break;
           if (item.kind == TokKind::kComma) continue;
           if (item.kind != TokKind::kIdent)
-            return parser_.Fail(item, "expected a subgroup type, got " + ValueParser::Describe(item));
+            return parser_.Fail(item,
+                                "expected a subgroup type, got " + ValueParser::Describe(item));
           out->last_tile_dims.emplace_back(item.text);
         }
       } else if (token.text == "metadata") {
@@ -187,7 +192,8 @@ class ShardingParser {
         return parser_.Fail(token, "unknown sharding field '" + std::string(token.text) + "='");
       }
     }
-    if (!has_kind) return parser_.Fail(first, "sharding names no kind (replicated, maximal, devices=...)");
+    if (!has_kind)
+      return parser_.Fail(first, "sharding names no kind (replicated, maximal, devices=...)");
     if (out->kind == Sharding::Kind::kMaximal && out->device < 0)
       return parser_.Fail(first, "maximal sharding needs device=N");
     return true;

@@ -18,7 +18,8 @@ std::optional<std::vector<ComputationSpan>> SkimComputations(std::string_view te
   bool in_body = false, seen_module = false;
   size_t pos = 0;
   while (pos < text.size()) {
-    const char* nl = static_cast<const char*>(std::memchr(text.data() + pos, '\n', text.size() - pos));
+    const char* nl =
+        static_cast<const char*>(std::memchr(text.data() + pos, '\n', text.size() - pos));
     size_t line_end = nl ? static_cast<size_t>(nl - text.data()) : text.size();
     std::string_view line = text.substr(pos, line_end - pos);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
@@ -31,7 +32,8 @@ std::optional<std::vector<ComputationSpan>> SkimComputations(std::string_view te
       in_body = false;
       continue;
     }
-    if (line.empty() || line.starts_with("//") || line.front() == ' ' || line.front() == '\t') continue;
+    if (line.empty() || line.starts_with("//") || line.front() == ' ' || line.front() == '\t')
+      continue;
     if (line.starts_with("HloModule")) {
       if (seen_module) return std::nullopt;  // several modules in one text
       seen_module = true;

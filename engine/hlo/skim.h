@@ -22,7 +22,9 @@ struct ComputationSpan {
   uint32_t body = 0;      // offset of the '{' that opens the body
   uint32_t end = 0;       // offset just past the closing '}'
 
-  std::string_view Text(std::string_view source) const { return source.substr(header, end - header); }
+  std::string_view Text(std::string_view source) const {
+    return source.substr(header, end - header);
+  }
 };
 
 std::optional<std::vector<ComputationSpan>> SkimComputations(std::string_view text);

@@ -17,7 +17,8 @@ bool MultiplyInto(int64_t* product, int64_t factor) {
 }  // namespace
 
 std::optional<int64_t> EstimateFlops(const Instruction& instruction) {
-  if (instruction.opcode() != Opcode::kDot && instruction.opcode() != Opcode::kConvolution) return std::nullopt;
+  if (instruction.opcode() != Opcode::kDot && instruction.opcode() != Opcode::kConvolution)
+    return std::nullopt;
   if (instruction.operand_count() < 2 || !instruction.shape().IsArray()) return std::nullopt;
   std::optional<int64_t> outputs = instruction.shape().ElementCount();
   if (!outputs) return std::nullopt;
@@ -28,7 +29,8 @@ std::optional<int64_t> EstimateFlops(const Instruction& instruction) {
     const Shape& lhs = instruction.operand(0)->shape();
     if (!dims) return std::nullopt;
     for (int64_t dim : dims->lhs_contracting) {
-      if (dim < 0 || dim >= lhs.rank() || !MultiplyInto(&flops, lhs.dimensions[dim])) return std::nullopt;
+      if (dim < 0 || dim >= lhs.rank() || !MultiplyInto(&flops, lhs.dimensions[dim]))
+        return std::nullopt;
     }
     return flops;
   }
@@ -56,7 +58,8 @@ ModuleStats ComputeStats(const Module& module) {
         Expected<Literal> literal = ParseLiteral(instruction->literal(), instruction->shape());
         if (literal && literal->kind == Literal::Kind::kElided) ++stats.elided_constants;
       }
-      if (instruction->opcode() != Opcode::kDot && instruction->opcode() != Opcode::kConvolution) continue;
+      if (instruction->opcode() != Opcode::kDot && instruction->opcode() != Opcode::kConvolution)
+        continue;
       bool dot = instruction->opcode() == Opcode::kDot;
       ++(dot ? stats.dots : stats.convolutions);
       std::optional<int64_t> flops = EstimateFlops(*instruction);
@@ -64,7 +67,8 @@ ModuleStats ComputeStats(const Module& module) {
       if (!flops || __builtin_add_overflow(total, *flops, &total)) ++stats.unestimated;
     }
   }
-  for (const auto& [opcode, count] : histogram) stats.opcodes.emplace_back(std::string(opcode), count);
+  for (const auto& [opcode, count] : histogram)
+    stats.opcodes.emplace_back(std::string(opcode), count);
   std::stable_sort(stats.opcodes.begin(), stats.opcodes.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   const Computation& entry = *module.entry();

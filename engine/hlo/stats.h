@@ -25,8 +25,8 @@ struct ModuleStats {
   };
   std::string entry;
   std::vector<Parameter> parameters;  // of the entry, by number
-  std::string result;                  // the entry root's shape
-  int64_t elided_constants = 0;        // constant({...}): values unknown
+  std::string result;                 // the entry root's shape
+  int64_t elided_constants = 0;       // constant({...}): values unknown
   // Multiply-adds count as 2 FLOPs. Each instruction counts once: calls
   // and loop bodies are not multiplied by how often they run.
   int64_t dots = 0;

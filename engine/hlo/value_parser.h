@@ -83,7 +83,8 @@ class ValueParser {
       Token separator = Next();
       if (separator.kind == TokKind::kRbrace) return true;
       if (separator.kind != TokKind::kComma)
-        return Fail(separator, "expected ',' or '}' " + std::string(context) + ", got " + Describe(separator));
+        return Fail(separator,
+                    "expected ',' or '}' " + std::string(context) + ", got " + Describe(separator));
     }
   }
 
@@ -101,7 +102,8 @@ class ValueParser {
       Token separator = Next();
       if (separator.kind == TokKind::kRsquare) return true;
       if (separator.kind != TokKind::kComma)
-        return Fail(separator, "expected ',' or ']' " + std::string(context) + ", got " + Describe(separator));
+        return Fail(separator,
+                    "expected ',' or ']' " + std::string(context) + ", got " + Describe(separator));
     }
   }
 
@@ -116,8 +118,8 @@ class ValueParser {
       *raw = text().substr(first.offset, close.offset + 1 - first.offset);
       return true;
     }
-    if (first.kind == TokKind::kEof || first.kind == TokKind::kError || first.kind == TokKind::kComma ||
-        first.kind == TokKind::kRbrace)
+    if (first.kind == TokKind::kEof || first.kind == TokKind::kError ||
+        first.kind == TokKind::kComma || first.kind == TokKind::kRbrace)
       return Fail(first, "expected a value, got " + Describe(first));
     *raw = first.text;
     return true;

@@ -12,10 +12,12 @@ double SystemSeconds() {
 
 }  // namespace
 
-Expected<EventSink> EventSink::Open(ReportSettings settings, EventSinkOptions options, CompileLog* log) {
+Expected<EventSink> EventSink::Open(ReportSettings settings, EventSinkOptions options,
+                                    CompileLog* log) {
   EventSink sink(std::move(settings), std::move(options), log);
   if (sink.CompileEventsOn() && !sink.options_.path.empty()) {
-    TILEPROF_ASSIGN_OR_RETURN(report::TraceEventWriter writer, report::TraceEventWriter::Open(sink.options_.path));
+    TILEPROF_ASSIGN_OR_RETURN(report::TraceEventWriter writer,
+                              report::TraceEventWriter::Open(sink.options_.path));
     sink.writer_.emplace(std::move(writer));
   }
   return sink;
@@ -35,8 +37,9 @@ Status EventSink::Emit(report::TraceEvent event) {
   return {};
 }
 
-Expected<std::string> EventSink::Payload(std::string_view module, std::string_view what, std::string_view file_name,
-                                         std::string bytes, bool capped, std::vector<std::string>* written) {
+Expected<std::string> EventSink::Payload(std::string_view module, std::string_view what,
+                                         std::string_view file_name, std::string bytes, bool capped,
+                                         std::vector<std::string>* written) {
   const uint64_t max = settings_.config.max_report_size;
   if (capped && bytes.size() > max) {
     // The original logs this at INFO; a dropped report is worth a warning.
@@ -46,8 +49,8 @@ Expected<std::string> EventSink::Payload(std::string_view module, std::string_vi
     return std::string();
   }
   if (settings_.config.report_directory.empty()) return bytes;
-  std::string path =
-      ModuleReportDirectory(settings_.config.report_directory, module) + "/" + std::string(file_name);
+  std::string path = ModuleReportDirectory(settings_.config.report_directory, module) + "/" +
+                     std::string(file_name);
   TILEPROF_RETURN_IF_ERROR(WriteOutputFile(path, bytes));
   if (written != nullptr) written->push_back(path);
   return path;
@@ -62,8 +65,9 @@ Status EventSink::CompileBegin(std::string_view module) {
 }
 
 Status EventSink::CompileEnd(std::string_view module, const report::CompilationReport* report,
-                             const report::TensorMap* tensor_map, const report::InstructionInfo* info,
-                             std::vector<std::string>* written, const std::string* serialized_graph) {
+                             const report::TensorMap* tensor_map,
+                             const report::InstructionInfo* info, std::vector<std::string>* written,
+                             const std::string* serialized_graph) {
   if (!CompileEventsOn()) return {};
   const ReportConfig& config = settings_.config;
   report::TraceEvent event = NewEvent(report::TraceEventType::kCompileEnd);
@@ -75,13 +79,15 @@ Status EventSink::CompileEnd(std::string_view module, const report::CompilationR
                                       SerializeCompilationReport(*report, config), true, written));
   }
   if (tensor_map != nullptr) {
-    TILEPROF_ASSIGN_OR_RETURN(event.tensor_map, Payload(module, "tensor map", "tensor_map.json",
-                                                        report::WriteTensorMapJson(*tensor_map), false, written));
+    TILEPROF_ASSIGN_OR_RETURN(event.tensor_map,
+                              Payload(module, "tensor map", "tensor_map.json",
+                                      report::WriteTensorMapJson(*tensor_map), false, written));
   }
   if (info != nullptr) event.instruction_info = report::WriteInstructionInfoJson(*info);
   if (serialized_graph != nullptr && config.enable_poplar_serialized_graph) {
-    TILEPROF_ASSIGN_OR_RETURN(event.poplar_graph, Payload(module, "serialized graph", "serialized_graph.poplar_exec",
-                                                          *serialized_graph, true, written));
+    TILEPROF_ASSIGN_OR_RETURN(event.poplar_graph,
+                              Payload(module, "serialized graph", "serialized_graph.poplar_exec",
+                                      *serialized_graph, true, written));
   }
   if (!config.report_directory.empty()) {
     std::string path = ModuleReportDirectory(config.report_directory, module) + "/framework.json";
@@ -132,7 +138,8 @@ bool EventSink::WantsExecutionReport(std::string_view module, bool loaded_from_c
   return every <= 0 ? count == 0 : count % static_cast<uint64_t>(every) == 0;
 }
 
-Status EventSink::Execute(std::string_view module, const report::ExecutionReport* report, bool loaded_from_cache) {
+Status EventSink::Execute(std::string_view module, const report::ExecutionReport* report,
+                          bool loaded_from_cache) {
   const bool attach = WantsExecutionReport(module, loaded_from_cache);
   auto [it, inserted] = executions_.try_emplace(std::string(module), 0);
   ++it->second;
@@ -143,9 +150,10 @@ Status EventSink::Execute(std::string_view module, const report::ExecutionReport
     // In the report directory the file is overwritten by every profiled run
     // (spec section 6); the events keep every one.
     const std::string ext(settings_.config.ReportExtension());
-    TILEPROF_ASSIGN_OR_RETURN(event.execution_report,
-                              Payload(module, "execution report", "execution." + ext,
-                                      SerializeExecutionReport(*report, settings_.config), true, nullptr));
+    TILEPROF_ASSIGN_OR_RETURN(
+        event.execution_report,
+        Payload(module, "execution report", "execution." + ext,
+                SerializeExecutionReport(*report, settings_.config), true, nullptr));
   }
   return Emit(std::move(event));
 }

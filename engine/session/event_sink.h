@@ -57,7 +57,8 @@ class EventSink {
  public:
   // Opens the event file when events are on and a path is given. A sink
   // with events off accepts every call and records nothing.
-  static Expected<EventSink> Open(ReportSettings settings, EventSinkOptions options, CompileLog* log = nullptr);
+  static Expected<EventSink> Open(ReportSettings settings, EventSinkOptions options,
+                                  CompileLog* log = nullptr);
   EventSink(EventSink&&) noexcept = default;
   EventSink& operator=(EventSink&&) = delete;
 
@@ -84,7 +85,8 @@ class EventSink {
   bool WantsExecutionReport(std::string_view module, bool loaded_from_cache = false) const;
   // Counts the execution; the report is attached when WantsExecutionReport
   // said so (a null report then leaves the field empty).
-  Status Execute(std::string_view module, const report::ExecutionReport* report, bool loaded_from_cache = false);
+  Status Execute(std::string_view module, const report::ExecutionReport* report,
+                 bool loaded_from_cache = false);
 
   // Executions counted per module.
   uint64_t ExecutionCount(std::string_view module) const;
@@ -100,8 +102,9 @@ class EventSink {
   Status Emit(report::TraceEvent event);
   // The payload under the cap (or "" and a note), or its file path when a
   // report directory is set.
-  Expected<std::string> Payload(std::string_view module, std::string_view what, std::string_view file_name,
-                                std::string bytes, bool capped, std::vector<std::string>* written);
+  Expected<std::string> Payload(std::string_view module, std::string_view what,
+                                std::string_view file_name, std::string bytes, bool capped,
+                                std::vector<std::string>* written);
 
   ReportSettings settings_;
   EventSinkOptions options_;

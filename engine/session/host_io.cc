@@ -41,8 +41,8 @@ Expected<HostLeaf> MakeLeaf(const hlo::Shape& shape, std::string stream, std::st
   leaf.shape = shape;
   TILEPROF_ASSIGN_OR_RETURN(compiler::StorageType storage, compiler::StorageOf(shape.element_type));
   if (!storage.native) {
-    return MakeError("'{}' is {}: the host cannot feed or read {} arrays", leaf.label, leaf.ShapeString(),
-                     hlo::PrimitiveTypeName(shape.element_type));
+    return MakeError("'{}' is {}: the host cannot feed or read {} arrays", leaf.label,
+                     leaf.ShapeString(), hlo::PrimitiveTypeName(shape.element_type));
   }
   leaf.type = storage.type;
   std::optional<int64_t> count = shape.ElementCount();
@@ -53,19 +53,32 @@ Expected<HostLeaf> MakeLeaf(const hlo::Shape& shape, std::string stream, std::st
 
 std::optional<npy::Dtype> DtypeOf(ElementType type) {
   switch (type) {
-    case ElementType::kPred: return npy::Dtype::kBool;
-    case ElementType::kS8: return npy::Dtype::kI1;
-    case ElementType::kU8: return npy::Dtype::kU1;
-    case ElementType::kS16: return npy::Dtype::kI2;
-    case ElementType::kU16: return npy::Dtype::kU2;
-    case ElementType::kS32: return npy::Dtype::kI4;
-    case ElementType::kU32: return npy::Dtype::kU4;
-    case ElementType::kS64: return npy::Dtype::kI8;
-    case ElementType::kU64: return npy::Dtype::kU8;
-    case ElementType::kF16: return npy::Dtype::kF2;
-    case ElementType::kF32: return npy::Dtype::kF4;
-    case ElementType::kF64: return npy::Dtype::kF8;
-    case ElementType::kBF16: return std::nullopt;
+    case ElementType::kPred:
+      return npy::Dtype::kBool;
+    case ElementType::kS8:
+      return npy::Dtype::kI1;
+    case ElementType::kU8:
+      return npy::Dtype::kU1;
+    case ElementType::kS16:
+      return npy::Dtype::kI2;
+    case ElementType::kU16:
+      return npy::Dtype::kU2;
+    case ElementType::kS32:
+      return npy::Dtype::kI4;
+    case ElementType::kU32:
+      return npy::Dtype::kU4;
+    case ElementType::kS64:
+      return npy::Dtype::kI8;
+    case ElementType::kU64:
+      return npy::Dtype::kU8;
+    case ElementType::kF16:
+      return npy::Dtype::kF2;
+    case ElementType::kF32:
+      return npy::Dtype::kF4;
+    case ElementType::kF64:
+      return npy::Dtype::kF8;
+    case ElementType::kBF16:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -134,17 +147,19 @@ Expected<HostInterface> DescribeHostInterface(const hlo::Module& module) {
     host.outputs.push_back(std::move(leaf));
   }
   if (const hlo::Attribute* attribute = module.FindAttribute("input_output_alias")) {
-    Expected<std::vector<hlo::InputOutputAlias>> aliases = hlo::ParseInputOutputAlias(attribute->value());
+    Expected<std::vector<hlo::InputOutputAlias>> aliases =
+        hlo::ParseInputOutputAlias(attribute->value());
     if (!aliases) return aliases.error().Within("input_output_alias");
     for (const hlo::InputOutputAlias& alias : *aliases) {
-      const std::string where = fmt::format("input_output_alias {{{}}}: ({}, {{{}}})",
-                                            fmt::join(alias.output_index, ","), alias.parameter,
-                                            fmt::join(alias.parameter_index, ","));
+      const std::string where =
+          fmt::format("input_output_alias {{{}}}: ({}, {{{}}})", fmt::join(alias.output_index, ","),
+                      alias.parameter, fmt::join(alias.parameter_index, ","));
       size_t output = result_leaves.size();
       for (size_t i = 0; i < result_leaves.size(); ++i) {
         if (result_leaves[i].first == alias.output_index) output = i;
       }
-      if (output == result_leaves.size()) return MakeError("{}: the result has no such array", where);
+      if (output == result_leaves.size())
+        return MakeError("{}: the result has no such array", where);
       if (alias.parameter < 0 || static_cast<size_t>(alias.parameter) >= input_paths.size()) {
         return MakeError("{}: there is no parameter {}", where, alias.parameter);
       }
@@ -152,12 +167,13 @@ Expected<HostInterface> DescribeHostInterface(const hlo::Module& module) {
       for (const auto& [path, index] : input_paths[static_cast<size_t>(alias.parameter)]) {
         if (path == alias.parameter_index) input = index;
       }
-      if (input == host.inputs.size()) return MakeError("{}: the parameter has no such array", where);
+      if (input == host.inputs.size())
+        return MakeError("{}: the parameter has no such array", where);
       const HostLeaf& in = host.inputs[input];
       const HostLeaf& out = host.outputs[output];
       if (in.type != out.type || in.elements != out.elements) {
-        return MakeError("{}: {} is {} but {} is {}", where, out.stream, out.ShapeString(), in.stream,
-                         in.ShapeString());
+        return MakeError("{}: {} is {} but {} is {}", where, out.stream, out.ShapeString(),
+                         in.stream, in.ShapeString());
       }
       host.aliases.emplace_back(output, input);
     }
@@ -171,8 +187,10 @@ Expected<size_t> FindInput(const HostInterface& host, std::string_view name) {
   }
   int64_t number = -1;
   const bool is_number =
-      !name.empty() && std::from_chars(name.data(), name.data() + name.size(), number).ec == std::errc() &&
-      std::from_chars(name.data(), name.data() + name.size(), number).ptr == name.data() + name.size();
+      !name.empty() &&
+      std::from_chars(name.data(), name.data() + name.size(), number).ec == std::errc() &&
+      std::from_chars(name.data(), name.data() + name.size(), number).ptr ==
+          name.data() + name.size();
   std::vector<size_t> matches;
   for (size_t i = 0; i < host.inputs.size(); ++i) {
     const HostLeaf& leaf = host.inputs[i];
@@ -183,15 +201,17 @@ Expected<size_t> FindInput(const HostInterface& host, std::string_view name) {
   }
   if (matches.size() == 1) return matches[0];
   std::vector<std::string> names;
-  for (const HostLeaf& leaf : host.inputs) names.push_back(fmt::format("{} ({})", leaf.stream, leaf.parameter));
+  for (const HostLeaf& leaf : host.inputs)
+    names.push_back(fmt::format("{} ({})", leaf.stream, leaf.parameter));
   if (matches.size() > 1) {
     std::vector<std::string> leaves;
     for (size_t i : matches) leaves.push_back(host.inputs[i].stream);
     return MakeError("input '{}' is a tuple of {} arrays; name one of {}", name, matches.size(),
                      fmt::join(leaves, ", "));
   }
-  return MakeError("no parameter '{}'; the parameters are: {}", name,
-                   names.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(names, ", ")));
+  return MakeError(
+      "no parameter '{}'; the parameters are: {}", name,
+      names.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(names, ", ")));
 }
 
 Expected<std::vector<std::byte>> InputFromNpy(const HostLeaf& leaf, const npy::Array& array,
@@ -201,9 +221,10 @@ Expected<std::vector<std::byte>> InputFromNpy(const HostLeaf& leaf, const npy::A
   const bool bf16 = leaf.type == ElementType::kBF16;
   const bool dtype_ok = bf16 ? array.dtype == npy::Dtype::kF4 : array.dtype == *want;
   if (!dtype_ok || array.shape != dims) {
-    return MakeError("input '{}': {} is {}, the parameter is {}{}", leaf.stream, file, array.Describe(),
-                     leaf.ShapeString(),
-                     bf16 ? " (bfloat16 is not a NumPy dtype: give a float32 array of that shape)" : "");
+    return MakeError(
+        "input '{}': {} is {}, the parameter is {}{}", leaf.stream, file, array.Describe(),
+        leaf.ShapeString(),
+        bf16 ? " (bfloat16 is not a NumPy dtype: give a float32 array of that shape)" : "");
   }
   if (!bf16) return array.data;
   std::vector<std::byte> bytes(leaf.Bytes());
@@ -241,8 +262,8 @@ std::vector<std::byte> RandomInput(const HostLeaf& leaf, uint64_t seed) {
 
 Expected<npy::Array> OutputToNpy(const HostLeaf& leaf, std::span<const std::byte> bytes) {
   if (bytes.size() != leaf.Bytes()) {
-    return MakeError("output '{}' has {} bytes, expected {} for {}", leaf.stream, bytes.size(), leaf.Bytes(),
-                     leaf.ShapeString());
+    return MakeError("output '{}' has {} bytes, expected {} for {}", leaf.stream, bytes.size(),
+                     leaf.Bytes(), leaf.ShapeString());
   }
   npy::Array array;
   array.shape = Dims(leaf.shape);

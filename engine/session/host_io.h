@@ -22,12 +22,12 @@ namespace tileprof::engine {
 
 // One array leaf of a parameter or of the result.
 struct HostLeaf {
-  std::string stream;  // "x", "w.1" (leaf 1 of tuple parameter w), "out.0"
-  std::string label;   // parameter: its name; result: the instruction that produced it
+  std::string stream;      // "x", "w.1" (leaf 1 of tuple parameter w), "out.0"
+  std::string label;       // parameter: its name; result: the instruction that produced it
   int64_t parameter = -1;  // entry parameter number (inputs only)
   hlo::Shape shape;        // the leaf's HLO array shape
   ElementType type = ElementType::kF32;  // as the graph stores it
-  uint64_t elements = 0;   // 0: no stream (empty leaf)
+  uint64_t elements = 0;                 // 0: no stream (empty leaf)
 
   // "f32[2,3]"
   std::string ShapeString() const;

@@ -16,8 +16,14 @@ bool IsDotLike(Opcode op) { return op == Opcode::kDot || op == Opcode::kConvolut
 
 bool MovesData(Opcode op) {
   switch (op) {
-    case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kTranspose: case Opcode::kConvert:
-    case Opcode::kCopy: case Opcode::kReverse: case Opcode::kBroadcast: case Opcode::kBitcastConvert:
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
+    case Opcode::kTranspose:
+    case Opcode::kConvert:
+    case Opcode::kCopy:
+    case Opcode::kReverse:
+    case Opcode::kBroadcast:
+    case Opcode::kBitcastConvert:
       return true;
     default:
       return false;
@@ -66,11 +72,15 @@ report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
   std::vector<const Instruction*> updates;
   std::vector<const Instruction*> outputs;
   if (const Instruction* root = entry->root()) {
-    if (root->opcode() == Opcode::kTuple) outputs.assign(root->operands().begin(), root->operands().end());
-    else outputs.push_back(root);
+    if (root->opcode() == Opcode::kTuple)
+      outputs.assign(root->operands().begin(), root->operands().end());
+    else
+      outputs.push_back(root);
   }
   for (const Instruction* out : outputs) {
-    if ((out->opcode() != Opcode::kSubtract && out->opcode() != Opcode::kAdd) || out->operand_count() != 2) continue;
+    if ((out->opcode() != Opcode::kSubtract && out->opcode() != Opcode::kAdd) ||
+        out->operand_count() != 2)
+      continue;
     for (size_t side = 0; side < 2; ++side) {
       const Instruction* parameter = SourceParameter(out->operand(side));
       if (parameter != nullptr && parameter->shape().CompatibleWith(out->shape())) {
@@ -83,7 +93,8 @@ report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
 
   // Entry sites of every instruction, entry instructions in order.
   std::unordered_map<const Instruction*, const Instruction*> sites;
-  for (const Instruction* instruction : entry->instructions()) sites.emplace(instruction, instruction);
+  for (const Instruction* instruction : entry->instructions())
+    sites.emplace(instruction, instruction);
   for (const Instruction* instruction : entry->instructions())
     for (const hlo::Computation* called : instruction->called_computations())
       MapCalled(*called, instruction, sites, 0);
@@ -107,7 +118,8 @@ report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
     }
     return read;
   };
-  std::unordered_map<const Instruction*, std::vector<const Instruction*>> readers;  // weight -> sites
+  std::unordered_map<const Instruction*, std::vector<const Instruction*>>
+      readers;  // weight -> sites
   std::vector<const Instruction*> dot_likes;
   for (const hlo::Computation* computation : module.computations()) {
     for (const Instruction* instruction : computation->instructions()) {
@@ -115,7 +127,8 @@ report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
       dot_likes.push_back(instruction);
       auto site = sites.find(instruction);
       if (site == sites.end() || weights.empty()) continue;  // unreachable from the entry
-      for (const Instruction* weight : weights_read(site->second)) readers[weight].push_back(site->second);
+      for (const Instruction* weight : weights_read(site->second))
+        readers[weight].push_back(site->second);
     }
   }
   // Whether `from` is upstream of `to` in the entry computation.
@@ -141,7 +154,8 @@ report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
       const Instruction* site = site_it->second;
       std::vector<const Instruction*> read = weights_read(site);
       if (read.empty()) {
-        type = feeds_update.contains(site) ? report::MlType::kTrainingWu : report::MlType::kTrainingFwd;
+        type = feeds_update.contains(site) ? report::MlType::kTrainingWu
+                                           : report::MlType::kTrainingFwd;
       } else {
         type = report::MlType::kTrainingFwd;
         for (const Instruction* weight : read) {

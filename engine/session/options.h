@@ -122,7 +122,9 @@ struct ReportConfig {
   // The events the spec's gates allow (trace-events.md section 3).
   bool CompileEvents() const { return profiling || enable_ipu_events; }
   bool IoEvents() const { return profiling; }
-  bool ExecuteEvents() const { return CompileEvents() && profile_execution != ExecutionProfile::kNone; }
+  bool ExecuteEvents() const {
+    return CompileEvents() && profile_execution != ExecutionProfile::kNone;
+  }
   // "txt", "cbor" or "json", as ReportFileExtension() decides.
   std::string_view ReportExtension() const;
 };

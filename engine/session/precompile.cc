@@ -12,9 +12,16 @@ namespace {
 
 // XLA's own custom-call targets: their meaning is fixed by XLA, not by user
 // code, so they never make a module uncacheable.
-constexpr std::array<std::string_view, 10> kXlaTargets = {
-    "Sharding",      "SPMDFullToShardShape", "SPMDShardToFullShape", "SliceToDynamic", "PadToStatic",
-    "SetBound",      "AllocateBuffer",       "annotate_device_placement", "LayoutConstraint", "MoveToHost"};
+constexpr std::array<std::string_view, 10> kXlaTargets = {"Sharding",
+                                                          "SPMDFullToShardShape",
+                                                          "SPMDShardToFullShape",
+                                                          "SliceToDynamic",
+                                                          "PadToStatic",
+                                                          "SetBound",
+                                                          "AllocateBuffer",
+                                                          "annotate_device_placement",
+                                                          "LayoutConstraint",
+                                                          "MoveToHost"};
 constexpr std::array<std::string_view, 2> kHostTransferTargets = {"SendToHost", "RecvFromHost"};
 
 bool IsTrue(std::string_view text) { return text == "true" || text == "True" || text == "1"; }
@@ -57,9 +64,10 @@ std::vector<std::string> NonHashableUserOps(const hlo::Module& module) {
     if (!IsCustomCall(instruction)) return;
     auto call = hlo::GetCustomCall(instruction);
     // An unreadable custom call cannot be shown to be safe.
-    if (call && (std::ranges::find(kXlaTargets, call->target) != kXlaTargets.end() ||
-                 std::ranges::find(kHostTransferTargets, call->target) != kHostTransferTargets.end() ||
-                 MarkedHashable(instruction, *call)))
+    if (call &&
+        (std::ranges::find(kXlaTargets, call->target) != kXlaTargets.end() ||
+         std::ranges::find(kHostTransferTargets, call->target) != kHostTransferTargets.end() ||
+         MarkedHashable(instruction, *call)))
       return;
     names.emplace_back(instruction.name());
   });
@@ -81,7 +89,8 @@ std::vector<std::string> HostTransferOps(const hlo::Module& module) {
       default:
         if (IsCustomCall(instruction)) {
           auto call = hlo::GetCustomCall(instruction);
-          host = call && std::ranges::find(kHostTransferTargets, call->target) != kHostTransferTargets.end();
+          host = call && std::ranges::find(kHostTransferTargets, call->target) !=
+                             kHostTransferTargets.end();
         }
         break;
     }
@@ -93,12 +102,16 @@ std::vector<std::string> HostTransferOps(const hlo::Module& module) {
 Status CheckPrecompilable(const hlo::Module& module) {
   if (std::vector<std::string> ops = NonHashableUserOps(module); !ops.empty()) {
     return MakeError(
-        "IPU devices have been configured for pre-compilation, however the program contains custom user operation "
-        "{} which cannot be safely pre-compiled. If it is safe to pre-compile this custom user operation, set "
-        "\"is_hashable\": true in its backend_config or is_hashable=\"true\" in its frontend_attributes.",
+        "IPU devices have been configured for pre-compilation, however the program contains custom "
+        "user operation "
+        "{} which cannot be safely pre-compiled. If it is safe to pre-compile this custom user "
+        "operation, set "
+        "\"is_hashable\": true in its backend_config or is_hashable=\"true\" in its "
+        "frontend_attributes.",
         ops.front());
   }
-  if (!HostTransferOps(module).empty()) return Error(std::string(kPrecompileOutsideCompilationMessage));
+  if (!HostTransferOps(module).empty())
+    return Error(std::string(kPrecompileOutsideCompilationMessage));
   return {};
 }
 

@@ -23,18 +23,25 @@ namespace tileprof::engine {
 // LOG(INFO) when the cache is enabled but the module cannot be cached; the
 // module is then compiled and not saved.
 inline constexpr std::string_view kNotCacheableMessage =
-    "Executable caching has been enabled, however the program being compiled contains custom user operations which "
-    "cannot be safely serialized. If it is safe to pre-compile these custom user operations, please set the "
-    "'is_hashable' attribute to 'true' in the operations metadata function. Please see the documentation for further "
+    "Executable caching has been enabled, however the program being compiled contains custom user "
+    "operations which "
+    "cannot be safely serialized. If it is safe to pre-compile these custom user operations, "
+    "please set the "
+    "'is_hashable' attribute to 'true' in the operations metadata function. Please see the "
+    "documentation for further "
     "details.";
 
 inline constexpr std::string_view kPrecompileWithoutCachePathMessage =
-    "IPU devices have been configured for pre-compilation, however 'executable_cache_path' in 'TF_POPLAR_FLAGS' has "
-    "not been set. Please set the path to a directory where the compiled binaries should be stored using the "
-    "'TF_POPLAR_FLAGS' environment variable, for example 'TF_POPLAR_FLAGS=--executable_cache_path=/path/to/storage'.";
+    "IPU devices have been configured for pre-compilation, however 'executable_cache_path' in "
+    "'TF_POPLAR_FLAGS' has "
+    "not been set. Please set the path to a directory where the compiled binaries should be stored "
+    "using the "
+    "'TF_POPLAR_FLAGS' environment variable, for example "
+    "'TF_POPLAR_FLAGS=--executable_cache_path=/path/to/storage'.";
 
 inline constexpr std::string_view kPrecompileOutsideCompilationMessage =
-    "IPU devices have been configured for pre-compilation, however the program contains `outside_compilation_scope` "
+    "IPU devices have been configured for pre-compilation, however the program contains "
+    "`outside_compilation_scope` "
     "operations which cannot be safely pre-compiled.";
 
 inline constexpr std::string_view kPrecompileNeedsIpuVersionMessage =

@@ -48,8 +48,10 @@ std::string OversizeReportMessage(std::string_view what, uint64_t size, uint64_t
 // The report in the configured format (ReportConfig::ReportExtension): the
 // text report (execution: with its execution steps, as
 // printExecutionSummary(showExecutionSteps=true)), CBOR or JSON.
-std::string SerializeCompilationReport(const report::CompilationReport& report, const ReportConfig& config);
-std::string SerializeExecutionReport(const report::ExecutionReport& report, const ReportConfig& config);
+std::string SerializeCompilationReport(const report::CompilationReport& report,
+                                       const ReportConfig& config);
+std::string SerializeExecutionReport(const report::ExecutionReport& report,
+                                     const ReportConfig& config);
 
 // "<report_directory>/<module>", the module name made safe as one path
 // component ('/' and NUL become '_', "." and ".." get a leading '_').
@@ -79,8 +81,8 @@ struct WrittenReports {
 // tensor map by TF_POPLAR_FLAGS --tensor_map_file_path, the autoReport
 // profile, and COMPILE_END through `events` (which also fills the report
 // directory). Errors name the file.
-Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled, const ReportSettings& settings,
-                                             EventSink& events,
+Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled,
+                                             const ReportSettings& settings, EventSink& events,
                                              CompileLog& log);
 
 // After a run (for `tileprof run`): rewrites the report files of
@@ -88,7 +90,8 @@ Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled, con
 // the execution report, and the autoReport profile when
 // autoReport.outputExecutionProfile (or .all) is on. The EXECUTE event and
 // the report directory's execution file are EventSink::Execute's.
-Expected<WrittenReports> WriteRunOutputs(const CompiledModule& compiled, const report::ExecutionReport& execution,
+Expected<WrittenReports> WriteRunOutputs(const CompiledModule& compiled,
+                                         const report::ExecutionReport& execution,
                                          const ReportSettings& settings);
 
 }  // namespace tileprof::engine

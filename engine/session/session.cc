@@ -10,9 +10,9 @@
 #include <mutex>
 
 #include "common/file.h"
-#include "engine/hlo/fingerprint.h"
 #include "engine/exec/cache.h"
 #include "engine/hlo/canonical.h"
+#include "engine/hlo/fingerprint.h"
 #include "engine/hlo/parser.h"
 #include "engine/hlo/printer.h"
 #include "engine/session/event_sink.h"
@@ -65,8 +65,11 @@ int64_t ExpensiveInstructions(const hlo::Module& module) {
         case hlo::Opcode::kDot:
         case hlo::Opcode::kInfeed:
         case hlo::Opcode::kOutfeed:
-        case hlo::Opcode::kTriangularSolve: ++count; break;
-        default: break;
+        case hlo::Opcode::kTriangularSolve:
+          ++count;
+          break;
+        default:
+          break;
       }
     }
   }
@@ -86,13 +89,16 @@ struct Parsed {
   Target target;
 };
 
-Expected<Parsed> ParseHloFile(const std::string& path, const SessionOptions& options, CompileLog& log) {
+Expected<Parsed> ParseHloFile(const std::string& path, const SessionOptions& options,
+                              CompileLog& log) {
   TILEPROF_ASSIGN_OR_RETURN(Target target, ResolveTarget(options));
   TILEPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  TILEPROF_ASSIGN_OR_RETURN(hlo::Module module, hlo::ParseModule(std::move(text), {.source_name = path}));
+  TILEPROF_ASSIGN_OR_RETURN(hlo::Module module,
+                            hlo::ParseModule(std::move(text), {.source_name = path}));
   uint64_t fingerprint = hlo::Fingerprint(module);
-  log.Verbose("poplar_compiler.cc", fmt::format("Begin XLA compilation: {}  (Hash: {}) for ordinal  0",
-                                                module.name(), hlo::FingerprintToString(fingerprint)));
+  log.Verbose("poplar_compiler.cc",
+              fmt::format("Begin XLA compilation: {}  (Hash: {}) for ordinal  0", module.name(),
+                          hlo::FingerprintToString(fingerprint)));
   return Parsed{std::move(module), fingerprint, std::move(target)};
 }
 
@@ -102,8 +108,8 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-Expected<CompiledModule> CompileParsed(Parsed parsed, const SessionOptions& options, CompileLog& log,
-                                       Clock::time_point start) {
+Expected<CompiledModule> CompileParsed(Parsed parsed, const SessionOptions& options,
+                                       CompileLog& log, Clock::time_point start) {
   const hlo::Module& module = parsed.module;
   const Target& target = parsed.target;
   // Only a real compile has compile events: a cache hit has none, nor does
@@ -114,7 +120,8 @@ Expected<CompiledModule> CompileParsed(Parsed parsed, const SessionOptions& opti
     TILEPROF_RETURN_IF_ERROR(options.events->CompileBegin(module.name()));
   ProgressMode mode = options.progress;
   std::FILE* bar_out =
-      ShouldShowProgress(mode, options.progress_out, log.Enabled(LogLevel::kVerbose), ExpensiveInstructions(module))
+      ShouldShowProgress(mode, options.progress_out, log.Enabled(LogLevel::kVerbose),
+                         ExpensiveInstructions(module))
           ? options.progress_out
           : nullptr;
   ProgressBar bar(bar_out, module.name());
@@ -132,13 +139,17 @@ Expected<CompiledModule> CompileParsed(Parsed parsed, const SessionOptions& opti
         twin_percent = percent;
         log.Verbose("poplar_compiler.cc", fmt::format("Poplar compilation {}% complete", percent));
       }};
-  Expected<compiler::CompileResult> result = compiler::CompileModule(module, target, options.compile, monitor);
+  Expected<compiler::CompileResult> result =
+      compiler::CompileModule(module, target, options.compile, monitor);
   bar.Finish();
-  if (!result) return result.error().Within(fmt::format("compiling {} for {}", module.name(), target.ArchString()));
+  if (!result)
+    return result.error().Within(
+        fmt::format("compiling {} for {}", module.name(), target.ArchString()));
   log.Verbose("poplar_compiler.cc", fmt::format("End XLA compilation: {} (Hash: {})", module.name(),
                                                 hlo::FingerprintToString(parsed.fingerprint)));
-  return CompiledModule{std::move(parsed.module), parsed.fingerprint, std::move(parsed.target), std::move(*result),
-                        SecondsSince(start), {}, std::move(skipped)};
+  return CompiledModule{std::move(parsed.module), parsed.fingerprint,  std::move(parsed.target),
+                        std::move(*result),       SecondsSince(start), {},
+                        std::move(skipped)};
 }
 
 }  // namespace
@@ -148,7 +159,8 @@ exec::ExecutableInfo ExecutableInfoOf(const CompiledModule& compiled) {
   info.tool_version = TILEPROF_VERSION;
   info.module_name = std::string(compiled.module.name());
   info.fingerprint = compiled.fingerprint;
-  info.target = {std::string(compiled.target.ArchString()), compiled.target.NumIpus(), compiled.target.TilesPerIpu()};
+  info.target = {std::string(compiled.target.ArchString()), compiled.target.NumIpus(),
+                 compiled.target.TilesPerIpu()};
   return info;
 }
 
@@ -168,26 +180,34 @@ std::string SkipEngineCompilationLine(const hlo::Module& module) {
     }
   }
   auto all_outputs = [&](std::string_view opcode) {
-    return !outputs.empty() && std::all_of(outputs.begin(), outputs.end(), [&](const hlo::Instruction* out) {
-      return hlo::OpcodeName(out->opcode()) == opcode;
-    });
+    return !outputs.empty() &&
+           std::all_of(outputs.begin(), outputs.end(), [&](const hlo::Instruction* out) {
+             return hlo::OpcodeName(out->opcode()) == opcode;
+           });
   };
   if (all_outputs("constant")) return "Skip engine compilation - output is constant.";
   if (all_outputs("parameter")) return "Skip engine compilation - all outputs are inputs.";
   static constexpr std::string_view kScalarOk[] = {
-      "parameter", "constant", "tuple", "get-tuple-element", "add", "subtract", "multiply", "divide",
-      "maximum", "minimum", "negate", "abs", "exponential", "log", "sqrt", "rsqrt", "tanh", "compare",
-      "select", "convert", "and", "or", "not", "xor", "power", "remainder", "sign", "floor", "ceil"};
+      "parameter",   "constant",  "tuple",    "get-tuple-element",
+      "add",         "subtract",  "multiply", "divide",
+      "maximum",     "minimum",   "negate",   "abs",
+      "exponential", "log",       "sqrt",     "rsqrt",
+      "tanh",        "compare",   "select",   "convert",
+      "and",         "or",        "not",      "xor",
+      "power",       "remainder", "sign",     "floor",
+      "ceil"};
   for (const hlo::Instruction* instruction : entry->instructions()) {
     const std::string_view opcode = hlo::OpcodeName(instruction->opcode());
-    if (std::find(std::begin(kScalarOk), std::end(kScalarOk), opcode) == std::end(kScalarOk)) return "";
+    if (std::find(std::begin(kScalarOk), std::end(kScalarOk), opcode) == std::end(kScalarOk))
+      return "";
     const hlo::Shape& shape = instruction->shape();
     if (shape.IsArray() && shape.rank() != 0) return "";
   }
   return "Skip engine compilation - scalar elementwise graph.";
 }
 
-Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log) {
+Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOptions& options,
+                                        CompileLog& log) {
   auto start = Clock::now();
   TILEPROF_ASSIGN_OR_RETURN(Parsed parsed, ParseHloFile(path, options, log));
   return CompileParsed(std::move(parsed), options, log, start);
@@ -195,12 +215,18 @@ Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOp
 
 std::string_view CacheOutcomeName(CacheOutcome outcome) {
   switch (outcome) {
-    case CacheOutcome::kDisabled: return "disabled";
-    case CacheOutcome::kHit: return "hit";
-    case CacheOutcome::kMiss: return "miss";
-    case CacheOutcome::kReplaced: return "replaced";
-    case CacheOutcome::kNotCacheable: return "not cacheable";
-    case CacheOutcome::kNotSaved: return "not saved";
+    case CacheOutcome::kDisabled:
+      return "disabled";
+    case CacheOutcome::kHit:
+      return "hit";
+    case CacheOutcome::kMiss:
+      return "miss";
+    case CacheOutcome::kReplaced:
+      return "replaced";
+    case CacheOutcome::kNotCacheable:
+      return "not cacheable";
+    case CacheOutcome::kNotSaved:
+      return "not saved";
   }
   return "?";
 }
@@ -208,20 +234,22 @@ std::string_view CacheOutcomeName(CacheOutcome outcome) {
 std::string CacheOptionsText(const SessionOptions& options) {
   const compiler::CompileOptions& c = options.compile;
   return CompileKeyText(options.flags, options.engine) +
-         fmt::format("compile.grain_bytes={}\ncompile.min_bytes_per_tile={}\ncompile.rotate_start_tile={}\n"
-                     "compile.set_seed_on_every_tile={}\ncompile.instrument_vertices={}\n",
-                     c.grain_bytes, c.min_bytes_per_tile, c.rotate_start_tile, c.set_seed_on_every_tile,
-                     c.instrument_vertices);
+         fmt::format(
+             "compile.grain_bytes={}\ncompile.min_bytes_per_tile={}\ncompile.rotate_start_tile={}\n"
+             "compile.set_seed_on_every_tile={}\ncompile.instrument_vertices={}\n",
+             c.grain_bytes, c.min_bytes_per_tile, c.rotate_start_tile, c.set_seed_on_every_tile,
+             c.instrument_vertices);
 }
 
-uint64_t ExecutableCacheKey(const hlo::Module& module, const Target& target, const SessionOptions& options) {
+uint64_t ExecutableCacheKey(const hlo::Module& module, const Target& target,
+                            const SessionOptions& options) {
   return exec::ComputeCacheKey({.fingerprint = hlo::Fingerprint(module),
                                 .target = exec::TargetKeyText(target),
                                 .options_text = CacheOptionsText(options)});
 }
 
-Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOptions& options, CompileLog& log,
-                                       exec::LoadParts parts) {
+Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOptions& options,
+                                       CompileLog& log, exec::LoadParts parts) {
   auto start = Clock::now();
   TILEPROF_ASSIGN_OR_RETURN(Parsed parsed, ParseHloFile(path, options, log));
   const std::string& directory = options.flags.executable_cache_path;
@@ -236,7 +264,8 @@ Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOpt
   const std::string module_name(parsed.module.name());
   if (!NonHashableUserOps(parsed.module).empty()) {
     log.Info("poplar_compiler.cc", kNotCacheableMessage);
-    TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled, CompileParsed(std::move(parsed), options, log, start));
+    TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled,
+                              CompileParsed(std::move(parsed), options, log, start));
     status.outcome = CacheOutcome::kNotCacheable;
     compiled.cache = std::move(status);
     return compiled;
@@ -247,8 +276,9 @@ Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOpt
   const auto loaded = [&](exec::Executable executable) {
     log.Verbose("poplar_compiler.cc", fmt::format("Loaded {} from {}", module_name, status.path));
     status.outcome = CacheOutcome::kHit;
-    return CompiledModule{std::move(parsed.module), parsed.fingerprint, std::move(executable.target),
-                          std::move(executable.result), SecondsSince(start), std::move(status)};
+    return CompiledModule{std::move(parsed.module),     parsed.fingerprint,
+                          std::move(executable.target), std::move(executable.result),
+                          SecondsSince(start),          std::move(status)};
   };
   const auto try_load = [&]() -> std::optional<exec::Executable> {
     std::error_code error;
@@ -268,25 +298,30 @@ Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOpt
           lookup.executable->target.TilesPerIpu() == parsed.target.TilesPerIpu())
         return std::move(*lookup.executable);
       lookup.kind = exec::ExecutableCache::LookupKind::kCorrupt;
-      lookup.problem = fmt::format("{}: holds module {} (fingerprint {}) for other inputs than {} (fingerprint {})",
-                                   status.path, info.module_name, hlo::FingerprintToString(info.fingerprint),
-                                   module_name, hlo::FingerprintToString(parsed.fingerprint));
+      lookup.problem = fmt::format(
+          "{}: holds module {} (fingerprint {}) for other inputs than {} (fingerprint {})",
+          status.path, info.module_name, hlo::FingerprintToString(info.fingerprint), module_name,
+          hlo::FingerprintToString(parsed.fingerprint));
     }
-    if (lookup.kind == exec::ExecutableCache::LookupKind::kCorrupt && lookup.problem != status.problem)
+    if (lookup.kind == exec::ExecutableCache::LookupKind::kCorrupt &&
+        lookup.problem != status.problem)
       log.Warning("poplar_executor.cc", fmt::format("{}; compiling again", lookup.problem));
     status.problem = lookup.problem;
     return std::nullopt;
   };
   if (auto executable = try_load()) return loaded(std::move(*executable));
   if (status.problem.empty())
-    log.Verbose("poplar_compiler.cc", fmt::format("Couldn't find {} in executable cache", status.path));
+    log.Verbose("poplar_compiler.cc",
+                fmt::format("Couldn't find {} in executable cache", status.path));
 
   // Compile once across processes: whoever waited for the lock finds the
   // executable the holder saved.
   exec::FileLock compile_lock(cache.CompileLockPath(status.key), exec::FileLock::Mode::kExclusive);
   if (auto executable = try_load()) return loaded(std::move(*executable));
-  std::string module_text = hlo::PrintModule(parsed.module, {.style = hlo::PrintStyle::kShort, .level = hlo::kLevelCosmetic});
-  TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled, CompileParsed(std::move(parsed), options, log, start));
+  std::string module_text = hlo::PrintModule(
+      parsed.module, {.style = hlo::PrintStyle::kShort, .level = hlo::kLevelCosmetic});
+  TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled,
+                            CompileParsed(std::move(parsed), options, log, start));
   exec::ExecutableInfo info = ExecutableInfoOf(compiled);
   info.key = status.key;
   info.key_text = CacheOptionsText(options);
@@ -310,13 +345,14 @@ Expected<bool> ApplyDeviceConnection(const ReportConfig& config, SessionOptions&
   return true;
 }
 
-Expected<CompiledModule> PrecompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log,
-                                           exec::LoadParts parts) {
+Expected<CompiledModule> PrecompileHloFile(const std::string& path, const SessionOptions& options,
+                                           CompileLog& log, exec::LoadParts parts) {
   TILEPROF_RETURN_IF_ERROR(CheckPrecompileCachePath(options.flags.executable_cache_path));
   {
     // Checked before compiling, on a module parsed without logging.
     TILEPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-    TILEPROF_ASSIGN_OR_RETURN(hlo::Module module, hlo::ParseModule(std::move(text), {.source_name = path}));
+    TILEPROF_ASSIGN_OR_RETURN(hlo::Module module,
+                              hlo::ParseModule(std::move(text), {.source_name = path}));
     TILEPROF_RETURN_IF_ERROR(CheckPrecompilable(module));
   }
   TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled, LoadOrCompile(path, options, log, parts));

@@ -29,8 +29,8 @@ class EventSink;
 
 // The environment variables users set, parsed. Errors name the variable.
 struct Environment {
-  PoplarFlags flags;      // TF_POPLAR_FLAGS
-  EngineOptions engine;   // POPLAR_ENGINE_OPTIONS
+  PoplarFlags flags;     // TF_POPLAR_FLAGS
+  EngineOptions engine;  // POPLAR_ENGINE_OPTIONS
   // TF_POPLAR_VLOG_LEVEL / TF_CPP_MIN_VLOG_LEVEL >= 1: verbose;
   // POPLAR_LOG_LEVEL=INFO or DEBUG: info; otherwise warnings only.
   LogLevel log_level = LogLevel::kWarning;
@@ -93,7 +93,8 @@ std::string SkipEngineCompilationLine(const hlo::Module& module);
 
 // Parses and compiles the file's module. A parse error carries the
 // file:line:col message; a compile error names the instruction.
-Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log);
+Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOptions& options,
+                                        CompileLog& log);
 
 // CompileHloFile through the executable cache when
 // options.flags.executable_cache_path is set (spec sections 1-5): a hit logs
@@ -104,12 +105,14 @@ Expected<CompiledModule> CompileHloFile(const std::string& path, const SessionOp
 // and `tileprof run` both come through here. With exec::LoadParts::kReport a
 // hit loads only what a report needs (result.graph is then null, see
 // executable.h); a compile always gives everything.
-Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOptions& options, CompileLog& log,
+Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOptions& options,
+                                       CompileLog& log,
                                        exec::LoadParts parts = exec::LoadParts::kAll);
 
 // The cache key of `module` compiled with `options` for `target`: the
 // module's canonical fingerprint, the target and CacheOptionsText.
-uint64_t ExecutableCacheKey(const hlo::Module& module, const Target& target, const SessionOptions& options);
+uint64_t ExecutableCacheKey(const hlo::Module& module, const Target& target,
+                            const SessionOptions& options);
 // The program-changing options: CompileKeyText of the flags and engine
 // options, plus the compiler's own options. Report, profiling, logging and
 // progress options are not in it.
@@ -119,7 +122,8 @@ std::string CacheOptionsText(const SessionOptions& options);
 // the module can be pre-compiled (the original's messages), then
 // LoadOrCompile; logs (INFO) "A pre-compiled Poplar program has been saved
 // to <file>" once the executable is in the cache.
-Expected<CompiledModule> PrecompileHloFile(const std::string& path, const SessionOptions& options, CompileLog& log,
+Expected<CompiledModule> PrecompileHloFile(const std::string& path, const SessionOptions& options,
+                                           CompileLog& log,
                                            exec::LoadParts parts = exec::LoadParts::kAll);
 
 // The device connection of a --config / command line (ReportConfig): true

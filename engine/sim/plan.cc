@@ -31,8 +31,8 @@ Expected<std::vector<Piece>> Pieces(const Graph& graph, ElementType type,
     pieces.push_back({{region.variable, region.begin * size, region.end * size}, *mapped.tile});
   });
   if (unmapped) {
-    return MakeError("elements [{}, {}) of {} are not mapped to a tile", unmapped->begin, unmapped->end,
-                     graph.DescribeVariable(unmapped->variable));
+    return MakeError("elements [{}, {}) of {} are not mapped to a tile", unmapped->begin,
+                     unmapped->end, graph.DescribeVariable(unmapped->variable));
   }
   return pieces;
 }
@@ -106,11 +106,13 @@ class Traffic {
       cost.compute_excluding_idle += cycles.second;
     }
     for (const auto& [ipu, bytes] : global_) {
-      global = std::max(global, kExchangeSetupCycles + IpuLinkCycles(std::max(bytes.in, bytes.out), target_));
+      global = std::max(
+          global, kExchangeSetupCycles + IpuLinkCycles(std::max(bytes.in, bytes.out), target_));
     }
     cost.global_exchange = global * global_tiles_.size();
     const bool global_sync = spans_ipus || !global_.empty();
-    cost.duration = (global_sync ? kGlobalSyncCycles : kIpuSyncCycles) + before + global + compute + after;
+    cost.duration =
+        (global_sync ? kGlobalSyncCycles : kIpuSyncCycles) + before + global + compute + after;
     return cost;
   }
 
@@ -135,7 +137,8 @@ struct RemoteRead {
 
 void CountRemoteReads(uint32_t tile, std::vector<RemoteRead>& reads, Traffic& traffic) {
   std::sort(reads.begin(), reads.end(), [](const RemoteRead& a, const RemoteRead& b) {
-    return a.run.variable != b.run.variable ? a.run.variable < b.run.variable : a.run.begin < b.run.begin;
+    return a.run.variable != b.run.variable ? a.run.variable < b.run.variable
+                                            : a.run.begin < b.run.begin;
   });
   VariableId variable = 0;
   uint64_t covered = 0;
@@ -192,9 +195,10 @@ void Planner::CheckValues(std::span<const Piece> pieces, std::string_view who) {
     if (refused_.insert("constant\n" + variable.name).second) {
       plans_.refusals.push_back(
           {variable.name,
-           fmt::format("its values are unknown (elided as {{...}} in the HLO text, or of a type the "
-                       "engine has no arithmetic for), and '{}' reads it",
-                       who)});
+           fmt::format(
+               "its values are unknown (elided as {{...}} in the HLO text, or of a type the "
+               "engine has no arithmetic for), and '{}' reads it",
+               who)});
     }
   }
 }
@@ -231,7 +235,8 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
   plan.id = id;
   std::map<uint32_t, TilePlan> tiles;
   std::map<uint32_t, std::vector<RemoteRead>> remote_reads;
-  std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> cycles;  // workers, supervisors
+  std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>
+      cycles;  // workers, supervisors
   std::map<uint32_t, CodeletCount> counts;
   Traffic traffic(target);
   // Written byte runs (pairwise disjoint: the graph forbids two vertices of
@@ -247,14 +252,17 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
 
   for (VertexId vertex_id : info.vertices) {
     const VertexInfo& vertex = graph_.vertex(vertex_id);
-    const std::string who =
-        vertex.debug_name.empty() ? graph_.DescribeVertex(vertex_id) : std::string(vertex.debug_name);
+    const std::string who = vertex.debug_name.empty() ? graph_.DescribeVertex(vertex_id)
+                                                      : std::string(vertex.debug_name);
     if (!vertex.codelet->executable()) {
-      std::string reason = fmt::format("{} has no compute function in the simulator", vertex.codelet->name());
-      if (refused_.insert(who + "\n" + reason).second) plans_.refusals.push_back({who, std::move(reason)});
+      std::string reason =
+          fmt::format("{} has no compute function in the simulator", vertex.codelet->name());
+      if (refused_.insert(who + "\n" + reason).second)
+        plans_.refusals.push_back({who, std::move(reason)});
       continue;
     }
-    if (!vertex.tile) return MakeError("{} is not mapped to a tile", graph_.DescribeVertex(vertex_id));
+    if (!vertex.tile)
+      return MakeError("{} is not mapped to a tile", graph_.DescribeVertex(vertex_id));
     const uint32_t tile = *vertex.tile;
     ipus.insert(target.IpuOfTile(tile));
     TilePlan& tile_plan = tiles[tile];
@@ -267,11 +275,14 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
     const std::span<const FieldView> fields = graph_.fields(vertex_id);
     for (size_t f = 0; f < specs.size(); ++f) {
       if (!fields[f].connected()) {
-        return MakeError("{}: field '{}' is not connected", graph_.DescribeVertex(vertex_id), specs[f].name);
+        return MakeError("{}: field '{}' is not connected", graph_.DescribeVertex(vertex_id),
+                         specs[f].name);
       }
-      Expected<std::vector<Piece>> pieces = Pieces(graph_, fields[f].element_type(), fields[f].regions());
+      Expected<std::vector<Piece>> pieces =
+          Pieces(graph_, fields[f].element_type(), fields[f].regions());
       if (!pieces) {
-        return pieces.error().Within(fmt::format("{} field '{}'", graph_.DescribeVertex(vertex_id), specs[f].name));
+        return pieces.error().Within(
+            fmt::format("{} field '{}'", graph_.DescribeVertex(vertex_id), specs[f].name));
       }
       const bool reads_field = specs[f].direction != FieldDirection::kOutput;
       if (reads_field) CheckValues(*pieces, who);
@@ -306,14 +317,19 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
 
   // A written run is used in place only if no other vertex reads its bytes.
   auto by_start = [](const Access& a, const Access& b) {
-    return a.run.variable != b.run.variable ? a.run.variable < b.run.variable : a.run.begin < b.run.begin;
+    return a.run.variable != b.run.variable ? a.run.variable < b.run.variable
+                                            : a.run.begin < b.run.begin;
   };
   std::sort(writes.begin(), writes.end(), by_start);
   for (const Access& read : reads) {
-    auto it = std::lower_bound(writes.begin(), writes.end(), read, [](const Access& w, const Access& r) {
-      return w.run.variable != r.run.variable ? w.run.variable < r.run.variable : w.run.end <= r.run.begin;
-    });
-    for (; it != writes.end() && it->run.variable == read.run.variable && it->run.begin < read.run.end; ++it) {
+    auto it =
+        std::lower_bound(writes.begin(), writes.end(), read, [](const Access& w, const Access& r) {
+          return w.run.variable != r.run.variable ? w.run.variable < r.run.variable
+                                                  : w.run.end <= r.run.begin;
+        });
+    for (; it != writes.end() && it->run.variable == read.run.variable &&
+           it->run.begin < read.run.end;
+         ++it) {
       if (it->tile != read.tile || it->vertex != read.vertex) {
         it->tile->vertices[it->vertex].fields[it->field].in_place = false;
       }
@@ -378,8 +394,10 @@ Status Planner::PlanTransfer(const program::Program& program) {
       const uint64_t bytes = std::min(left_i, left_j);
       ipus.insert(target.IpuOfTile(source[i].tile));
       ipus.insert(target.IpuOfTile(destination[j].tile));
-      if (source[i].tile == destination[j].tile) local[source[i].tile] += bytes;
-      else traffic.Move(source[i].tile, destination[j].tile, bytes);
+      if (source[i].tile == destination[j].tile)
+        local[source[i].tile] += bytes;
+      else
+        traffic.Move(source[i].tile, destination[j].tile, bytes);
       used_i += bytes;
       used_j += bytes;
       if (used_i == source[i].run.end - source[i].run.begin) ++i, used_i = 0;
@@ -394,11 +412,13 @@ Status Planner::PlanTransfer(const program::Program& program) {
     // The host link carries the bytes; each tile takes its share through its
     // own exchange port; the slower of the two sets the pace.
     std::map<uint32_t, uint64_t> per_tile;
-    for (const Piece& piece : program.kind() == ProgramKind::kCopyFromStream ? destination : source) {
+    for (const Piece& piece :
+         program.kind() == ProgramKind::kCopyFromStream ? destination : source) {
       per_tile[piece.tile] += piece.run.end - piece.run.begin;
     }
     uint64_t transfer = HostTransferCycles(plan.bytes, target);
-    for (const auto& [tile, bytes] : per_tile) transfer = std::max(transfer, CeilDiv(bytes, kExchangeBytesPerCycle));
+    for (const auto& [tile, bytes] : per_tile)
+      transfer = std::max(transfer, CeilDiv(bytes, kExchangeBytesPerCycle));
     // The host round trip and the transfer are both host exchange for every
     // tile: the device waits on the host link (as in Poplar's reports, where
     // host exchange dominates a host-bound run).

@@ -50,7 +50,7 @@ struct TilePlan {
 struct CodeletCount {
   uint32_t codelet = 0;  // index into Plans::codelets
   uint64_t instances = 0;
-  uint64_t cycles = 0;   // per execution of the compute set, codelet units
+  uint64_t cycles = 0;  // per execution of the compute set, codelet units
 };
 
 struct ComputeSetPlan {
@@ -81,7 +81,7 @@ struct Plans {
   std::unordered_map<ComputeSetId, ComputeSetPlan> compute_sets;
   std::unordered_map<const void*, TransferPlan> transfers;  // by program node
   std::vector<const Codelet*> codelets;                     // every type planned
-  uint64_t arena_bytes = 0;  // the largest compute set's
+  uint64_t arena_bytes = 0;                                 // the largest compute set's
   std::vector<Refusal> refusals;
 };
 

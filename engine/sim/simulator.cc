@@ -31,13 +31,14 @@ std::string DescribeInstruction(const hlo::Module* module, const std::string& na
 Error RefusalError(const std::vector<Refusal>& refusals, const hlo::Module* module) {
   // At most this many are listed; the count says how many more there are.
   constexpr size_t kListed = 10;
-  std::string text = fmt::format("cannot run: {} instruction(s) cannot be executed by the simulator",
-                                 refusals.size());
+  std::string text = fmt::format(
+      "cannot run: {} instruction(s) cannot be executed by the simulator", refusals.size());
   for (size_t i = 0; i < refusals.size() && i < kListed; ++i) {
     text += fmt::format("\n  {}: {}", DescribeInstruction(module, refusals[i].instruction),
                         refusals[i].reason);
   }
-  if (refusals.size() > kListed) text += fmt::format("\n  ... and {} more", refusals.size() - kListed);
+  if (refusals.size() > kListed)
+    text += fmt::format("\n  ... and {} more", refusals.size() - kListed);
   return Error(std::move(text));
 }
 
@@ -115,7 +116,8 @@ void Simulator::State::AddStep(std::string name, const StepCost& cost) {
 Status Simulator::State::RunComputeSet(ComputeSetId id) {
   ComputeSetPlan& plan = plans.compute_sets.at(id);
   if (executed.insert(id).second) {
-    for (const CodeletCount& count : plan.codelets) codelet_instances[count.codelet] += count.instances;
+    for (const CodeletCount& count : plan.codelets)
+      codelet_instances[count.codelet] += count.instances;
   }
   for (const CodeletCount& count : plan.codelets) codelet_cycles[count.codelet] += count.cycles;
 
@@ -151,7 +153,8 @@ Status Simulator::State::RunComputeSet(ComputeSetId id) {
     if (!tile.scatters) return;
     for (const VertexPlan& vertex : tile.vertices) {
       for (const FieldPlan& field : vertex.fields) {
-        if (field.written && !field.in_place) Scatter(field.runs, arena.data() + field.arena_offset);
+        if (field.written && !field.in_place)
+          Scatter(field.runs, arena.data() + field.arena_offset);
       }
     }
   });
@@ -166,16 +169,18 @@ Status Simulator::State::RunTransfer(const program::Program& step) {
       copy_buffer.resize(plan.bytes);
       Gather(plan.source, copy_buffer.data());
       Scatter(plan.destination, copy_buffer.data());
-      AddStep(plan.destination.empty()
-                  ? std::string("Copy")
-                  : fmt::format("Copy to {}", graph->variable(plan.destination.front().variable).name),
-              plan.cost);
+      AddStep(
+          plan.destination.empty()
+              ? std::string("Copy")
+              : fmt::format("Copy to {}", graph->variable(plan.destination.front().variable).name),
+          plan.cost);
       return {};
     }
     case ProgramKind::kCopyFromStream: {
       const StreamInfo& stream = graph->stream(plan.stream);
       auto it = inputs->find(stream.name);
-      if (it == inputs->end()) return MakeError("no data for host-to-device stream '{}'", stream.name);
+      if (it == inputs->end())
+        return MakeError("no data for host-to-device stream '{}'", stream.name);
       Scatter(plan.destination, it->second.data());
       AddStep(fmt::format("Host to device: {}", stream.name), plan.cost);
       return {};
@@ -249,10 +254,9 @@ Simulator::~Simulator() = default;
 const Graph& Simulator::graph() const { return *state_->graph; }
 uint32_t Simulator::threads() const { return state_->pool.size(); }
 
-Expected<std::unique_ptr<Simulator>> Simulator::Create(const Graph& graph,
-                                                       const program::Program& program,
-                                                       std::span<const VariableId> valueless_constants,
-                                                       const SimOptions& options) {
+Expected<std::unique_ptr<Simulator>> Simulator::Create(
+    const Graph& graph, const program::Program& program,
+    std::span<const VariableId> valueless_constants, const SimOptions& options) {
   TILEPROF_ASSIGN_OR_RETURN(Plans plans, PlanProgram(graph, program, valueless_constants));
   if (!plans.refusals.empty()) return RefusalError(plans.refusals, options.module);
   auto state = std::make_unique<State>(graph, program, options, std::move(plans));
@@ -271,7 +275,8 @@ Expected<std::unique_ptr<Simulator>> Simulator::Create(const Graph& graph,
     }
   }
   state->tile_states.resize(graph.target().NumTiles());
-  for (uint32_t tile = 0; tile < state->tile_states.size(); ++tile) state->tile_states[tile].tile = tile;
+  for (uint32_t tile = 0; tile < state->tile_states.size(); ++tile)
+    state->tile_states[tile].tile = tile;
   state->arena.resize(state->plans.arena_bytes);
   state->codelet_instances.assign(state->plans.codelets.size(), 0);
   state->codelet_cycles.assign(state->plans.codelets.size(), 0);
@@ -297,14 +302,16 @@ Expected<RunResult> Simulator::Run(const HostData& inputs) {
                        HloName(stream.type), stream.num_elements);
     }
     if (it->second.size() != bytes) {
-      return MakeError("input for stream '{}' has {} bytes, the stream takes {} ({} x {})", stream.name,
-                       it->second.size(), bytes, stream.num_elements, HloName(stream.type));
+      return MakeError("input for stream '{}' has {} bytes, the stream takes {} ({} x {})",
+                       stream.name, it->second.size(), bytes, stream.num_elements,
+                       HloName(stream.type));
     }
   }
   for (const auto& [name, data] : inputs) {
     bool known = false;
     for (StreamId id = 0; id < graph.num_streams() && !known; ++id) {
-      known = graph.stream(id).direction == StreamDirection::kHostToDevice && graph.stream(id).name == name;
+      known = graph.stream(id).direction == StreamDirection::kHostToDevice &&
+              graph.stream(id).name == name;
     }
     if (!known) return MakeError("no host-to-device stream named '{}'", name);
   }
@@ -342,7 +349,8 @@ report::ExecutionReport Simulator::Report() const {
   set(CycleKind::kHostExchange, host);
   // Every tile spends every step's whole duration somewhere; what is not
   // compute or exchange is sync (the barrier and waiting for other tiles).
-  set(CycleKind::kSync, std::max(0.0, static_cast<double>(state.total_cycles) - compute - exchange - global - host));
+  set(CycleKind::kSync,
+      std::max(0.0, static_cast<double>(state.total_cycles) - compute - exchange - global - host));
   for (size_t i = 0; i < state.plans.codelets.size(); ++i) {
     if (state.codelet_instances[i] == 0) continue;
     report.cycles_by_vertex_type.push_back(
@@ -354,7 +362,8 @@ report::ExecutionReport Simulator::Report() const {
                    });
   report.steps = state.steps;
   if (state.unrecorded_steps > 0) {
-    report.steps.push_back({fmt::format("({} more steps)", state.unrecorded_steps), state.unrecorded_cycles, {}});
+    report.steps.push_back(
+        {fmt::format("({} more steps)", state.unrecorded_steps), state.unrecorded_cycles, {}});
   }
   return report;
 }

@@ -74,10 +74,9 @@ class Simulator {
   // Refuses, before anything runs, a program that would run a vertex whose
   // codelet cannot execute, or read a constant whose values are unknown;
   // the message names every such instruction.
-  static Expected<std::unique_ptr<Simulator>> Create(const Graph& graph,
-                                                     const program::Program& program,
-                                                     std::span<const VariableId> valueless_constants,
-                                                     const SimOptions& options);
+  static Expected<std::unique_ptr<Simulator>> Create(
+      const Graph& graph, const program::Program& program,
+      std::span<const VariableId> valueless_constants, const SimOptions& options);
   static Expected<std::unique_ptr<Simulator>> Create(const compiler::CompileResult& compiled,
                                                      const SimOptions& options);
   ~Simulator();

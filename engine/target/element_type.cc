@@ -69,8 +69,7 @@ uint64_t RoundToFormat(double value, int mant_bits, int exp_bits) {
   int exp = frexp_exp - 1;  // magnitude = 1.f * 2^exp
   if (exp > emax) return sign | exp_all_ones;
   const int ulp_exp = (exp < emin ? emin : exp) - mant_bits;
-  auto significand =
-      static_cast<uint64_t>(std::nearbyint(std::ldexp(magnitude, -ulp_exp)));
+  auto significand = static_cast<uint64_t>(std::nearbyint(std::ldexp(magnitude, -ulp_exp)));
   // Subnormal range: the significand is the whole encoding (a carry into bit
   // mant_bits gives the smallest normal, whose encoding is the same number).
   if (exp < emin) return sign | significand;
@@ -95,8 +94,7 @@ double DecodeFormat(uint64_t bits, int mant_bits, int exp_bits) {
       magnitude = std::numeric_limits<double>::infinity();
     } else {
       // Keep the payload: it moves to the top of the double's mantissa.
-      const uint64_t nan_bits =
-          (uint64_t{0x7ff} << 52) | (mantissa << (52 - mant_bits));
+      const uint64_t nan_bits = (uint64_t{0x7ff} << 52) | (mantissa << (52 - mant_bits));
       magnitude = std::bit_cast<double>(nan_bits);
     }
   } else if (exp_field == 0) {
@@ -134,20 +132,30 @@ Wide Widen(ElementType type, const std::byte* src) {
   switch (type) {
     case ElementType::kPred:
       return {K::kUnsigned, 0, 0, LoadRaw<uint8_t>(src) != 0 ? 1u : 0u};
-    case ElementType::kS8: return {K::kSigned, 0, LoadRaw<int8_t>(src), 0};
-    case ElementType::kU8: return {K::kUnsigned, 0, 0, LoadRaw<uint8_t>(src)};
-    case ElementType::kS16: return {K::kSigned, 0, LoadRaw<int16_t>(src), 0};
-    case ElementType::kU16: return {K::kUnsigned, 0, 0, LoadRaw<uint16_t>(src)};
-    case ElementType::kS32: return {K::kSigned, 0, LoadRaw<int32_t>(src), 0};
-    case ElementType::kU32: return {K::kUnsigned, 0, 0, LoadRaw<uint32_t>(src)};
-    case ElementType::kS64: return {K::kSigned, 0, LoadRaw<int64_t>(src), 0};
-    case ElementType::kU64: return {K::kUnsigned, 0, 0, LoadRaw<uint64_t>(src)};
+    case ElementType::kS8:
+      return {K::kSigned, 0, LoadRaw<int8_t>(src), 0};
+    case ElementType::kU8:
+      return {K::kUnsigned, 0, 0, LoadRaw<uint8_t>(src)};
+    case ElementType::kS16:
+      return {K::kSigned, 0, LoadRaw<int16_t>(src), 0};
+    case ElementType::kU16:
+      return {K::kUnsigned, 0, 0, LoadRaw<uint16_t>(src)};
+    case ElementType::kS32:
+      return {K::kSigned, 0, LoadRaw<int32_t>(src), 0};
+    case ElementType::kU32:
+      return {K::kUnsigned, 0, 0, LoadRaw<uint32_t>(src)};
+    case ElementType::kS64:
+      return {K::kSigned, 0, LoadRaw<int64_t>(src), 0};
+    case ElementType::kU64:
+      return {K::kUnsigned, 0, 0, LoadRaw<uint64_t>(src)};
     case ElementType::kF16:
       return {K::kFloat, HalfToDouble(LoadRaw<uint16_t>(src)), 0, 0};
     case ElementType::kBF16:
       return {K::kFloat, BFloat16ToDouble(LoadRaw<uint16_t>(src)), 0, 0};
-    case ElementType::kF32: return {K::kFloat, LoadRaw<float>(src), 0, 0};
-    case ElementType::kF64: return {K::kFloat, LoadRaw<double>(src), 0, 0};
+    case ElementType::kF32:
+      return {K::kFloat, LoadRaw<float>(src), 0, 0};
+    case ElementType::kF64:
+      return {K::kFloat, LoadRaw<double>(src), 0, 0};
   }
   assert(false && "unknown element type");
   return {};
@@ -169,8 +177,10 @@ double RoundToOddDouble(uint64_t magnitude) {
 // The value to round into a float type narrower than double.
 double NarrowingSource(const Wide& wide) {
   switch (wide.kind) {
-    case Wide::Kind::kFloat: return wide.f;
-    case Wide::Kind::kUnsigned: return RoundToOddDouble(wide.u);
+    case Wide::Kind::kFloat:
+      return wide.f;
+    case Wide::Kind::kUnsigned:
+      return RoundToOddDouble(wide.u);
     case Wide::Kind::kSigned: {
       const uint64_t magnitude =
           wide.s < 0 ? 0 - static_cast<uint64_t>(wide.s) : static_cast<uint64_t>(wide.s);
@@ -183,8 +193,8 @@ double NarrowingSource(const Wide& wide) {
 
 // Float -> integer: truncate, saturate, NaN -> 0. `lo` and `hi_exclusive`
 // are powers of two (or zero) and therefore exact doubles.
-uint64_t SaturatingBits(double value, double lo, double hi_exclusive,
-                        uint64_t lo_bits, uint64_t hi_bits) {
+uint64_t SaturatingBits(double value, double lo, double hi_exclusive, uint64_t lo_bits,
+                        uint64_t hi_bits) {
   if (std::isnan(value)) return 0;
   const double truncated = std::trunc(value);
   if (truncated < lo) return lo_bits;
@@ -210,13 +220,11 @@ uint64_t FloatToIntegerBits(double value, ElementType to) {
 }  // namespace
 
 bool IsFloat(ElementType type) {
-  return type == ElementType::kF16 || type == ElementType::kBF16 ||
-         type == ElementType::kF32 || type == ElementType::kF64;
+  return type == ElementType::kF16 || type == ElementType::kBF16 || type == ElementType::kF32 ||
+         type == ElementType::kF64;
 }
 
-bool IsInteger(ElementType type) {
-  return type != ElementType::kPred && !IsFloat(type);
-}
+bool IsInteger(ElementType type) { return type != ElementType::kPred && !IsFloat(type); }
 
 bool IsSigned(ElementType type) {
   switch (type) {
@@ -250,9 +258,7 @@ std::optional<ElementType> ParsePoplarElementType(std::string_view name) {
 // binary16: 10 mantissa bits, 5 exponent bits; bfloat16: 7 and 8; binary32:
 // 23 and 8 (IEEE 754-2008 table 3.5; bfloat16 is binary32 without its low 16
 // mantissa bits).
-uint16_t HalfFromDouble(double value) {
-  return static_cast<uint16_t>(RoundToFormat(value, 10, 5));
-}
+uint16_t HalfFromDouble(double value) { return static_cast<uint16_t>(RoundToFormat(value, 10, 5)); }
 uint16_t BFloat16FromDouble(double value) {
   return static_cast<uint16_t>(RoundToFormat(value, 7, 8));
 }
@@ -262,16 +268,21 @@ float FloatFromDouble(double value) {
 double HalfToDouble(uint16_t bits) { return DecodeFormat(bits, 10, 5); }
 double BFloat16ToDouble(uint16_t bits) { return DecodeFormat(bits, 7, 8); }
 
-void ConvertElement(ElementType from, const std::byte* src, ElementType to,
-                    std::byte* dst) {
+void ConvertElement(ElementType from, const std::byte* src, ElementType to, std::byte* dst) {
   const Wide wide = Widen(from, src);
   switch (to) {
     case ElementType::kPred: {
       bool truth;
       switch (wide.kind) {
-        case Wide::Kind::kFloat: truth = !(wide.f == 0); break;  // NaN -> true
-        case Wide::Kind::kSigned: truth = wide.s != 0; break;
-        default: truth = wide.u != 0; break;
+        case Wide::Kind::kFloat:
+          truth = !(wide.f == 0);
+          break;  // NaN -> true
+        case Wide::Kind::kSigned:
+          truth = wide.s != 0;
+          break;
+        default:
+          truth = wide.u != 0;
+          break;
       }
       StoreRaw<uint8_t>(dst, truth ? 1 : 0);
       return;
@@ -299,9 +310,15 @@ void ConvertElement(ElementType from, const std::byte* src, ElementType to,
   // Integer destinations: the low SizeOf(to) bytes of a 64-bit pattern.
   uint64_t bits;
   switch (wide.kind) {
-    case Wide::Kind::kFloat: bits = FloatToIntegerBits(wide.f, to); break;
-    case Wide::Kind::kSigned: bits = static_cast<uint64_t>(wide.s); break;
-    default: bits = wide.u; break;
+    case Wide::Kind::kFloat:
+      bits = FloatToIntegerBits(wide.f, to);
+      break;
+    case Wide::Kind::kSigned:
+      bits = static_cast<uint64_t>(wide.s);
+      break;
+    default:
+      bits = wide.u;
+      break;
   }
   std::memcpy(dst, &bits, SizeOf(to));
 }

@@ -34,11 +34,9 @@ enum class ElementType : uint8_t {
 };
 
 inline constexpr ElementType kAllElementTypes[] = {
-    ElementType::kPred, ElementType::kS8,  ElementType::kU8,
-    ElementType::kS16,  ElementType::kU16, ElementType::kS32,
-    ElementType::kU32,  ElementType::kS64, ElementType::kU64,
-    ElementType::kF16,  ElementType::kBF16, ElementType::kF32,
-    ElementType::kF64};
+    ElementType::kPred, ElementType::kS8,  ElementType::kU8,  ElementType::kS16, ElementType::kU16,
+    ElementType::kS32,  ElementType::kU32, ElementType::kS64, ElementType::kU64, ElementType::kF16,
+    ElementType::kBF16, ElementType::kF32, ElementType::kF64};
 
 // Size of one element in bytes (pred: 1). Inline so that typed element
 // access in codelet inner loops folds it to a constant.
@@ -65,9 +63,9 @@ constexpr uint32_t SizeOf(ElementType type) {
   return 0;
 }
 
-bool IsFloat(ElementType type);     // f16, bf16, f32, f64
-bool IsInteger(ElementType type);   // s8 ... u64 (not pred)
-bool IsSigned(ElementType type);    // signed integers and floats
+bool IsFloat(ElementType type);    // f16, bf16, f32, f64
+bool IsInteger(ElementType type);  // s8 ... u64 (not pred)
+bool IsSigned(ElementType type);   // signed integers and floats
 
 // "f32", "pred", ... as in HLO text.
 std::string_view HloName(ElementType type);
@@ -90,16 +88,10 @@ float FloatFromDouble(double value);
 // Exact widenings.
 double HalfToDouble(uint16_t bits);
 double BFloat16ToDouble(uint16_t bits);
-inline float HalfToFloat(uint16_t bits) {
-  return static_cast<float>(HalfToDouble(bits));
-}
-inline float BFloat16ToFloat(uint16_t bits) {
-  return static_cast<float>(BFloat16ToDouble(bits));
-}
+inline float HalfToFloat(uint16_t bits) { return static_cast<float>(HalfToDouble(bits)); }
+inline float BFloat16ToFloat(uint16_t bits) { return static_cast<float>(BFloat16ToDouble(bits)); }
 inline uint16_t HalfFromFloat(float value) { return HalfFromDouble(value); }
-inline uint16_t BFloat16FromFloat(float value) {
-  return BFloat16FromDouble(value);
-}
+inline uint16_t BFloat16FromFloat(float value) { return BFloat16FromDouble(value); }
 
 // Converts one element, with the semantics XLA gives `convert`:
 //  * float -> float: round to nearest even, overflow to infinity, NaN kept;
@@ -111,8 +103,7 @@ inline uint16_t BFloat16FromFloat(float value) {
 //    pred -> x: 0 or 1.
 // `src` and `dst` point at SizeOf(from) and SizeOf(to) bytes; they may alias
 // only if they are the same address and the types have the same size.
-void ConvertElement(ElementType from, const std::byte* src, ElementType to,
-                    std::byte* dst);
+void ConvertElement(ElementType from, const std::byte* src, ElementType to, std::byte* dst);
 
 // Convenience wrappers around ConvertElement for building constants.
 void StoreFromDouble(ElementType type, double value, std::byte* dst);

@@ -38,8 +38,7 @@ constexpr uint32_t kDataPathWidthBits = 64;
 // lowered-vars: 8 x 16 KiB non-interleaved elements, then 4 x 32 KiB
 // interleaved ones from `interleavedMemoryStart` 131,072.
 constexpr std::array<uint32_t, 12> kIpu1MemoryElements = {
-    0, 16384, 32768, 49152, 65536, 81920, 98304, 114688,
-    131072, 163840, 196608, 229376};
+    0, 16384, 32768, 49152, 65536, 81920, 98304, 114688, 131072, 163840, 196608, 229376};
 constexpr uint32_t kIpu1InterleavedIndex = 8;
 
 // §9 says the Mk2 layout is not publicly documented; the only public hint (low
@@ -81,18 +80,16 @@ Expected<Target> Target::Create(const TargetOptions& options) {
   } else if (options.preset == "ipu21") {
     arch = IpuArch::kIpu21;
   } else {
-    return MakeError("unknown target '{}' (expected ipu1, ipu2 or ipu21)",
-                     options.preset);
+    return MakeError("unknown target '{}' (expected ipu1, ipu2 or ipu21)", options.preset);
   }
   if (options.num_ipus < 1 || options.num_ipus > kMaxIpus) {
-    return MakeError("--ipus {} out of range (1 to {})", options.num_ipus,
-                     kMaxIpus);
+    return MakeError("--ipus {} out of range (1 to {})", options.num_ipus, kMaxIpus);
   }
   const uint32_t full = arch == IpuArch::kIpu1 ? kIpu1Tiles : kIpu2Tiles;
   const uint32_t tiles = options.tiles_per_ipu.value_or(full);
   if (tiles < 1 || tiles > full) {
-    return MakeError("--tiles-per-ipu {} out of range for {} (1 to {})", tiles,
-                     options.preset, WithThousands(uint64_t{full}));
+    return MakeError("--tiles-per-ipu {} out of range for {} (1 to {})", tiles, options.preset,
+                     WithThousands(uint64_t{full}));
   }
   return Target(arch, options.num_ipus, tiles);
 }
@@ -104,9 +101,7 @@ Expected<Target> Target::FromPreset(std::string_view preset, uint32_t num_ipus,
 
 std::span<const std::string_view> Target::PresetNames() { return kPresetNames; }
 
-std::string_view Target::ArchString() const {
-  return kPresetNames[static_cast<size_t>(arch_)];
-}
+std::string_view Target::ArchString() const { return kPresetNames[static_cast<size_t>(arch_)]; }
 
 uint32_t Target::PresetTilesPerIpu() const {
   return arch_ == IpuArch::kIpu1 ? kIpu1Tiles : kIpu2Tiles;
@@ -118,9 +113,12 @@ uint64_t Target::BytesPerTile() const {
 
 double Target::ClockHz() const {
   switch (arch_) {
-    case IpuArch::kIpu1: return kIpu1ClockHz;
-    case IpuArch::kIpu2: return kIpu2ClockHz;
-    case IpuArch::kIpu21: return kIpu21ClockHz;
+    case IpuArch::kIpu1:
+      return kIpu1ClockHz;
+    case IpuArch::kIpu2:
+      return kIpu2ClockHz;
+    case IpuArch::kIpu21:
+      return kIpu21ClockHz;
   }
   return kIpu2ClockHz;
 }
@@ -135,8 +133,7 @@ uint32_t Target::VectorWidth(ElementType type) const {
   return 1;
 }
 
-uint32_t Target::AmpMacsPerCycle(ElementType input,
-                                 ElementType accumulator) const {
+uint32_t Target::AmpMacsPerCycle(ElementType input, ElementType accumulator) const {
   const bool mk1 = arch_ == IpuArch::kIpu1;
   if (input == ElementType::kF32 && accumulator == ElementType::kF32) {
     return mk1 ? kIpu1AmpMacsF32 : kIpu2AmpMacsF32;
@@ -168,17 +165,15 @@ uint32_t Target::GlobalTile(uint32_t ipu, uint32_t tile_in_ipu) const {
 
 Status Target::CheckTile(uint64_t tile, std::string_view where) const {
   if (IsValidTile(tile)) return {};
-  return MakeError("{}: tile {} out of range (target has {} tiles: {} IPU(s) x {})",
-                   where, tile, WithThousands(uint64_t{NumTiles()}), num_ipus_,
+  return MakeError("{}: tile {} out of range (target has {} tiles: {} IPU(s) x {})", where, tile,
+                   WithThousands(uint64_t{NumTiles()}), num_ipus_,
                    WithThousands(uint64_t{tiles_per_ipu_}));
 }
 
 std::string Target::Describe() const {
-  return fmt::format("{}, {} IPU{} x {} tiles, {} B per tile, {} MHz",
-                     ArchString(), num_ipus_, num_ipus_ == 1 ? "" : "s",
-                     WithThousands(uint64_t{tiles_per_ipu_}),
-                     WithThousands(BytesPerTile()),
-                     WithThousands(ClockHz() / 1e6, 1));
+  return fmt::format("{}, {} IPU{} x {} tiles, {} B per tile, {} MHz", ArchString(), num_ipus_,
+                     num_ipus_ == 1 ? "" : "s", WithThousands(uint64_t{tiles_per_ipu_}),
+                     WithThousands(BytesPerTile()), WithThousands(ClockHz() / 1e6, 1));
 }
 
 }  // namespace tileprof::engine

@@ -47,9 +47,8 @@ class Target {
   // tiles per IPU] (the IPU Model only ever removes tiles).
   static Expected<Target> Create(const TargetOptions& options);
   // Shorthand for Create({preset, num_ipus, tiles_per_ipu}).
-  static Expected<Target> FromPreset(
-      std::string_view preset, uint32_t num_ipus = 1,
-      std::optional<uint32_t> tiles_per_ipu = std::nullopt);
+  static Expected<Target> FromPreset(std::string_view preset, uint32_t num_ipus = 1,
+                                     std::optional<uint32_t> tiles_per_ipu = std::nullopt);
 
   // "ipu1", "ipu2", "ipu21": the accepted preset names, in order.
   static std::span<const std::string_view> PresetNames();

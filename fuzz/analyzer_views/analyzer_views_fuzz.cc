@@ -53,8 +53,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   loaded.compilation = std::move(*document.compilation);
   for (auto format : {ta::OutputFormat::kTable, ta::OutputFormat::kCsv, ta::OutputFormat::kJson}) {
     auto render = [&](const tileprof::Expected<ta::Output>& out) {
-      if (out) (void)ta::Render(*out, format);
-      else if (out.error().message().empty()) std::abort();
+      if (out)
+        (void)ta::Render(*out, format);
+      else if (out.error().message().empty())
+        std::abort();
     };
     render(ta::HistogramView(loaded, {}));
     render(ta::HistogramView(loaded, {.including_gaps = true, .bucket_kib = 3}));

@@ -3,9 +3,9 @@
 //
 // The checksums would reject almost every mutation before the parser sees
 // it, so an input that starts with the magic gets its payload size and
-// checksums patched to match (format::Seal, as the writer does): the fuzzer then explores the sections, the
-// graph rebuild and the program DAG. Inputs without the magic exercise the
-// header checks as they are.
+// checksums patched to match (format::Seal, as the writer does): the fuzzer then explores the
+// sections, the graph rebuild and the program DAG. Inputs without the magic exercise the header
+// checks as they are.
 //
 // Properties checked besides "no crash, no sanitizer report, no hang":
 //  * a rejected input gets a message naming the source;

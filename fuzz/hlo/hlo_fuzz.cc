@@ -54,7 +54,8 @@ void CheckSkipping(const std::string& text) {
   auto spans = SkimComputations(text);
   if (!spans) return;
   ParseOptions options = Limits("fuzz.hlo");
-  for (size_t i = 0; i < spans->size(); i += 2) options.skip_bodies.emplace_back((*spans)[i].body, (*spans)[i].end);
+  for (size_t i = 0; i < spans->size(); i += 2)
+    options.skip_bodies.emplace_back((*spans)[i].body, (*spans)[i].end);
   tileprof::Expected<Module> module = ParseModule(text, options);
   if (!module) {
     Check(module.error().message().rfind("fuzz.hlo:", 0) == 0, "messages name the source");
@@ -69,7 +70,8 @@ void CheckSkipping(const std::string& text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   CheckSkipping(text);
-  tileprof::Expected<std::vector<Module>> modules = ParseModules(std::move(text), Limits("fuzz.hlo"));
+  tileprof::Expected<std::vector<Module>> modules =
+      ParseModules(std::move(text), Limits("fuzz.hlo"));
   if (!modules) {
     Check(modules.error().message().rfind("fuzz.hlo:", 0) == 0, "messages name the source");
     return 0;
@@ -82,14 +84,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<Module> again = Reparse(raw);
     Check(again.size() == 1, "one module prints as one module");
     if (again.size() != 1) continue;
-    Check(PrintModule(again[0], {.style = PrintStyle::kShort, .level = kLevelRaw}) == raw, "level 0 is a fixed point");
+    Check(PrintModule(again[0], {.style = PrintStyle::kShort, .level = kLevelRaw}) == raw,
+          "level 0 is a fixed point");
     Check(Fingerprint(again[0]) == fingerprint, "printing keeps the fingerprint");
     (void)PrintModule(module, {.style = PrintStyle::kLong, .level = kLevelRaw});
 
-    const std::string canonical = PrintModule(module, {.style = PrintStyle::kShort, .level = kLevelStructure});
+    const std::string canonical =
+        PrintModule(module, {.style = PrintStyle::kShort, .level = kLevelStructure});
     std::vector<Module> canonical_again = Reparse(canonical);
     Check(canonical_again.size() == 1, "the canonical text is one module");
-    if (canonical_again.size() == 1) Check(Fingerprint(canonical_again[0]) == fingerprint, "level 3 keeps the fingerprint");
+    if (canonical_again.size() == 1)
+      Check(Fingerprint(canonical_again[0]) == fingerprint, "level 3 keeps the fingerprint");
   }
   return 0;
 }

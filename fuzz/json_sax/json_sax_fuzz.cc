@@ -25,7 +25,9 @@ struct Recorder {
   bool boolean(bool v) { return Add(v ? "t" : "f"); }
   bool number_integer(int64_t v) { return Add("i" + std::to_string(v)); }
   bool number_unsigned(uint64_t v) { return Add("u" + std::to_string(v)); }
-  bool number_float(double v, const std::string&) { return Add("d" + std::to_string(std::bit_cast<uint64_t>(v))); }
+  bool number_float(double v, const std::string&) {
+    return Add("d" + std::to_string(std::bit_cast<uint64_t>(v)));
+  }
   bool string(std::string& v) { return Add("s" + v); }
   bool binary(json::binary_t&) { return Add("b"); }
   bool start_object(std::size_t) { return Add("{"); }
@@ -44,8 +46,9 @@ struct Recorder {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   Recorder reference;
-  bool expected = json::sax_parse(text.begin(), text.end(), &reference, json::input_format_t::json, true) &&
-                  !reference.failed;
+  bool expected =
+      json::sax_parse(text.begin(), text.end(), &reference, json::input_format_t::json, true) &&
+      !reference.failed;
   Recorder whole;
   tileprof::report::json_sax::Parser parser(text);
   bool ok = parser.Parse(whole);

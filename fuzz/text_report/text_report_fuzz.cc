@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   std::string once = Write(*parsed);
   auto again = tileprof::report::ReadTextReport(once, "written.rep");
-  if (!again) std::abort();  // we wrote something we cannot read
+  if (!again) std::abort();                 // we wrote something we cannot read
   if (Write(*again) != once) std::abort();  // not a fixed point
   return 0;
 }

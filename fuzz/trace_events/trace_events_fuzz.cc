@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::string again = tileprof::report::EncodeTraceEventStream(stream->events);
   auto reread = tileprof::report::DecodeTraceEventStream(again);
-  if (!reread || reread->events.size() != stream->events.size() || !reread->truncated.empty()) std::abort();
+  if (!reread || reread->events.size() != stream->events.size() || !reread->truncated.empty())
+    std::abort();
   if (tileprof::report::EncodeTraceEventStream(reread->events) != again) std::abort();
   (void)tileprof::report::EventsToText(stream->events);
   return 0;

@@ -11,8 +11,8 @@
 #include <cstdio>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common/expected.h"
 #include "common/format.h"
@@ -35,8 +35,7 @@ struct SeedGraph {
 
 Expected<SeedGraph> BuildSeedGraph(const Target& target) {
   if (target.NumTiles() < kNumTiles) {
-    return MakeError("the listing needs {} tiles, the target has {}", kNumTiles,
-                     target.NumTiles());
+    return MakeError("the listing needs {} tiles, the target has {}", kNumTiles, target.NumTiles());
   }
   SeedGraph seed{Graph(target), {}};
   Graph& graph = seed.graph;
@@ -99,24 +98,23 @@ void Print(const SeedGraph& seed) {
   Line("Tiles used", WithThousands(stats.tiles_used));
   Line("Variable data", fmt::format("{} B", WithThousands(stats.variable_bytes)));
   Line("Constant data", fmt::format("{} B", WithThousands(stats.constant_bytes)));
-  Line("Vertex state", fmt::format("{} B ({} B edge pointers)",
-                                   WithThousands(stats.edge_pointer_bytes +
-                                                 stats.internal_state_bytes),
-                                   WithThousands(stats.edge_pointer_bytes)));
+  Line("Vertex state",
+       fmt::format("{} B ({} B edge pointers)",
+                   WithThousands(stats.edge_pointer_bytes + stats.internal_state_bytes),
+                   WithThousands(stats.edge_pointer_bytes)));
   Line("Vertex code", fmt::format("{} B", WithThousands(stats.vertex_code_bytes)));
 
   fmt::print("\nVertices by type:\n");
   for (const CodeletUsage& usage : stats.by_codelet) {
     fmt::print("  {:<40} {:>6} vertices {:>6} edges {:>8} B state, on {} tiles\n",
-               usage.codelet->name(), usage.vertices, usage.edges, usage.state_bytes,
-               usage.tiles);
+               usage.codelet->name(), usage.vertices, usage.edges, usage.state_bytes, usage.tiles);
   }
 
   fmt::print("\nBy tile:\n");
   for (const TileUsage& tile : graph.TileUsages()) {
     fmt::print("  tile {:>5} (IPU {}): {} vertices, {} edges, {} B data, {} B vertex state\n",
-               tile.tile, target.IpuOfTile(tile.tile), tile.vertices, tile.edges,
-               tile.data_bytes, tile.vertex_state_bytes);
+               tile.tile, target.IpuOfTile(tile.tile), tile.vertices, tile.edges, tile.data_bytes,
+               tile.vertex_state_bytes);
   }
 
   fmt::print("\nVertices:\n");
@@ -124,13 +122,12 @@ void Print(const SeedGraph& seed) {
     const VertexInfo& vertex = graph.vertex(id);
     const std::span<const FieldView> fields = graph.fields(id);
     const FieldView& in = fields[0];
-    fmt::print("  {} on tile {}: sums v1[{}..{}) into v2[{}], {} cycles (perf estimate; "
-               "the codelet's own estimate is {})\n",
-               graph.DescribeVertex(id), *vertex.tile, in.regions()[0].begin,
-               in.regions()[0].end, fields[1].regions()[0].begin,
-               graph.VertexCycles(id),
-               vertex.codelet->EstimateCycles({graph.FieldElements(id), graph.ParamValues(id)},
-                                              target));
+    fmt::print(
+        "  {} on tile {}: sums v1[{}..{}) into v2[{}], {} cycles (perf estimate; "
+        "the codelet's own estimate is {})\n",
+        graph.DescribeVertex(id), *vertex.tile, in.regions()[0].begin, in.regions()[0].end,
+        fields[1].regions()[0].begin, graph.VertexCycles(id),
+        vertex.codelet->EstimateCycles({graph.FieldElements(id), graph.ParamValues(id)}, target));
   }
 
   const program::ProgramStats program_stats = program::CountSteps(seed.program);

@@ -43,7 +43,8 @@ TEST(AnalyzerCli, EveryCommandSpeaksJson) {
   const std::string commands[] = {
       "hist " + db,
       "top -n 3 " + db,
-      "oom " + db + " --tensor-map " + Q(SourcePath("tests/analyzer/data/oom_ipu1_tensor_map.json")),
+      "oom " + db + " --tensor-map " +
+          Q(SourcePath("tests/analyzer/data/oom_ipu1_tensor_map.json")),
       "compare " + Q(s.paths.at("text")) + " " + db,
       "plot " + db + " -o " + Q(dir + "/cli.svg"),
       "html " + db + " -o " + Q(dir + "/cli.html"),
@@ -71,8 +72,10 @@ TEST(AnalyzerCli, SqliteAndJsonReportsGiveByteIdenticalOutput) {
   for (const char* format : {"json", "sqlite"}) {
     dirs[format] = TempDir() / (std::string("same_name_") + format);
     fs::create_directories(dirs[format]);
-    fs::copy_file(s.paths.at(format), dirs[format] / "model.report", fs::copy_options::overwrite_existing);
-    fs::copy_file(s.paths.at(format), dirs[format] / "other.report", fs::copy_options::overwrite_existing);
+    fs::copy_file(s.paths.at(format), dirs[format] / "model.report",
+                  fs::copy_options::overwrite_existing);
+    fs::copy_file(s.paths.at(format), dirs[format] / "other.report",
+                  fs::copy_options::overwrite_existing);
   }
   const std::string commands[] = {
       "hist model.report",
@@ -96,10 +99,12 @@ TEST(AnalyzerCli, SqliteAndJsonReportsGiveByteIdenticalOutput) {
     for (const auto& [format, dir] : dirs) {
       fs::remove(dir / "out.svg");
       fs::remove(dir / "out.html");
-      ShellRun run = Shell("cd " + Q(dir.string()) + " && " + TILEPROF_CLI + " " + command + " 2>&1");
+      ShellRun run =
+          Shell("cd " + Q(dir.string()) + " && " + TILEPROF_CLI + " " + command + " 2>&1");
       EXPECT_EQ(run.status, 0) << run.out;
       out[format] = run.out;
-      file[format] = ReadOrEmpty((dir / "out.svg").string()) + ReadOrEmpty((dir / "out.html").string());
+      file[format] =
+          ReadOrEmpty((dir / "out.svg").string()) + ReadOrEmpty((dir / "out.html").string());
     }
     EXPECT_FALSE(out["json"].empty());
     EXPECT_EQ(out["sqlite"], out["json"]);
@@ -113,9 +118,11 @@ TEST(AnalyzerCli, ErrorsNameTheFileAndExitNonZero) {
     SCOPED_TRACE(command);
     auto run = Tileprof(command + " " + Q(missing));
     EXPECT_EQ(run.status, 1);
-    EXPECT_THAT(run.out, StartsWith("tileprof: " + command.substr(0, command.find(' ')) + ": " + missing + ": "));
+    EXPECT_THAT(run.out, StartsWith("tileprof: " + command.substr(0, command.find(' ')) + ": " +
+                                    missing + ": "));
   }
-  auto compare = Tileprof("compare " + Q(SharedPath("corpus/reports/adder-mk1.rep")) + " " + Q(missing));
+  auto compare =
+      Tileprof("compare " + Q(SharedPath("corpus/reports/adder-mk1.rep")) + " " + Q(missing));
   EXPECT_EQ(compare.status, 1);
   EXPECT_THAT(compare.out, HasSubstr(missing));
   auto bad_format = Tileprof("hist --format=xml " + Q(SharedPath("corpus/reports/adder-mk1.rep")));
@@ -133,11 +140,15 @@ TEST(AnalyzerCli, CompileSavesThePerTileArchive) {
   fs::create_directories(dir);
   std::string model = Q(SourcePath("samples/oom/model.hlo"));
   std::string cd = "cd " + Q(dir.string()) + " && ";
-  auto flag = Tileprof("compile " + model + " --target ipu1 --progress false --allow-out-of-memory -o " +
-                       Q((dir / "oom.rep").string()) + " --save-archive " + Q((dir / "flag.a").string()));
+  auto flag =
+      Tileprof("compile " + model + " --target ipu1 --progress false --allow-out-of-memory -o " +
+               Q((dir / "oom.rep").string()) + " --save-archive " + Q((dir / "flag.a").string()));
   ASSERT_EQ(flag.status, 0) << flag.out;
-  auto env = Shell(cd + "POPLAR_ENGINE_OPTIONS='{\"target.saveArchive\":\"env.a\", \"debug.allowOutOfMemory\": "
-                   "\"true\"}' " + TILEPROF_CLI + " compile " + model + " --target ipu1 --progress false -o oom2.rep 2>&1");
+  auto env = Shell(
+      cd +
+      "POPLAR_ENGINE_OPTIONS='{\"target.saveArchive\":\"env.a\", \"debug.allowOutOfMemory\": "
+      "\"true\"}' " +
+      TILEPROF_CLI + " compile " + model + " --target ipu1 --progress false -o oom2.rep 2>&1");
   ASSERT_EQ(env.status, 0) << env.out;
   auto pipeline = [&](const std::string& archive) {
     return Shell(cd + "size -A " + archive + " | grep -e \".text\" | awk '{print $2}'").out;
@@ -146,7 +157,8 @@ TEST(AnalyzerCli, CompileSavesThePerTileArchive) {
   EXPECT_EQ(from_flag, pipeline("env.a"));
   // The same numbers as the per-tile data of the same compile.
   std::string expected;
-  for (const auto& t : OomSample().report.tiles) expected += std::to_string(t.ExcludingGaps()) + "\n";
+  for (const auto& t : OomSample().report.tiles)
+    expected += std::to_string(t.ExcludingGaps()) + "\n";
   EXPECT_EQ(from_flag, expected);
   // And the archive command reads it back: the histogram is the report's.
   auto archive = Tileprof("archive " + Q((dir / "flag.a").string()));

@@ -33,7 +33,8 @@ inline std::string SharedPath(const std::string& relative) {
 // Removed when the test binary exits.
 inline fs::path TempDir() {
   struct Dir {
-    fs::path path = fs::temp_directory_path() / ("tileprof_analyzer_test_" + std::to_string(::getpid()));
+    fs::path path =
+        fs::temp_directory_path() / ("tileprof_analyzer_test_" + std::to_string(::getpid()));
     Dir() { fs::create_directories(path); }
     ~Dir() {
       std::error_code ignored;
@@ -51,7 +52,8 @@ struct CompiledSample {
 
 // Compiles `model` (relative to the source tree) for `preset` and writes the
 // four formats as <stem>.rep/.json/.cbor/.db. Cached per (model, preset).
-inline const CompiledSample& Sample(const std::string& model, const std::string& preset, const std::string& stem) {
+inline const CompiledSample& Sample(const std::string& model, const std::string& preset,
+                                    const std::string& stem) {
   static std::map<std::string, CompiledSample> cache;
   auto it = cache.find(stem);
   if (it != cache.end()) return it->second;
@@ -71,15 +73,20 @@ inline const CompiledSample& Sample(const std::string& model, const std::string&
   sample.paths["json"] = base + ".json";
   sample.paths["cbor"] = base + ".cbor";
   sample.paths["sqlite"] = base + ".db";
-  EXPECT_TRUE(WriteFileAtomic(sample.paths["text"], report::WriteTextReport(sample.report, nullptr, {})));
+  EXPECT_TRUE(
+      WriteFileAtomic(sample.paths["text"], report::WriteTextReport(sample.report, nullptr, {})));
   EXPECT_TRUE(report::WriteJsonReportFile(sample.paths["json"], document));
   EXPECT_TRUE(report::WriteCborReportFile(sample.paths["cbor"], document));
   EXPECT_TRUE(report::WriteProfileDatabase(sample.paths["sqlite"], document));
   return cache[stem] = std::move(sample);
 }
 
-inline const CompiledSample& OomSample() { return Sample("samples/oom/model.hlo", "ipu1", "oom_ipu1"); }
-inline const CompiledSample& AdderSample() { return Sample("samples/adder.hlo", "ipu2", "adder_ipu2"); }
+inline const CompiledSample& OomSample() {
+  return Sample("samples/oom/model.hlo", "ipu1", "oom_ipu1");
+}
+inline const CompiledSample& AdderSample() {
+  return Sample("samples/adder.hlo", "ipu2", "adder_ipu2");
+}
 
 inline std::string ReadOrEmpty(const std::string& path) {
   auto text = ReadFile(path);

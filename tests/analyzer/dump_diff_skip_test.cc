@@ -21,11 +21,13 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string Summary(const ModuleDiff& d) {
-  std::string s = fmt::format("level {} dependents {} elided {}\n", d.equal_level ? *d.equal_level : -1,
-                              d.dependent_changes, d.has_elided_constants);
+  std::string s =
+      fmt::format("level {} dependents {} elided {}\n", d.equal_level ? *d.equal_level : -1,
+                  d.dependent_changes, d.has_elided_constants);
   for (const Change& c : d.causes)
-    s += fmt::format("{} | {} | {} | {} | {} | {} | {} | {} | {}\n", ChangeKindName(c.kind), c.computation,
-                     c.instruction, c.opcode, c.what, c.detail, c.op_name, c.source, fmt::join(c.dependents, ","));
+    s += fmt::format("{} | {} | {} | {} | {} | {} | {} | {} | {}\n", ChangeKindName(c.kind),
+                     c.computation, c.instruction, c.opcode, c.what, c.detail, c.op_name, c.source,
+                     fmt::join(c.dependents, ","));
   for (const std::string& n : d.notes) s += "note: " + n + "\n";
   return s;
 }
@@ -33,8 +35,9 @@ std::string Summary(const ModuleDiff& d) {
 class DumpDiffSkip : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("tileprof-skip-{}-{}", ::getpid(),
-                                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           fmt::format("tileprof-skip-{}-{}", ::getpid(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -81,13 +84,14 @@ std::vector<fs::path> SkimmableCorpus() {
 
 // `text` with `from` replaced by `to` inside [begin, end) only, at the first
 // place or (all) everywhere; nullopt when it does not occur there.
-std::optional<std::string> EditWithin(const std::string& text, size_t begin, size_t end, const std::regex& from,
-                                      const std::string& to, bool all) {
+std::optional<std::string> EditWithin(const std::string& text, size_t begin, size_t end,
+                                      const std::regex& from, const std::string& to, bool all) {
   std::string block = text.substr(begin, end - begin);
   std::smatch m;
   if (!std::regex_search(block, m, from)) return std::nullopt;
   std::string edited = std::regex_replace(
-      block, from, to, all ? std::regex_constants::format_default : std::regex_constants::format_first_only);
+      block, from, to,
+      all ? std::regex_constants::format_default : std::regex_constants::format_first_only);
   return text.substr(0, begin) + edited + text.substr(end);
 }
 
@@ -112,8 +116,10 @@ TEST_F(DumpDiffSkip, EditsInOneComputationGetTheVerdictOfAFullParse) {
       // One instruction renamed throughout its computation: cosmetic.
       std::smatch m;
       std::string body = a.substr(span.body, span.end - span.body);
-      if (std::regex_search(body, m, std::regex(R"(\n  (?:ROOT )?%?([A-Za-z_][A-Za-z0-9_.\-]*) = )"))) {
-        std::regex name("([^A-Za-z0-9_.\\-])" + std::regex_replace(m[1].str(), std::regex(R"([.\-])"), R"(\$&)") +
+      if (std::regex_search(body, m,
+                            std::regex(R"(\n  (?:ROOT )?%?([A-Za-z_][A-Za-z0-9_.\-]*) = )"))) {
+        std::regex name("([^A-Za-z0-9_.\\-])" +
+                        std::regex_replace(m[1].str(), std::regex(R"([.\-])"), R"(\$&)") +
                         "(?![A-Za-z0-9_.\\-])");
         if (auto b = EditWithin(a, span.body, span.end, name, "$1renamed_by_test", true)) {
           skipping += ExpectSameVerdict(a, *b, where + ": renamed " + m[1].str()) > 0;
@@ -124,7 +130,8 @@ TEST_F(DumpDiffSkip, EditsInOneComputationGetTheVerdictOfAFullParse) {
       // pairs with another one, and dumpdiff must parse both in full).
       if (k != 0) {
         std::regex call(R"((to_apply|calls|body|condition)=%?[A-Za-z_][A-Za-z0-9_.\-]*)");
-        if (auto b = EditWithin(a, span.body, span.end, call, "$1=" + std::string(spans[0].name), false)) {
+        if (auto b = EditWithin(a, span.body, span.end, call, "$1=" + std::string(spans[0].name),
+                                false)) {
           ExpectSameVerdict(a, *b, where + ": redirected call");
           ++cases;
         }

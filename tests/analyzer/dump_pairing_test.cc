@@ -9,7 +9,8 @@ namespace tileprof::analyzer {
 namespace {
 
 TEST(DumpName, DropsTheRunSpecificParts) {
-  auto n = ParseDumpName("1649161872771469.module_1959.jit_searchsorted.120.before_optimizations.txt");
+  auto n =
+      ParseDumpName("1649161872771469.module_1959.jit_searchsorted.120.before_optimizations.txt");
   ASSERT_TRUE(n);
   EXPECT_EQ(n->module_id, 1959);
   EXPECT_EQ(n->module, "jit_searchsorted.120");
@@ -56,14 +57,13 @@ std::vector<DumpFile> Files(std::initializer_list<const char*> names) {
 }
 
 TEST(PairDumps, MatchesFunctionsAndOrdersVariantsById) {
-  auto pairing = PairDumps(
-      Files({"module_0196.jit__uniform.21.before_optimizations.txt",
-             "module_0215.jit__uniform.30.before_optimizations.txt",
-             "module_0007.jit_train_step.before_optimizations.txt",
-             "module_0008.jit_eval.before_optimizations.txt"}),
-      Files({"module_0301.jit__uniform.40.before_optimizations.txt",
-             "module_0011.jit_train_step.3.before_optimizations.txt",
-             "module_0012.jit_predict.before_optimizations.txt"}));
+  auto pairing = PairDumps(Files({"module_0196.jit__uniform.21.before_optimizations.txt",
+                                  "module_0215.jit__uniform.30.before_optimizations.txt",
+                                  "module_0007.jit_train_step.before_optimizations.txt",
+                                  "module_0008.jit_eval.before_optimizations.txt"}),
+                           Files({"module_0301.jit__uniform.40.before_optimizations.txt",
+                                  "module_0011.jit_train_step.3.before_optimizations.txt",
+                                  "module_0012.jit_predict.before_optimizations.txt"}));
   ASSERT_EQ(pairing.pairs.size(), 5u);
   EXPECT_EQ(pairing.pairs[0].key, "jit__uniform before_optimizations");
   EXPECT_EQ(pairing.pairs[0].a->name.module, "jit__uniform.21");

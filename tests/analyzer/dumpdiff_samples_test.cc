@@ -26,7 +26,8 @@ CliRun DumpDiff(const std::string& name, const std::string& extra = "") {
 TEST(DumpDiffSamples, BatchSize) {
   CliRun r = DumpDiff("batch_size");
   EXPECT_EQ(r.status, 1);
-  EXPECT_THAT(r.out, HasSubstr("parameter 0 'Arg_0.1': f32[32,784]{1,0} -> f32[16,784]{1,0} (batch dimension 32 -> 16)"));
+  EXPECT_THAT(r.out, HasSubstr("parameter 0 'Arg_0.1': f32[32,784]{1,0} -> f32[16,784]{1,0} (batch "
+                               "dimension 32 -> 16)"));
   EXPECT_THAT(r.out, HasSubstr("look at: /home/user/mnist/train.py:24"));
   EXPECT_THAT(r.out, HasSubstr("Note: the batch size changed"));
 }
@@ -67,9 +68,11 @@ TEST(DumpDiffSamples, JsonAndExitCodes) {
 
   CliRun missing = Tileprof("dumpdiff " + same + " /nonexistent/dir");
   EXPECT_EQ(missing.status, 2);
-  EXPECT_THAT(missing.out, HasSubstr("tileprof: dumpdiff: '/nonexistent/dir': No such file or directory"));
+  EXPECT_THAT(missing.out,
+              HasSubstr("tileprof: dumpdiff: '/nonexistent/dir': No such file or directory"));
 
-  CliRun mixed = Tileprof("dumpdiff " + same + " " + same + "/module_0007.jit_train_step.before_optimizations.txt");
+  CliRun mixed = Tileprof("dumpdiff " + same + " " + same +
+                          "/module_0007.jit_train_step.before_optimizations.txt");
   EXPECT_EQ(mixed.status, 2);
   EXPECT_THAT(mixed.out, HasSubstr("give two files or two dump directories"));
 }
@@ -88,7 +91,7 @@ TEST(DumpDiffSamples, LargestAndUnparsableModules) {
   CliRun r = Tileprof("dumpdiff " + bad + " " + bad);
   EXPECT_EQ(r.status, 0);  // identical bytes need no parse
   CliRun r2 = Tileprof("dumpdiff " + bad + " " + Sample("constant_param") +
-                    "/run1/module_0007.jit_train_step.before_optimizations.txt");
+                       "/run1/module_0007.jit_train_step.before_optimizations.txt");
   EXPECT_EQ(r2.status, 2);
   EXPECT_THAT(r2.out, HasSubstr("bad.hlo:3:"));
   EXPECT_THAT(r2.out, HasSubstr("frobnicate"));

@@ -23,7 +23,8 @@ hlo::Module Parse(std::string text) {
   return std::move(m).value();
 }
 
-constexpr const char* kBase = R"(HloModule jit_f.12, entry_computation_layout={(f32[32,8]{1,0})->f32[32,4]{1,0}}
+constexpr const char* kBase =
+    R"(HloModule jit_f.12, entry_computation_layout={(f32[32,8]{1,0})->f32[32,4]{1,0}}
 
 ENTRY main.9 {
   p.1 = f32[32,8]{1,0} parameter(0), metadata={op_name="x"}
@@ -76,8 +77,10 @@ TEST(HloDiff, ConstantChangeNamesTheInstructionAndTheElement) {
 
 TEST(HloDiff, AttributeOpcodeAndEdgeChanges) {
   auto a = Parse(kBase);
-  ModuleDiff attr = DiffModules(a, Parse(Replace(kBase, "b.5 = f32[32,4]{1,0} broadcast(c.4), dimensions={}",
-                                                 "b.5 = f32[32,4]{1,0} broadcast(c.4), dimensions={}, sharding={replicated}")));
+  ModuleDiff attr = DiffModules(
+      a,
+      Parse(Replace(kBase, "b.5 = f32[32,4]{1,0} broadcast(c.4), dimensions={}",
+                    "b.5 = f32[32,4]{1,0} broadcast(c.4), dimensions={}, sharding={replicated}")));
   ASSERT_EQ(attr.causes.size(), 1u);
   EXPECT_EQ(attr.causes[0].kind, ChangeKind::kAttribute);
   EXPECT_THAT(attr.causes[0].what, HasSubstr("sharding: (absent) -> {replicated}"));
@@ -95,15 +98,17 @@ TEST(HloDiff, AttributeOpcodeAndEdgeChanges) {
 
 TEST(HloDiff, AddedAndRemovedInstructions) {
   auto a = Parse(kBase);
-  auto b = Parse(Replace(kBase, "  ROOT add.6 = f32[32,4]{1,0} add(dot.3, b.5)",
-                         "  t.7 = f32[32,4]{1,0} tanh(dot.3)\n  ROOT add.6 = f32[32,4]{1,0} add(t.7, b.5)"));
+  auto b = Parse(
+      Replace(kBase, "  ROOT add.6 = f32[32,4]{1,0} add(dot.3, b.5)",
+              "  t.7 = f32[32,4]{1,0} tanh(dot.3)\n  ROOT add.6 = f32[32,4]{1,0} add(t.7, b.5)"));
   ModuleDiff d = DiffModules(a, b);
   ASSERT_GE(d.causes.size(), 1u);
   EXPECT_EQ(d.causes[0].kind, ChangeKind::kAdded);
   EXPECT_EQ(d.causes[0].instruction, "t.7");
   ModuleDiff back = DiffModules(b, a);
   bool removed = false;
-  for (const Change& c : back.causes) removed |= c.kind == ChangeKind::kRemoved && c.instruction == "t.7";
+  for (const Change& c : back.causes)
+    removed |= c.kind == ChangeKind::kRemoved && c.instruction == "t.7";
   EXPECT_TRUE(removed);
 }
 
@@ -118,7 +123,9 @@ std::string RenameAndStrip(const hlo::Module& m) {
     for (const hlo::Instruction* i : c->instructions())
       names[std::string(i->name())] = "v" + std::to_string(next++) + ".77";
   }
-  auto ident = [](char c) { return isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; };
+  auto ident = [](char c) {
+    return isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  };
   std::string out;
   for (size_t i = 0; i < text.size();) {
     if (text.compare(i, 11, ", metadata=") == 0) {  // drop the attribute, braces balanced
@@ -179,7 +186,11 @@ TEST(HloDiffCorpus, RenamedCopiesWithoutMetadataAreCosmetic) {
       ModuleDiff d = DiffModules(m, *renamed);
       ASSERT_TRUE(d.equal_level) << path;
       EXPECT_LE(*d.equal_level, 3) << path << ": " << DescribeLevel(d.equal_level);
-      EXPECT_TRUE(d.causes.empty()) << path << ": " << (d.causes.empty() ? "" : d.causes[0].what + " " + d.causes[0].instruction + " " + std::string(ChangeKindName(d.causes[0].kind)));
+      EXPECT_TRUE(d.causes.empty())
+          << path << ": "
+          << (d.causes.empty() ? ""
+                               : d.causes[0].what + " " + d.causes[0].instruction + " " +
+                                     std::string(ChangeKindName(d.causes[0].kind)));
       ++compared;
     }
   }
@@ -196,8 +207,9 @@ TEST(HloDiffCorpus, OneChangedConstantIsNamedExactly) {
       // The first scalar f32 constant of the entry, printed with a value.
       const hlo::Instruction* target = nullptr;
       for (const hlo::Instruction* i : m.entry()->instructions())
-        if (i->opcode() == hlo::Opcode::kConstant && i->shape().element_type == hlo::PrimitiveType::kF32 &&
-            i->shape().rank() == 0 && i->literal() != "7") {
+        if (i->opcode() == hlo::Opcode::kConstant &&
+            i->shape().element_type == hlo::PrimitiveType::kF32 && i->shape().rank() == 0 &&
+            i->literal() != "7") {
           target = i;
           break;
         }
@@ -224,8 +236,10 @@ TEST(HloDiffCorpus, OneChangedConstantIsNamedExactly) {
 
 TEST(HloDiffCorpus, UniformFamilyDiffersByTheStaticResultShape) {
   fs::path dir = fs::path(TILEPROF_SHARED_DIR) / "corpus" / "hlo";
-  auto a = Parse(*ReadFile((dir / "module_0196.jit__uniform.21.before_optimizations.txt").string()));
-  auto b = Parse(*ReadFile((dir / "module_0215.jit__uniform.30.before_optimizations.txt").string()));
+  auto a =
+      Parse(*ReadFile((dir / "module_0196.jit__uniform.21.before_optimizations.txt").string()));
+  auto b =
+      Parse(*ReadFile((dir / "module_0215.jit__uniform.30.before_optimizations.txt").string()));
   ModuleDiff d = DiffModules(a, b);
   ASSERT_EQ(d.causes.size(), 1u);
   EXPECT_EQ(d.causes[0].kind, ChangeKind::kResult);

@@ -24,9 +24,13 @@ Rendered RenderInChromium(const std::string& html_path) {
   std::string err = (dir / "stderr.txt").string();
   // A private profile directory: the test must not depend on (or touch) a
   // user's profile, and parallel runs must not share one.
-  ShellRun run = Shell("timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run "
-                       "--user-data-dir='" + (dir / "profile").string() + "' --enable-logging=stderr --v=0 "
-                       "--dump-dom 'file://" + html_path + "' 2>'" + err + "'");
+  ShellRun run = Shell(
+      "timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run "
+      "--user-data-dir='" +
+      (dir / "profile").string() +
+      "' --enable-logging=stderr --v=0 "
+      "--dump-dom 'file://" +
+      html_path + "' 2>'" + err + "'");
   Rendered rendered{run.out, {}, run.status};
   std::string log = ReadOrEmpty(err);
   std::istringstream in(log);
@@ -63,8 +67,10 @@ TEST(HtmlChromium, ThePageRendersWithoutConsoleErrors) {
 TEST(HtmlChromium, TheCheckCatchesAScriptError) {
   ASSERT_TRUE(HaveChromium()) << "chromium is not installed (scripts/setup installs it)";
   std::string path = (TempDir() / "broken.html").string();
-  ASSERT_TRUE(WriteFileAtomic(path, "<!DOCTYPE html><html><body><script>undefinedFunction();"
-                                    "document.body.setAttribute('data-ready','1');</script></body></html>"));
+  ASSERT_TRUE(
+      WriteFileAtomic(path,
+                      "<!DOCTYPE html><html><body><script>undefinedFunction();"
+                      "document.body.setAttribute('data-ready','1');</script></body></html>"));
   Rendered r = RenderInChromium(path);
   EXPECT_THAT(r.console, ::testing::Not(::testing::IsEmpty()));
   EXPECT_THAT(r.dom, ::testing::Not(::testing::HasSubstr("data-ready=\"1\"")));

@@ -14,7 +14,8 @@ using ::testing::HasSubstr;
 constexpr std::string_view kRecompilingLog =
     "2023-05-01 10:00:00.000000: I tensorflow/compiler/plugin/poplar/driver/poplar_platform.cc:43] "
     "Poplar version: 3.2.0 (1513789a51) Poplar package: b82480c629\n"
-    "2023-05-01 10:00:00.500000: I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:1619] "
+    "2023-05-01 10:00:00.500000: I "
+    "tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:1619] "
     "TensorFlow device /device:IPU:0 attached to 1 IPU with Poplar device ID: 0\n"
     "2023-05-01 10:00:01.000000: I poplar_compiler.cc:1201] Begin XLA compilation: "
     "cluster_1  (Hash: 0xabc123) for ordinal  0\n"

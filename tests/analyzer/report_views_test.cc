@@ -74,7 +74,8 @@ TEST(HistogramView, ReproducesTheSeedsHistograms) {
     SCOPED_TRACE(file);
     std::vector<std::string> expected = SeedHistogram(n);
     ASSERT_GE(expected.size(), 6u);
-    std::vector<std::string> ours = Lines(MustRender(HistogramView(MustOpen(SharedPath(file)), {})));
+    std::vector<std::string> ours =
+        Lines(MustRender(HistogramView(MustOpen(SharedPath(file)), {})));
     ASSERT_FALSE(ours.empty());
     EXPECT_EQ(ours.front(), "  By Tile (Excluding Gaps):");
     EXPECT_EQ(std::vector<std::string>(ours.begin() + 1, ours.end()), expected);
@@ -82,7 +83,8 @@ TEST(HistogramView, ReproducesTheSeedsHistograms) {
 }
 
 TEST(HistogramView, TablesOfThePublishedExcerpt) {
-  nlohmann::json j = Json(HistogramView(MustOpen(SharedPath("corpus/reports/oom-mk1-excerpt.rep")), {}));
+  nlohmann::json j =
+      Json(HistogramView(MustOpen(SharedPath("corpus/reports/oom-mk1-excerpt.rep")), {}));
   ASSERT_EQ(j["histogram"].size(), 14u);
   EXPECT_EQ(j["histogram"][13], (nlohmann::json{{"lo_kb", 808}, {"hi_kb", 816}, {"tiles", 1}}));
   EXPECT_EQ(j["maxima"][1]["bytes"], 834339);
@@ -95,7 +97,8 @@ TEST(HistogramView, PerTileOptionsNeedPerTileData) {
   LoadedReport text = MustOpen(SharedPath("corpus/reports/adder-mk1.rep"));
   auto result = HistogramView(text, {.including_gaps = false, .bucket_kib = 2});
   ASSERT_FALSE(result);
-  EXPECT_THAT(result.error().message(), StartsWith(SharedPath("corpus/reports/adder-mk1.rep") + ": "));
+  EXPECT_THAT(result.error().message(),
+              StartsWith(SharedPath("corpus/reports/adder-mk1.rep") + ": "));
   EXPECT_THAT(result.error().message(), HasSubstr("per-tile data"));
 }
 
@@ -163,9 +166,11 @@ TEST(OpenReport, ErrorsNameTheFile) {
       {write("truncated.cbor", cbor.substr(0, cbor.size() / 2)), ""},
       {write("garbage.rep", std::string("\x01\x02\x03 not a report\n")), ""},
       {write("not_sqlite.db", std::string("SQLite format 3\0garbage that is no database", 43)), ""},
-      {write("execution_only.json", report::WriteJsonReport(report::ReportDocument{std::nullopt, report::ExecutionReport{}})),
+      {write("execution_only.json", report::WriteJsonReport(report::ReportDocument{
+                                        std::nullopt, report::ExecutionReport{}})),
        "no compilation part"},
-      {write("other_major.json", R"({"format":"tileprof-report","version":{"major":9,"minor":0}})"), "9"},
+      {write("other_major.json", R"({"format":"tileprof-report","version":{"major":9,"minor":0}})"),
+       "9"},
   };
   for (const auto& [path, detail] : cases) {
     SCOPED_TRACE(path);
@@ -190,7 +195,8 @@ TEST(CrossFormat, EveryViewGivesTheSameOutputFromJsonCborAndSqlite) {
       renamed.path = "report";  // the path is printed by oom; compare the rest
       std::vector<std::string> out;
       out.push_back(MustRender(HistogramView(renamed, {}), format));
-      out.push_back(MustRender(HistogramView(renamed, {.including_gaps = true, .bucket_kib = 64}), format));
+      out.push_back(
+          MustRender(HistogramView(renamed, {.including_gaps = true, .bucket_kib = 64}), format));
       out.push_back(MustRender(TopTilesView(renamed, 7), format));
       out.push_back(MustRender(OomView(renamed, &*tensors, {}), format));
       out.push_back(MustRender(CompareView(renamed, renamed, 10), format));
@@ -231,9 +237,11 @@ TEST(CrossFormat, SqliteReadAsEachCommandNeedsGivesTheWholeReportsOutput) {
 
   for (OutputFormat format : {OutputFormat::kTable, OutputFormat::kCsv, OutputFormat::kJson}) {
     SCOPED_TRACE(static_cast<int>(format));
-    EXPECT_EQ(MustRender(HistogramView(totals, {}), format), MustRender(HistogramView(json, {}), format));
+    EXPECT_EQ(MustRender(HistogramView(totals, {}), format),
+              MustRender(HistogramView(json, {}), format));
     HistogramOptions wide{.including_gaps = true, .bucket_kib = 64};
-    EXPECT_EQ(MustRender(HistogramView(totals, wide), format), MustRender(HistogramView(json, wide), format));
+    EXPECT_EQ(MustRender(HistogramView(totals, wide), format),
+              MustRender(HistogramView(json, wide), format));
     for (size_t n : {1, 7, 40}) {
       EXPECT_EQ(MustRender(TopTilesView(open("sqlite", TotalsAndTopTiles(n)), n), format),
                 MustRender(TopTilesView(json, n), format));
@@ -282,7 +290,8 @@ TEST(HistogramView, BucketWidthAndIncludingGaps) {
   EXPECT_EQ(sum, tiles.size());
   EXPECT_EQ(j["summary"][0]["bucket_kb"], 100);
   std::string table = MustRender(HistogramView(json, {.including_gaps = true, .bucket_kib = 100}));
-  EXPECT_THAT(table, StartsWith("  By Tile (Including Gaps):\n    Range (KB) Histogram (Including Gaps)"));
+  EXPECT_THAT(table,
+              StartsWith("  By Tile (Including Gaps):\n    Range (KB) Histogram (Including Gaps)"));
 
   EXPECT_FALSE(BuildHistogramWithWidth(std::vector<uint64_t>{1, 2}, 0));
   auto too_many = BuildHistogramWithWidth(std::vector<uint64_t>{0, 1ull << 40}, 1);
@@ -334,8 +343,10 @@ TEST(OomView, CompiledSampleWithTensorMap) {
   EXPECT_EQ(suggestions.at("spread the largest tensor over all tiles")["saves"], 131072 * 4 - even);
   EXPECT_EQ(suggestions.at("spread the largest tensor over all tiles")["fits_after"],
             131072 * 4 - even >= t.ExcludingGaps() - capacity ? "yes" : "no");
-  EXPECT_EQ(suggestions.at("split the largest tensor in two (serialise its op)")["saves"], 131072 * 2);
-  EXPECT_EQ(suggestions.at("store f32 tensors as f16")["saves"], (131072 * 4 + 4096 * 4 + 32 * 4) / 2);
+  EXPECT_EQ(suggestions.at("split the largest tensor in two (serialise its op)")["saves"],
+            131072 * 2);
+  EXPECT_EQ(suggestions.at("store f32 tensors as f16")["saves"],
+            (131072 * 4 + 4096 * 4 + 32 * 4) / 2);
   if (t.not_always_live > 0) {
     EXPECT_EQ(suggestions.at("halve the batch size")["saves"], t.not_always_live / 2);
   }
@@ -356,14 +367,18 @@ TEST(OomView, ListsVariablesOfTheReportAndSplitsTheLargest) {
   report::ReportDocument document;
   document.compilation = s.report;
   // Two variables on tile 128 (the worst), one elsewhere.
-  document.compilation->variables = {{"embedding/table/part0", 128, 40000, report::Category::kVariables, true, 0},
-                                     {"dense/kernel", 128, 16384, report::Category::kVariables, false, 40000},
-                                     {"other", 3, 99999, report::Category::kVariables, true, std::nullopt}};
+  document.compilation->variables = {
+      {"embedding/table/part0", 128, 40000, report::Category::kVariables, true, 0},
+      {"dense/kernel", 128, 16384, report::Category::kVariables, false, 40000},
+      {"other", 3, 99999, report::Category::kVariables, true, std::nullopt}};
   std::string path = (TempDir() / "with_variables.cbor").string();
   ASSERT_TRUE(report::WriteCborReportFile(path, document));
   nlohmann::json j = Json(OomView(MustOpen(path), nullptr, {.worst_tiles = 1}));
   ASSERT_EQ(j["variables"].size(), 2u);
-  EXPECT_EQ(j["variables"][0], (nlohmann::json{{"tile", 128}, {"variable", "embedding/table/part0"}, {"bytes", 40000}, {"always_live", "yes"}}));
+  EXPECT_EQ(j["variables"][0], (nlohmann::json{{"tile", 128},
+                                               {"variable", "embedding/table/part0"},
+                                               {"bytes", 40000},
+                                               {"always_live", "yes"}}));
   EXPECT_EQ(j["variables"][1]["always_live"], "no");
   bool split = false;
   for (const auto& row : j["suggestions"]) {
@@ -382,7 +397,8 @@ TEST(Output, CsvQuotesAndJsonEscapes) {
   std::string csv = MustRender(TopTilesView(excerpt, 1), OutputFormat::kCsv);
   EXPECT_THAT(csv, HasSubstr("\n0,\"poplin::ConvPartial1x1Out<float,float,true,false>\",6648\n"));
   Output out;
-  out.tables.push_back({"t", "", {"name", "n", "d"}, {{std::string("a\"b,\n\xff"), int64_t{-3}, 0.5}}});
+  out.tables.push_back(
+      {"t", "", {"name", "n", "d"}, {{std::string("a\"b,\n\xff"), int64_t{-3}, 0.5}}});
   EXPECT_EQ(Render(out, OutputFormat::kCsv), "name,n,d\n\"a\"\"b,\n\xff\",-3,0.5\n");
   auto j = nlohmann::json::parse(Render(out, OutputFormat::kJson));
   EXPECT_EQ(j["t"][0]["name"], "a\"b,\n\xef\xbf\xbd");
@@ -393,7 +409,8 @@ TEST(Output, CsvQuotesAndJsonEscapes) {
 
 TEST(OomView, TensorMapTileBeyondTheTarget) {
   LoadedReport json = MustOpen(OomSample().paths.at("json"));
-  auto tensors = ParseTensorMap(R"({"mappings":{"c":[["x",0,[1],"float",0,0,1,[[99999,1]],""]]}})", "tm.json");
+  auto tensors =
+      ParseTensorMap(R"({"mappings":{"c":[["x",0,[1],"float",0,0,1,[[99999,1]],""]]}})", "tm.json");
   ASSERT_TRUE(tensors);
   auto out = OomView(json, &*tensors, {});
   ASSERT_FALSE(out);
@@ -412,12 +429,16 @@ TEST(TensorMap, ParsesTheSpecExampleAndRejectsBadShapes) {
   const std::pair<const char*, const char*> bad[] = {
       {"[1,2", "not valid JSON"},
       {R"({"mapping":{}})", "\"mappings\""},
-      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,2,[[0,1]],""]]}})", "mappings[\"c\"][0][6]: total 2 is not the sum of the per-tile counts (1)"},
-      {R"({"mappings":{"c":[["a",0,[1],"complex",0,0,1,[[0,1]],""]]}})", "unknown element type 'complex'"},
-      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,2,[[1,1],[0,1]],""]]}})", "[7][1]: tile 0 does not ascend"},
+      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,2,[[0,1]],""]]}})",
+       "mappings[\"c\"][0][6]: total 2 is not the sum of the per-tile counts (1)"},
+      {R"({"mappings":{"c":[["a",0,[1],"complex",0,0,1,[[0,1]],""]]}})",
+       "unknown element type 'complex'"},
+      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,2,[[1,1],[0,1]],""]]}})",
+       "[7][1]: tile 0 does not ascend"},
       {R"({"mappings":{"c":[["a",0,[1],"float",0,0,1,[[0]],""]]}})", "[7][0]: expected [tile, n]"},
       {R"({"mappings":{"c":[["a",0,[1],"float",2,0,1,[[0,1]],""]]}})", "[4]: expected 0 or 1"},
-      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,1,[[0,1]],""]],"d":[["a",0,[1],"float",0,0,1,[[0,1]],""]]}})", "appears twice"},
+      {R"({"mappings":{"c":[["a",0,[1],"float",0,0,1,[[0,1]],""]],"d":[["a",0,[1],"float",0,0,1,[[0,1]],""]]}})",
+       "appears twice"},
       {R"({"mappings":{"c":[["a",0]]}})", "expected an array of 9 elements"},
   };
   for (const auto& [text, message] : bad) {
@@ -459,7 +480,8 @@ TEST(CompareView, DeltasAndTheTilesThatChangedMost) {
 
 int CountElements(const tinyxml2::XMLElement* element, std::string_view name) {
   int n = 0;
-  for (const tinyxml2::XMLElement* child = element->FirstChildElement(); child; child = child->NextSiblingElement()) {
+  for (const tinyxml2::XMLElement* child = element->FirstChildElement(); child;
+       child = child->NextSiblingElement()) {
     if (name == child->Name()) ++n;
     n += CountElements(child, name);
   }
@@ -481,8 +503,10 @@ TEST(Plots, WellFormedSvgWithTheCapacityLine) {
       // 1,216 tiles in at most 1,000 columns, each a bar with a tooltip.
       EXPECT_EQ(CountElements(doc.RootElement(), "rect"), 1 + 1000);
       bool capacity = false;
-      for (auto* g = doc.RootElement()->FirstChildElement("line"); g; g = g->NextSiblingElement("line"))
-        capacity = capacity || (g->Attribute("class") && std::string_view(g->Attribute("class")) == "capacity");
+      for (auto* g = doc.RootElement()->FirstChildElement("line"); g;
+           g = g->NextSiblingElement("line"))
+        capacity = capacity ||
+                   (g->Attribute("class") && std::string_view(g->Attribute("class")) == "capacity");
       EXPECT_TRUE(capacity);
       EXPECT_THAT(*svg, HasSubstr("capacity 262,144 B per tile"));
       EXPECT_THAT(*svg, HasSubstr("fill=\"#e15759\""));  // the tiles over capacity are red
@@ -504,7 +528,8 @@ TEST(XmlWriter, EscapesEverythingAParserCouldTripOn) {
   w.Close();
   std::string xml = w.Finish();
   tinyxml2::XMLDocument doc;
-  ASSERT_EQ(doc.Parse(xml.data(), xml.size()), tinyxml2::XML_SUCCESS) << doc.ErrorStr() << "\n" << xml;
+  ASSERT_EQ(doc.Parse(xml.data(), xml.size()), tinyxml2::XML_SUCCESS) << doc.ErrorStr() << "\n"
+                                                                      << xml;
   std::string expected = "a<b>&\"c'\xef\xbf\xbd\xef\xbf\xbd d\xef\xbf\xbd\xef\xbf\xbd(\xe2\x82\xac";
   EXPECT_EQ(doc.RootElement()->Attribute("title"), expected);
   EXPECT_EQ(std::string(doc.RootElement()->GetText()), expected);
@@ -522,7 +547,8 @@ TEST(TileArchives, SizePipelinePrintsEveryTilesTotalInOrder) {
   // `cd` first: the archive path is printed in every member header line.
   for (std::string size : {std::string("size"), std::string(TILEPROF_CLI) + " size"}) {
     SCOPED_TRACE(size);
-    ShellRun run = Shell("cd '" + dir + "' && " + size + " -A oom.a | grep -e \".text\" | awk '{print $2}'");
+    ShellRun run =
+        Shell("cd '" + dir + "' && " + size + " -A oom.a | grep -e \".text\" | awk '{print $2}'");
     EXPECT_EQ(run.status, 0);
     EXPECT_EQ(run.out, expected);
   }
@@ -546,7 +572,8 @@ TEST(TileArchives, SizePipelinePrintsEveryTilesTotalInOrder) {
 
 TEST(TileArchives, Errors) {
   LoadedReport text = MustOpen(SharedPath("corpus/reports/adder-mk1.rep"));
-  auto from_text = WriteReportArchive((TempDir() / "x.a").string(), text.compilation, "adder-mk1.rep");
+  auto from_text =
+      WriteReportArchive((TempDir() / "x.a").string(), text.compilation, "adder-mk1.rep");
   ASSERT_FALSE(from_text);
   EXPECT_THAT(from_text.error().message(), StartsWith("adder-mk1.rep: "));
   std::string not_archive = (TempDir() / "not_archive.a").string();
@@ -559,7 +586,9 @@ TEST(TileArchives, Errors) {
   EXPECT_THAT(missing.error().message(), HasSubstr("missing.a"));
   // An archive whose member is not an ELF object names the member.
   std::string bad = (TempDir() / "bad_member.a").string();
-  ASSERT_TRUE(WriteFileAtomic(bad, std::string("!<arch>\ntile0.o/        0           0     0     644     4         `\nabcd")));
+  ASSERT_TRUE(WriteFileAtomic(
+      bad,
+      std::string("!<arch>\ntile0.o/        0           0     0     644     4         `\nabcd")));
   auto bad_view = ArchiveView(bad);
   ASSERT_FALSE(bad_view);
   EXPECT_THAT(bad_view.error().message(), HasSubstr("(tile0.o): not an ELF object"));

@@ -21,8 +21,8 @@ using ::testing::Not;
 using tileprof::cli_test::CliRun;
 using tileprof::cli_test::Tileprof;
 
-const std::string kModel =
-    std::string(TILEPROF_SHARED_DIR) + "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt";
+const std::string kModel = std::string(TILEPROF_SHARED_DIR) +
+                           "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt";
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -58,8 +58,10 @@ class CacheCli : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-  CliRun Compile(const std::string& model, const std::string& report, const std::string& extra = "") {
-    return Tileprof("compile " + model + " -o " + report + " --tiles-per-ipu 64 --progress false " + extra);
+  CliRun Compile(const std::string& model, const std::string& report,
+                 const std::string& extra = "") {
+    return Tileprof("compile " + model + " -o " + report + " --tiles-per-ipu 64 --progress false " +
+                    extra);
   }
 
   std::string dir_;
@@ -67,8 +69,9 @@ class CacheCli : public ::testing::Test {
 
 TEST_F(CacheCli, SecondCompileLoadsAndWritesTheSameReport) {
   const std::string cache = Path("cache");
-  CliRun first = Tileprof("compile " + kModel + " -o " + Path("a.rep") + " --tiles-per-ipu 64 --progress false " +
-                          "--executable-cache-path " + cache);
+  CliRun first =
+      Tileprof("compile " + kModel + " -o " + Path("a.rep") +
+               " --tiles-per-ipu 64 --progress false " + "--executable-cache-path " + cache);
   ASSERT_EQ(first.status, 0) << first.out;
   EXPECT_THAT(first.out, HasSubstr("Compiled jit_train_step.26"));
   EXPECT_THAT(first.out, HasSubstr("Cache:    miss"));
@@ -76,14 +79,16 @@ TEST_F(CacheCli, SecondCompileLoadsAndWritesTheSameReport) {
   const std::string file = cache + "/" + Executables(cache)[0];
 
   // TF_POPLAR_FLAGS enables the same cache; VLOG 1 shows the original's line.
-  CliRun second = Tileprof("compile " + kModel + " -o " + Path("b.rep") + " --tiles-per-ipu 64 --progress true");
+  CliRun second = Tileprof("compile " + kModel + " -o " + Path("b.rep") +
+                           " --tiles-per-ipu 64 --progress true");
   ASSERT_EQ(second.status, 0);
   EXPECT_THAT(second.out, HasSubstr("Compiled"));  // no cache without the flag
-  const std::string env = "env TF_POPLAR_FLAGS=--executable_cache_path=" + cache + " TF_POPLAR_VLOG_LEVEL=1 ";
+  const std::string env =
+      "env TF_POPLAR_FLAGS=--executable_cache_path=" + cache + " TF_POPLAR_VLOG_LEVEL=1 ";
   CliRun third = CliRun();
   {
-    std::string command = env + TILEPROF_CLI + std::string(" compile ") + kModel + " -o " + Path("c.rep") +
-                          " --tiles-per-ipu 64 --progress true 2>&1";
+    std::string command = env + TILEPROF_CLI + std::string(" compile ") + kModel + " -o " +
+                          Path("c.rep") + " --tiles-per-ipu 64 --progress true 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     ASSERT_NE(pipe, nullptr);
     char buffer[4096];
@@ -116,7 +121,8 @@ TEST_F(CacheCli, FourProcessesShareOneDirectory) {
     std::filesystem::remove_all(cache);
     std::string script = "(";
     for (int p = 0; p < 4; ++p) {
-      script += std::string(TILEPROF_CLI) + " compile " + kModel + " -o " + Path("r" + std::to_string(p) + ".rep") +
+      script += std::string(TILEPROF_CLI) + " compile " + kModel + " -o " +
+                Path("r" + std::to_string(p) + ".rep") +
                 " --tiles-per-ipu 64 --progress false --executable-cache-path " + cache + " > " +
                 Path("out" + std::to_string(p)) + " 2>&1 & ";
     }
@@ -164,16 +170,21 @@ TEST_F(CacheCli, LsAndExplain) {
   CliRun ls = Tileprof("cache ls " + cache);
   ASSERT_EQ(ls.status, 0) << ls.out;
   EXPECT_THAT(ls.out, HasSubstr("KEY"));
-  EXPECT_THAT(ls.out, ::testing::ContainsRegex(hex + " +jit_train_step\\.26 +ipu2 x1 \\(64 tiles\\) +[0-9,]+ +20[0-9-]+ "));
+  EXPECT_THAT(ls.out,
+              ::testing::ContainsRegex(
+                  hex + " +jit_train_step\\.26 +ipu2 x1 \\(64 tiles\\) +[0-9,]+ +20[0-9-]+ "));
   EXPECT_THAT(ls.out, HasSubstr("1 executable\n"));
 
   CliRun hit = Tileprof("cache explain " + cache + " " + kModel + " --tiles-per-ipu 64");
   EXPECT_EQ(hit.status, 0) << hit.out;
-  EXPECT_THAT(hit.out, HasSubstr("Hit: jit_train_step.26 would load jit_train_step.26 from " + cache + "/" + hex));
+  EXPECT_THAT(hit.out, HasSubstr("Hit: jit_train_step.26 would load jit_train_step.26 from " +
+                                 cache + "/" + hex));
 
   CliRun target = Tileprof("cache explain " + cache + " " + kModel + " --tiles-per-ipu 32");
   EXPECT_EQ(target.status, 1) << target.out;
-  EXPECT_THAT(target.out, HasSubstr("target: ipu2 ipus=1 tiles_per_ipu=64 (cached) -> ipu2 ipus=1 tiles_per_ipu=32"));
+  EXPECT_THAT(
+      target.out,
+      HasSubstr("target: ipu2 ipus=1 tiles_per_ipu=64 (cached) -> ipu2 ipus=1 tiles_per_ipu=32"));
   EXPECT_THAT(target.out, HasSubstr("the module itself is the same"));
 
   // Half the batch: the dumpdiff engine names the parameter.
@@ -181,10 +192,12 @@ TEST_F(CacheCli, LsAndExplain) {
   text = std::regex_replace(text, std::regex("\\[200,"), "[100,");
   text = std::regex_replace(text, std::regex("\\[200\\]"), "[100]");
   std::ofstream(Path("half.hlo")) << text;
-  CliRun batch = Tileprof("cache explain " + cache + " " + Path("half.hlo") + " --tiles-per-ipu 64");
+  CliRun batch =
+      Tileprof("cache explain " + cache + " " + Path("half.hlo") + " --tiles-per-ipu 64");
   EXPECT_EQ(batch.status, 1) << batch.out;
   EXPECT_THAT(batch.out, HasSubstr("Miss: jit_train_step.26 would compile"));
-  EXPECT_THAT(batch.out, HasSubstr("Closest cached executable: " + cache + "/" + hex + ".poplar_exec"));
+  EXPECT_THAT(batch.out,
+              HasSubstr("Closest cached executable: " + cache + "/" + hex + ".poplar_exec"));
   EXPECT_THAT(batch.out, HasSubstr("(batch dimension 200 -> 100)"));
 
   CliRun missing = Tileprof("cache ls " + Path("nope"));
@@ -196,17 +209,22 @@ TEST_F(CacheCli, PrecompileThenNormalCompileLoads) {
   const std::string cache = Path("pre");
   CliRun no_version = Compile(kModel, Path("a.rep"), "--device-connection=pre-compile");
   EXPECT_EQ(no_version.status, 2);
-  EXPECT_THAT(no_version.out, HasSubstr("Expected the `ipu_version` to be set when the `device_connection_type` is "
-                                        "set to `IpuDeviceConnectionType.PRE_COMPILE`"));
-  CliRun no_path = Compile(kModel, Path("a.rep"), "--device-connection=pre-compile --ipu-version=ipu2");
+  EXPECT_THAT(no_version.out,
+              HasSubstr("Expected the `ipu_version` to be set when the `device_connection_type` is "
+                        "set to `IpuDeviceConnectionType.PRE_COMPILE`"));
+  CliRun no_path =
+      Compile(kModel, Path("a.rep"), "--device-connection=pre-compile --ipu-version=ipu2");
   EXPECT_EQ(no_path.status, 1);
-  EXPECT_THAT(no_path.out, HasSubstr("'executable_cache_path' in 'TF_POPLAR_FLAGS' has not been set."));
+  EXPECT_THAT(no_path.out,
+              HasSubstr("'executable_cache_path' in 'TF_POPLAR_FLAGS' has not been set."));
 
-  CliRun pre = Compile(kModel, Path("a.rep"),
-                       "--device-connection=pre-compile --ipu-version=ipu2 --executable-cache-path " + cache);
+  CliRun pre = Compile(
+      kModel, Path("a.rep"),
+      "--device-connection=pre-compile --ipu-version=ipu2 --executable-cache-path " + cache);
   ASSERT_EQ(pre.status, 0) << pre.out;
   ASSERT_EQ(Executables(cache).size(), 1u);
-  EXPECT_THAT(pre.out, HasSubstr("A pre-compiled Poplar program has been saved to " + cache + "/" + Executables(cache)[0]));
+  EXPECT_THAT(pre.out, HasSubstr("A pre-compiled Poplar program has been saved to " + cache + "/" +
+                                 Executables(cache)[0]));
   CliRun run = Compile(kModel, Path("b.rep"), "--target ipu2 --executable-cache-path " + cache);
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_THAT(run.out, HasSubstr("Loaded jit_train_step.26"));

@@ -52,7 +52,8 @@ TEST(CompileCli, AdderMeetsTheSeed004Calibration) {
   const std::string table = ReadFile(output);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out << table;
   EXPECT_THAT(table, HasSubstr("0 criterion failure(s)."));
-  EXPECT_EQ(Count(table, "| pass |"), 3u + 1 + 9 + 1 + 1) << table;  // graph, total, categories, max, histogram
+  EXPECT_EQ(Count(table, "| pass |"), 3u + 1 + 9 + 1 + 1)
+      << table;  // graph, total, categories, max, histogram
   std::filesystem::remove(output);
 }
 
@@ -61,8 +62,10 @@ TEST(CompileCli, OutOfMemorySampleWritesTheReportAndFails) {
   CliRun run = Tileprof("compile " + std::string(TILEPROF_SOURCE_DIR) +
                         "/samples/oom/model.hlo --target ipu1 --progress=false -o " + report);
   EXPECT_EQ(run.status, 1) << run.out;
-  EXPECT_THAT(run.out, HasSubstr("Out of memory: Cannot fit all variable data onto one or more tiles. "
-                                 "Profile saved to: " + report));
+  EXPECT_THAT(run.out,
+              HasSubstr("Out of memory: Cannot fit all variable data onto one or more tiles. "
+                        "Profile saved to: " +
+                        report));
   const std::string text = ReadFile(report);
   EXPECT_THAT(text, HasSubstr("    2 tile(s) out of memory\n"));
   // The five most-used tiles, the two overflowing ones first.
@@ -74,7 +77,8 @@ TEST(CompileCli, OutOfMemorySampleWritesTheReportAndFails) {
 
   CliRun allowed = Tileprof("compile " + std::string(TILEPROF_SOURCE_DIR) +
                             "/samples/oom/model.hlo --target ipu1 --progress=false "
-                            "--allow-out-of-memory -o " + report);
+                            "--allow-out-of-memory -o " +
+                            report);
   EXPECT_EQ(allowed.status, 0) << allowed.out;
   EXPECT_THAT(ReadFile(report), HasSubstr("    2 tile(s) out of memory\n"));
   std::filesystem::remove(report);

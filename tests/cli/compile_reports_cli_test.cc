@@ -27,8 +27,9 @@ namespace fs = std::filesystem;
 class CompileReportsCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tileprof_compile_reports_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("tileprof_compile_reports_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -37,7 +38,8 @@ class CompileReportsCli : public ::testing::Test {
 
   // Runs with an environment prefix ("VAR='value' ...") from the temp dir.
   CliRun Run(const std::string& env, const std::string& args) const {
-    std::string command = "cd " + dir_.string() + " && " + env + " " + TILEPROF_CLI + " " + args + " 2>&1";
+    std::string command =
+        "cd " + dir_.string() + " && " + env + " " + TILEPROF_CLI + " " + args + " 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     CliRun run;
     if (!pipe) return run;
@@ -109,44 +111,52 @@ TEST_F(CompileReportsCli, ConfigFileEventsAndReportDirectory) {
 }
 
 TEST_F(CompileReportsCli, SerializedGraphIsTheExecutableFormat) {
-  CliRun run = Run("", "compile " + kAdder + " --target ipu1 --progress=false --events e.pb "
-                       "--report-directory reports --enable-poplar-serialized-graph");
+  CliRun run = Run("", "compile " + kAdder +
+                           " --target ipu1 --progress=false --events e.pb "
+                           "--report-directory reports --enable-poplar-serialized-graph");
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_THAT(run.out, HasSubstr("Wrote:    reports/adder/serialized_graph.poplar_exec"));
   const std::string graph = Read(Path("reports/adder/serialized_graph.poplar_exec"));
   EXPECT_EQ(graph.substr(0, 8), std::string("TPEXE\r\n\x1a", 8));
   // Off by default: "typically very large".
-  CliRun plain = Run("", "compile " + kAdder + " --target ipu1 --progress=false --events f.pb "
-                         "--report-directory plain");
+  CliRun plain = Run("", "compile " + kAdder +
+                             " --target ipu1 --progress=false --events f.pb "
+                             "--report-directory plain");
   ASSERT_EQ(plain.status, 0) << plain.out;
   EXPECT_FALSE(fs::exists(Path("plain/adder/serialized_graph.poplar_exec")));
 }
 
 TEST_F(CompileReportsCli, EventsCarryTheReportWithoutADirectory) {
-  CliRun run = Run("", "compile " + kAdder + " --target ipu1 --progress=false --profiling --use-poplar-text-report "
-                                             "--events events.pb");
+  CliRun run = Run("", "compile " + kAdder +
+                           " --target ipu1 --progress=false --profiling --use-poplar-text-report "
+                           "--events events.pb");
   ASSERT_EQ(run.status, 0) << run.out;
   CliRun reports = Run("", "events events.pb --compile-reports");
   EXPECT_EQ(reports.out, "==> adder <==\n" + Read(Path("Trace_Event_Report.rep")));
   CliRun maps = Run("", "events events.pb --tensor-maps");
   ASSERT_THAT(maps.out, HasSubstr("==> adder <==\n"));
-  ExpectTensorMapLayout(maps.out.substr(maps.out.find('\n') + 1, maps.out.size() - maps.out.find('\n') - 2));
+  ExpectTensorMapLayout(
+      maps.out.substr(maps.out.find('\n') + 1, maps.out.size() - maps.out.find('\n') - 2));
   // --events alone is enable_ipu_events: timing only, no report.
-  CliRun timing = Run("", "compile " + kAdder + " --target ipu1 --progress=false --events t.pb -o t.rep");
+  CliRun timing =
+      Run("", "compile " + kAdder + " --target ipu1 --progress=false --events t.pb -o t.rep");
   ASSERT_EQ(timing.status, 0) << timing.out;
   EXPECT_EQ(Run("", "events t.pb --compile-reports").out, "");
   EXPECT_THAT(Run("", "events t.pb --tensor-maps").out, HasSubstr("==> adder <==\n{\"mappings\""));
 }
 
 TEST_F(CompileReportsCli, OversizeReportIsDropped) {
-  CliRun run = Run("", "compile " + kAdder + " --target ipu1 --progress=false --profiling --events e.pb "
-                                             "--max-report-size 0x100");
+  CliRun run = Run("", "compile " + kAdder +
+                           " --target ipu1 --progress=false --profiling --events e.pb "
+                           "--max-report-size 0x100");
   ASSERT_EQ(run.status, 0) << run.out;
-  EXPECT_THAT(run.out, HasSubstr("which is larger than the configured maximum report size 256. To change the "
-                                 "maximum report size use the max_report_size argument in "
-                                 "ipu.utils.create_ipu_config.\nExample:\ncfg = "
-                                 "ipu.utils.create_ipu_config(max_report_size=0x100000000) Note that the max "
-                                 "report size is in bytes."));
+  EXPECT_THAT(
+      run.out,
+      HasSubstr("which is larger than the configured maximum report size 256. To change the "
+                "maximum report size use the max_report_size argument in "
+                "ipu.utils.create_ipu_config.\nExample:\ncfg = "
+                "ipu.utils.create_ipu_config(max_report_size=0x100000000) Note that the max "
+                "report size is in bytes."));
   EXPECT_THAT(run.out, HasSubstr("  Note:     Dropping a Poplar compilation report of size "));
   EXPECT_EQ(Run("", "events e.pb --compile-reports").out, "");
   // The tensor map is not a report: it is kept.
@@ -154,14 +164,16 @@ TEST_F(CompileReportsCli, OversizeReportIsDropped) {
 }
 
 TEST_F(CompileReportsCli, TensorMapFilePathFlag) {
-  CliRun run = Run("TF_POPLAR_FLAGS='--tensor_map_file_path=maps'", "compile " + kAdder + " --progress=false");
+  CliRun run = Run("TF_POPLAR_FLAGS='--tensor_map_file_path=maps'",
+                   "compile " + kAdder + " --progress=false");
   ASSERT_EQ(run.status, 0) << run.out;
   ExpectTensorMapLayout(Read(Path("maps/adder.tensor_map.json")));
 }
 
 TEST_F(CompileReportsCli, EveryFormat) {
-  CliRun run = Run("", "compile " + kAdder + " --progress=false -o r.rep --json-report r.json --cbor-report r.cbor "
-                                             "--profile-db r.db");
+  CliRun run = Run("", "compile " + kAdder +
+                           " --progress=false -o r.rep --json-report r.json --cbor-report r.cbor "
+                           "--profile-db r.db");
   ASSERT_EQ(run.status, 0) << run.out;
   nlohmann::json json = nlohmann::json::parse(Read(Path("r.json")), nullptr, false);
   ASSERT_FALSE(json.is_discarded());
@@ -175,11 +187,14 @@ TEST_F(CompileReportsCli, EveryFormat) {
 
 TEST_F(CompileReportsCli, AutoReportWritesTheProfileDatabase) {
   const std::string oom = std::string(TILEPROF_SOURCE_DIR) + "/samples/oom/model.hlo";
-  CliRun run = Run(R"(POPLAR_ENGINE_OPTIONS='{"autoReport.all":"true","autoReport.directory":"./report_OOM"}')",
-                   "compile " + oom + " --target ipu1 --progress=false");
+  CliRun run = Run(
+      R"(POPLAR_ENGINE_OPTIONS='{"autoReport.all":"true","autoReport.directory":"./report_OOM"}')",
+      "compile " + oom + " --target ipu1 --progress=false");
   EXPECT_EQ(run.status, 1) << run.out;
-  EXPECT_THAT(run.out, HasSubstr("Out of memory: Cannot fit all variable data onto one or more tiles. Profile "
-                                 "saved to: ./report_OOM/profile.db"));
+  EXPECT_THAT(
+      run.out,
+      HasSubstr("Out of memory: Cannot fit all variable data onto one or more tiles. Profile "
+                "saved to: ./report_OOM/profile.db"));
   EXPECT_EQ(Read(Path("report_OOM/profile.db")).substr(0, 15), "SQLite format 3");
 }
 
@@ -187,7 +202,8 @@ TEST_F(CompileReportsCli, BadOptionsNameThemselves) {
   std::ofstream(Path("bad.json")) << R"({"profilling": true})";
   CliRun bad = Run("", "compile " + kAdder + " --config bad.json");
   EXPECT_EQ(bad.status, 2) << bad.out;
-  EXPECT_THAT(bad.out, HasSubstr("bad.json: unknown option 'profilling'; valid options: profiling,"));
+  EXPECT_THAT(bad.out,
+              HasSubstr("bad.json: unknown option 'profilling'; valid options: profiling,"));
   CliRun size = Run("", "compile " + kAdder + " --max-report-size 12kB");
   EXPECT_EQ(size.status, 2) << size.out;
   EXPECT_THAT(size.out, HasSubstr("--max-report-size: '12kB' is not a byte count"));

@@ -2,8 +2,8 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -24,7 +24,8 @@ std::string TempPath(const std::string& name) {
       .string();
 }
 
-const std::string kSample = std::string(TILEPROF_SOURCE_DIR) + "/samples/export_trace/execution.json";
+const std::string kSample =
+    std::string(TILEPROF_SOURCE_DIR) + "/samples/export_trace/execution.json";
 
 TEST(ExportTraceCli, SampleGivesAChromeTracePerIpuAndTile) {
   const std::string out = TempPath("trace.json");
@@ -53,7 +54,8 @@ TEST(ExportTraceCli, SampleGivesAChromeTracePerIpuAndTile) {
 
 TEST(ExportTraceCli, ReportsWithoutExecutionAreRefused) {
   const std::string rep = TempPath("c.rep");
-  CliRun compile = Tileprof("compile " + std::string(TILEPROF_SOURCE_DIR) + "/samples/adder.hlo --progress=false -o " + rep);
+  CliRun compile = Tileprof("compile " + std::string(TILEPROF_SOURCE_DIR) +
+                            "/samples/adder.hlo --progress=false -o " + rep);
   ASSERT_EQ(compile.status, 0) << compile.out;
   CliRun run = Tileprof("export-trace " + rep + " -o " + TempPath("x.json"));
   EXPECT_EQ(run.status, 1);

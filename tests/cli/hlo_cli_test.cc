@@ -89,12 +89,13 @@ TEST(HloFmt, LevelThreeRenamesAndLevelFiveKeepsOnlyTheSignature) {
 }
 
 TEST(HloCli, ParseErrorsPointAtTheLine) {
-  std::string path = WriteTemp("bad.hlo", "HloModule m\nENTRY e {\n  ROOT a = f32[2] frob(), x=1\n}\n");
+  std::string path =
+      WriteTemp("bad.hlo", "HloModule m\nENTRY e {\n  ROOT a = f32[2] frob(), x=1\n}\n");
   CliRun run = Tileprof("hlo stats " + path);
   EXPECT_EQ(run.status, 1);
   EXPECT_THAT(run.out, HasSubstr(path + ":3:19: error: unknown opcode 'frob'\n"
-                                 "  ROOT a = f32[2] frob(), x=1\n"
-                                 "                  ^\n"));
+                                        "  ROOT a = f32[2] frob(), x=1\n"
+                                        "                  ^\n"));
   std::filesystem::remove(path);
 }
 

@@ -40,7 +40,8 @@ class RunCli : public ::testing::Test {
     return Path(name);
   }
 
-  std::string WriteFloats(const std::string& name, std::vector<uint64_t> shape, std::vector<float> values) const {
+  std::string WriteFloats(const std::string& name, std::vector<uint64_t> shape,
+                          std::vector<float> values) const {
     npy::Array array{npy::Dtype::kF4, std::move(shape), std::vector<std::byte>(values.size() * 4)};
     std::memcpy(array.data.data(), values.data(), array.data.size());
     EXPECT_TRUE(npy::WriteFile(Path(name), array).has_value());
@@ -79,18 +80,23 @@ TEST_F(RunCli, AdderFromNpyInputsToNpyOutputsAndReport) {
   const std::string b = WriteFloats("b.npy", {2}, {10, 20});
   const std::string c = WriteFloats("c.npy", {2}, {100, 200});
   // An --input before MODEL takes one value, not MODEL too.
-  CliRun run = Tileprof("run --input a=" + a + " " + Adder() + kSmall + " --input 1=" + b + " --input c=" + c +
-                        " --outputs " + Path("out") + " -o " + Path("report.rep") + " --show-execution-steps");
+  CliRun run = Tileprof("run --input a=" + a + " " + Adder() + kSmall + " --input 1=" + b +
+                        " --input c=" + c + " --outputs " + Path("out") + " -o " +
+                        Path("report.rep") + " --show-execution-steps");
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_THAT(ReadFloats(Path("out/out.0.npy")), ::testing::ElementsAre(112.0f, 224.0f));
   EXPECT_THAT(run.out, HasSubstr("Ran adder on ipu2"));
   EXPECT_THAT(run.out, HasSubstr("  Wrote:    " + Path("report.rep")));
   const std::string report = ReadFile(Path("report.rep"));
-  EXPECT_THAT(report, HasSubstr("\nExecution:\n\nPrograms executed:\n\n<anonymous>.\n\n  Total cycles:"));
-  EXPECT_THAT(report, HasSubstr(" microseconds)\n  Tile average compute cycles (including idle threads): "));
+  EXPECT_THAT(report,
+              HasSubstr("\nExecution:\n\nPrograms executed:\n\n<anonymous>.\n\n  Total cycles:"));
+  EXPECT_THAT(
+      report,
+      HasSubstr(" microseconds)\n  Tile average compute cycles (including idle threads): "));
   EXPECT_THAT(report, HasSubstr("  Tile average host exchange cycles:"));
   EXPECT_THAT(report, HasSubstr("  Cycles by vertex type:\n    "));
-  EXPECT_THAT(report, HasSubstr("popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::ADD,float>"));
+  EXPECT_THAT(report,
+              HasSubstr("popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::ADD,float>"));
   EXPECT_THAT(report, HasSubstr("  Execution steps:\n    Host to device: seed"));
   EXPECT_THAT(report, HasSubstr("    Device to host: out.0"));
   // The memory sections come first, as in `tileprof compile`'s report.
@@ -99,17 +105,22 @@ TEST_F(RunCli, AdderFromNpyInputsToNpyOutputsAndReport) {
 
 TEST_F(RunCli, InputMismatchesNameTheParameterAndBothShapes) {
   const std::string wrong_shape = WriteFloats("a3.npy", {3}, {1, 2, 3});
-  CliRun run = Tileprof("run " + Adder() + kSmall + " --input a=" + wrong_shape + " -o " + Path("r.rep"));
+  CliRun run =
+      Tileprof("run " + Adder() + kSmall + " --input a=" + wrong_shape + " -o " + Path("r.rep"));
   EXPECT_EQ(run.status, 1);
-  EXPECT_THAT(run.out, HasSubstr("tileprof: run: input 'a': " + wrong_shape + " is float32[3], the parameter is f32[2]"));
+  EXPECT_THAT(run.out, HasSubstr("tileprof: run: input 'a': " + wrong_shape +
+                                 " is float32[3], the parameter is f32[2]"));
 
   npy::Array ints{npy::Dtype::kI4, {2}, std::vector<std::byte>(8)};
   ASSERT_TRUE(npy::WriteFile(Path("i.npy"), ints).has_value());
-  run = Tileprof("run " + Adder() + kSmall + " --input b=" + Path("i.npy") + " -o " + Path("r.rep"));
+  run =
+      Tileprof("run " + Adder() + kSmall + " --input b=" + Path("i.npy") + " -o " + Path("r.rep"));
   EXPECT_EQ(run.status, 1);
-  EXPECT_THAT(run.out, HasSubstr("input 'b': " + Path("i.npy") + " is int32[2], the parameter is f32[2]"));
+  EXPECT_THAT(run.out,
+              HasSubstr("input 'b': " + Path("i.npy") + " is int32[2], the parameter is f32[2]"));
 
-  run = Tileprof("run " + Adder() + kSmall + " --input nope=" + wrong_shape + " -o " + Path("r.rep"));
+  run =
+      Tileprof("run " + Adder() + kSmall + " --input nope=" + wrong_shape + " -o " + Path("r.rep"));
   EXPECT_EQ(run.status, 1);
   EXPECT_THAT(run.out, HasSubstr("no parameter 'nope'; the parameters are: a (0), b (1), c (2)"));
 
@@ -131,7 +142,8 @@ ENTRY main {
   CliRun run = Tileprof("run " + model + kSmall + " -o " + Path("r.rep"));
   EXPECT_EQ(run.status, 1);
   EXPECT_THAT(run.out, HasSubstr("tileprof: run: cannot run: 1 instruction(s) cannot be executed"));
-  EXPECT_THAT(run.out, HasSubstr("mystery (custom-call): tileprof::OpaqueOp<custom-call,float,float>"));
+  EXPECT_THAT(run.out,
+              HasSubstr("mystery (custom-call): tileprof::OpaqueOp<custom-call,float,float>"));
   EXPECT_THAT(run.out, Not(HasSubstr("execution 1")));
 }
 
@@ -139,7 +151,8 @@ ENTRY main {
 // aliased weights carry over, so it falls: w <- w - 0.5 (w - x), loss =
 // sum((w - x)^2), from w = 0 and x = 1: 2, 0.5, 0.125.
 TEST_F(RunCli, AliasedOutputsFeedTheNextExecution) {
-  const std::string model = WriteText("step.hlo", R"(HloModule step, input_output_alias={ {1}: (0, {}, may-alias) }
+  const std::string model =
+      WriteText("step.hlo", R"(HloModule step, input_output_alias={ {1}: (0, {}, may-alias) }
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -159,8 +172,8 @@ ENTRY main {
 }
 )");
   const std::string x = WriteFloats("x.npy", {2}, {1, 1});
-  CliRun run = Tileprof("run " + model + kSmall + " --iterations 3 --input x=" + x + " --outputs " + Path("o") +
-                        " -o " + Path("r.rep"));
+  CliRun run = Tileprof("run " + model + kSmall + " --iterations 3 --input x=" + x + " --outputs " +
+                        Path("o") + " -o " + Path("r.rep"));
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_THAT(run.out, HasSubstr("execution 1: out.0 (loss) = 2\n"));
   EXPECT_THAT(run.out, HasSubstr("execution 2: out.0 (loss) = 0.5\n"));
@@ -181,8 +194,9 @@ ENTRY main {
   std::string outputs[2];
   for (int i = 0; i < 2; ++i) {
     const std::string dir = Path("t" + std::to_string(i));
-    CliRun run = Tileprof("run " + model + kSmall + " --inputs random --seed 7 --threads " +
-                          std::string(i == 0 ? "1" : "4") + " --outputs " + dir + " -o " + Path("r.rep"));
+    CliRun run =
+        Tileprof("run " + model + kSmall + " --inputs random --seed 7 --threads " +
+                 std::string(i == 0 ? "1" : "4") + " --outputs " + dir + " -o " + Path("r.rep"));
     ASSERT_EQ(run.status, 0) << run.out;
     EXPECT_THAT(run.out, HasSubstr(i == 0 ? "on 1 host thread(s)" : "on 4 host thread(s)"));
     outputs[i] = ReadFile(dir + "/out.0.npy");

@@ -8,8 +8,8 @@ namespace tileprof {
 namespace {
 
 std::filesystem::path TempDir() {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("tileprof_file_test_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("tileprof_file_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir;
 }

@@ -27,7 +27,8 @@ std::string File(uint8_t major, const std::string& header, const std::string& da
   std::string out = "\x93NUMPY";
   out.push_back(static_cast<char>(major));
   out.push_back('\0');
-  for (size_t i = 0; i < length_size; ++i) out.push_back(static_cast<char>((padded.size() >> (8 * i)) & 0xff));
+  for (size_t i = 0; i < length_size; ++i)
+    out.push_back(static_cast<char>((padded.size() >> (8 * i)) & 0xff));
   return out + padded + data;
 }
 
@@ -53,30 +54,34 @@ TEST(Npy, ReadsWhatNumpyWrites) {
 }
 
 TEST(Npy, ScalarsVersionsAndSpellings) {
-  Expected<Array> scalar = Parse(Bytes(File(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
-                                            std::string(8, '\0'))), "s.npy");
+  Expected<Array> scalar =
+      Parse(Bytes(File(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
+                       std::string(8, '\0'))),
+            "s.npy");
   ASSERT_TRUE(scalar.has_value()) << scalar.error().message();
   EXPECT_TRUE(scalar->shape.empty());
   EXPECT_EQ(scalar->NumElements(), 1u);
   // Version 2 and 3 headers, keys in another order, Python 2 longs, no trailing comma.
-  Expected<Array> v2 = Parse(Bytes(File(2, "{'shape': (3L,), 'fortran_order': False, 'descr': '|u1'}", "abc")),
-                             "v2.npy");
+  Expected<Array> v2 = Parse(
+      Bytes(File(2, "{'shape': (3L,), 'fortran_order': False, 'descr': '|u1'}", "abc")), "v2.npy");
   ASSERT_TRUE(v2.has_value()) << v2.error().message();
   EXPECT_EQ(v2->dtype, Dtype::kU1);
   EXPECT_EQ(v2->shape, (std::vector<uint64_t>{3}));
-  Expected<Array> v3 = Parse(Bytes(File(3, "{\"descr\": \"|b1\", \"fortran_order\": True, \"shape\": (2,)}", std::string("\1\0", 2))),
-                             "v3.npy");
+  Expected<Array> v3 =
+      Parse(Bytes(File(3, "{\"descr\": \"|b1\", \"fortran_order\": True, \"shape\": (2,)}",
+                       std::string("\1\0", 2))),
+            "v3.npy");
   ASSERT_TRUE(v3.has_value()) << v3.error().message();  // Fortran order is C order in 1-D
   EXPECT_EQ(v3->dtype, Dtype::kBool);
-  Expected<Array> empty = Parse(Bytes(File(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (0, 5), }", "")),
-                                "e.npy");
+  Expected<Array> empty = Parse(
+      Bytes(File(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (0, 5), }", "")), "e.npy");
   ASSERT_TRUE(empty.has_value()) << empty.error().message();
   EXPECT_EQ(empty->NumElements(), 0u);
 }
 
 TEST(Npy, RoundTripsEveryDtype) {
-  for (Dtype dtype : {Dtype::kBool, Dtype::kI1, Dtype::kU1, Dtype::kI2, Dtype::kU2, Dtype::kI4, Dtype::kU4,
-                      Dtype::kI8, Dtype::kU8, Dtype::kF2, Dtype::kF4, Dtype::kF8}) {
+  for (Dtype dtype : {Dtype::kBool, Dtype::kI1, Dtype::kU1, Dtype::kI2, Dtype::kU2, Dtype::kI4,
+                      Dtype::kU4, Dtype::kI8, Dtype::kU8, Dtype::kF2, Dtype::kF4, Dtype::kF8}) {
     Array array{dtype, {2, 1, 3}, {}};
     for (size_t i = 0; i < 6 * ItemSize(dtype); ++i) array.data.push_back(std::byte(i * 7 % 2));
     Expected<std::string> bytes = Serialize(array);
@@ -121,23 +126,29 @@ TEST(Npy, MalformedFilesAreErrorsNamingTheProblem) {
   long_header[9] = '\xff';
   EXPECT_THAT(ErrorOf(long_header), HasSubstr("runs past the end of the file"));
   EXPECT_THAT(ErrorOf(std::string("\x93NUMPY\x02\x00\x01", 9)), HasSubstr("truncated"));
-  EXPECT_THAT(ErrorOf(File(1, f4, Floats({1}))), HasSubstr("float32[2] needs 8 bytes of data, the file has 4"));
+  EXPECT_THAT(ErrorOf(File(1, f4, Floats({1}))),
+              HasSubstr("float32[2] needs 8 bytes of data, the file has 4"));
   EXPECT_THAT(ErrorOf(File(1, f4, Floats({1, 2, 3}))), HasSubstr("the file has 12"));
-  EXPECT_THAT(ErrorOf(File(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", Floats({1, 2}))),
-              HasSubstr("big-endian"));
+  EXPECT_THAT(
+      ErrorOf(File(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", Floats({1, 2}))),
+      HasSubstr("big-endian"));
   EXPECT_THAT(ErrorOf(File(1, "{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }", "abcd")),
               HasSubstr("bfloat16 is not a NumPy dtype"));
   EXPECT_THAT(ErrorOf(File(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "")),
               HasSubstr("dtype '<c8' is not supported"));
-  EXPECT_THAT(ErrorOf(File(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", "")),
-              HasSubstr("structured dtypes"));
-  EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 2), }", Floats({1, 2}))),
+  EXPECT_THAT(
+      ErrorOf(File(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", "")),
+      HasSubstr("structured dtypes"));
+  EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 2), }",
+                           Floats({1, 2}))),
               HasSubstr("Fortran order"));
-  EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False}", "")), HasSubstr("no 'shape'"));
+  EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False}", "")),
+              HasSubstr("no 'shape'"));
   EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'shape': (1,), 'shape': (1,)}", "")),
               HasSubstr("'shape' appears twice"));
-  EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", "")),
-              HasSubstr("unexpected key 'x'"));
+  EXPECT_THAT(
+      ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", "")),
+      HasSubstr("unexpected key 'x'"));
   EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': maybe, 'shape': (2,)}", "")),
               HasSubstr("not True or False"));
   EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,)}", "")),
@@ -145,10 +156,14 @@ TEST(Npy, MalformedFilesAreErrorsNamingTheProblem) {
   EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,) ", "")),
               HasSubstr("expected ',' or '}'"));
   EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4}", "")), HasSubstr("unterminated string"));
-  EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}", "")),
-              HasSubstr("dimension too large"));
-  EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4)}", "")),
-              HasSubstr("overflows"));
+  EXPECT_THAT(
+      ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}",
+                   "")),
+      HasSubstr("dimension too large"));
+  EXPECT_THAT(
+      ErrorOf(File(
+          1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4)}", "")),
+      HasSubstr("overflows"));
   EXPECT_THAT(ErrorOf(File(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)} x", "")),
               HasSubstr("unexpected text after the header dict"));
   std::string dims = "{'descr': '<f4', 'fortran_order': False, 'shape': (";

@@ -31,19 +31,18 @@ struct Seen {
 };
 
 // Recognises and walks `archive`; returns the members and the walk status.
-std::pair<std::vector<Seen>, Status> Walk(const std::string& archive,
-                                          FileProvider* files = nullptr,
+std::pair<std::vector<Seen>, Status> Walk(const std::string& archive, FileProvider* files = nullptr,
                                           const std::string& path = "a.a") {
   MemoryFileProvider none;
   std::vector<Seen> seen;
   auto layout = RecognizeArchive(Bytes(archive), archive.size());
   if (!layout) return {seen, MakeError("not recognized")};
-  Status status = ForEachMember(Bytes(archive), archive.size(), *layout, path,
-                                files ? *files : none, [&](const ArchiveMember& m) {
-                                  seen.push_back({std::string(m.name), std::string(m.archive),
-                                                  std::string(m.bytes.begin(), m.bytes.end()),
-                                                  m.nominal_size});
-                                });
+  Status status =
+      ForEachMember(Bytes(archive), archive.size(), *layout, path, files ? *files : none,
+                    [&](const ArchiveMember& m) {
+                      seen.push_back({std::string(m.name), std::string(m.archive),
+                                      std::string(m.bytes.begin(), m.bytes.end()), m.nominal_size});
+                    });
   return {seen, status};
 }
 
@@ -51,39 +50,39 @@ std::pair<std::vector<Seen>, Status> Walk(const std::string& archive,
 // table, one long-named member (odd size, so padded) and one short-named one.
 TEST(ArReader, GnuArchiveWithSymbolTableAndLongNames) {
   const std::string archive = std::string(
-      "!<arch>\n"                   // global header
-      "/               "            // ar_name: "/", the symbol table
-      "0           "                // ar_date
-      "0     "                      // ar_uid
-      "0     "                      // ar_gid
-      "0       "                    // ar_mode
-      "4         "                  // ar_size: 4
-      "`\n"                         // ar_fmag
-      "\0\0\0\0"                    // symbol count 0 (big-endian)
-      "//              "            // ar_name: "//", the long-name table
-      "            "                // ar_date (blank in GNU ar output)
-      "      "                      // ar_uid
-      "      "                      // ar_gid
-      "        "                    // ar_mode
-      "22        "                  // ar_size: 22
-      "`\n"                         // ar_fmag
-      "a_long_member_name.o/\n"     // long name at offset 0, "/\n" ends it
-      "/0              "            // ar_name: long name at offset 0
-      "0           "                // ar_date
-      "0     "                      // ar_uid
-      "0     "                      // ar_gid
-      "644     "                    // ar_mode
-      "3         "                  // ar_size: 3 (odd: a pad byte follows)
-      "`\n"                         // ar_fmag
-      "abc\n"                       // data + pad
-      "s.o/            "            // ar_name: short name "s.o"
-      "0           "                // ar_date
-      "0     "                      // ar_uid
-      "0     "                      // ar_gid
-      "644     "                    // ar_mode
-      "2         "                  // ar_size: 2
-      "`\n"                         // ar_fmag
-      "xy",                         // data
+      "!<arch>\n"                // global header
+      "/               "         // ar_name: "/", the symbol table
+      "0           "             // ar_date
+      "0     "                   // ar_uid
+      "0     "                   // ar_gid
+      "0       "                 // ar_mode
+      "4         "               // ar_size: 4
+      "`\n"                      // ar_fmag
+      "\0\0\0\0"                 // symbol count 0 (big-endian)
+      "//              "         // ar_name: "//", the long-name table
+      "            "             // ar_date (blank in GNU ar output)
+      "      "                   // ar_uid
+      "      "                   // ar_gid
+      "        "                 // ar_mode
+      "22        "               // ar_size: 22
+      "`\n"                      // ar_fmag
+      "a_long_member_name.o/\n"  // long name at offset 0, "/\n" ends it
+      "/0              "         // ar_name: long name at offset 0
+      "0           "             // ar_date
+      "0     "                   // ar_uid
+      "0     "                   // ar_gid
+      "644     "                 // ar_mode
+      "3         "               // ar_size: 3 (odd: a pad byte follows)
+      "`\n"                      // ar_fmag
+      "abc\n"                    // data + pad
+      "s.o/            "         // ar_name: short name "s.o"
+      "0           "             // ar_date
+      "0     "                   // ar_uid
+      "0     "                   // ar_gid
+      "644     "                 // ar_mode
+      "2         "               // ar_size: 2
+      "`\n"                      // ar_fmag
+      "xy",                      // data
       8 + 60 + 4 + 60 + 22 + 60 + 4 + 60 + 2);
   auto layout = RecognizeArchive(Bytes(archive), archive.size());
   ASSERT_TRUE(layout);
@@ -143,8 +142,8 @@ TEST(ArReader, ThinArchiveMembersComeFromFilesBesideTheArchive) {
   elf.sections = {{.name = ".text", .flags = 6, .data = "abcd"}};
   // Thin: every name goes through `//`, no data follows the headers.
   std::string names = "t1.o/\nsub/t2.o/\n";
-  std::string thin = "!<thin>\n" + ArMember("//", names) + ArMember("/0", "", "100") +
-                     ArMember("/6", "", "100");
+  std::string thin =
+      "!<thin>\n" + ArMember("//", names) + ArMember("/0", "", "100") + ArMember("/6", "", "100");
   std::map<std::string, std::string> files = {
       {"dir/thin.a", thin}, {"dir/t1.o", elf.Build()}, {"dir/sub/t2.o", elf.Build()}};
   MemoryFileProvider provider;
@@ -230,8 +229,8 @@ TEST(ArReader, NegativeSizesAsBfdSeesThem) {
   TestElf elf;
   elf.sections = {{.name = ".text", .flags = 6, .data = "t"}};
   std::string member = elf.Build();
-  for (auto [size, message] : {std::pair{"-5", "malformed archive"},
-                               std::pair{"-9999", "file truncated"}}) {
+  for (auto [size, message] :
+       {std::pair{"-5", "malformed archive"}, std::pair{"-9999", "file truncated"}}) {
     std::string archive = "!<arch>\n" + ArMember("m.o/", member, std::string(size));
     ExpectLikeGnu({{"n.a", archive}}, {"n.a"}, SysV(),
                   {"m.o   (ex n.a):\nsection   size   addr\n.text      1      0\n"
@@ -257,10 +256,12 @@ TEST(ArReader, ShortTailsAndOversizedMembersEndQuietly) {
 
 TEST(ArReader, RecognitionFailures) {
   auto recognized = [](const std::string& a) { return RecognizeArchive(Bytes(a), a.size()); };
-  EXPECT_TRUE(recognized("!<arch>\n"));           // empty archive
-  EXPECT_FALSE(recognized("!<arch>\nabc"));       // 1..15 bytes after the magic
+  EXPECT_TRUE(recognized("!<arch>\n"));      // empty archive
+  EXPECT_FALSE(recognized("!<arch>\nabc"));  // 1..15 bytes after the magic
   EXPECT_FALSE(recognized("!<arch"));
-  EXPECT_FALSE(recognized("\x7f" "ELF"));
+  EXPECT_FALSE(
+      recognized("\x7f"
+                 "ELF"));
   // A symbol table whose count does not fit its size.
   EXPECT_FALSE(recognized("!<arch>\n" + ArMember("/", std::string("\0\0\0\x09", 4))));
   // A long-name table larger than the file.

@@ -35,25 +35,26 @@ std::vector<std::string> Names(const ElfObject& object, bool listed_only = true)
 // one field per line: .text (4 bytes), .bss (16 bytes, NOBITS), .shstrtab.
 const std::string kElf32Le = std::string(
     // ELF header (52 bytes)
-    "\x7f" "ELF"          // e_ident[EI_MAG0..3]
-    "\x01"                // EI_CLASS: ELFCLASS32
-    "\x01"                // EI_DATA: ELFDATA2LSB
-    "\x01"                // EI_VERSION: EV_CURRENT
-    "\xff"                // EI_OSABI: ELFOSABI_STANDALONE
-    "\0\0\0\0\0\0\0\0"    // EI_ABIVERSION + padding
-    "\x01\x00"            // e_type: ET_REL
-    "\xf8\x00"            // e_machine: 248 EM_GRAPHCORE_IPU
-    "\x01\x00\x00\x00"    // e_version
-    "\x00\x00\x00\x00"    // e_entry
-    "\x00\x00\x00\x00"    // e_phoff
-    "\x50\x00\x00\x00"    // e_shoff: 80
-    "\x00\x00\x00\x00"    // e_flags
-    "\x34\x00"            // e_ehsize: 52
-    "\x00\x00"            // e_phentsize
-    "\x00\x00"            // e_phnum
-    "\x28\x00"            // e_shentsize: 40
-    "\x04\x00"            // e_shnum: 4
-    "\x03\x00"            // e_shstrndx: 3
+    "\x7f"
+    "ELF"               // e_ident[EI_MAG0..3]
+    "\x01"              // EI_CLASS: ELFCLASS32
+    "\x01"              // EI_DATA: ELFDATA2LSB
+    "\x01"              // EI_VERSION: EV_CURRENT
+    "\xff"              // EI_OSABI: ELFOSABI_STANDALONE
+    "\0\0\0\0\0\0\0\0"  // EI_ABIVERSION + padding
+    "\x01\x00"          // e_type: ET_REL
+    "\xf8\x00"          // e_machine: 248 EM_GRAPHCORE_IPU
+    "\x01\x00\x00\x00"  // e_version
+    "\x00\x00\x00\x00"  // e_entry
+    "\x00\x00\x00\x00"  // e_phoff
+    "\x50\x00\x00\x00"  // e_shoff: 80
+    "\x00\x00\x00\x00"  // e_flags
+    "\x34\x00"          // e_ehsize: 52
+    "\x00\x00"          // e_phentsize
+    "\x00\x00"          // e_phnum
+    "\x28\x00"          // e_shentsize: 40
+    "\x04\x00"          // e_shnum: 4
+    "\x03\x00"          // e_shstrndx: 3
     // .text contents at 52
     "\x01\x02\x03\x04"
     // .shstrtab contents at 56 (22 bytes), then 2 bytes of padding
@@ -62,62 +63,63 @@ const std::string kElf32Le = std::string(
     // [0] the null section header at 80
     "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
     // [1] .text
-    "\x01\x00\x00\x00"    // sh_name: 1
-    "\x01\x00\x00\x00"    // sh_type: SHT_PROGBITS
-    "\x06\x00\x00\x00"    // sh_flags: SHF_ALLOC | SHF_EXECINSTR
-    "\x00\x01\x00\x00"    // sh_addr: 0x100
-    "\x34\x00\x00\x00"    // sh_offset: 52
-    "\x04\x00\x00\x00"    // sh_size: 4
-    "\x00\x00\x00\x00"    // sh_link
-    "\x00\x00\x00\x00"    // sh_info
-    "\x04\x00\x00\x00"    // sh_addralign
-    "\x00\x00\x00\x00"    // sh_entsize
+    "\x01\x00\x00\x00"  // sh_name: 1
+    "\x01\x00\x00\x00"  // sh_type: SHT_PROGBITS
+    "\x06\x00\x00\x00"  // sh_flags: SHF_ALLOC | SHF_EXECINSTR
+    "\x00\x01\x00\x00"  // sh_addr: 0x100
+    "\x34\x00\x00\x00"  // sh_offset: 52
+    "\x04\x00\x00\x00"  // sh_size: 4
+    "\x00\x00\x00\x00"  // sh_link
+    "\x00\x00\x00\x00"  // sh_info
+    "\x04\x00\x00\x00"  // sh_addralign
+    "\x00\x00\x00\x00"  // sh_entsize
     // [2] .bss
-    "\x07\x00\x00\x00"    // sh_name: 7
-    "\x08\x00\x00\x00"    // sh_type: SHT_NOBITS
-    "\x03\x00\x00\x00"    // sh_flags: SHF_WRITE | SHF_ALLOC
-    "\x00\x00\x00\x00"    // sh_addr
-    "\x38\x00\x00\x00"    // sh_offset: 56
-    "\x10\x00\x00\x00"    // sh_size: 16
-    "\x00\x00\x00\x00"    // sh_link
-    "\x00\x00\x00\x00"    // sh_info
-    "\x04\x00\x00\x00"    // sh_addralign
-    "\x00\x00\x00\x00"    // sh_entsize
+    "\x07\x00\x00\x00"  // sh_name: 7
+    "\x08\x00\x00\x00"  // sh_type: SHT_NOBITS
+    "\x03\x00\x00\x00"  // sh_flags: SHF_WRITE | SHF_ALLOC
+    "\x00\x00\x00\x00"  // sh_addr
+    "\x38\x00\x00\x00"  // sh_offset: 56
+    "\x10\x00\x00\x00"  // sh_size: 16
+    "\x00\x00\x00\x00"  // sh_link
+    "\x00\x00\x00\x00"  // sh_info
+    "\x04\x00\x00\x00"  // sh_addralign
+    "\x00\x00\x00\x00"  // sh_entsize
     // [3] .shstrtab
-    "\x0c\x00\x00\x00"    // sh_name: 12
-    "\x03\x00\x00\x00"    // sh_type: SHT_STRTAB
-    "\x00\x00\x00\x00"    // sh_flags
-    "\x00\x00\x00\x00"    // sh_addr
-    "\x38\x00\x00\x00"    // sh_offset: 56
-    "\x16\x00\x00\x00"    // sh_size: 22
-    "\x00\x00\x00\x00"    // sh_link
-    "\x00\x00\x00\x00"    // sh_info
-    "\x01\x00\x00\x00"    // sh_addralign
-    "\x00\x00\x00\x00",   // sh_entsize
+    "\x0c\x00\x00\x00"   // sh_name: 12
+    "\x03\x00\x00\x00"   // sh_type: SHT_STRTAB
+    "\x00\x00\x00\x00"   // sh_flags
+    "\x00\x00\x00\x00"   // sh_addr
+    "\x38\x00\x00\x00"   // sh_offset: 56
+    "\x16\x00\x00\x00"   // sh_size: 22
+    "\x00\x00\x00\x00"   // sh_link
+    "\x00\x00\x00\x00"   // sh_info
+    "\x01\x00\x00\x00"   // sh_addralign
+    "\x00\x00\x00\x00",  // sh_entsize
     240);
 
 // The same object as ELF64 big-endian with an unknown e_machine (0x1234),
 // accepted by the generic elf64-big target.
 const std::string kElf64Be = std::string(
-    "\x7f" "ELF"                          // e_ident[EI_MAG0..3]
-    "\x02"                                // EI_CLASS: ELFCLASS64
-    "\x02"                                // EI_DATA: ELFDATA2MSB
-    "\x01"                                // EI_VERSION
-    "\x00"                                // EI_OSABI
-    "\0\0\0\0\0\0\0\0"                    // padding
-    "\x00\x01"                            // e_type: ET_REL
-    "\x12\x34"                            // e_machine: 0x1234
-    "\x00\x00\x00\x01"                    // e_version
-    "\x00\x00\x00\x00\x00\x00\x00\x00"    // e_entry
-    "\x00\x00\x00\x00\x00\x00\x00\x00"    // e_phoff
-    "\x00\x00\x00\x00\x00\x00\x00\x58"    // e_shoff: 88
-    "\x00\x00\x00\x00"                    // e_flags
-    "\x00\x40"                            // e_ehsize: 64
-    "\x00\x00"                            // e_phentsize
-    "\x00\x00"                            // e_phnum
-    "\x00\x40"                            // e_shentsize: 64
-    "\x00\x03"                            // e_shnum: 3
-    "\x00\x02"                            // e_shstrndx: 2
+    "\x7f"
+    "ELF"                               // e_ident[EI_MAG0..3]
+    "\x02"                              // EI_CLASS: ELFCLASS64
+    "\x02"                              // EI_DATA: ELFDATA2MSB
+    "\x01"                              // EI_VERSION
+    "\x00"                              // EI_OSABI
+    "\0\0\0\0\0\0\0\0"                  // padding
+    "\x00\x01"                          // e_type: ET_REL
+    "\x12\x34"                          // e_machine: 0x1234
+    "\x00\x00\x00\x01"                  // e_version
+    "\x00\x00\x00\x00\x00\x00\x00\x00"  // e_entry
+    "\x00\x00\x00\x00\x00\x00\x00\x00"  // e_phoff
+    "\x00\x00\x00\x00\x00\x00\x00\x58"  // e_shoff: 88
+    "\x00\x00\x00\x00"                  // e_flags
+    "\x00\x40"                          // e_ehsize: 64
+    "\x00\x00"                          // e_phentsize
+    "\x00\x00"                          // e_phnum
+    "\x00\x40"                          // e_shentsize: 64
+    "\x00\x03"                          // e_shnum: 3
+    "\x00\x02"                          // e_shstrndx: 2
     // .shstrtab contents at 64 (17 bytes) + 7 bytes padding
     "\0.data\0.shstrtab\0"
     "\0\0\0\0\0\0\0"
@@ -125,27 +127,27 @@ const std::string kElf64Be = std::string(
     "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
     "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
     // [1] .data: NOBITS so that it needs no contents
-    "\x00\x00\x00\x01"                    // sh_name: 1
-    "\x00\x00\x00\x08"                    // sh_type: SHT_NOBITS
-    "\x00\x00\x00\x00\x00\x00\x00\x03"    // sh_flags: WA
-    "\x00\x00\x00\x01\x00\x00\x00\x00"    // sh_addr: 0x100000000
-    "\x00\x00\x00\x00\x00\x00\x00\x40"    // sh_offset: 64
-    "\x00\x00\x00\x00\x00\x00\x12\x34"    // sh_size: 0x1234
-    "\x00\x00\x00\x00"                    // sh_link
-    "\x00\x00\x00\x00"                    // sh_info
-    "\x00\x00\x00\x00\x00\x00\x00\x08"    // sh_addralign
-    "\x00\x00\x00\x00\x00\x00\x00\x00"    // sh_entsize
+    "\x00\x00\x00\x01"                  // sh_name: 1
+    "\x00\x00\x00\x08"                  // sh_type: SHT_NOBITS
+    "\x00\x00\x00\x00\x00\x00\x00\x03"  // sh_flags: WA
+    "\x00\x00\x00\x01\x00\x00\x00\x00"  // sh_addr: 0x100000000
+    "\x00\x00\x00\x00\x00\x00\x00\x40"  // sh_offset: 64
+    "\x00\x00\x00\x00\x00\x00\x12\x34"  // sh_size: 0x1234
+    "\x00\x00\x00\x00"                  // sh_link
+    "\x00\x00\x00\x00"                  // sh_info
+    "\x00\x00\x00\x00\x00\x00\x00\x08"  // sh_addralign
+    "\x00\x00\x00\x00\x00\x00\x00\x00"  // sh_entsize
     // [2] .shstrtab
-    "\x00\x00\x00\x07"                    // sh_name: 7
-    "\x00\x00\x00\x03"                    // sh_type: SHT_STRTAB
-    "\x00\x00\x00\x00\x00\x00\x00\x00"    // sh_flags
-    "\x00\x00\x00\x00\x00\x00\x00\x00"    // sh_addr
-    "\x00\x00\x00\x00\x00\x00\x00\x40"    // sh_offset: 64
-    "\x00\x00\x00\x00\x00\x00\x00\x11"    // sh_size: 17
-    "\x00\x00\x00\x00"                    // sh_link
-    "\x00\x00\x00\x00"                    // sh_info
-    "\x00\x00\x00\x00\x00\x00\x00\x01"    // sh_addralign
-    "\x00\x00\x00\x00\x00\x00\x00\x00",   // sh_entsize
+    "\x00\x00\x00\x07"                   // sh_name: 7
+    "\x00\x00\x00\x03"                   // sh_type: SHT_STRTAB
+    "\x00\x00\x00\x00\x00\x00\x00\x00"   // sh_flags
+    "\x00\x00\x00\x00\x00\x00\x00\x00"   // sh_addr
+    "\x00\x00\x00\x00\x00\x00\x00\x40"   // sh_offset: 64
+    "\x00\x00\x00\x00\x00\x00\x00\x11"   // sh_size: 17
+    "\x00\x00\x00\x00"                   // sh_link
+    "\x00\x00\x00\x00"                   // sh_info
+    "\x00\x00\x00\x00\x00\x00\x00\x01"   // sh_addralign
+    "\x00\x00\x00\x00\x00\x00\x00\x00",  // sh_entsize
     280);
 
 TEST(ElfReader, Elf32LittleEndianLiteral) {
@@ -217,7 +219,11 @@ std::vector<TestSection> SymbolTables(bool is_64, uint32_t strtab_index) {
     sym.append((is_64 ? 24 : 16) - 4, '\0');
     symbols += sym;
   }
-  return {{.name = ".symtab", .type = 2, .data = symbols, .link = strtab_index, .info = 1,
+  return {{.name = ".symtab",
+           .type = 2,
+           .data = symbols,
+           .link = strtab_index,
+           .info = 1,
            .entsize = static_cast<uint64_t>(is_64 ? 24 : 16)},
           {.name = ".strtab", .type = 3, .data = std::string("\0a\0b\0", 5)}};
 }
@@ -227,18 +233,17 @@ TestSection Group(std::vector<uint32_t> members, uint32_t symtab, uint32_t symbo
   std::string data;
   testing::Put(&data, 1, 4, false);  // GRP_COMDAT
   for (uint32_t m : members) testing::Put(&data, m, 4, false);
-  return {.name = ".group", .type = 17, .data = data, .link = symtab, .info = symbol,
-          .entsize = 4};
+  return {.name = ".group", .type = 17, .data = data, .link = symtab, .info = symbol, .entsize = 4};
 }
 
 TEST(ElfReader, GroupSectionsAreHoistedWhenTheFirstMemberIsCreated) {
   // LLVM's layout: a member before its group. Creating [1] reads every
   // group and creates [3] and [4] at once, ahead of [2].
   TestElf elf;
-  elf.sections = {{.name = ".text.a", .flags = 6 | 0x200, .data = "aa"},  // [1]
-                  {.name = ".data", .flags = 3, .data = "dd"},            // [2]
-                  Group({1}, 6, 1),                                       // [3]
-                  Group({5}, 6, 2),                                       // [4]
+  elf.sections = {{.name = ".text.a", .flags = 6 | 0x200, .data = "aa"},   // [1]
+                  {.name = ".data", .flags = 3, .data = "dd"},             // [2]
+                  Group({1}, 6, 1),                                        // [3]
+                  Group({5}, 6, 2),                                        // [4]
                   {.name = ".text.b", .flags = 6 | 0x200, .data = "bb"}};  // [5]
   for (TestSection& s : SymbolTables(true, 7)) elf.sections.push_back(s);  // [6] [7]
   std::string image = elf.Build();
@@ -265,21 +270,26 @@ TEST(ElfReader, GroupWithoutMembersRejectsTheFile) {
   // member joins it and BFD rejects the file.
   TestElf elf;
   elf.machine = 248;  // only the generic target runs, so its messages show
-  elf.sections = {{.name = ".group", .type = 17, .data = std::string("\1\0\0\0", 4),
-                   .entsize = 4},
+  elf.sections = {{.name = ".group", .type = 17, .data = std::string("\1\0\0\0", 4), .entsize = 4},
                   {.name = ".text", .flags = 6, .data = "t"}};
   ExpectLikeGnu({{"g4.o", elf.Build()}}, {"g4.o"}, SysV(),
-                {"", "g4.o: SHT_GROUP section [index 1] has no SHF_GROUP sections\n"
-                     "g4.o: file format not recognized\n", 3});
+                {"",
+                 "g4.o: SHT_GROUP section [index 1] has no SHF_GROUP sections\n"
+                 "g4.o: file format not recognized\n",
+                 3});
 }
 
 TEST(ElfReader, RelocSectionsAreHiddenAndTheirTargetsCreatedEarly) {
   TestElf elf;
-  elf.sections = {{.name = ".rela.text", .type = 4, .data = std::string(24, '\0'), .link = 4,
-                   .info = 3, .entsize = 24},                                        // [1]
-                  {.name = ".data", .flags = 3, .data = "dd"},                      // [2]
-                  {.name = ".text", .flags = 6, .data = "tttt"}};                   // [3]
-  for (TestSection& s : SymbolTables(true, 5)) elf.sections.push_back(s);         // [4] [5]
+  elf.sections = {{.name = ".rela.text",
+                   .type = 4,
+                   .data = std::string(24, '\0'),
+                   .link = 4,
+                   .info = 3,
+                   .entsize = 24},                                         // [1]
+                  {.name = ".data", .flags = 3, .data = "dd"},             // [2]
+                  {.name = ".text", .flags = 6, .data = "tttt"}};          // [3]
+  for (TestSection& s : SymbolTables(true, 5)) elf.sections.push_back(s);  // [4] [5]
   elf.sections.push_back({.name = ".rel.text", .type = 9, .link = 4, .info = 3, .entsize = 16});
   elf.sections.push_back(
       {.name = ".rela2.text", .type = 4, .link = 4, .info = 3, .entsize = 24});  // [7]
@@ -304,10 +314,10 @@ TEST(ElfReader, RelocSectionsAreHiddenAndTheirTargetsCreatedEarly) {
 TEST(ElfReader, NobitsWithOnlyWriteHasNoFlagsUnlessSomethingAddsOne) {
   TestElf elf;
   elf.sections = {{.name = ".weird", .type = 8, .flags = 1, .size = 10},      // [1] flags 0
-                  {.name = ".bss2", .type = 8, .size = 20},                    // [2] READONLY
-                  {.name = ".debug_x", .type = 8, .flags = 1, .size = 30},     // [3] DEBUGGING
-                  {.name = ".gnu.lto_x", .type = 8, .flags = 1, .size = 40},   // [4] flags 0
-                  {.name = ".relocated", .type = 8, .flags = 1, .size = 50},   // [5] SEC_RELOC
+                  {.name = ".bss2", .type = 8, .size = 20},                   // [2] READONLY
+                  {.name = ".debug_x", .type = 8, .flags = 1, .size = 30},    // [3] DEBUGGING
+                  {.name = ".gnu.lto_x", .type = 8, .flags = 1, .size = 40},  // [4] flags 0
+                  {.name = ".relocated", .type = 8, .flags = 1, .size = 50},  // [5] SEC_RELOC
                   {.name = ".rela.relocated", .type = 4, .link = 7, .info = 5, .entsize = 24}};
   for (TestSection& s : SymbolTables(true, 8)) elf.sections.push_back(s);  // [7] [8]
   std::string image = elf.Build();
@@ -333,10 +343,16 @@ TEST(ElfReader, StringTableRules) {
   TestElf elf;
   elf.type = 3;  // ET_DYN
   std::string dynsyms(48, '\0');
-  elf.sections = {{.name = ".dynstr", .type = 3, .flags = 2, .data = std::string("\0x\0", 3)},  // [1]
-                  {.name = ".dynsym", .type = 11, .flags = 2, .data = dynsyms, .link = 1,
-                   .info = 1, .entsize = 24},                                                    // [2]
-                  {.name = ".stabstr", .type = 3, .data = std::string("\0s\0", 3)}};            // [3]
+  elf.sections = {
+      {.name = ".dynstr", .type = 3, .flags = 2, .data = std::string("\0x\0", 3)},  // [1]
+      {.name = ".dynsym",
+       .type = 11,
+       .flags = 2,
+       .data = dynsyms,
+       .link = 1,
+       .info = 1,
+       .entsize = 24},                                                     // [2]
+      {.name = ".stabstr", .type = 3, .data = std::string("\0s\0", 3)}};   // [3]
   for (TestSection& s : SymbolTables(true, 5)) elf.sections.push_back(s);  // [4] [5]
   std::string image = elf.Build();
   ElfReader reader;
@@ -413,8 +429,10 @@ TEST(ElfReader, DependencyLoopIsDetectedNotFollowed) {
   elf.sections = {{.name = ".s1", .type = 3, .data = std::string("\0", 1), .link = 2},
                   {.name = ".s2", .type = 3, .data = std::string("\0", 1), .link = 1}};
   ExpectLikeGnu({{"l.o", elf.Build()}}, {"l.o"}, SysV(),
-                {"", "l.o: warning: loop in section dependencies detected\n"
-                     "l.o: file format not recognized\n", 3});
+                {"",
+                 "l.o: warning: loop in section dependencies detected\n"
+                 "l.o: file format not recognized\n",
+                 3});
 }
 
 TEST(ElfReader, AtMostFiveMessagesPerTarget) {
@@ -451,9 +469,12 @@ TEST(ElfReader, MalformedHeadersAreRejectedWithoutReadingPastTheEnd) {
     return reader.Read({Bytes(image), image.size(), "x"}).recognized;
   };
   ASSERT_TRUE(recognized(good));
-  EXPECT_FALSE(recognized(good.substr(0, 30)));   // truncated ELF header
-  EXPECT_FALSE(recognized(good.substr(0, 64)));   // header only: table missing
-  EXPECT_FALSE(recognized(std::string("\x7f" "ELF", 4)));
+  EXPECT_FALSE(recognized(good.substr(0, 30)));  // truncated ELF header
+  EXPECT_FALSE(recognized(good.substr(0, 64)));  // header only: table missing
+  EXPECT_FALSE(
+      recognized(std::string("\x7f"
+                             "ELF",
+                             4)));
   TestElf absurd = base;
   absurd.shnum = 0xffff;  // 65535 headers claimed in a tiny file
   EXPECT_FALSE(recognized(absurd.Build()));

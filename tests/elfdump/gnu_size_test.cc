@@ -112,18 +112,18 @@ TEST(GnuSize, CommonSymbolsAddARowAndCountAsBss) {
   // One common symbol of 40 bytes (st_shndx SHN_COMMON, st_size 40).
   std::string symbols(24, '\0');
   std::string sym;
-  testing::Put(&sym, 1, 4, false);     // st_name
-  sym.push_back(0x11);                 // st_info: STB_GLOBAL, STT_OBJECT
-  sym.push_back(0);                    // st_other
+  testing::Put(&sym, 1, 4, false);       // st_name
+  sym.push_back(0x11);                   // st_info: STB_GLOBAL, STT_OBJECT
+  sym.push_back(0);                      // st_other
   testing::Put(&sym, 0xfff2, 2, false);  // st_shndx: SHN_COMMON
-  testing::Put(&sym, 8, 8, false);     // st_value: alignment
-  testing::Put(&sym, 40, 8, false);    // st_size
+  testing::Put(&sym, 8, 8, false);       // st_value: alignment
+  testing::Put(&sym, 40, 8, false);      // st_size
   symbols += sym;
   TestElf elf;
-  elf.sections = {{.name = ".text", .flags = 6, .data = "abcd"},
-                  {.name = ".symtab", .type = 2, .data = symbols, .link = 3, .info = 1,
-                   .entsize = 24},
-                  {.name = ".strtab", .type = 3, .data = std::string("\0c\0", 3)}};
+  elf.sections = {
+      {.name = ".text", .flags = 6, .data = "abcd"},
+      {.name = ".symtab", .type = 2, .data = symbols, .link = 3, .info = 1, .entsize = 24},
+      {.name = ".strtab", .type = 3, .data = std::string("\0c\0", 3)}};
   SizeOptions sysv = SysV();
   sysv.common = true;
   ExpectLikeGnu({{"c.o", elf.Build()}}, {"c.o"}, sysv,
@@ -159,8 +159,7 @@ TEST(GnuSize, FileProblemsAndTheirExitStatuses) {
   SizeResult none = RunSize({}, SysV(), files);
   EXPECT_EQ(none.ErrText("size: "), "size: 'a.out': No such file\n");
   EXPECT_EQ(none.exit_code, 1);
-  ExpectLikeGnu({{"text.txt", "hello\n"}, {"empty.o", ""}}, {"empty.o", "nope", "text.txt"},
-                SysV(),
+  ExpectLikeGnu({{"text.txt", "hello\n"}, {"empty.o", ""}}, {"empty.o", "nope", "text.txt"}, SysV(),
                 {"", "'nope': No such file\ntext.txt: file format not recognized\n", 3});
 }
 

@@ -42,8 +42,8 @@ TEST_P(SizeCorpus, MatchesGnuExpectedOutput) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, SizeCorpus,
                          ::testing::Values("ET_CORE.o", "be32_unknown_machine.o",
                                            "flags0_omitted.o", "hiaddr.o", "ipu_tile.o",
-                                           "no_shstrtab_index.o", "tiles4.a",
-                                           "with_text_member.a", "wide_total.o"),
+                                           "no_shstrtab_index.o", "tiles4.a", "with_text_member.a",
+                                           "wide_total.o"),
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name)
@@ -53,9 +53,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, SizeCorpus,
 
 TEST(SizeCorpus, OptionsMayFollowFilesAndTheLastRadixWins) {
   const fs::path dir = fs::path(TILEPROF_SHARED_DIR) / "corpus" / "elf";
-  testing::Printed ours = testing::RunProcess(
-      {TILEPROF_CLI, "size", "ipu_tile.o", "-B", "--radix=8", "-d", "-A", "-x"}, dir.string(),
-      "tileprof: size: ");
+  testing::Printed ours =
+      testing::RunProcess({TILEPROF_CLI, "size", "ipu_tile.o", "-B", "--radix=8", "-d", "-A", "-x"},
+                          dir.string(), "tileprof: size: ");
   EXPECT_EQ(ours.out, Slurp(dir / "expected" / "ipu_tile.o-A-x.stdout"));
   EXPECT_EQ(ours.exit_code, 0);
 }
@@ -67,10 +67,9 @@ TEST(SizeCorpus, StdoutIsFlushedBeforeEachMessage) {
   testing::Printed merged = testing::RunProcess(
       {"/bin/sh", "-c", std::string("'") + TILEPROF_CLI + "' size -A with_text_member.a 2>&1"},
       dir.string(), "tileprof: size: ");
-  const std::string expected = Slurp(dir / "expected" / "with_text_member.a-A.stdout") +
-                               testing::StripPrefix(
-                                   Slurp(dir / "expected" / "with_text_member.a-A.stderr"),
-                                   "size: ");
+  const std::string expected =
+      Slurp(dir / "expected" / "with_text_member.a-A.stdout") +
+      testing::StripPrefix(Slurp(dir / "expected" / "with_text_member.a-A.stderr"), "size: ");
   EXPECT_EQ(testing::StripPrefix(merged.out, "tileprof: size: "), expected);
   EXPECT_EQ(merged.exit_code, 3);
 }

@@ -33,7 +33,10 @@ std::vector<std::string> SweepFiles() {
     if (!entry.is_regular_file(ec)) continue;
     std::ifstream in(entry.path(), std::ios::binary);
     char magic[4] = {};
-    if (in.read(magic, 4) && std::memcmp(magic, "\x7f" "ELF", 4) == 0)
+    if (in.read(magic, 4) && std::memcmp(magic,
+                                         "\x7f"
+                                         "ELF",
+                                         4) == 0)
       files.push_back(entry.path().string());
   }
   return files;
@@ -76,10 +79,9 @@ TEST(SizeSystemSweep, MatchesGnuSizeOnEverySystemObject) {
         Outcome one = Compare(mode, {file});
         if (one.same()) continue;
         ++differences;
-        ADD_FAILURE() << "size " << mode[0] << (mode.size() > 1 ? " " + mode[1] : "") << " "
-                      << file << "\n  exit " << one.gnu.exit_code << " vs " << one.ours.exit_code
-                      << "\n  GNU stderr: " << one.gnu.err
-                      << "\n  our stderr: " << one.ours.err
+        ADD_FAILURE() << "size " << mode[0] << (mode.size() > 1 ? " " + mode[1] : "") << " " << file
+                      << "\n  exit " << one.gnu.exit_code << " vs " << one.ours.exit_code
+                      << "\n  GNU stderr: " << one.gnu.err << "\n  our stderr: " << one.ours.err
                       << (one.gnu.out == one.ours.out ? "" : "\n  stdout differs");
         if (differences > 20) FAIL() << "stopping after 20 differences";
       }

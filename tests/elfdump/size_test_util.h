@@ -42,9 +42,9 @@ struct TestSection {
   uint32_t type = 1;  // SHT_PROGBITS
   uint64_t flags = 0;
   uint64_t addr = 0;
-  std::string data{};                 // contents written to the file
-  std::optional<uint64_t> size{};     // sh_size (default: data.size())
-  std::optional<uint64_t> offset{};   // sh_offset (default: where data goes)
+  std::string data{};                     // contents written to the file
+  std::optional<uint64_t> size{};         // sh_size (default: data.size())
+  std::optional<uint64_t> offset{};       // sh_offset (default: where data goes)
   std::optional<uint32_t> name_offset{};  // sh_name (default: in .shstrtab)
   uint32_t link = 0;
   uint32_t info = 0;
@@ -57,8 +57,8 @@ struct TestSection {
 struct TestElf {
   bool is_64 = true;
   bool big_endian = false;
-  uint16_t type = 1;        // ET_REL
-  uint16_t machine = 62;    // EM_X86_64
+  uint16_t type = 1;                  // ET_REL
+  uint16_t machine = 62;              // EM_X86_64
   std::vector<TestSection> sections;  // index 1..n; index 0 is all zero
   bool add_shstrtab = true;           // append .shstrtab and point e_shstrndx at it
   std::optional<uint32_t> shstrndx;   // e_shstrndx override
@@ -95,8 +95,8 @@ struct TestElf {
     for (uint64_t align : phdr_aligns) {
       std::string ph;
       if (is_64) {
-        Put(&ph, 0, 4, big_endian);  // p_type PT_NULL
-        Put(&ph, 0, 4, big_endian);  // p_flags
+        Put(&ph, 0, 4, big_endian);                              // p_type PT_NULL
+        Put(&ph, 0, 4, big_endian);                              // p_flags
         for (int k = 0; k < 5; ++k) Put(&ph, 0, 8, big_endian);  // offset..memsz
         Put(&ph, align, 8, big_endian);                          // p_align
       } else {
@@ -128,24 +128,27 @@ struct TestElf {
       Put(&headers, s.entsize, w, big_endian);
     }
     body += headers;
-    std::string h = std::string("\x7f" "ELF", 4);
-    h.push_back(is_64 ? 2 : 1);          // EI_CLASS
-    h.push_back(big_endian ? 2 : 1);     // EI_DATA
-    h.push_back(1);                      // EI_VERSION
-    h.append(9, '\0');                   // EI_OSABI, EI_ABIVERSION, padding
-    Put(&h, type, 2, big_endian);        // e_type
-    Put(&h, machine, 2, big_endian);     // e_machine
-    Put(&h, 1, 4, big_endian);           // e_version
-    Put(&h, 0, w, big_endian);           // e_entry
-    Put(&h, phoff, w, big_endian);       // e_phoff
-    Put(&h, table, w, big_endian);       // e_shoff
-    Put(&h, 0, 4, big_endian);           // e_flags
-    Put(&h, ehsize, 2, big_endian);      // e_ehsize
+    std::string h = std::string(
+        "\x7f"
+        "ELF",
+        4);
+    h.push_back(is_64 ? 2 : 1);                                // EI_CLASS
+    h.push_back(big_endian ? 2 : 1);                           // EI_DATA
+    h.push_back(1);                                            // EI_VERSION
+    h.append(9, '\0');                                         // EI_OSABI, EI_ABIVERSION, padding
+    Put(&h, type, 2, big_endian);                              // e_type
+    Put(&h, machine, 2, big_endian);                           // e_machine
+    Put(&h, 1, 4, big_endian);                                 // e_version
+    Put(&h, 0, w, big_endian);                                 // e_entry
+    Put(&h, phoff, w, big_endian);                             // e_phoff
+    Put(&h, table, w, big_endian);                             // e_shoff
+    Put(&h, 0, 4, big_endian);                                 // e_flags
+    Put(&h, ehsize, 2, big_endian);                            // e_ehsize
     Put(&h, phdr_aligns.empty() ? 0 : phsize, 2, big_endian);  // e_phentsize
     Put(&h, phdr_aligns.size(), 2, big_endian);                // e_phnum
     Put(&h, is_64 ? 64 : 40, 2, big_endian);                   // e_shentsize
     Put(&h, shnum.value_or(static_cast<uint32_t>(all.size() + 1)), 2, big_endian);  // e_shnum
-    Put(&h, shstrndx.value_or(strndx), 2, big_endian);                             // e_shstrndx
+    Put(&h, shstrndx.value_or(strndx), 2, big_endian);                              // e_shstrndx
     body.replace(0, ehsize, h);
     return body;
   }
@@ -156,9 +159,8 @@ inline std::string ArMember(const std::string& name, const std::string& data,
                             std::optional<std::string> size_field = std::nullopt,
                             const std::string& fmag = "`\n") {
   char header[61];
-  std::snprintf(header, sizeof header, "%-16s%-12s%-6s%-6s%-8s%-10s", name.c_str(), "0", "0",
-                "0", "644",
-                size_field ? size_field->c_str() : std::to_string(data.size()).c_str());
+  std::snprintf(header, sizeof header, "%-16s%-12s%-6s%-6s%-8s%-10s", name.c_str(), "0", "0", "0",
+                "644", size_field ? size_field->c_str() : std::to_string(data.size()).c_str());
   std::string out(header, 58);
   out += fmag;
   out += data;
@@ -200,9 +202,9 @@ inline std::optional<Printed> RunGnu(const std::map<std::string, std::string>& f
                                      const std::vector<std::string>& args) {
   namespace fs = std::filesystem;
   if (!fs::exists("/usr/bin/size")) return std::nullopt;
-  fs::path dir = fs::temp_directory_path() /
-                 ("tileprof_size_test_" + std::to_string(::getpid()) + "_" +
-                  std::to_string(reinterpret_cast<uintptr_t>(&files)));
+  fs::path dir =
+      fs::temp_directory_path() / ("tileprof_size_test_" + std::to_string(::getpid()) + "_" +
+                                   std::to_string(reinterpret_cast<uintptr_t>(&files)));
   fs::create_directories(dir);
   for (const auto& [path, bytes] : files) {
     fs::create_directories((dir / path).parent_path());
@@ -240,9 +242,8 @@ inline Printed RunProcess(const std::vector<std::string>& argv, const std::strin
                           const std::string& prefix) {
   namespace fs = std::filesystem;
   static int counter = 0;
-  fs::path base = fs::temp_directory_path() /
-                  ("tileprof_size_run_" + std::to_string(::getpid()) + "_" +
-                   std::to_string(counter++));
+  fs::path base = fs::temp_directory_path() / ("tileprof_size_run_" + std::to_string(::getpid()) +
+                                               "_" + std::to_string(counter++));
   std::string out_path = base.string() + ".out";
   std::string err_path = base.string() + ".err";
   pid_t pid = ::fork();

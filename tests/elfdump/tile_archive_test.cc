@@ -205,7 +205,8 @@ TEST(TileArchive, TotalInTextSumsEverySection) {
 }
 
 TEST(TileArchive, TotalInTextWithBreakdownKeepsTheSectionsUnlisted) {
-  TileImage tile{{{".tile.variable", 100, SectionKind::kData}, {".tile.stack", 20, SectionKind::kZeroInit}}};
+  TileImage tile{
+      {{".tile.variable", 100, SectionKind::kData}, {".tile.stack", 20, SectionKind::kZeroInit}}};
   TileArchiveOptions options;
   options.layout = TileLayout::kTotalInTextWithBreakdown;
   options.zero_filled_progbits = true;  // unlisted sections stay NOBITS even so
@@ -215,8 +216,8 @@ TEST(TileArchive, TotalInTextWithBreakdownKeepsTheSectionsUnlisted) {
   uint32_t shoff = Le32(o, 32);
   Shdr text = ReadShdr(o, shoff + 40);
   EXPECT_EQ(text.size, 120u);
-  EXPECT_EQ(text.type, 1u);    // SHT_PROGBITS: zero-filled code
-  EXPECT_EQ(text.flags, 6u);   // AX
+  EXPECT_EQ(text.type, 1u);   // SHT_PROGBITS: zero-filled code
+  EXPECT_EQ(text.flags, 6u);  // AX
   for (uint32_t i : {2u, 3u}) {
     Shdr given = ReadShdr(o, shoff + 40 * i);
     EXPECT_EQ(given.type, 8u);   // SHT_NOBITS

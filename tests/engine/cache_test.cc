@@ -27,8 +27,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kModel =
-    std::string(TILEPROF_SHARED_DIR) + "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt";
+const std::string kModel = std::string(TILEPROF_SHARED_DIR) +
+                           "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt";
 
 using tileprof::testing::Capture;
 
@@ -181,7 +181,8 @@ ENTRY entry {
   std::string batch = kSmall;
   batch = std::regex_replace(batch, std::regex("32,16"), "64,16");
   EXPECT_NE(KeyOf(batch, options_), base);
-  std::string constant = std::regex_replace(std::string(kSmall), std::regex("constant\\(2\\)"), "constant(3)");
+  std::string constant =
+      std::regex_replace(std::string(kSmall), std::regex("constant\\(2\\)"), "constant(3)");
   EXPECT_NE(KeyOf(constant, options_), base);
   SessionOptions target = options_;
   target.target.preset = "ipu21";
@@ -237,7 +238,8 @@ TEST_F(CacheTest, AnExecutableForOtherInputsIsNotLoaded) {
   auto executable = exec::ReadExecutableFile(a->cache.path);
   ASSERT_TRUE(executable) << executable.error().message();
   executable->info.key = b->cache.key;
-  ASSERT_TRUE(WriteFileAtomic(b->cache.path, exec::SerializeExecutable(executable->info, executable->result)));
+  ASSERT_TRUE(WriteFileAtomic(b->cache.path,
+                              exec::SerializeExecutable(executable->info, executable->result)));
   Capture capture;
   CompileLog log(capture.file(), LogLevel::kWarning);
   auto again = LoadOrCompile(small, options_, log);
@@ -271,7 +273,8 @@ TEST_F(CacheTest, UserOpsNotMarkedHashableAreCompiledButNotCached) {
   EXPECT_THAT(capture.Text(), HasSubstr(std::string(kNotCacheableMessage)));
   EXPECT_FALSE(std::filesystem::exists(compiled->cache.path));
 
-  const std::string hashable = Write("hashable.hlo", WithConfig(R"(, backend_config="{\"is_hashable\": true}")"));
+  const std::string hashable =
+      Write("hashable.hlo", WithConfig(R"(, backend_config="{\"is_hashable\": true}")"));
   CompileLog quiet;
   auto cached = LoadOrCompile(hashable, options_, quiet);
   ASSERT_TRUE(cached) << cached.error().message();
@@ -287,11 +290,15 @@ TEST(Precompile, RefusesWhatTheOriginalRefuses) {
   Status user_op = CheckPrecompilable(parse(WithConfig("")));
   ASSERT_FALSE(user_op);
   EXPECT_THAT(user_op.error().message(),
-              HasSubstr("IPU devices have been configured for pre-compilation, however the program contains custom "
+              HasSubstr("IPU devices have been configured for pre-compilation, however the program "
+                        "contains custom "
                         "user operation c which cannot be safely pre-compiled."));
-  EXPECT_TRUE(CheckPrecompilable(parse(WithConfig(R"(, backend_config="{\"is_hashable\": true}")"))));
-  EXPECT_TRUE(CheckPrecompilable(parse(WithConfig(R"(, frontend_attributes={is_hashable="true"})"))));
-  EXPECT_FALSE(CheckPrecompilable(parse(WithConfig(R"(, frontend_attributes={is_hashable="false"})"))));
+  EXPECT_TRUE(
+      CheckPrecompilable(parse(WithConfig(R"(, backend_config="{\"is_hashable\": true}")"))));
+  EXPECT_TRUE(
+      CheckPrecompilable(parse(WithConfig(R"(, frontend_attributes={is_hashable="true"})"))));
+  EXPECT_FALSE(
+      CheckPrecompilable(parse(WithConfig(R"(, frontend_attributes={is_hashable="false"})"))));
   // XLA's own custom calls are not user operations.
   std::string sharding = WithConfig("");
   sharding.replace(sharding.find("MyUserOp"), 8, "Sharding");
@@ -314,13 +321,16 @@ ENTRY main {
 
   Status no_path = CheckPrecompileCachePath("");
   ASSERT_FALSE(no_path);
-  EXPECT_EQ(no_path.error().message(),
-            "IPU devices have been configured for pre-compilation, however 'executable_cache_path' in "
-            "'TF_POPLAR_FLAGS' has not been set. Please set the path to a directory where the compiled binaries "
-            "should be stored using the 'TF_POPLAR_FLAGS' environment variable, for example "
-            "'TF_POPLAR_FLAGS=--executable_cache_path=/path/to/storage'.");
+  EXPECT_EQ(
+      no_path.error().message(),
+      "IPU devices have been configured for pre-compilation, however 'executable_cache_path' in "
+      "'TF_POPLAR_FLAGS' has not been set. Please set the path to a directory where the compiled "
+      "binaries "
+      "should be stored using the 'TF_POPLAR_FLAGS' environment variable, for example "
+      "'TF_POPLAR_FLAGS=--executable_cache_path=/path/to/storage'.");
   EXPECT_EQ(PrecompiledSavedMessage("/tmp/executables/277a08fe4c20b50.poplar_exec"),
-            "A pre-compiled Poplar program has been saved to /tmp/executables/277a08fe4c20b50.poplar_exec");
+            "A pre-compiled Poplar program has been saved to "
+            "/tmp/executables/277a08fe4c20b50.poplar_exec");
 }
 
 TEST_F(CacheTest, PrecompileSavesThenANormalRunLoads) {
@@ -344,12 +354,14 @@ TEST_F(CacheTest, PrecompileSavesThenANormalRunLoads) {
   const std::string user_op = Write("user_op.hlo", WithConfig(""));
   auto refused_op = PrecompileHloFile(user_op, options_, quiet);
   ASSERT_FALSE(refused_op);
-  EXPECT_THAT(refused_op.error().message(), HasSubstr("custom user operation c which cannot be safely pre-compiled"));
+  EXPECT_THAT(refused_op.error().message(),
+              HasSubstr("custom user operation c which cannot be safely pre-compiled"));
 }
 
 TEST(Precompile, DeviceConnectionFromConfig) {
   SessionOptions options;
-  auto config = ParseReportConfig(R"({"device_connection": "pre-compile", "ipu_version": "ipu21"})");
+  auto config =
+      ParseReportConfig(R"({"device_connection": "pre-compile", "ipu_version": "ipu21"})");
   ASSERT_TRUE(config) << config.error().message();
   auto precompile = ApplyDeviceConnection(*config, options);
   ASSERT_TRUE(precompile);

@@ -34,18 +34,18 @@ TEST(Catalogue, IsSortedUniqueAndLarge) {
 
 TEST(Catalogue, NamesInTheStyleOfTheReport) {
   // The three types of seed 004's Mk1 report and the conv of its OOM sample.
-  for (const char* name : {"poprand::SetSeedSupervisor",
-                           "popops::ScaledAddSupervisor<float,float,true>",
-                           "popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::ADD,float>",
-                           "popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::MULTIPLY,"
-                           "float>",
-                           "popops::Reduce<popops::ReduceAdd,float,float,false,0>",
-                           "poplin::ConvPartial1x1Out<float,float,true,false>",
-                           "popops::UnaryOp1DSupervisor<popops::expr::UnaryOpType::EXPONENT,half>",
-                           "popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::LESS_THAN,"
-                           "unsigned int>",
-                           "popops::Cast1D<float,half>", "popops::Select<bool>",
-                           "poplin::MatMulPartial<half,float>", "SumVertex", "AdderVertex"}) {
+  for (const char* name :
+       {"poprand::SetSeedSupervisor", "popops::ScaledAddSupervisor<float,float,true>",
+        "popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::ADD,float>",
+        "popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::MULTIPLY,"
+        "float>",
+        "popops::Reduce<popops::ReduceAdd,float,float,false,0>",
+        "poplin::ConvPartial1x1Out<float,float,true,false>",
+        "popops::UnaryOp1DSupervisor<popops::expr::UnaryOpType::EXPONENT,half>",
+        "popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::LESS_THAN,"
+        "unsigned int>",
+        "popops::Cast1D<float,half>", "popops::Select<bool>", "poplin::MatMulPartial<half,float>",
+        "SumVertex", "AdderVertex"}) {
     EXPECT_NE(FindCodelet(name), nullptr) << name;
   }
   EXPECT_EQ(BinaryOpCodeletName(BinaryOp::kShiftRightSignExtend, ElementType::kS64),
@@ -155,8 +155,8 @@ TEST(CycleEstimates, MonotoneInSizeForEveryCodelet) {
         EXPECT_GT(cycles, 0u) << codelet->name();
         previous = cycles;
       }
-      const bool fixed_cost = codelet->name() == kSetSeedCodeletName ||
-                              codelet->name() == kAdderVertexCodeletName;
+      const bool fixed_cost =
+          codelet->name() == kSetSeedCodeletName || codelet->name() == kAdderVertexCodeletName;
       if (!fixed_cost) {
         const ShapeFor small = Grow(*codelet, 1), big = Grow(*codelet, 4097);
         EXPECT_GT(codelet->EstimateCycles({big.elements, big.params}, target),
@@ -174,14 +174,14 @@ TEST(CycleEstimates, HandCheckedValues) {
   // 60 + 6 * (12 + 1 * (2 loads + 1 store + 1 op)) = 156.
   EXPECT_EQ((*GetBinaryOpCodelet(BinaryOp::kAdd, kF32))->EstimateCycles({twelve, {}}, t), 156u);
   // f16: 3 vectors of 4 -> still 1 per busy worker: the same 156.
-  EXPECT_EQ((*GetBinaryOpCodelet(BinaryOp::kAdd, ElementType::kF16))
-                ->EstimateCycles({twelve, {}}, t),
-            156u);
+  EXPECT_EQ(
+      (*GetBinaryOpCodelet(BinaryOp::kAdd, ElementType::kF16))->EstimateCycles({twelve, {}}, t),
+      156u);
   // s32 divide: 12 vectors of 1 -> 2 per worker, 3 + 32 cycles each:
   // 60 + 6 * (12 + 2 * 35) = 552.
-  EXPECT_EQ((*GetBinaryOpCodelet(BinaryOp::kDivide, ElementType::kS32))
-                ->EstimateCycles({twelve, {}}, t),
-            552u);
+  EXPECT_EQ(
+      (*GetBinaryOpCodelet(BinaryOp::kDivide, ElementType::kS32))->EstimateCycles({twelve, {}}, t),
+      552u);
   // SumVertex over 4 elements: 12 + 4 * (1 + 1) + 1 = 21.
   const uint64_t sum_shape[] = {4, 1};
   EXPECT_EQ(FindCodelet(kSumVertexCodeletName)->EstimateCycles({sum_shape, {}}, t), 21u);

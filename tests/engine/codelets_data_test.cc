@@ -12,10 +12,10 @@
 namespace tileprof::engine {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::Bytes;
+using ::testing::ElementsAre;
 using testing::Get;
+using ::testing::HasSubstr;
 using testing::RunOn;
 using testing::Values;
 
@@ -34,8 +34,7 @@ void ExpectOk(const Status& status) { EXPECT_TRUE(status) << status.error().mess
 TEST(Select, PicksByPredicate) {
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3}),
                                            Bytes(std::vector<int32_t>{-1, -2, -3}),
-                                           Bytes(std::vector<uint8_t>{1, 0, 2}),
-                                           Zeros<int32_t>(3)};
+                                           Bytes(std::vector<uint8_t>{1, 0, 2}), Zeros<int32_t>(3)};
   ExpectOk(RunOn(**GetSelectCodelet(kS32), f));
   EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(1, -2, 3));
 }
@@ -43,8 +42,7 @@ TEST(Select, PicksByPredicate) {
 TEST(Clamp, XlaSemanticsWithNaN) {
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{-5, 5, kNaN, 0.5f}),
                                            Bytes(std::vector<float>{0, 0, 0, 0}),
-                                           Bytes(std::vector<float>{1, 1, 1, 1}),
-                                           Zeros<float>(4)};
+                                           Bytes(std::vector<float>{1, 1, 1, 1}), Zeros<float>(4)};
   ExpectOk(RunOn(**GetClampCodelet(kF32), f));
   const auto out = Values<float>(f[3]);
   EXPECT_EQ(out[0], 0.0f);
@@ -55,8 +53,8 @@ TEST(Clamp, XlaSemanticsWithNaN) {
 }
 
 TEST(Cast, UsesConvertSemantics) {
-  std::vector<std::vector<std::byte>> f = {
-      Bytes(std::vector<float>{0.1f, 65520.0f, kNaN, -1.0f}), Zeros<uint16_t>(4)};
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{0.1f, 65520.0f, kNaN, -1.0f}),
+                                           Zeros<uint16_t>(4)};
   ExpectOk(RunOn(**GetCastCodelet(kF32, kF16), f));
   const auto h = Values<uint16_t>(f[1]);
   EXPECT_EQ(h[0], 0x2E66);
@@ -211,8 +209,7 @@ TEST(MatMulPartial, HalfInputsAccumulateInFloat) {
   ExpectOk(RunOn(mm, f, {1, 4, 1}));
   EXPECT_THAT(Values<float>(f[2]), ElementsAre(2051));
   std::vector<std::vector<std::byte>> g = {Bytes(std::vector<int32_t>{INT32_MAX, 1}),
-                                           Bytes(std::vector<int32_t>{1, 1}),
-                                           Zeros<int32_t>(1)};
+                                           Bytes(std::vector<int32_t>{1, 1}), Zeros<int32_t>(1)};
   ExpectOk(RunOn(**GetMatMulPartialCodelet(kS32, kS32), g, {1, 2, 1}));
   EXPECT_THAT(Values<int32_t>(g[2]), ElementsAre(INT32_MIN));
 }
@@ -222,10 +219,9 @@ TEST(ConvPartial1x1Out, AccumulatesIntoPartials) {
   const Codelet& conv = **GetConvPartial1x1OutCodelet(kF32, kF32);
   EXPECT_EQ(conv.name(), "poplin::ConvPartial1x1Out<float,float,true,false>");
   EXPECT_EQ(conv.execution_kind(), ExecutionKind::kSupervisor);
-  std::vector<std::vector<std::byte>> f = {
-      Bytes(std::vector<float>{1, 2, 3, 4, 5, 6}),
-      Bytes(std::vector<float>{1, 0, -1, 2, 2, 2}),
-      Bytes(std::vector<float>{100, 200, 300, 400})};
+  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{1, 2, 3, 4, 5, 6}),
+                                           Bytes(std::vector<float>{1, 0, -1, 2, 2, 2}),
+                                           Bytes(std::vector<float>{100, 200, 300, 400})};
   ExpectOk(RunOn(conv, f, {3, 2}));
   // pixel 0: [1-3, 2*(1+2+3)] = [-2, 12]; pixel 1: [4-6, 2*15] = [-2, 30].
   EXPECT_THAT(Values<float>(f[2]), ElementsAre(98, 212, 298, 430));

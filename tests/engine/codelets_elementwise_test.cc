@@ -11,8 +11,8 @@
 namespace tileprof::engine {
 namespace {
 
-using ::testing::ElementsAre;
 using testing::Bytes;
+using ::testing::ElementsAre;
 using testing::RunOn;
 using testing::Values;
 
@@ -45,8 +45,8 @@ constexpr auto kF32 = ElementType::kF32;
 constexpr auto kS32 = ElementType::kS32;
 
 TEST(BinaryOp, FloatAddWithInfAndNaN) {
-  const auto out = Binary<float>(BinaryOp::kAdd, kF32, {1, 2.5f, kInf, kNaN, kInf},
-                                 {2, -0.5f, -kInf, 1, 1});
+  const auto out =
+      Binary<float>(BinaryOp::kAdd, kF32, {1, 2.5f, kInf, kNaN, kInf}, {2, -0.5f, -kInf, 1, 1});
   EXPECT_EQ(out[0], 3.0f);
   EXPECT_EQ(out[1], 2.0f);
   EXPECT_TRUE(std::isnan(out[2]));  // inf + -inf
@@ -57,8 +57,7 @@ TEST(BinaryOp, FloatAddWithInfAndNaN) {
 TEST(BinaryOp, IntegerArithmeticWraps) {
   EXPECT_THAT(Binary<int32_t>(BinaryOp::kAdd, kS32, {INT32_MAX, -5}, {1, 3}),
               ElementsAre(INT32_MIN, -2));
-  EXPECT_THAT(Binary<int32_t>(BinaryOp::kSubtract, kS32, {INT32_MIN}, {1}),
-              ElementsAre(INT32_MAX));
+  EXPECT_THAT(Binary<int32_t>(BinaryOp::kSubtract, kS32, {INT32_MIN}, {1}), ElementsAre(INT32_MAX));
   EXPECT_THAT(Binary<int32_t>(BinaryOp::kMultiply, kS32, {65536}, {65536}), ElementsAre(0));
   EXPECT_THAT(Binary<int8_t>(BinaryOp::kAdd, ElementType::kS8, {127}, {1}), ElementsAre(-128));
   EXPECT_THAT(Binary<uint8_t>(BinaryOp::kAdd, ElementType::kU8, {255}, {1}), ElementsAre(0));
@@ -74,26 +73,23 @@ TEST(BinaryOp, IntegerArithmeticWraps) {
 
 TEST(BinaryOp, IntegerDivisionFollowsXla) {
   // x / 0 = -1 (all ones); INT_MIN / -1 = INT_MIN; otherwise truncation.
-  EXPECT_THAT(Binary<int32_t>(BinaryOp::kDivide, kS32, {7, -7, INT32_MIN, 0, -7},
-                              {0, 2, -1, 0, -2}),
-              ElementsAre(-1, -3, INT32_MIN, -1, 3));
+  EXPECT_THAT(
+      Binary<int32_t>(BinaryOp::kDivide, kS32, {7, -7, INT32_MIN, 0, -7}, {0, 2, -1, 0, -2}),
+      ElementsAre(-1, -3, INT32_MIN, -1, 3));
   EXPECT_THAT(Binary<uint32_t>(BinaryOp::kDivide, ElementType::kU32, {7, 7}, {0, 2}),
               ElementsAre(0xFFFFFFFFu, 3u));
-  EXPECT_THAT(Binary<int8_t>(BinaryOp::kDivide, ElementType::kS8, {-128}, {-1}),
-              ElementsAre(-128));
+  EXPECT_THAT(Binary<int8_t>(BinaryOp::kDivide, ElementType::kS8, {-128}, {-1}), ElementsAre(-128));
   EXPECT_THAT(Binary<int64_t>(BinaryOp::kDivide, ElementType::kS64, {INT64_MIN, 5}, {-1, 0}),
               ElementsAre(INT64_MIN, -1));
 }
 
 TEST(BinaryOp, RemainderFollowsXla) {
   // x % 0 = x; INT_MIN % -1 = 0; the sign follows the dividend.
-  EXPECT_THAT(Binary<int32_t>(BinaryOp::kRemainder, kS32, {7, INT32_MIN, -7, 7},
-                              {0, -1, 2, -2}),
+  EXPECT_THAT(Binary<int32_t>(BinaryOp::kRemainder, kS32, {7, INT32_MIN, -7, 7}, {0, -1, 2, -2}),
               ElementsAre(7, 0, -1, 1));
   EXPECT_THAT(Binary<uint8_t>(BinaryOp::kRemainder, ElementType::kU8, {200}, {0}),
               ElementsAre(200));
-  const auto f = Binary<float>(BinaryOp::kRemainder, kF32, {5.5f, -5.5f, 1, kInf},
-                               {2, 2, 0, 2});
+  const auto f = Binary<float>(BinaryOp::kRemainder, kF32, {5.5f, -5.5f, 1, kInf}, {2, 2, 0, 2});
   EXPECT_EQ(f[0], 1.5f);
   EXPECT_EQ(f[1], -1.5f);
   EXPECT_TRUE(std::isnan(f[2]));
@@ -104,8 +100,7 @@ TEST(BinaryOp, IntegerPowerFollowsXla) {
   EXPECT_THAT(Binary<int32_t>(BinaryOp::kPower, kS32, {2, 3, 1, -1, 0, 2, -2, 2},
                               {10, -1, -5, -1, 0, 31, 3, 32}),
               ElementsAre(1024, 0, 1, 0, 1, INT32_MIN, -8, 0));
-  EXPECT_THAT(Binary<uint8_t>(BinaryOp::kPower, ElementType::kU8, {3}, {5}),
-              ElementsAre(243));
+  EXPECT_THAT(Binary<uint8_t>(BinaryOp::kPower, ElementType::kU8, {3}, {5}), ElementsAre(243));
   const auto f = Binary<float>(BinaryOp::kPower, kF32, {2, 4, -8}, {0.5f, -0.5f, 1.0f / 3});
   EXPECT_FLOAT_EQ(f[0], std::sqrt(2.0f));
   EXPECT_EQ(f[1], 0.5f);
@@ -120,8 +115,7 @@ TEST(BinaryOp, FloatMaxMinPropagateNaNAndOrderZeros) {
   EXPECT_FALSE(std::signbit(mx[2]));
   EXPECT_FALSE(std::signbit(mx[3]));
   EXPECT_EQ(mx[4], 2.0f);
-  const auto mn = Binary<float>(BinaryOp::kMinimum, kF32, {-0.0f, 0.0f, kNaN},
-                                {0.0f, -0.0f, 3});
+  const auto mn = Binary<float>(BinaryOp::kMinimum, kF32, {-0.0f, 0.0f, kNaN}, {0.0f, -0.0f, 3});
   EXPECT_TRUE(std::signbit(mn[0]));
   EXPECT_TRUE(std::signbit(mn[1]));
   EXPECT_TRUE(std::isnan(mn[2]));
@@ -139,12 +133,10 @@ TEST(BinaryOp, ComparisonsProducePred) {
   EXPECT_THAT((Binary<float, P>(BinaryOp::kGreaterThanEqual, kF32, a, b)),
               ElementsAre(0, 0, 0, 1, 1));
   // Unsigned compares as unsigned; signed as signed.
-  EXPECT_THAT((Binary<uint32_t, P>(BinaryOp::kGreaterThan, ElementType::kU32,
-                                   {0xFFFFFFFFu}, {1})),
+  EXPECT_THAT((Binary<uint32_t, P>(BinaryOp::kGreaterThan, ElementType::kU32, {0xFFFFFFFFu}, {1})),
               ElementsAre(1));
   EXPECT_THAT((Binary<int32_t, P>(BinaryOp::kLessThan, kS32, {-1}, {1})), ElementsAre(1));
-  EXPECT_THAT((Binary<P, P>(BinaryOp::kLessThanEqual, ElementType::kPred, {0, 1, 1},
-                            {1, 0, 1})),
+  EXPECT_THAT((Binary<P, P>(BinaryOp::kLessThanEqual, ElementType::kPred, {0, 1, 1}, {1, 0, 1})),
               ElementsAre(1, 0, 1));
   auto codelet = GetBinaryOpCodelet(BinaryOp::kEqual, kF32);
   EXPECT_EQ((*codelet)->fields()[2].type, ElementType::kPred);
@@ -180,8 +172,7 @@ TEST(BinaryOp, HalfArithmeticRoundsToNearestEven) {
   const uint16_t one = 0x3C00;
   const uint16_t two_m11 = 0x1000;    // 2^-11
   const uint16_t three_m11 = 0x1600;  // 1.5 * 2^-10
-  EXPECT_THAT(Binary<uint16_t>(BinaryOp::kAdd, ElementType::kF16, {one, one},
-                               {two_m11, three_m11}),
+  EXPECT_THAT(Binary<uint16_t>(BinaryOp::kAdd, ElementType::kF16, {one, one}, {two_m11, three_m11}),
               ElementsAre(0x3C00, 0x3C02));
   // 65504 + 65504 overflows to +inf; 65504 * -2 to -inf.
   EXPECT_THAT(Binary<uint16_t>(BinaryOp::kAdd, ElementType::kF16, {0x7BFF}, {0x7BFF}),
@@ -215,15 +206,12 @@ TEST(BinaryOp, UndefinedCombinationsAreNotInTheCatalogue) {
 TEST(UnaryOp, IntegerAbsNegSignWrap) {
   EXPECT_THAT(Unary<int32_t>(UnaryOp::kAbsolute, kS32, {INT32_MIN, -3, 4}),
               ElementsAre(INT32_MIN, 3, 4));
-  EXPECT_THAT(Unary<int8_t>(UnaryOp::kNegate, ElementType::kS8, {-128, 5}),
-              ElementsAre(-128, -5));
+  EXPECT_THAT(Unary<int8_t>(UnaryOp::kNegate, ElementType::kS8, {-128, 5}), ElementsAre(-128, -5));
   EXPECT_THAT(Unary<uint8_t>(UnaryOp::kNegate, ElementType::kU8, {1}), ElementsAre(255));
   EXPECT_THAT(Unary<int32_t>(UnaryOp::kSignum, kS32, {-5, 0, 7}), ElementsAre(-1, 0, 1));
   EXPECT_THAT(Unary<uint32_t>(UnaryOp::kSignum, ElementType::kU32, {0, 9}), ElementsAre(0, 1));
-  EXPECT_THAT(Unary<uint8_t>(UnaryOp::kBitwiseNot, ElementType::kU8, {0x0F}),
-              ElementsAre(0xF0));
-  EXPECT_THAT(Unary<uint8_t>(UnaryOp::kLogicalNot, ElementType::kPred, {0, 1}),
-              ElementsAre(1, 0));
+  EXPECT_THAT(Unary<uint8_t>(UnaryOp::kBitwiseNot, ElementType::kU8, {0x0F}), ElementsAre(0xF0));
+  EXPECT_THAT(Unary<uint8_t>(UnaryOp::kLogicalNot, ElementType::kPred, {0, 1}), ElementsAre(1, 0));
 }
 
 TEST(UnaryOp, FloatSignKeepsNaNAndSignedZero) {
@@ -278,8 +266,7 @@ TEST(UnaryOp, TranscendentalsAndSpecialValues) {
 TEST(UnaryOp, IsFiniteOutputsPred) {
   EXPECT_THAT((Unary<float, uint8_t>(UnaryOp::kIsFinite, kF32, {1, kInf, -kInf, kNaN})),
               ElementsAre(1, 0, 0, 0));
-  EXPECT_THAT((Unary<uint16_t, uint8_t>(UnaryOp::kIsFinite, ElementType::kF16,
-                                        {0x7BFF, 0x7C00})),
+  EXPECT_THAT((Unary<uint16_t, uint8_t>(UnaryOp::kIsFinite, ElementType::kF16, {0x7BFF, 0x7C00})),
               ElementsAre(1, 0));
 }
 

@@ -10,9 +10,9 @@
 namespace tileprof::engine {
 namespace {
 
+using testing::Bytes;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::Bytes;
 using testing::RunOn;
 using testing::Values;
 
@@ -44,7 +44,8 @@ TEST(Rearrange, TransposesA2x3) {
   // out[i][j] = in[j][i]: source dim 0 reads output dim 1, dim 1 output dim 0.
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3, 4, 5, 6}),
                                            Bytes(std::vector<int32_t>(6))};
-  const auto params = Join({{0, 3, 2}, Dim(1, 1, 1, 0, 0, 1, 2, 0, 2), Dim(0, 1, 0, 0, 0, 1, 3, 0, 3)});
+  const auto params =
+      Join({{0, 3, 2}, Dim(1, 1, 1, 0, 0, 1, 2, 0, 2), Dim(0, 1, 0, 0, 0, 1, 3, 0, 3)});
   ASSERT_TRUE(RunOn(*codelet, f, params));
   EXPECT_THAT(Values<int32_t>(f[1]), ElementsAre(1, 4, 2, 5, 3, 6));
 }
@@ -69,9 +70,8 @@ TEST(Rearrange, PadsWithLowHighAndInteriorPadding) {
   auto codelet = Make(MakeRearrangeCodelet(kF32, 1, 1, true));
   EXPECT_EQ(codelet->name(), "tileprof::RearrangePadded<float,1,1>");
   // pad([1, 2], 9), padding=1_1_1: [9, 1, 9, 2, 9].
-  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{1, 2}),
-                                           Bytes(std::vector<float>{9}),
-                                           Bytes(std::vector<float>(5))};
+  std::vector<std::vector<std::byte>> f = {
+      Bytes(std::vector<float>{1, 2}), Bytes(std::vector<float>{9}), Bytes(std::vector<float>(5))};
   const auto params = Join({{0, 5}, Dim(0, 1, 0, 0, -1, 2, 2, 0, 2)});
   ASSERT_TRUE(RunOn(*codelet, f, params));
   EXPECT_THAT(Values<float>(f[2]), ElementsAre(9, 1, 9, 2, 9));
@@ -115,10 +115,9 @@ TEST(DynamicSlice, ClampsTheStartLikeXla) {
 TEST(DynamicSlice, RowOfAMatrix) {
   auto codelet = Make(MakeDynamicSliceCodelet(kS32, kS32, 2));
   // x[3][2], slice [1][2] at (2, 0): row 2.
-  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3, 4, 5, 6}),
-                                           Bytes(std::vector<int32_t>{2}),
-                                           Bytes(std::vector<int32_t>{0}),
-                                           Bytes(std::vector<int32_t>(2))};
+  std::vector<std::vector<std::byte>> f = {
+      Bytes(std::vector<int32_t>{1, 2, 3, 4, 5, 6}), Bytes(std::vector<int32_t>{2}),
+      Bytes(std::vector<int32_t>{0}), Bytes(std::vector<int32_t>(2))};
   const std::vector<uint32_t> params = {0, 1, 2, 3, 0, 3, 2, 0, 2};
   ASSERT_TRUE(RunOn(*codelet, f, params));
   EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(5, 6));
@@ -128,10 +127,9 @@ TEST(DynamicUpdateSlice, ClampsAndWritesTheUpdate) {
   auto codelet = Make(MakeDynamicUpdateSliceCodelet(kS32, kS32, 1));
   // operand [1,2,3,4], update [8,9] at 3 -> clamped to 2: [1,2,8,9].
   // Params: first, outSize0, updSize0, boxLo0, boxSize0.
-  std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3, 4}),
-                                           Bytes(std::vector<int32_t>{8, 9}),
-                                           Bytes(std::vector<int32_t>{3}),
-                                           Bytes(std::vector<int32_t>(4))};
+  std::vector<std::vector<std::byte>> f = {
+      Bytes(std::vector<int32_t>{1, 2, 3, 4}), Bytes(std::vector<int32_t>{8, 9}),
+      Bytes(std::vector<int32_t>{3}), Bytes(std::vector<int32_t>(4))};
   ASSERT_TRUE(RunOn(*codelet, f, {0, 4, 2, 0, 2}));
   EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(1, 2, 8, 9));
   f[2] = Bytes(std::vector<int32_t>{1});

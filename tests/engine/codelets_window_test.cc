@@ -17,9 +17,9 @@
 namespace tileprof::engine {
 namespace {
 
+using testing::Bytes;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::Bytes;
 using testing::RunOn;
 using testing::Values;
 
@@ -33,10 +33,10 @@ std::unique_ptr<Codelet> Make(Expected<std::unique_ptr<Codelet>> made) {
 
 // 1-D select-and-scatter parameters: first, outSize, select, srcExtent,
 // window, stride, padLo, opLo, opSize, srcLo, srcSize.
-std::vector<uint32_t> Params1D(uint32_t first, uint32_t out, SelectDirection select,
-                               uint32_t src, uint32_t window, uint32_t stride, uint32_t op_lo,
-                               uint32_t op_size, uint32_t src_lo, uint32_t src_size) {
-  return {first, out, static_cast<uint32_t>(select), src, window, stride, 0, op_lo, op_size,
+std::vector<uint32_t> Params1D(uint32_t first, uint32_t out, SelectDirection select, uint32_t src,
+                               uint32_t window, uint32_t stride, uint32_t op_lo, uint32_t op_size,
+                               uint32_t src_lo, uint32_t src_size) {
+  return {first,  out,     static_cast<uint32_t>(select), src, window, stride, 0, op_lo, op_size,
           src_lo, src_size};
 }
 
@@ -45,9 +45,8 @@ TEST(SelectAndScatter, WritesPartOfTheResultFromBoxes) {
   // Operand [1, 3, 3, 2, 7, 0], windows of 2 with stride 2: {1,3} {3,2} {7,0}
   // select elements 1, 2 and 4. This vertex writes elements 2..4 from the
   // operand box [2, 6) and the source box [1, 3).
-  std::vector<std::vector<std::byte>> fields = {
-      Bytes<float>({3, 2, 7, 0}), Bytes<float>({20, 30}), Bytes<float>({0.25f}),
-      Bytes<float>({0, 0, 0})};
+  std::vector<std::vector<std::byte>> fields = {Bytes<float>({3, 2, 7, 0}), Bytes<float>({20, 30}),
+                                                Bytes<float>({0.25f}), Bytes<float>({0, 0, 0})};
   ASSERT_TRUE(RunOn(*codelet, fields, Params1D(2, 6, SelectDirection::kGe, 3, 2, 2, 2, 4, 1, 2)));
   EXPECT_THAT(Values<float>(fields[3]), ElementsAre(20.25f, 0.25f, 30.25f));
 }
@@ -55,17 +54,18 @@ TEST(SelectAndScatter, WritesPartOfTheResultFromBoxes) {
 TEST(SelectAndScatter, RefusesAReadOutsideItsBox) {
   auto codelet = Make(MakeSelectAndScatterCodelet(kF32, 1));
   // Element 2's window {3, 2} starts at 2, but the box starts at 3.
-  std::vector<std::vector<std::byte>> fields = {
-      Bytes<float>({2, 7, 0}), Bytes<float>({20, 30}), Bytes<float>({0}), Bytes<float>({0})};
-  Status status = RunOn(*codelet, fields, Params1D(2, 6, SelectDirection::kGe, 3, 2, 2, 3, 3, 1, 2));
+  std::vector<std::vector<std::byte>> fields = {Bytes<float>({2, 7, 0}), Bytes<float>({20, 30}),
+                                                Bytes<float>({0}), Bytes<float>({0})};
+  Status status =
+      RunOn(*codelet, fields, Params1D(2, 6, SelectDirection::kGe, 3, 2, 2, 3, 3, 1, 2));
   ASSERT_FALSE(status);
   EXPECT_THAT(status.error().message(), HasSubstr("outside the connected operand box"));
 }
 
 TEST(SelectAndScatter, RefusesABadDirectionAndBadSizes) {
   auto codelet = Make(MakeSelectAndScatterCodelet(kF32, 1));
-  std::vector<std::vector<std::byte>> fields = {
-      Bytes<float>({1, 3}), Bytes<float>({5}), Bytes<float>({0}), Bytes<float>({0, 0})};
+  std::vector<std::vector<std::byte>> fields = {Bytes<float>({1, 3}), Bytes<float>({5}),
+                                                Bytes<float>({0}), Bytes<float>({0, 0})};
   auto params = Params1D(0, 2, SelectDirection::kGe, 1, 2, 2, 0, 2, 0, 1);
   params[2] = 9;
   EXPECT_FALSE(RunOn(*codelet, fields, params));
@@ -140,9 +140,9 @@ TEST(CompilerCodelets, NewKindsRoundTripByName) {
   ASSERT_TRUE(target);
   Graph graph(*target);
   compiler::CompilerCodelets codelets(graph);
-  for (std::string name : {SelectAndScatterCodeletName(kF32, 4), RngCodeletName(kF32, true),
-                           RngCodeletName(kS32, false),
-                           ReduceExprCodeletName(std::vector{kF32, kS32}, 11)}) {
+  for (std::string name :
+       {SelectAndScatterCodeletName(kF32, 4), RngCodeletName(kF32, true),
+        RngCodeletName(kS32, false), ReduceExprCodeletName(std::vector{kF32, kS32}, 11)}) {
     SCOPED_TRACE(name);
     EXPECT_TRUE(compiler::CompilerCodelets::IsCompilerCodeletName(name));
     Expected<const Codelet*> codelet = codelets.FromName(name);

@@ -54,7 +54,8 @@ TEST(PhaseScope, LogscanReadsOurOwnLog) {
   Capture capture;
   {
     CompileLog log(capture.file(), LogLevel::kVerbose);
-    log.Verbose("poplar_compiler", "Begin XLA compilation: m  (Hash: 0x00000000000001f0) for ordinal  0");
+    log.Verbose("poplar_compiler",
+                "Begin XLA compilation: m  (Hash: 0x00000000000001f0) for ordinal  0");
     { PhaseScope phase(log, "graphConstruction"); }
     log.Verbose("poplar_compiler", "End XLA compilation: m (Hash: 0x00000000000001f0)");
   }
@@ -72,9 +73,10 @@ TEST(PhaseScope, LogscanReadsOurOwnLog) {
 }
 
 TEST(ProgressBar, FramesMatchTheOriginal) {
-  EXPECT_EQ(ProgressFrame(50, "Step: Graph Construction", std::chrono::milliseconds(12'345)),
-            "\33[2K[#########################                         ] 50% Step: Graph Construction "
-            "[Elapsed: 00:00:12.3]\r");
+  EXPECT_EQ(
+      ProgressFrame(50, "Step: Graph Construction", std::chrono::milliseconds(12'345)),
+      "\33[2K[#########################                         ] 50% Step: Graph Construction "
+      "[Elapsed: 00:00:12.3]\r");
   EXPECT_EQ(ProgressFrame(100, "Compilation Finished", std::chrono::milliseconds(3'723'456)),
             "\33[2K[##################################################] 100% Compilation Finished "
             "[Elapsed: 01:02:03.4]\r");
@@ -99,7 +101,8 @@ TEST(ProgressBar, HeaderRedrawsAndFinalNewline) {
   std::string text = capture.Text();
   EXPECT_THAT(text, ::testing::StartsWith("Compiling module jit_f:\n\33[2K["));
   EXPECT_THAT(text.substr(text.rfind("\33[2K")),
-              MatchesRegex("\33\\[2K\\[#{50}\\] 100% Compilation Finished \\[Elapsed: 00:00:[0-9]{2}\\.[0-9]\\]\r\n"));
+              MatchesRegex("\33\\[2K\\[#{50}\\] 100% Compilation Finished \\[Elapsed: "
+                           "00:00:[0-9]{2}\\.[0-9]\\]\r\n"));
   std::vector<analyzer::LogEvent> events = analyzer::ParseLog(text, "bar.log");
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events[0].kind, analyzer::LogEventKind::kProgressStart);

@@ -19,8 +19,8 @@ namespace tileprof::engine::compiler {
 namespace {
 
 using ::testing::HasSubstr;
-using tileprof::testing::Capture;
 using ::testing::Not;
+using tileprof::testing::Capture;
 
 // add_one: 4 instructions; cond: 4; body: 7 plus a call of add_one (4);
 // the entry: 6 plus cond and body of the while (15) and a call (4): 25.
@@ -66,7 +66,6 @@ struct Recorded {
   std::map<CompileStage, std::vector<std::pair<uint64_t, uint64_t>>> calls;
 };
 
-
 TEST(CompileProgress, CountsInstructionVisitsPerCallSite) {
   EXPECT_EQ(InstructionVisits(hlo::testing::MustParse(kLoopAndCalls)), 25u);
 }
@@ -79,7 +78,8 @@ TEST(CompileProgress, TicksPerInstructionThenRunsCompileGraphToItsTotal) {
   Capture capture;
   ASSERT_NE(capture.file(), nullptr);
   CompileLog log(capture.file(), LogLevel::kVerbose);
-  CompileMonitor monitor{.log = &log, .progress = [&](CompileStage stage, uint64_t done, uint64_t total) {
+  CompileMonitor monitor{.log = &log,
+                         .progress = [&](CompileStage stage, uint64_t done, uint64_t total) {
                            std::lock_guard lock(recorded.mutex);
                            recorded.calls[stage].emplace_back(done, total);
                          }};

@@ -130,7 +130,8 @@ ENTRY main {
   mixed = f32[20] reduce(x, z), dimensions={0,2}, to_apply=add
   ROOT t = (f32[32,20], f32[20]) tuple(rows, mixed)
 }
-)", 4);
+)",
+                                           4);
   ExpectExecutable(result);
   EXPECT_TRUE(Uses(result, "popops::ContinuousReduce<popops::ReduceAdd,float,float,true>"));
   EXPECT_TRUE(Uses(result, "popops::ContinuousReduce<popops::ReduceAdd,float,float,false>"));
@@ -157,7 +158,8 @@ ENTRY main {
   for (size_t v = 0; v < result.graph->num_vertices(); ++v) {
     const VertexInfo& vertex = result.graph->vertex(static_cast<VertexId>(v));
     if (!vertex.codelet->name().starts_with("poplin::ConvPartialnx1")) continue;
-    const FieldView& in = result.graph->fields(static_cast<VertexId>(v))[*vertex.codelet->FindField("in")];
+    const FieldView& in =
+        result.graph->fields(static_cast<VertexId>(v))[*vertex.codelet->FindField("in")];
     ASSERT_TRUE(in.connected());
     ++fields;
     for (const TensorRegion& region : in.regions()) {

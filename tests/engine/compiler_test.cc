@@ -53,7 +53,6 @@ void ExpectInvariants(const CompileResult& result, const std::string& what) {
                                   << (violations.empty() ? "" : violations.front());
 }
 
-
 // ---- Hand-made modules --------------------------------------------------------
 
 // Seed 004's basic_graph: o1 = a + b, o2 = a + c, out = o1 + o2 on f32[2].
@@ -75,10 +74,14 @@ struct Published {
   uint64_t bytes;
 };
 constexpr Published kSeedCategories[] = {
-    {Category::kVariables, 39'108},          {Category::kHostExchangePacketHeaders, 10'512},
-    {Category::kStack, 3'852'288},           {Category::kVertexInstances, 14'640},
-    {Category::kControlCode, 851'272},       {Category::kVertexCode, 170'788},
-    {Category::kInternalExchangeCode, 60'792}, {Category::kHostExchangeCode, 351'328},
+    {Category::kVariables, 39'108},
+    {Category::kHostExchangePacketHeaders, 10'512},
+    {Category::kStack, 3'852'288},
+    {Category::kVertexInstances, 14'640},
+    {Category::kControlCode, 851'272},
+    {Category::kVertexCode, 170'788},
+    {Category::kInternalExchangeCode, 60'792},
+    {Category::kHostExchangeCode, 351'328},
     {Category::kInstrumentationResults, 4'876},
 };
 
@@ -124,13 +127,15 @@ TEST(CompilerTest, SeedAdderOnIpu1AgainstThePublishedReport) {
   std::printf("%-32s %12s %12s %7s\n", "seed 004 vs tileprof", "published", "tileprof", "ratio");
   for (const Published& row : kSeedCategories) {
     const uint64_t ours = At(total.by_category, row.category);
-    std::printf("%-32s %12llu %12llu %7.2f\n", std::string(report::CategoryLabel(row.category)).c_str(),
+    std::printf("%-32s %12llu %12llu %7.2f\n",
+                std::string(report::CategoryLabel(row.category)).c_str(),
                 static_cast<unsigned long long>(row.bytes), static_cast<unsigned long long>(ours),
                 static_cast<double>(ours) / static_cast<double>(row.bytes));
   }
   const uint64_t excluding = total.ExcludingGaps();
   std::printf("%-32s %12llu %12llu %7.2f\n", "Excluding gaps", 5'355'604ull,
-              static_cast<unsigned long long>(excluding), static_cast<double>(excluding) / 5'355'604.0);
+              static_cast<unsigned long long>(excluding),
+              static_cast<double>(excluding) / 5'355'604.0);
   std::printf("%-32s %12llu %12llu %7.2f\n", "Including gaps", 23'878'396ull,
               static_cast<unsigned long long>(total.including_gaps),
               static_cast<double>(total.including_gaps) / 23'878'396.0);
@@ -299,7 +304,8 @@ ENTRY main {
 class CorpusCompileTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusCompileTest, CompilesForIpu2WithConsistentReport) {
-  if (hlo::testing::TooSlowUnderSanitizers(GetParam())) GTEST_SKIP() << "too slow under ASan; the release build runs it";
+  if (hlo::testing::TooSlowUnderSanitizers(GetParam()))
+    GTEST_SKIP() << "too slow under ASan; the release build runs it";
   Expected<std::vector<hlo::Module>> modules =
       hlo::ParseModules(hlo::testing::ReadCorpus(GetParam()), {.source_name = GetParam()});
   ASSERT_TRUE(modules.has_value()) << modules.error().message();
@@ -328,7 +334,9 @@ TEST(CompilerTest, MemoryLayoutDoesNotDependOnTheNumberOfWalkers) {
     if (hlo::testing::TooSlowUnderSanitizers(file)) continue;
     const std::string text = hlo::testing::ReadCorpus(file);
     // Modules with a loop or a conditional: the schedules with structure.
-    if (text.find(" while(") == std::string::npos && text.find(" conditional(") == std::string::npos) continue;
+    if (text.find(" while(") == std::string::npos &&
+        text.find(" conditional(") == std::string::npos)
+      continue;
     Expected<std::vector<hlo::Module>> modules = hlo::ParseModules(text, {.source_name = file});
     if (!modules || modules->size() != 1) continue;
     Expected<CompileResult> compiled = CompileModule(modules->front(), MustTarget("ipu2"), {});
@@ -336,8 +344,9 @@ TEST(CompilerTest, MemoryLayoutDoesNotDependOnTheNumberOfWalkers) {
     const CompileResult& result = *compiled;
     std::optional<MemoryLayout> one;
     for (uint32_t walkers : {1u, 2u, 3u, 7u, 1000u}) {
-      Expected<MemoryLayout> layout = LayOutMemory(*result.graph, result.program, result.valueless_constants,
-                                                   MemoryOptions{.walkers = walkers});
+      Expected<MemoryLayout> layout =
+          LayOutMemory(*result.graph, result.program, result.valueless_constants,
+                       MemoryOptions{.walkers = walkers});
       ASSERT_TRUE(layout.has_value()) << file << ": " << layout.error().message();
       ASSERT_GT(layout->program_steps, 2u) << file;
       if (!one) {

@@ -51,7 +51,7 @@ TEST(ElementType, SizesAndNames) {
 TEST(Half, ExactValuesAndLimits) {
   EXPECT_EQ(HalfFromDouble(1.0), 0x3C00);
   EXPECT_EQ(HalfFromDouble(-2.0), 0xC000);
-  EXPECT_EQ(HalfFromDouble(65504.0), 0x7BFF);             // largest normal
+  EXPECT_EQ(HalfFromDouble(65504.0), 0x7BFF);               // largest normal
   EXPECT_EQ(HalfFromDouble(std::ldexp(1.0, -14)), 0x0400);  // smallest normal
   EXPECT_EQ(HalfFromDouble(std::ldexp(1.0, -24)), 0x0001);  // smallest subnormal
   EXPECT_EQ(HalfFromDouble(0.0), 0x0000);
@@ -111,8 +111,8 @@ TEST(Half, F64RoundsOnceNotTwice) {
 
 TEST(BFloat16, RoundsToNearestEven) {
   EXPECT_EQ(BFloat16FromDouble(1.0), 0x3F80);
-  EXPECT_EQ(BFloat16FromDouble(1.0 + std::ldexp(1.0, -8)), 0x3F80);      // tie, even
-  EXPECT_EQ(BFloat16FromDouble(1.0 + 3 * std::ldexp(1.0, -8)), 0x3F82);  // tie, even
+  EXPECT_EQ(BFloat16FromDouble(1.0 + std::ldexp(1.0, -8)), 0x3F80);         // tie, even
+  EXPECT_EQ(BFloat16FromDouble(1.0 + 3 * std::ldexp(1.0, -8)), 0x3F82);     // tie, even
   EXPECT_EQ(BFloat16FromFloat(std::numeric_limits<float>::max()), 0x7F80);  // rounds up
   EXPECT_EQ(BFloat16FromDouble(kNaN) & 0x7FC0, 0x7FC0);
   EXPECT_EQ(BFloat16ToFloat(0x4049), 3.140625f);

@@ -28,10 +28,10 @@ std::string TempDir(const std::string& name) {
 
 EventSink MustOpen(ReportConfig config, std::string path = "") {
   ReportSettings settings{.config = std::move(config)};
-  Expected<EventSink> sink =
-      EventSink::Open(settings, {.path = std::move(path), .keep_events = true, .ordinal = 3, .clock = [] {
-                                   return 1588587072.5;
-                                 }});
+  Expected<EventSink> sink = EventSink::Open(
+      settings, {.path = std::move(path), .keep_events = true, .ordinal = 3, .clock = [] {
+                   return 1588587072.5;
+                 }});
   if (!sink) {
     ADD_FAILURE() << sink.error().message();
     std::abort();
@@ -96,7 +96,8 @@ TEST(EventSink, EventsAloneAreTimingOnly) {
   ASSERT_TRUE(sink.LoadEngine("m"));
   ASSERT_TRUE(sink.HostToDevice({{"a", 8}}));
   ASSERT_TRUE(sink.Execute("m", nullptr));
-  ASSERT_EQ(Types(sink), (std::vector<TraceEventType>{TraceEventType::kCompileBegin, TraceEventType::kCompileEnd}));
+  ASSERT_EQ(Types(sink), (std::vector<TraceEventType>{TraceEventType::kCompileBegin,
+                                                      TraceEventType::kCompileEnd}));
   const report::TraceEvent& begin = sink.events()[0];
   EXPECT_EQ(begin.module_name, "m");
   EXPECT_EQ(begin.ordinal, 3);
@@ -115,7 +116,8 @@ TEST(EventSink, CompileEndCarriesTheReportInTheConfiguredFormat) {
   {
     EventSink sink = MustOpen(config);
     ASSERT_TRUE(sink.CompileEnd("m", &report, nullptr, nullptr));
-    Expected<report::ReportDocument> json = report::ReadJsonReport(sink.events()[0].compilation_report, "e");
+    Expected<report::ReportDocument> json =
+        report::ReadJsonReport(sink.events()[0].compilation_report, "e");
     ASSERT_TRUE(json) << json.error().message();
     EXPECT_EQ(json->compilation, report);
     EXPECT_EQ(sink.events()[0].duration_us, 0);  // no CompileBegin
@@ -125,8 +127,8 @@ TEST(EventSink, CompileEndCarriesTheReportInTheConfiguredFormat) {
     EventSink sink = MustOpen(config);
     ASSERT_TRUE(sink.CompileEnd("m", &report, nullptr, nullptr));
     const std::string& bytes = sink.events()[0].compilation_report;
-    Expected<report::ReportDocument> cbor = report::ReadCborReport(
-        {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "e");
+    Expected<report::ReportDocument> cbor =
+        report::ReadCborReport({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "e");
     ASSERT_TRUE(cbor) << cbor.error().message();
     EXPECT_EQ(cbor->compilation, report);
   }
@@ -151,9 +153,11 @@ TEST(EventSink, OversizeReportIsDroppedWithTheSpecsMessage) {
   ASSERT_EQ(sink.notes().size(), 1u);
   EXPECT_EQ(sink.notes()[0],
             "Dropping a Poplar compilation report of size " + std::to_string(size) +
-                " which is larger than the configured maximum report size " + std::to_string(size - 1) +
+                " which is larger than the configured maximum report size " +
+                std::to_string(size - 1) +
                 ". To change the maximum report size use the max_report_size argument in "
-                "ipu.utils.create_ipu_config.\nExample:\ncfg = ipu.utils.create_ipu_config(max_report_size="
+                "ipu.utils.create_ipu_config.\nExample:\ncfg = "
+                "ipu.utils.create_ipu_config(max_report_size="
                 "0x100000000) Note that the max report size is in bytes.");
   // Exactly at the cap is kept.
   config.max_report_size = size;
@@ -190,7 +194,8 @@ TEST(EventSink, ExecutionReportOnTheFirstExecutionOnly) {
     ASSERT_TRUE(sink.Execute("m", &execution));
   }
   ASSERT_EQ(sink.events().size(), 3u);
-  Expected<report::ReportDocument> first = report::ReadJsonReport(sink.events()[0].execution_report, "e");
+  Expected<report::ReportDocument> first =
+      report::ReadJsonReport(sink.events()[0].execution_report, "e");
   ASSERT_TRUE(first) << first.error().message();
   EXPECT_EQ(first->execution, execution);
   EXPECT_FALSE(first->compilation);
@@ -227,7 +232,9 @@ TEST(EventSink, TextExecutionReportShowsItsSteps) {
   report::ExecutionReport execution = SmallExecution();
   ASSERT_TRUE(sink.Execute("m", &execution));
   const std::string& text = sink.events()[0].execution_report;
-  EXPECT_EQ(text, report::WriteTextReport({}, &execution, {.format_version_line = false, .show_execution_steps = true}));
+  EXPECT_EQ(text,
+            report::WriteTextReport({}, &execution,
+                                    {.format_version_line = false, .show_execution_steps = true}));
   EXPECT_NE(text.find("add"), std::string::npos);
   EXPECT_EQ(text.find("Target:"), std::string::npos);
 }
@@ -245,8 +252,9 @@ TEST(EventSink, ReportDirectoryHoldsFilesAndEventsHoldPaths) {
   std::vector<std::string> written;
   ASSERT_TRUE(sink.CompileEnd("cluster/1", &report, &map, nullptr, &written));
   const std::string module_dir = dir + "/cluster_1";
-  EXPECT_EQ(written, (std::vector<std::string>{module_dir + "/graph.json", module_dir + "/tensor_map.json",
-                                               module_dir + "/framework.json"}));
+  EXPECT_EQ(written,
+            (std::vector<std::string>{module_dir + "/graph.json", module_dir + "/tensor_map.json",
+                                      module_dir + "/framework.json"}));
   EXPECT_EQ(sink.events()[0].compilation_report, module_dir + "/graph.json");
   EXPECT_EQ(sink.events()[0].tensor_map, module_dir + "/tensor_map.json");
   Expected<report::ReportDocument> graph = report::ReadJsonReportFile(module_dir + "/graph.json");
@@ -255,7 +263,8 @@ TEST(EventSink, ReportDirectoryHoldsFilesAndEventsHoldPaths) {
   EXPECT_EQ(*ReadFile(module_dir + "/tensor_map.json"), R"({"mappings":{"main":[]}})");
   std::string framework = *ReadFile(module_dir + "/framework.json");
   EXPECT_NE(framework.find(R"("Cluster":"cluster/1")"), std::string::npos) << framework;
-  EXPECT_NE(framework.find(R"("System Information":{"Operating system":)"), std::string::npos) << framework;
+  EXPECT_NE(framework.find(R"("System Information":{"Operating system":)"), std::string::npos)
+      << framework;
 
   // The execution file is overwritten by every profiled run.
   report::ExecutionReport execution = SmallExecution();
@@ -263,7 +272,8 @@ TEST(EventSink, ReportDirectoryHoldsFilesAndEventsHoldPaths) {
   execution.total_cycles = 999;
   ASSERT_TRUE(sink.Execute("cluster/1", &execution));
   EXPECT_EQ(sink.events()[2].execution_report, module_dir + "/execution.json");
-  Expected<report::ReportDocument> last = report::ReadJsonReportFile(module_dir + "/execution.json");
+  Expected<report::ReportDocument> last =
+      report::ReadJsonReportFile(module_dir + "/execution.json");
   ASSERT_TRUE(last) << last.error().message();
   EXPECT_EQ(last->execution->total_cycles, 999u);
   std::filesystem::remove_all(dir);
@@ -338,8 +348,8 @@ TEST(ReportOutput, RunOutputsHoldBothReports) {
   report::ExecutionReport execution = SmallExecution();
   Expected<WrittenReports> written = WriteRunOutputs(*compiled, execution, settings);
   ASSERT_TRUE(written) << written.error().message();
-  EXPECT_EQ(written->files, (std::vector<std::string>{dir + "/r.rep", dir + "/r.json", dir + "/r.db",
-                                                      dir + "/auto/profile.db"}));
+  EXPECT_EQ(written->files, (std::vector<std::string>{dir + "/r.rep", dir + "/r.json",
+                                                      dir + "/r.db", dir + "/auto/profile.db"}));
   EXPECT_EQ(written->profile, dir + "/auto/profile.db");
   Expected<report::ReportDocument> json = report::ReadJsonReportFile(dir + "/r.json");
   ASSERT_TRUE(json) << json.error().message();

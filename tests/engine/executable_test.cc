@@ -40,9 +40,11 @@ struct Compiled {
 // A small target keeps the corpus test quick; the bench uses the full chip.
 Expected<Compiled> CompileFile(const std::string& path, std::optional<uint32_t> tiles = 64) {
   TILEPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  TILEPROF_ASSIGN_OR_RETURN(hlo::Module module, hlo::ParseModule(std::move(text), {.source_name = path}));
+  TILEPROF_ASSIGN_OR_RETURN(hlo::Module module,
+                            hlo::ParseModule(std::move(text), {.source_name = path}));
   TILEPROF_ASSIGN_OR_RETURN(Target target, Target::FromPreset("ipu2", 1, tiles));
-  TILEPROF_ASSIGN_OR_RETURN(compiler::CompileResult result, compiler::CompileModule(module, target, {}));
+  TILEPROF_ASSIGN_OR_RETURN(compiler::CompileResult result,
+                            compiler::CompileModule(module, target, {}));
   std::string report = report::WriteTextReport(result.report, nullptr, {});
   return Compiled{std::string(module.name()), std::move(result), std::move(report)};
 }
@@ -60,7 +62,8 @@ ExecutableInfo InfoFor(const std::string& module, uint32_t tiles = 64) {
 
 std::vector<std::string> CorpusModules() {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(TILEPROF_SHARED_DIR) + "/corpus/hlo")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(TILEPROF_SHARED_DIR) + "/corpus/hlo")) {
     const std::string name = entry.path().filename().string();
     if (name == "README.md" || name == "SOURCES.tsv") continue;
     files.push_back(entry.path().string());
@@ -94,8 +97,10 @@ TEST(Executable, EveryCorpusModuleLoadsAsCompiled) {
     EXPECT_EQ(loaded->result.tiles_out_of_memory, original->result.tiles_out_of_memory);
     EXPECT_EQ(loaded->result.lowering.opaque_opcodes, original->result.lowering.opaque_opcodes);
     EXPECT_EQ(loaded->result.graph_stats.num_edges, original->result.graph_stats.num_edges);
-    EXPECT_EQ(loaded->result.graph_stats.by_codelet.size(), original->result.graph_stats.by_codelet.size());
-    EXPECT_EQ(program::CountSteps(loaded->result.program).steps, program::CountSteps(original->result.program).steps);
+    EXPECT_EQ(loaded->result.graph_stats.by_codelet.size(),
+              original->result.graph_stats.by_codelet.size());
+    EXPECT_EQ(program::CountSteps(loaded->result.program).steps,
+              program::CountSteps(original->result.program).steps);
     // Everything that was serialised came back: the graph, its mapping,
     // constants, streams and the program serialise to the same bytes.
     EXPECT_TRUE(SerializeExecutable(loaded->info, loaded->result) == bytes);
@@ -103,8 +108,10 @@ TEST(Executable, EveryCorpusModuleLoadsAsCompiled) {
     auto report_only = DeserializeExecutable(Bytes(bytes), "test.poplar_exec", LoadParts::kReport);
     ASSERT_TRUE(report_only) << report_only.error().message();
     EXPECT_EQ(report_only->result.graph, nullptr);
-    EXPECT_EQ(report::WriteTextReport(report_only->result.report, nullptr, {}), original->text_report);
-    EXPECT_EQ(report_only->result.graph_stats.num_vertices, original->result.graph_stats.num_vertices);
+    EXPECT_EQ(report::WriteTextReport(report_only->result.report, nullptr, {}),
+              original->text_report);
+    EXPECT_EQ(report_only->result.graph_stats.num_vertices,
+              original->result.graph_stats.num_vertices);
   }
   EXPECT_GE(compiled + skipped, 20);
   EXPECT_GE(compiled, 15);
@@ -114,9 +121,9 @@ TEST(Executable, EveryCorpusModuleLoadsAsCompiled) {
 // rebuilt from their names when an executable loads.
 TEST(Executable, WindowRngAndExpressionCodeletsLoadAsCompiled) {
   const std::string root = std::string(TILEPROF_SOURCE_DIR);
-  for (const std::string& path : {root + "/tests/oracle/modules/reduce_window.hlo",
-                                 root + "/tests/oracle/modules/reduce.hlo",
-                                 root + "/samples/cnn/cnn.hlo"}) {
+  for (const std::string& path :
+       {root + "/tests/oracle/modules/reduce_window.hlo", root + "/tests/oracle/modules/reduce.hlo",
+        root + "/samples/cnn/cnn.hlo"}) {
     SCOPED_TRACE(path);
     auto original = CompileFile(path);
     ASSERT_TRUE(original) << original.error().message();
@@ -151,8 +158,10 @@ TEST(Executable, PartlySetParametersLoadAsSaved) {
   ASSERT_TRUE(loaded) << loaded.error().message();
   const Graph& back = *loaded->result.graph;
   using P = std::vector<std::optional<uint32_t>>;  // m, k, n
-  EXPECT_EQ(P(back.params(k_only.id).begin(), back.params(k_only.id).end()), (P{std::nullopt, 7u, std::nullopt}));
-  EXPECT_EQ(P(back.params(m_and_n.id).begin(), back.params(m_and_n.id).end()), (P{3u, std::nullopt, 5u}));
+  EXPECT_EQ(P(back.params(k_only.id).begin(), back.params(k_only.id).end()),
+            (P{std::nullopt, 7u, std::nullopt}));
+  EXPECT_EQ(P(back.params(m_and_n.id).begin(), back.params(m_and_n.id).end()),
+            (P{3u, std::nullopt, 5u}));
   EXPECT_EQ(back.vertex(m_and_n.id).debug_name, "m and n");
 }
 
@@ -173,8 +182,9 @@ TEST(Executable, InfoListsTheStreams) {
 class Corruption : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto original = CompileFile(std::string(TILEPROF_SHARED_DIR) +
-                                "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt");
+    auto original =
+        CompileFile(std::string(TILEPROF_SHARED_DIR) +
+                    "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt");
     ASSERT_TRUE(original);
     bytes_ = new std::string(SerializeExecutable(InfoFor(original->name), original->result));
   }
@@ -206,8 +216,9 @@ TEST_F(Corruption, EveryTruncationIsDetected) {
 // not change the report it returns. The full load detects them all.
 TEST_F(Corruption, FileReadersDetectTheSame) {
   const std::string& bytes = *bytes_;
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("tileprof_exec_" + std::to_string(getpid()) + ".poplar_exec")).string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("tileprof_exec_" + std::to_string(getpid()) + ".poplar_exec"))
+                               .string();
   ASSERT_TRUE(WriteFileAtomic(path, bytes));
   Expected<Executable> intact = ReadExecutableFile(path, LoadParts::kReport);
   ASSERT_TRUE(intact) << intact.error().message();
@@ -283,7 +294,8 @@ TEST_F(Corruption, FlipsBehindAValidChecksumAreHandled) {
   int rejected = 0;
   for (size_t i = 0; i < 400; ++i) {
     std::string flipped = bytes;
-    const size_t offset = kExecutableHeaderBytes + (bytes.size() - kExecutableHeaderBytes) * i / 400;
+    const size_t offset =
+        kExecutableHeaderBytes + (bytes.size() - kExecutableHeaderBytes) * i / 400;
     flipped[offset] = static_cast<char>(flipped[offset] ^ 0x5a);
     format::Seal({reinterpret_cast<uint8_t*>(flipped.data()), flipped.size()});
     auto loaded = DeserializeExecutable(Bytes(flipped), "x.poplar_exec");
@@ -301,7 +313,8 @@ TEST_F(Corruption, FlipsBehindAValidChecksumAreHandled) {
 // edges until they were compiled again).
 TEST(Executable, FuzzSeedsAreCurrent) {
   int seeds = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(TILEPROF_SOURCE_DIR "/fuzz/executable/corpus")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(TILEPROF_SOURCE_DIR "/fuzz/executable/corpus")) {
     if (!entry.path().filename().string().starts_with("compiled_")) continue;
     SCOPED_TRACE(entry.path().string());
     ++seeds;
@@ -321,7 +334,8 @@ TEST(Executable, ForeignAndStaleFilesAreNamed) {
   header += std::string("\x01\0\0\0", 4) + std::string(kExecutableHeaderBytes - 12, '\0');
   auto stale = DeserializeExecutable(Bytes(header), "b.poplar_exec");
   ASSERT_FALSE(stale);
-  EXPECT_EQ(stale.error().message(), "b.poplar_exec: executable format version 1, this tileprof reads version 2");
+  EXPECT_EQ(stale.error().message(),
+            "b.poplar_exec: executable format version 1, this tileprof reads version 2");
 }
 
 }  // namespace

@@ -67,8 +67,8 @@ TEST(Graph, SeedListingValidates) {
   EXPECT_EQ(g.vertex(2).NumEdges(), 2u);
   EXPECT_EQ(g.FieldElements(2), (std::vector<uint64_t>{2, 1}));
   EXPECT_EQ(g.VertexCycles(2), 20u);  // setPerfEstimate(vtx, 20)
-  EXPECT_THAT(g.TileMapping(0), ElementsAre(TileRun{0, 1, 0}, TileRun{1, 2, 1},
-                                            TileRun{2, 3, 2}, TileRun{3, 4, 3}));
+  EXPECT_THAT(g.TileMapping(0),
+              ElementsAre(TileRun{0, 1, 0}, TileRun{1, 2, 1}, TileRun{2, 3, 2}, TileRun{3, 4, 3}));
   const auto& c1 = g.variable(2);
   EXPECT_TRUE(c1.is_constant);
   ASSERT_EQ(c1.constant_data.size(), 16u);
@@ -221,8 +221,7 @@ TEST(Graph, LaterMappingsOverrideAndUnmappedRangesAreReported) {
   Tensor t = Ok(g.AddVariable(kF32, {10}, "t"));
   Ok(g.SetTileMapping(Ok(t.Slice(0, 6)), 1));
   Ok(g.SetTileMapping(Ok(t.Slice(2, 4)), 2));  // overrides part of the first
-  EXPECT_THAT(g.TileMapping(0),
-              ElementsAre(TileRun{0, 2, 1}, TileRun{2, 4, 2}, TileRun{4, 6, 1}));
+  EXPECT_THAT(g.TileMapping(0), ElementsAre(TileRun{0, 2, 1}, TileRun{2, 4, 2}, TileRun{4, 6, 1}));
   EXPECT_EQ(Message(g.Validate()),
             "variable 0 't' (f32[10]): elements [6, 10) are not mapped to a tile");
   Ok(g.SetTileMapping(Ok(t.Slice(6, 10)), 1));
@@ -367,8 +366,8 @@ TEST(Graph, ConstantsAndStreams) {
   auto bad = g.AddConstant(kF32, {2}, std::vector<std::byte>(7), "c");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message(), "constant 'c' (f32[2]): 7 bytes of data, expected 8 (2 x 4)");
-  Tensor h = Ok(g.AddConstantFromDoubles(ElementType::kF16, {2}, std::vector<double>{1.0, 65520.0},
-                                         "h"));
+  Tensor h =
+      Ok(g.AddConstantFromDoubles(ElementType::kF16, {2}, std::vector<double>{1.0, 65520.0}, "h"));
   const auto& data = g.variable(0).constant_data;
   EXPECT_EQ(static_cast<int>(data[1]), 0x3C);  // 1.0 = 0x3C00, little-endian
   EXPECT_EQ(static_cast<int>(data[3]), 0x7C);  // 65520 rounds to inf = 0x7C00
@@ -389,8 +388,8 @@ class DoubleIt final : public Codelet {
  public:
   DoubleIt()
       : Codelet("DoubleIt", ExecutionKind::kWorker,
-                {{"x", FieldDirection::kInOut, FieldKind::kVector, kF32, VectorLayout::kSpan}},
-                {}, 16) {}
+                {{"x", FieldDirection::kInOut, FieldKind::kVector, kF32, VectorLayout::kSpan}}, {},
+                16) {}
   uint64_t EstimateCycles(const VertexShape& shape, const Target&) const override {
     return 5 + shape.field_elements[0];
   }
@@ -465,7 +464,8 @@ TEST(Graph, FieldViewsStayValidAcrossGrowthAndMove) {
   Ok(g.Connect(big["in"], Ok(Tensor::Concat(every_other))));
   const Graph moved = std::move(g);
   for (uint64_t i = 0; i < vertices.size(); ++i) {
-    ASSERT_THAT(moved.fields(vertices[i].id)[0].regions(), ElementsAre(TensorRegion{0, i * 10, i * 10 + 10}));
+    ASSERT_THAT(moved.fields(vertices[i].id)[0].regions(),
+                ElementsAre(TensorRegion{0, i * 10, i * 10 + 10}));
   }
   const auto regions = moved.fields(big.id)[0].regions();
   ASSERT_EQ(regions.size(), 40000u);
@@ -480,7 +480,8 @@ TEST(Graph, MapsARangeOfAVariableByIdWithItsChecks) {
   Ok(g.SetTileMapping(0, 2, 6, 3));
   EXPECT_THAT(g.TileMapping(0), ElementsAre(TileRun{0, 2, 1}, TileRun{2, 6, 3}, TileRun{6, 10, 2}));
   EXPECT_THAT(Message(g.SetTileMapping(1, 0, 1, 0)), HasSubstr("no variable 1"));
-  EXPECT_THAT(Message(g.SetTileMapping(0, 8, 11, 0)), HasSubstr("elements [8, 11) are not in variable 0 'v'"));
+  EXPECT_THAT(Message(g.SetTileMapping(0, 8, 11, 0)),
+              HasSubstr("elements [8, 11) are not in variable 0 'v'"));
   EXPECT_THAT(Message(g.SetTileMapping(0, 5, 4, 0)), HasSubstr("elements [5, 4)"));
   EXPECT_FALSE(g.SetTileMapping(0, 0, 1, 4));  // 4 tiles: 0..3
   EXPECT_THAT(g.TileMapping(0), ElementsAre(TileRun{0, 2, 1}, TileRun{2, 6, 3}, TileRun{6, 10, 2}));

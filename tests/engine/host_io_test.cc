@@ -27,7 +27,8 @@ hlo::Module Parse(std::string text) {
   return std::move(*module);
 }
 
-constexpr const char* kStep = R"(HloModule step, input_output_alias={ {1}: (1, {0}, may-alias), {2}: (1, {1}) }
+constexpr const char* kStep =
+    R"(HloModule step, input_output_alias={ {1}: (1, {0}, may-alias), {2}: (1, {1}) }
 ENTRY main {
   x = bf16[2,2] parameter(0)
   state = (f32[3], s32[]) parameter(1)
@@ -51,17 +52,20 @@ TEST(HostIo, LeavesAliasesAndNames) {
   EXPECT_EQ(host->outputs[0].stream, "out.0");
   EXPECT_EQ(host->outputs[0].label, "loss");
   EXPECT_EQ(host->outputs[3].label, "x");
-  EXPECT_THAT(host->aliases, ElementsAre(std::pair<size_t, size_t>{1, 1}, std::pair<size_t, size_t>{2, 2}));
+  EXPECT_THAT(host->aliases,
+              ElementsAre(std::pair<size_t, size_t>{1, 1}, std::pair<size_t, size_t>{2, 2}));
 
   EXPECT_EQ(*FindInput(*host, "x"), 0u);
   EXPECT_EQ(*FindInput(*host, "0"), 0u);
   EXPECT_EQ(*FindInput(*host, "state.1"), 2u);
   Expected<size_t> tuple = FindInput(*host, "state");
   ASSERT_FALSE(tuple.has_value());
-  EXPECT_THAT(tuple.error().message(), HasSubstr("'state' is a tuple of 2 arrays; name one of state.0, state.1"));
+  EXPECT_THAT(tuple.error().message(),
+              HasSubstr("'state' is a tuple of 2 arrays; name one of state.0, state.1"));
   Expected<size_t> missing = FindInput(*host, "y");
   ASSERT_FALSE(missing.has_value());
-  EXPECT_THAT(missing.error().message(), HasSubstr("the parameters are: x (0), state.0 (1), state.1 (1)"));
+  EXPECT_THAT(missing.error().message(),
+              HasSubstr("the parameters are: x (0), state.0 (1), state.1 (1)"));
 }
 
 TEST(HostIo, AliasesMustMatch) {
@@ -103,8 +107,8 @@ TEST(HostIo, Bf16GoesThroughFloat32Arrays) {
   npy::Array halves{npy::Dtype::kF2, {2, 2}, std::vector<std::byte>(8)};
   Expected<std::vector<std::byte>> wrong = InputFromNpy(x, halves, "h.npy");
   ASSERT_FALSE(wrong.has_value());
-  EXPECT_THAT(wrong.error().message(),
-              HasSubstr("input 'x': h.npy is float16[2,2], the parameter is bf16[2,2] (bfloat16 is not a NumPy dtype"));
+  EXPECT_THAT(wrong.error().message(), HasSubstr("input 'x': h.npy is float16[2,2], the parameter "
+                                                 "is bf16[2,2] (bfloat16 is not a NumPy dtype"));
 }
 
 TEST(HostIo, RandomInputsAreSeededAndInRange) {
@@ -148,7 +152,8 @@ TEST(HostIo, FormatElement) {
   const int64_t big = -9000000000000000001LL;
   const uint8_t yes = 1;
   EXPECT_EQ(FormatElement(ElementType::kF32, reinterpret_cast<const std::byte*>(&f)), "0.412346");
-  EXPECT_EQ(FormatElement(ElementType::kS64, reinterpret_cast<const std::byte*>(&big)), "-9000000000000000001");
+  EXPECT_EQ(FormatElement(ElementType::kS64, reinterpret_cast<const std::byte*>(&big)),
+            "-9000000000000000001");
   EXPECT_EQ(FormatElement(ElementType::kPred, reinterpret_cast<const std::byte*>(&yes)), "true");
 }
 

@@ -72,7 +72,7 @@ TEST(MemoryPool, PlacesPiecesLiveTogetherApartAndAlignedWithThePeakOfASweep) {
 // piece whose life ended is reused.
 TEST(MemoryPool, ReusesTheLowestGapThatFits) {
   std::vector<Piece> pieces = {
-      {.bytes = 64, .first = 0, .last = 0},   // freed after step 0
+      {.bytes = 64, .first = 0, .last = 0},  // freed after step 0
       {.bytes = 32, .first = 0, .last = 9},
       {.bytes = 16, .first = 1, .last = 1},   // into the first one's space
       {.bytes = 128, .first = 2, .last = 2},  // too big for it: above
@@ -103,7 +103,8 @@ TEST(MemoryPool, LargestVariablesMergeRunsOfOneVariable) {
   };
   auto names = [](const std::vector<report::Variable>& variables) {
     std::vector<std::string> out;
-    for (const report::Variable& v : variables) out.push_back(v.name + "@" + std::to_string(v.offset.value_or(0)));
+    for (const report::Variable& v : variables)
+      out.push_back(v.name + "@" + std::to_string(v.offset.value_or(0)));
     return out;
   };
   EXPECT_EQ(names(LargestVariables(graph, 2, distinct, 100, {}, buffer)),

@@ -28,7 +28,8 @@ TEST(PoplarFlags, ParsesTheSeedsFlags) {
 TEST(PoplarFlags, UnknownFlagsListTheValidOnes) {
   auto flags = ParsePoplarFlags("--executable_cache=/tmp/x");
   ASSERT_FALSE(flags);
-  EXPECT_THAT(flags.error().message(), HasSubstr("unknown flag --executable_cache; valid flags: --help, "));
+  EXPECT_THAT(flags.error().message(),
+              HasSubstr("unknown flag --executable_cache; valid flags: --help, "));
   EXPECT_THAT(flags.error().message(), HasSubstr("--executable_cache_path"));
 }
 
@@ -39,13 +40,17 @@ TEST(PoplarFlags, BadValuesAreNamed) {
               HasSubstr("'yes' is not a boolean"));
   EXPECT_THAT(ParsePoplarFlags("--show_progress_bar=maybe").error().message(),
               HasSubstr("not one of true, false, auto"));
-  EXPECT_THAT(ParsePoplarFlags("--use_synthetic_data --synthetic_data_categories=infeed,bogus").error().message(),
+  EXPECT_THAT(ParsePoplarFlags("--use_synthetic_data --synthetic_data_categories=infeed,bogus")
+                  .error()
+                  .message(),
               HasSubstr("unknown category 'bogus'"));
   EXPECT_THAT(ParsePoplarFlags("--synthetic_data_initializer=random").error().message(),
               HasSubstr("only valid with --use_synthetic_data"));
   EXPECT_TRUE(ParsePoplarFlags("--use_synthetic_data --synthetic_data_initializer=-3"));
-  EXPECT_THAT(ParsePoplarFlags("executable_cache_path=/x").error().message(), HasSubstr("is not a flag"));
-  EXPECT_THAT(ParsePoplarFlags("--executable_cache_path").error().message(), HasSubstr("needs a value"));
+  EXPECT_THAT(ParsePoplarFlags("executable_cache_path=/x").error().message(),
+              HasSubstr("is not a flag"));
+  EXPECT_THAT(ParsePoplarFlags("--executable_cache_path").error().message(),
+              HasSubstr("needs a value"));
 }
 
 TEST(PoplarFlags, UsageHasOneLinePerFlag) {
@@ -81,8 +86,9 @@ TEST(EngineOptions, ErrorsNameTheKey) {
               HasSubstr("unknown option 'autoReport.al'; valid options: "));
   EXPECT_THAT(ParseEngineOptions(R"({"autoReport.all":"yes"})").error().message(),
               HasSubstr("autoReport.all: 'yes' is not true or false"));
-  EXPECT_THAT(ParseEngineOptions(R"({"debug.computeInstrumentationLevel":"chip"})").error().message(),
-              HasSubstr("is not device, ipu, tile or vertex"));
+  EXPECT_THAT(
+      ParseEngineOptions(R"({"debug.computeInstrumentationLevel":"chip"})").error().message(),
+      HasSubstr("is not device, ipu, tile or vertex"));
   EXPECT_THAT(ParseEngineOptions("{'a':1}").error().message(), HasSubstr("not valid JSON"));
   EXPECT_THAT(ParseEngineOptions("[1]").error().message(), HasSubstr("expected a JSON object"));
   EXPECT_THAT(ParseEngineOptions(R"({"autoReport.directory":["x"]})").error().message(),
@@ -115,18 +121,21 @@ TEST(ReportConfig, TheSeedsConfiguration) {
 TEST(ReportConfig, ErrorsNameTheOption) {
   EXPECT_THAT(ParseReportConfig(R"({"profilng": true})").error().message(),
               HasSubstr("unknown option 'profilng'; valid options: profiling, "));
-  EXPECT_THAT(ParseReportConfig(R"({"profiling": "yes"})").error().message(), HasSubstr("profiling: expected"));
+  EXPECT_THAT(ParseReportConfig(R"({"profiling": "yes"})").error().message(),
+              HasSubstr("profiling: expected"));
   EXPECT_THAT(ParseReportConfig(R"({"profile_execution": "cycle"})").error().message(),
               HasSubstr("profile_execution: expected"));
   EXPECT_THAT(ParseReportConfig(R"({"max_report_size": -1})").error().message(),
               HasSubstr("non-negative integer"));
-  EXPECT_THAT(ParseReportConfig(R"({"ipu_version": "ipu3"})").error().message(), HasSubstr("'ipu3'"));
+  EXPECT_THAT(ParseReportConfig(R"({"ipu_version": "ipu3"})").error().message(),
+              HasSubstr("'ipu3'"));
 }
 
 TEST(CompileKeyText, ProfilingAndReportsNeverChangeIt) {
   auto plain = ParsePoplarFlags("");
   auto cached = ParsePoplarFlags(
-      "--executable_cache_path=/c --tensor_map_file_path=/m --show_progress_bar=true --max_compilation_threads=2");
+      "--executable_cache_path=/c --tensor_map_file_path=/m --show_progress_bar=true "
+      "--max_compilation_threads=2");
   auto profiled = ParseEngineOptions(R"({"autoReport.all":"true","debug.instrument":"true"})");
   auto none = ParseEngineOptions("{}");
   ASSERT_TRUE(plain && cached && profiled && none);

@@ -41,8 +41,7 @@ TEST(Program, SeedProgramValidates) {
 TEST(Program, AllKindsNestAndCount) {
   Fixture f;
   Sequence body{Execute(f.cs), Copy(f.v1, f.v2)};
-  Sequence prog{Copy(f.in, f.v1), Repeat(10, body),
-                RepeatWhileTrue(Sequence(), f.flag, body),
+  Sequence prog{Copy(f.in, f.v1), Repeat(10, body), RepeatWhileTrue(Sequence(), f.flag, body),
                 If(f.flag, Execute(f.cs)), Copy(f.v2, f.out)};
   ASSERT_TRUE(ValidateProgram(f.graph, prog)) << Message(ValidateProgram(f.graph, prog));
   const auto steps = prog.steps();

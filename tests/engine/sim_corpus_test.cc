@@ -22,7 +22,8 @@ std::string Summary(const std::string& message) {
   if (first == std::string::npos) return message;
   text = message.substr(0, first);
   const size_t second = message.find('\n', first + 1);
-  std::string line = message.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+  std::string line = message.substr(
+      first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
   line.erase(0, line.find_first_not_of(' '));
   text += "; first: " + line;
   return text;
@@ -31,7 +32,8 @@ std::string Summary(const std::string& message) {
 class SimCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SimCorpus, RunsOrIsRefusedBeforeRunning) {
-  if (hlo::testing::TooSlowUnderSanitizers(GetParam())) GTEST_SKIP() << "too slow under ASan; the release build runs it";
+  if (hlo::testing::TooSlowUnderSanitizers(GetParam()))
+    GTEST_SKIP() << "too slow under ASan; the release build runs it";
   Expected<std::vector<hlo::Module>> modules =
       hlo::ParseModules(hlo::testing::ReadCorpus(GetParam()), {.source_name = GetParam()});
   ASSERT_TRUE(modules.has_value()) << modules.error().message();
@@ -42,7 +44,8 @@ TEST_P(SimCorpus, RunsOrIsRefusedBeforeRunning) {
     Expected<compiler::CompileResult> compiled = compiler::CompileModule(module, *target, {});
     ASSERT_TRUE(compiled.has_value()) << where << ": " << compiled.error().message();
     if (compiled->tiles_out_of_memory > 0) {
-      std::cout << "sim-corpus: | " << where << " | out of memory | " << compiled->tiles_out_of_memory
+      std::cout << "sim-corpus: | " << where << " | out of memory | "
+                << compiled->tiles_out_of_memory
                 << " tile(s) over capacity on ipu2; not run, as Poplar |\n";
       continue;
     }
@@ -55,7 +58,8 @@ TEST_P(SimCorpus, RunsOrIsRefusedBeforeRunning) {
     }
     Expected<HostInterface> host = DescribeHostInterface(module);
     if (!host) {
-      std::cout << "sim-corpus: | " << where << " | no host interface | " << host.error().message() << " |\n";
+      std::cout << "sim-corpus: | " << where << " | no host interface | " << host.error().message()
+                << " |\n";
       continue;
     }
     sim::HostData inputs;

@@ -95,7 +95,9 @@ TEST(CycleModel, HandComputedStepsOfASmallGraph) {
   EXPECT_EQ(report.steps[0].cycles, step);
   EXPECT_EQ(report.steps[3].program, "Device to host: o");
   using report::CycleKind;
-  auto average = [&](CycleKind kind) { return *report.tile_average_cycles[static_cast<size_t>(kind)]; };
+  auto average = [&](CycleKind kind) {
+    return *report.tile_average_cycles[static_cast<size_t>(kind)];
+  };
   // Two tiles: tile 0 computes, both take part in the exchange.
   EXPECT_DOUBLE_EQ(average(CycleKind::kComputeIncludingIdle), 3.0 * 6 * worker / 2);
   EXPECT_DOUBLE_EQ(average(CycleKind::kComputeExcludingIdle), 3.0 * worker / 2);
@@ -113,7 +115,8 @@ TEST(CycleModel, HandComputedStepsOfASmallGraph) {
   const std::string text = report::WriteTextReport({}, &report, {.show_execution_steps = true});
   EXPECT_THAT(text, HasSubstr("Programs executed:\n\n<anonymous>.\n"));
   // Values start one column after the longest label (text-report.md section 7).
-  EXPECT_THAT(text, HasSubstr(fmt::format("  {:<53} {} (approx", "Total cycles:", WithThousands(report.total_cycles))));
+  EXPECT_THAT(text, HasSubstr(fmt::format("  {:<53} {} (approx",
+                                          "Total cycles:", WithThousands(report.total_cycles))));
   EXPECT_THAT(text, HasSubstr("  Cycles by vertex type:\n    SumVertex (1 instances):   63\n"));
   EXPECT_THAT(text, HasSubstr("  Execution steps:\n    sum"));
 }
@@ -143,9 +146,11 @@ TEST(CycleModel, BytesBetweenIpusAreGlobalExchange) {
   EXPECT_EQ(run->cycles, sim::kGlobalSyncCycles + global + 6 * 21);
   const report::ExecutionReport report = (*simulator)->Report();
   // Tiles 0 and 2 take part, of 4.
-  EXPECT_DOUBLE_EQ(*report.tile_average_cycles[static_cast<size_t>(report::CycleKind::kGlobalExchange)],
-                   2.0 * global / 4);
-  EXPECT_DOUBLE_EQ(*report.tile_average_cycles[static_cast<size_t>(report::CycleKind::kIpuExchange)], 0.0);
+  EXPECT_DOUBLE_EQ(
+      *report.tile_average_cycles[static_cast<size_t>(report::CycleKind::kGlobalExchange)],
+      2.0 * global / 4);
+  EXPECT_DOUBLE_EQ(
+      *report.tile_average_cycles[static_cast<size_t>(report::CycleKind::kIpuExchange)], 0.0);
 }
 
 // Vertex A writes v[0]; vertex B, in the same compute set, reads v[0]: B

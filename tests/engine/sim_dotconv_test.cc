@@ -41,21 +41,22 @@ ENTRY main {
   ROOT out = (f32[3,4], f32[2,4], f32[3,4]) tuple(at_b, a_wt, at_ct)
 })");
   auto simulator = MustCreate(compiled);
-  sim::HostData out = MustRun(*simulator, {{"a", Encode<float>({1, 2, 3, 4, 5, 6})},
-                                           {"b", Encode<float>({1, 0, 2, 1, 0, 1, 1, 3})},
-                                           {"w", Encode<float>({1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1})},
-                                           {"c", Encode<float>({1, 0, 0, 1, 1, 1, 2, -1})}});
+  sim::HostData out =
+      MustRun(*simulator, {{"a", Encode<float>({1, 2, 3, 4, 5, 6})},
+                           {"b", Encode<float>({1, 0, 2, 1, 0, 1, 1, 3})},
+                           {"w", Encode<float>({1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1})},
+                           {"c", Encode<float>({1, 0, 0, 1, 1, 1, 2, -1})}});
   // a^T = [[1,4],[2,5],[3,6]]; a^T.b (a.reshape(3,2).b would start 1,2,4,7).
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(1, 4, 6, 13, 2, 5, 9, 17, 3, 6, 12, 21));
   // a.w^T: columns are a's three columns and their sum.
   EXPECT_THAT(Decode<float>(out["out.1"]), ElementsAre(1, 2, 3, 6, 4, 5, 6, 15));
   // a^T.c^T: row i is (a[0][i], a[1][i]) against each row of c.
   EXPECT_THAT(Decode<float>(out["out.2"]), ElementsAre(1, 4, 5, -2, 2, 5, 7, -1, 3, 6, 9, 0));
-  EXPECT_GT(VerticesOf(compiled, MatMulPartialTransposedCodeletName(ElementType::kF32, ElementType::kF32,
-                                                                    true, false)),
+  EXPECT_GT(VerticesOf(compiled, MatMulPartialTransposedCodeletName(
+                                     ElementType::kF32, ElementType::kF32, true, false)),
             0u);
-  EXPECT_GT(VerticesOf(compiled, MatMulPartialTransposedCodeletName(ElementType::kF32, ElementType::kF32,
-                                                                    false, true)),
+  EXPECT_GT(VerticesOf(compiled, MatMulPartialTransposedCodeletName(
+                                     ElementType::kF32, ElementType::kF32, false, true)),
             0u);
 }
 
@@ -117,8 +118,8 @@ ENTRY main {
   auto simulator = MustCreate(compiled);
   sim::HostData out = MustRun(*simulator, {{"x", Floats(x)}, {"w", Floats(w)}});
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAreArray(expected));
-  EXPECT_GT(VerticesOf(compiled, MatMulPartialTransposedCodeletName(ElementType::kF32, ElementType::kF32,
-                                                                    true, true)),
+  EXPECT_GT(VerticesOf(compiled, MatMulPartialTransposedCodeletName(ElementType::kF32,
+                                                                    ElementType::kF32, true, true)),
             1u);
   EXPECT_GT(VerticesOf(compiled, ReduceCodeletName(ReduceOp::kAdd, ElementType::kF32, false)), 0u);
 }
@@ -199,7 +200,8 @@ ENTRY main {
 })");
   std::vector<float> x(4 * 4096), k(4096, 1.0f);
   for (size_t p = 0; p < 4; ++p)
-    for (size_t c = 0; c < 4096; ++c) x[p * 4096 + c] = static_cast<float>(static_cast<int>(c % 3) - 1 + static_cast<int>(p));
+    for (size_t c = 0; c < 4096; ++c)
+      x[p * 4096 + c] = static_cast<float>(static_cast<int>(c % 3) - 1 + static_cast<int>(p));
   auto simulator = MustCreate(compiled);
   sim::HostData out = MustRun(*simulator, {{"x", Floats(x)}, {"k", Floats(k)}});
   // Channels c % 3 = 0, 1, 2 number 1366, 1365, 1365: -1 + 4096 p.
@@ -249,7 +251,8 @@ ENTRY main {
   b = s8[3,2] parameter(1)
   ROOT d = s8[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })");
-  auto simulator = sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
+  auto simulator =
+      sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
   ASSERT_FALSE(simulator);
   EXPECT_THAT(simulator.error().message(), HasSubstr("d (dot)"));
 }

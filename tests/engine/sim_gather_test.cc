@@ -26,49 +26,57 @@ sim::HostData RunText(const std::string& text, sim::HostData inputs, uint32_t ti
 }
 
 TEST(SimGather, RowsWithS64IndicesAreClamped) {
-  sim::HostData out = RunText(R"(
+  sim::HostData out =
+      RunText(R"(
 HloModule g
 ENTRY main {
   t = f32[3,2] parameter(0)
   i = s64[3] parameter(1)
   ROOT g = f32[3,2] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}
-})", {{"t", Encode<float>({1, 2, 3, 4, 5, 6})}, {"i", Encode<int64_t>({2, -1, 7})}});
+})",
+              {{"t", Encode<float>({1, 2, 3, 4, 5, 6})}, {"i", Encode<int64_t>({2, -1, 7})}});
   // Starts 2, clamp(-1) = 0, clamp(7) = 2.
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(5, 6, 1, 2, 5, 6));
 }
 
 TEST(SimGather, WindowsClampedPerDimension) {
-  sim::HostData out = RunText(R"(
+  sim::HostData out = RunText(
+      R"(
 HloModule g
 ENTRY main {
   t = f32[3,3] parameter(0)
   s = s32[2,2] parameter(1)
   ROOT g = f32[2,2,2] gather(t, s), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,2}
-})", {{"t", Encode<float>({0, 1, 2, 3, 4, 5, 6, 7, 8})}, {"s", Encode<int32_t>({1, 1, 5, -3})}});
+})",
+      {{"t", Encode<float>({0, 1, 2, 3, 4, 5, 6, 7, 8})}, {"s", Encode<int32_t>({1, 1, 5, -3})}});
   // (1,1) -> [[4,5],[7,8]]; (5,-3) clamps to (1,0) -> [[3,4],[6,7]].
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(4, 5, 7, 8, 3, 4, 6, 7));
 }
 
 TEST(SimGather, U32IndicesWithTheIndexVectorFirstAndOffsetsBeforeBatch) {
-  sim::HostData out = RunText(R"(
+  sim::HostData out =
+      RunText(R"(
 HloModule g
 ENTRY main {
   t = f32[2,3] parameter(0)
   i = u32[1,2] parameter(1)
   ROOT g = f32[2,2] gather(t, i), offset_dims={0}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=0, slice_sizes={2,1}
-})", {{"t", Encode<float>({1, 2, 3, 4, 5, 6})}, {"i", Encode<uint32_t>({2, 0})}});
+})",
+              {{"t", Encode<float>({1, 2, 3, 4, 5, 6})}, {"i", Encode<uint32_t>({2, 0})}});
   // out[r][b] = t[r][i[0][b]]
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(3, 1, 6, 4));
 }
 
 TEST(SimGather, OperandBatchingDimensions) {
-  sim::HostData out = RunText(R"(
+  sim::HostData out =
+      RunText(R"(
 HloModule g
 ENTRY main {
   t = f32[2,3] parameter(0)
   i = s32[2,1] parameter(1)
   ROOT g = f32[2] gather(t, i), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=1, slice_sizes={1,1}
-})", {{"t", Encode<float>({1, 2, 3, 4, 5, 6})}, {"i", Encode<int32_t>({2, 0})}});
+})",
+              {{"t", Encode<float>({1, 2, 3, 4, 5, 6})}, {"i", Encode<int32_t>({2, 0})}});
   // Row b of t at column i[b].
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(3, 4));
 }
@@ -89,9 +97,11 @@ ENTRY main {
   i = s32[4] parameter(1)
   u = f32[4,2] parameter(2)
   ROOT s = f32[4,2] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-})", {{"o", Encode<float>({1, 1, 1, 1, 1, 1, 1, 1})},
-      {"i", Encode<int32_t>({1, 3, 1, -1})},
-      {"u", Encode<float>({10, 20, 30, 40, 50, 60, 70, 80})}}, 64);
+})",
+                              {{"o", Encode<float>({1, 1, 1, 1, 1, 1, 1, 1})},
+                               {"i", Encode<int32_t>({1, 3, 1, -1})},
+                               {"u", Encode<float>({10, 20, 30, 40, 50, 60, 70, 80})}},
+                              64);
   // Row 1 gets updates 0 and 2, row 3 update 1; index -1 is skipped.
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(1, 1, 61, 81, 1, 1, 31, 41));
 }
@@ -108,8 +118,10 @@ ENTRY main {
   i = u32[3,1] parameter(1)
   u = s32[3] parameter(2)
   ROOT s = s32[3] scatter(o, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, indices_are_sorted=true, unique_indices=false, to_apply=overwrite
-})", {{"o", Encode<int32_t>({0, 0, 0})}, {"i", Encode<uint32_t>({1, 1, 2})},
-      {"u", Encode<int32_t>({10, 20, 30})}});
+})",
+                              {{"o", Encode<int32_t>({0, 0, 0})},
+                               {"i", Encode<uint32_t>({1, 1, 2})},
+                               {"u", Encode<int32_t>({10, 20, 30})}});
   EXPECT_THAT(Decode<int32_t>(out["out.0"]), ElementsAre(0, 20, 30));
 }
 
@@ -120,8 +132,10 @@ ENTRY main {
   i = s64[2,1] parameter(1)
   u = f32[2,2] parameter(2)
   ROOT s = f32[4] scatter(o, i, u), update_window_dims={1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-})", {{"o", Encode<float>({1, 1, 1, 1})}, {"i", Encode<int64_t>({3, 1})},
-      {"u", Encode<float>({10, 20, 30, 40})}});
+})",
+                              {{"o", Encode<float>({1, 1, 1, 1})},
+                               {"i", Encode<int64_t>({3, 1})},
+                               {"u", Encode<float>({10, 20, 30, 40})}});
   // The window at 3 would cover [3, 5): skipped whole, element 3 included.
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(1, 31, 41, 1));
 }
@@ -139,8 +153,10 @@ ENTRY main {
   i = s32[4,1] parameter(1)
   u = s32[4] parameter(2)
   ROOT s = s32[3] scatter(o, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mx
-})", {{"o", Encode<int32_t>({5, 5, 5})}, {"i", Encode<int32_t>({0, 0, 2, 2})},
-      {"u", Encode<int32_t>({7, 9, 1, -4})}});
+})",
+                              {{"o", Encode<int32_t>({5, 5, 5})},
+                               {"i", Encode<int32_t>({0, 0, 2, 2})},
+                               {"u", Encode<int32_t>({7, 9, 1, -4})}});
   EXPECT_THAT(Decode<int32_t>(out["out.0"]), ElementsAre(9, 5, 5));
 }
 
@@ -171,7 +187,8 @@ TEST(SimSort, StableKeyValueWithTies) {
   EXPECT_THAT(Decode<int32_t>(up["out.0"]), ElementsAre(1, 1, 2, 3, 3, 3));
   EXPECT_THAT(Decode<int32_t>(up["out.1"]), ElementsAre(1, 4, 3, 0, 2, 5));
   // Descending; is_stable=false is served by the same stable sort.
-  sim::HostData down = RunText(KeyValue("GT", "false"), {{"k", Encode<int32_t>({3, 1, 3, 2, 1, 3})}});
+  sim::HostData down =
+      RunText(KeyValue("GT", "false"), {{"k", Encode<int32_t>({3, 1, 3, 2, 1, 3})}});
   EXPECT_THAT(Decode<int32_t>(down["out.0"]), ElementsAre(3, 3, 3, 2, 1, 1));
   EXPECT_THAT(Decode<int32_t>(down["out.1"]), ElementsAre(0, 2, 5, 3, 1, 4));
 }
@@ -187,7 +204,8 @@ cmp {
 ENTRY main {
   x = f32[3,2] parameter(0)
   ROOT s = f32[3,2] sort(x), dimensions={0}, to_apply=cmp
-})", {{"x", Encode<float>({3, 0, 1, 5, 2, -1})}});
+})",
+                              {{"x", Encode<float>({3, 0, 1, 5, 2, -1})}});
   // compare(b, a) GT is a < b: ascending columns.
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(1, -1, 2, 0, 3, 5));
 }
@@ -203,7 +221,8 @@ cmp {
 ENTRY main {
   x = f32[5] parameter(0)
   ROOT s = f32[5] sort(x), dimensions={0}, is_stable=true, to_apply=cmp
-})", {{"x", Encode<float>({-0.0f, NAN, 0.0f, -INFINITY, 1.0f})}});
+})",
+                              {{"x", Encode<float>({-0.0f, NAN, 0.0f, -INFINITY, 1.0f})}});
   const std::vector<float> v = Decode<float>(out["out.0"]);
   ASSERT_EQ(v.size(), 5u);
   EXPECT_TRUE(std::isnan(v[0]));
@@ -254,8 +273,8 @@ ENTRY main {
 })";
 
 TEST(SimSort, JaxFloatComparator) {
-  sim::HostData out = RunText(kJaxComparator,
-                              {{"x", Encode<float>({NAN, -0.0f, 2.0f, 0.0f, -1.0f, -NAN})}});
+  sim::HostData out =
+      RunText(kJaxComparator, {{"x", Encode<float>({NAN, -0.0f, 2.0f, 0.0f, -1.0f, -NAN})}});
   // -1, then -0 and +0 tied (stable: input order), 2, then both NaNs tied.
   EXPECT_THAT(Decode<int32_t>(out["out.1"]), ElementsAre(4, 1, 3, 2, 0, 5));
 }
@@ -306,7 +325,8 @@ ENTRY main {
   x = f32[4] parameter(0)
   ROOT sort.3 = f32[4] sort(x), dimensions={0}, to_apply=cmp
 })");
-  auto simulator = sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
+  auto simulator =
+      sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
   ASSERT_FALSE(simulator.has_value());
   EXPECT_THAT(simulator.error().message(), HasSubstr("sort.3 (sort): tileprof::OpaqueOp<sort"));
 }
@@ -317,7 +337,8 @@ TEST(SimGather, ManyTilesAgreeWithAReferenceLoop) {
   constexpr int kRows = 40, kCols = 8, kIds = 50;
   std::vector<float> table(kRows * kCols), updates(kIds * kCols);
   std::vector<int32_t> gather_ids(kIds), scatter_ids(kIds);
-  for (int i = 0; i < kRows * kCols; ++i) table[i] = static_cast<float>(100 * (i / kCols) + i % kCols);
+  for (int i = 0; i < kRows * kCols; ++i)
+    table[i] = static_cast<float>(100 * (i / kCols) + i % kCols);
   for (int i = 0; i < kIds; ++i) {
     gather_ids[i] = (i * 7) % 45 - 2;    // -2..42: clamped to 0..39
     scatter_ids[i] = (i * 11) % 44 - 2;  // -2..41: out of range skipped
@@ -337,7 +358,11 @@ ENTRY main {
   rows = f32[50,8] gather(t, g), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}
   sums = f32[40,8] scatter(t, s, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
   ROOT r = (f32[50,8], f32[40,8]) tuple(rows, sums)
-})", {{"t", bytes(table)}, {"g", bytes(gather_ids)}, {"s", bytes(scatter_ids)}, {"u", bytes(updates)}});
+})",
+                              {{"t", bytes(table)},
+                               {"g", bytes(gather_ids)},
+                               {"s", bytes(scatter_ids)},
+                               {"u", bytes(updates)}});
   std::vector<float> rows(kIds * kCols), sums = table;
   for (int i = 0; i < kIds; ++i) {
     const int r = std::clamp(gather_ids[i], 0, kRows - 1);
@@ -364,7 +389,8 @@ ENTRY main {
   k = s32[64,6] parameter(0)
   v = s32[64,6] iota(), iota_dimension=0
   ROOT s = (s32[64,6], s32[64,6]) sort(k, v), dimensions={0}, is_stable=true, to_apply=cmp
-})", {{"k", bytes(keys)}});
+})",
+                                 {{"k", bytes(keys)}});
   std::vector<int32_t> want_keys(keys.size()), want_rows(keys.size());
   for (int col = 0; col < 6; ++col) {
     std::vector<int32_t> order(64);
@@ -387,7 +413,8 @@ ENTRY main {
   t = f32[3,2] parameter(0)
   i = s32[3] parameter(1)
   ROOT gather.9 = f32[3,2] gather(t, i), offset_dims={5}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}
-})", {.source_name = "bad.hlo"});
+})",
+                                                  {.source_name = "bad.hlo"});
   ASSERT_TRUE(module.has_value());
   Expected<compiler::CompileResult> result =
       compiler::CompileModule(*module, *Target::FromPreset("ipu2", 1, 8), {});
@@ -400,9 +427,9 @@ TEST(SimGather, CompilerCodeletNamesRoundTrip) {
   compiler::CompilerCodelets codelets(graph);
   for (std::string_view name :
        {"tileprof::Gather<float,int,2,1,2>", "tileprof::Gather<half,long long,3,0,2>",
-        "tileprof::Scatter<float,int,add,2,1,2>", "tileprof::Scatter<int,unsigned int,assign,1,2,0>",
-        "tileprof::Sort<2,0,lt,float,int>", "tileprof::Sort<1,1,gt_nanlast,int,float>",
-        "tileprof::Sort<1,0,lt_total,double>"}) {
+        "tileprof::Scatter<float,int,add,2,1,2>",
+        "tileprof::Scatter<int,unsigned int,assign,1,2,0>", "tileprof::Sort<2,0,lt,float,int>",
+        "tileprof::Sort<1,1,gt_nanlast,int,float>", "tileprof::Sort<1,0,lt_total,double>"}) {
     EXPECT_TRUE(compiler::CompilerCodelets::IsCompilerCodeletName(name)) << name;
     Expected<const Codelet*> codelet = codelets.FromName(name);
     ASSERT_TRUE(codelet.has_value()) << name << ": " << codelet.error().message();

@@ -24,7 +24,8 @@ std::string ReadText(const std::string& path) {
 }
 
 TEST(SimOps, SeedAdderSample) {
-  Compiled compiled = CompileText(ReadText(std::string(TILEPROF_SOURCE_DIR) + "/samples/adder.hlo"));
+  Compiled compiled =
+      CompileText(ReadText(std::string(TILEPROF_SOURCE_DIR) + "/samples/adder.hlo"));
   auto simulator = MustCreate(compiled);
   sim::HostData out = MustRun(*simulator, {{"a", Encode<float>({1, 2})},
                                            {"b", Encode<float>({10, 20})},
@@ -153,7 +154,8 @@ ENTRY main {
   // The condition is tested 6 times: 5 trips and the exit.
   const report::ExecutionReport report = simulator->Report();
   size_t tests = 0;
-  for (const report::ExecutionStep& step : report.steps) tests += step.program == "Sync (predicate)";
+  for (const report::ExecutionStep& step : report.steps)
+    tests += step.program == "Sync (predicate)";
   EXPECT_EQ(tests, 6u);
   // A second run starts again from the parameters (the loop state is
   // overwritten from the init value).
@@ -179,9 +181,11 @@ ENTRY main {
   ROOT r = f32[] conditional(b, x, x), true_computation=on_true, false_computation=on_false
 })");
   auto simulator = MustCreate(compiled);
-  EXPECT_THAT(Decode<float>(MustRun(*simulator, {{"b", Encode<uint8_t>({1})}, {"x", Encode<float>({4})}})["out.0"]),
+  EXPECT_THAT(Decode<float>(MustRun(
+                  *simulator, {{"b", Encode<uint8_t>({1})}, {"x", Encode<float>({4})}})["out.0"]),
               ElementsAre(-4.0f));
-  EXPECT_THAT(Decode<float>(MustRun(*simulator, {{"b", Encode<uint8_t>({0})}, {"x", Encode<float>({4})}})["out.0"]),
+  EXPECT_THAT(Decode<float>(MustRun(
+                  *simulator, {{"b", Encode<uint8_t>({0})}, {"x", Encode<float>({4})}})["out.0"]),
               ElementsAre(14.0f));
 }
 
@@ -209,7 +213,8 @@ ENTRY main {
 })");
   auto simulator = MustCreate(compiled);
   auto run = [&](int32_t index) {
-    return Decode<int32_t>(MustRun(*simulator, {{"i", Encode<int32_t>({index})}, {"x", Encode<int32_t>({7})}})["out.0"]);
+    return Decode<int32_t>(MustRun(
+        *simulator, {{"i", Encode<int32_t>({index})}, {"x", Encode<int32_t>({7})}})["out.0"]);
   };
   EXPECT_THAT(run(0), ElementsAre(107));
   EXPECT_THAT(run(1), ElementsAre(14));
@@ -226,10 +231,12 @@ ENTRY main {
   mystery.7 = f32[4] custom-call(x), custom_call_target="SomethingUnknown"
   ROOT y = f32[4] add(mystery.7, x)
 })");
-  auto simulator = sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
+  auto simulator =
+      sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
   ASSERT_FALSE(simulator.has_value());
   EXPECT_THAT(simulator.error().message(), HasSubstr("cannot run: 1 instruction(s)"));
-  EXPECT_THAT(simulator.error().message(), HasSubstr("mystery.7 (custom-call): tileprof::OpaqueOp<custom-call"));
+  EXPECT_THAT(simulator.error().message(),
+              HasSubstr("mystery.7 (custom-call): tileprof::OpaqueOp<custom-call"));
   // Without the module the vertex's debug name still names the instruction.
   auto unnamed = sim::Simulator::Create(compiled.result, {.threads = 1});
   ASSERT_FALSE(unnamed.has_value());
@@ -244,19 +251,25 @@ ENTRY main {
   weights = f32[4] constant({...})
   ROOT y = f32[4] add(x, weights)
 })");
-  auto simulator = sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
+  auto simulator =
+      sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
   ASSERT_FALSE(simulator.has_value());
   EXPECT_THAT(simulator.error().message(), HasSubstr("'y' reads it"));
-  EXPECT_THAT(simulator.error().message(), HasSubstr("weights (constant): its values are unknown (elided as {...} in the HLO text"));
+  EXPECT_THAT(
+      simulator.error().message(),
+      HasSubstr("weights (constant): its values are unknown (elided as {...} in the HLO text"));
 }
 
 TEST(SimOps, InputsMustMatchTheStreams) {
-  Compiled compiled = CompileText(ReadText(std::string(TILEPROF_SOURCE_DIR) + "/samples/adder.hlo"));
+  Compiled compiled =
+      CompileText(ReadText(std::string(TILEPROF_SOURCE_DIR) + "/samples/adder.hlo"));
   auto simulator = MustCreate(compiled);
-  sim::HostData inputs{{"a", Encode<float>({1, 2})}, {"b", Encode<float>({1})}, {"seed", Encode<uint32_t>({0, 0})}};
+  sim::HostData inputs{
+      {"a", Encode<float>({1, 2})}, {"b", Encode<float>({1})}, {"seed", Encode<uint32_t>({0, 0})}};
   Expected<sim::RunResult> missing = simulator->Run(inputs);
   ASSERT_FALSE(missing.has_value());
-  EXPECT_THAT(missing.error().message(), HasSubstr("input for stream 'b' has 4 bytes, the stream takes 8"));
+  EXPECT_THAT(missing.error().message(),
+              HasSubstr("input for stream 'b' has 4 bytes, the stream takes 8"));
   inputs["b"] = Encode<float>({1, 2});
   Expected<sim::RunResult> no_c = simulator->Run(inputs);
   ASSERT_FALSE(no_c.has_value());

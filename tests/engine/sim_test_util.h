@@ -53,7 +53,8 @@ std::vector<T> Decode(const std::vector<std::byte>& bytes) {
 }
 
 inline std::unique_ptr<sim::Simulator> MustCreate(const Compiled& compiled, uint32_t threads = 1) {
-  auto simulator = sim::Simulator::Create(compiled.result, {.threads = threads, .module = &compiled.module});
+  auto simulator =
+      sim::Simulator::Create(compiled.result, {.threads = threads, .module = &compiled.module});
   if (!simulator) {
     ADD_FAILURE() << simulator.error().message();
     std::abort();

@@ -51,10 +51,10 @@ ENTRY main {
   ROOT out = (f32[2,2], f32[5]) tuple(pool, sum)
 })");
   auto simulator = MustCreate(compiled);
-  sim::HostData out = MustRun(*simulator, {{"x", Encode<float>({1, 5, 2, 0,  //
-                                                               3, 4, 8, 1,  //
-                                                               -1, -2, -3, -4,  //
-                                                               -5, -6, -7, 9})},
+  sim::HostData out = MustRun(*simulator, {{"x", Encode<float>({1, 5, 2, 0,      //
+                                                                3, 4, 8, 1,      //
+                                                                -1, -2, -3, -4,  //
+                                                                -5, -6, -7, 9})},
                                            {"v", Encode<float>({10, 20, 30})}});
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(5.0f, 8.0f, -1.0f, 9.0f));
   // Base-dilated v is [10, h, 20, h, 30] (h a hole), padded by one each

@@ -28,12 +28,15 @@ TEST(SkipEngineCompilation, TheOriginalsThreeCases) {
 }
 
 TEST(SkipEngineCompilation, DeviceWorkIsCompiled) {
-  EXPECT_EQ(Line("HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] constant({1, 2, 3, 4})\n"
-                 "  ROOT s = f32[4] add(a, b)\n}\n"),
-            "");
+  EXPECT_EQ(
+      Line(
+          "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] constant({1, 2, 3, 4})\n"
+          "  ROOT s = f32[4] add(a, b)\n}\n"),
+      "");
   // Scalar, but not elementwise.
   EXPECT_EQ(Line("HloModule m\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
-                 "  ROOT z = f32[] add(x, y)\n}\nENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+                 "  ROOT z = f32[] add(x, y)\n}\nENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] "
+                 "constant(0)\n"
                  "  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=add\n}\n"),
             "");
   // A constant beside computed outputs.

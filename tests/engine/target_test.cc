@@ -33,9 +33,8 @@ TEST(Target, Ipu1MatchesTheMk1Report) {
 
 TEST(Target, Ipu1MemoryElementsAreTheLoweredVarsOffsets) {
   const Target t = Make("ipu1");
-  const std::vector<uint32_t> expected = {0,      16384,  32768,  49152,
-                                          65536,  81920,  98304,  114688,
-                                          131072, 163840, 196608, 229376};
+  const std::vector<uint32_t> expected = {0,     16384,  32768,  49152,  65536,  81920,
+                                          98304, 114688, 131072, 163840, 196608, 229376};
   const auto offsets = t.MemoryElementOffsets();
   EXPECT_EQ(std::vector<uint32_t>(offsets.begin(), offsets.end()), expected);
   EXPECT_EQ(t.InterleavedMemoryStart(), 131072u);
@@ -53,8 +52,8 @@ TEST(Target, Ipu2MatchesTheMk2Numbers) {
 
 TEST(Target, TwoMk2IpusMatchProfileTestValues) {
   const Target t = Make("ipu2", 2);
-  EXPECT_EQ(t.NumTiles(), 2944u);             // numTiles=2944
-  EXPECT_EQ(t.TotalMemory(), 1881145344u);    // totalMemory=1881145344
+  EXPECT_EQ(t.NumTiles(), 2944u);           // numTiles=2944
+  EXPECT_EQ(t.TotalMemory(), 1881145344u);  // totalMemory=1881145344
 }
 
 TEST(Target, Ipu21IsAnIpu2At1850MHz) {
@@ -137,8 +136,7 @@ TEST(Target, RejectsBadOptions) {
 
   auto zero_tiles = Target::FromPreset("ipu1", 1, 0);
   ASSERT_FALSE(zero_tiles);
-  EXPECT_EQ(zero_tiles.error().message(),
-            "--tiles-per-ipu 0 out of range for ipu1 (1 to 1,216)");
+  EXPECT_EQ(zero_tiles.error().message(), "--tiles-per-ipu 0 out of range for ipu1 (1 to 1,216)");
   EXPECT_FALSE(Target::FromPreset("ipu1", 1, 1217));
   EXPECT_TRUE(Target::FromPreset("ipu1", 1, 1216));
   EXPECT_FALSE(Target::FromPreset("ipu2", 1, 1473));
@@ -172,8 +170,7 @@ TEST(Target, AmpThroughputFollowsPeakFlops) {
 }
 
 TEST(Target, DescribeNamesTheNumbers) {
-  EXPECT_EQ(Make("ipu1").Describe(),
-            "ipu1, 1 IPU x 1,216 tiles, 262,144 B per tile, 1,600.0 MHz");
+  EXPECT_EQ(Make("ipu1").Describe(), "ipu1, 1 IPU x 1,216 tiles, 262,144 B per tile, 1,600.0 MHz");
   EXPECT_EQ(Make("ipu21", 2, 4).Describe(),
             "ipu21, 2 IPUs x 4 tiles, 638,976 B per tile, 1,850.0 MHz");
 }

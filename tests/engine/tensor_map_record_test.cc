@@ -211,8 +211,9 @@ ENTRY e {
 })");
   report::InstructionInfo info = ClassifyMlTypes(module);
   // The fusion reads the weight w: its dot is a forward op of training.
-  EXPECT_EQ(info.ml_types, (std::vector<std::pair<std::string, report::MlType>>{
-                               {"/d", report::MlType::kTrainingFwd}}));
+  EXPECT_EQ(
+      info.ml_types,
+      (std::vector<std::pair<std::string, report::MlType>>{{"/d", report::MlType::kTrainingFwd}}));
 }
 
 // Every corpus module: recording changes nothing else the compiler produces,
@@ -221,7 +222,8 @@ ENTRY e {
 class CorpusTensorMapTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusTensorMapTest, RecordsAReadableMapAndChangesNothingElse) {
-  if (hlo::testing::TooSlowUnderSanitizers(GetParam())) GTEST_SKIP() << "too slow under ASan; the release build runs it";
+  if (hlo::testing::TooSlowUnderSanitizers(GetParam()))
+    GTEST_SKIP() << "too slow under ASan; the release build runs it";
   Expected<std::vector<hlo::Module>> modules =
       hlo::ParseModules(hlo::testing::ReadCorpus(GetParam()), {.source_name = GetParam()});
   ASSERT_TRUE(modules) << modules.error().message();
@@ -243,8 +245,10 @@ TEST_P(CorpusTensorMapTest, RecordsAReadableMapAndChangesNothingElse) {
     EXPECT_EQ(with->graph_stats.num_vertices, without->graph_stats.num_vertices);
     const report::TensorMap& map = with->tensor_map;
     ASSERT_FALSE(map.computations.empty()) << module.name();
-    EXPECT_EQ(map.computations.back().computation, module.entry()->name()) << "entry is last in module order";
-    Expected<report::TensorMap> read = report::ReadTensorMapJson(report::WriteTensorMapJson(map), "map.json");
+    EXPECT_EQ(map.computations.back().computation, module.entry()->name())
+        << "entry is last in module order";
+    Expected<report::TensorMap> read =
+        report::ReadTensorMapJson(report::WriteTensorMapJson(map), "map.json");
     ASSERT_TRUE(read) << module.name() << ": " << read.error().message();
     EXPECT_EQ(*read, map);
     // The entry's parameters are all there.
@@ -258,7 +262,8 @@ TEST_P(CorpusTensorMapTest, RecordsAReadableMapAndChangesNothingElse) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTensorMapTest, ::testing::ValuesIn(hlo::testing::CorpusFiles()),
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTensorMapTest,
+                         ::testing::ValuesIn(hlo::testing::CorpusFiles()),
                          [](const auto& info) { return hlo::testing::TestName(info.param); });
 
 }  // namespace

@@ -89,8 +89,7 @@ TEST(Tensor, ReshapeAndFlatten) {
   EXPECT_THAT(Regions(*r), ElementsAre(R{0, 0, 12}));
   auto bad = t.Reshape({5});
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().message(),
-            "cannot reshape f32[2,6] (12 elements) to [5] (5 elements)");
+  EXPECT_EQ(bad.error().message(), "cannot reshape f32[2,6] (12 elements) to [5] (5 elements)");
   EXPECT_EQ(t.Flatten().shape(), std::vector<uint64_t>{12});
 }
 
@@ -101,8 +100,8 @@ TEST(Tensor, TransposeVisitsElementsInTheNewOrder) {
   ASSERT_TRUE(tr);
   EXPECT_EQ(tr->shape(), (std::vector<uint64_t>{3, 2}));
   // [[0,1,2],[3,4,5]] transposed is [[0,3],[1,4],[2,5]].
-  EXPECT_THAT(Regions(*tr), ElementsAre(R{0, 0, 1}, R{0, 3, 4}, R{0, 1, 2}, R{0, 4, 5},
-                                        R{0, 2, 3}, R{0, 5, 6}));
+  EXPECT_THAT(Regions(*tr),
+              ElementsAre(R{0, 0, 1}, R{0, 3, 4}, R{0, 1, 2}, R{0, 4, 5}, R{0, 2, 3}, R{0, 5, 6}));
   // Transposing back restores one contiguous run.
   auto back = tr->Dimshuffle(perm);
   ASSERT_TRUE(back);

@@ -19,8 +19,10 @@ std::vector<TileRun> ModelRuns(const std::vector<uint32_t>& model) {
   std::vector<TileRun> runs;
   for (uint64_t e = 0; e < model.size(); ++e) {
     if (model[e] == kUnmapped) continue;
-    if (!runs.empty() && runs.back().end == e && runs.back().tile == model[e]) ++runs.back().end;
-    else runs.push_back({e, e + 1, model[e]});
+    if (!runs.empty() && runs.back().end == e && runs.back().tile == model[e])
+      ++runs.back().end;
+    else
+      runs.push_back({e, e + 1, model[e]});
   }
   return runs;
 }
@@ -82,7 +84,8 @@ TEST(TileMap, FirstRunEndingAfterAnElementAgreesWithAScan) {
     for (uint64_t at = 0; at < limit; ++at) {
       size_t scan = 0;
       while (scan < runs.size() && runs[scan].end <= at) ++scan;
-      ASSERT_EQ(map.FirstEndingAfter(at) - runs.begin(), static_cast<std::ptrdiff_t>(scan)) << "element " << at;
+      ASSERT_EQ(map.FirstEndingAfter(at) - runs.begin(), static_cast<std::ptrdiff_t>(scan))
+          << "element " << at;
     }
   };
   TileMap even;  // 7 elements on each of 1,472 tiles, after a gap of 5

@@ -29,12 +29,14 @@ std::vector<Module> MustParseAll(std::string text, const std::string& name) {
 // independently of the parser. FileCheck lines start with "//" and never
 // match.
 int64_t CountInstructionLines(const std::string& text) {
-  static const std::regex kInstruction(R"(^\s*(ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=\s*(\(|[a-z][a-z0-9]*\[))");
+  static const std::regex kInstruction(
+      R"(^\s*(ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=\s*(\(|[a-z][a-z0-9]*\[))");
   std::istringstream lines(text);
   std::string line;
   int64_t count = 0;
   while (std::getline(lines, line))
-    if (std::regex_search(line, kInstruction) && line.find("HloModule") == std::string::npos) ++count;
+    if (std::regex_search(line, kInstruction) && line.find("HloModule") == std::string::npos)
+      ++count;
   return count;
 }
 
@@ -61,7 +63,8 @@ TEST_P(CorpusTest, ParsesEveryModuleAndInstruction) {
   for (const Module& module : modules) {
     instructions += module.instruction_count();
     ASSERT_NE(module.entry(), nullptr);
-    for (const Computation* computation : module.computations()) ASSERT_NE(computation->root(), nullptr);
+    for (const Computation* computation : module.computations())
+      ASSERT_NE(computation->root(), nullptr);
   }
   EXPECT_EQ(instructions, lines);
 }
@@ -94,8 +97,10 @@ TEST_P(CorpusTest, CanonicalLevelsAreFixedPoints) {
 
 TEST_P(CorpusTest, FingerprintIgnoresPrintStyle) {
   std::vector<Module> original = MustParseAll(ReadCorpus(GetParam()), GetParam());
-  std::vector<Module> long_form = MustParseAll(PrintModules(original, {.style = PrintStyle::kLegacy}), "long.hlo");
-  std::vector<Module> canonical = MustParseAll(PrintModules(original, {.level = kLevelStructure}), "l3.hlo");
+  std::vector<Module> long_form =
+      MustParseAll(PrintModules(original, {.style = PrintStyle::kLegacy}), "long.hlo");
+  std::vector<Module> canonical =
+      MustParseAll(PrintModules(original, {.level = kLevelStructure}), "l3.hlo");
   for (size_t i = 0; i < original.size(); ++i) {
     EXPECT_EQ(Fingerprint(original[i]), Fingerprint(long_form[i]));
     EXPECT_EQ(Fingerprint(original[i]), Fingerprint(canonical[i]));

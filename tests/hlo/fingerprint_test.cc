@@ -33,7 +33,8 @@ uint64_t FingerprintOf(const std::string& text) { return Fingerprint(MustParse(t
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++count;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+    ++count;
   return count;
 }
 
@@ -60,7 +61,9 @@ std::string ReplaceAll(const std::string& text, const std::string& from, const s
   return result;
 }
 
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; }
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+}
 
 // The module name and every name written after '%' (instructions and
 // computations; in this style every reference carries the sigil).
@@ -80,7 +83,8 @@ std::set<std::string> DefinedNames(const std::string& text) {
 
 // Replaces every whole word that is a key of `renames`, wherever it is
 // (definitions, operands, to_apply=, program-shape parameter names).
-std::string RenameWords(const std::string& text, const std::map<std::string, std::string>& renames) {
+std::string RenameWords(const std::string& text,
+                        const std::map<std::string, std::string>& renames) {
   std::string result;
   size_t i = 0;
   while (i < text.size()) {
@@ -112,7 +116,8 @@ std::pair<size_t, size_t> BlockOf(const std::string& text, const std::string& na
 
 // Moves computation `name` to just before the line starting with `anchor`
 // (or to the end when `anchor` is empty).
-std::string MoveComputation(const std::string& text, const std::string& name, const std::string& anchor) {
+std::string MoveComputation(const std::string& text, const std::string& name,
+                            const std::string& anchor) {
   auto [begin, end] = BlockOf(text, name);
   std::string block = text.substr(begin, end - begin) + "\n";
   std::string rest = text.substr(0, begin) + text.substr(end);
@@ -135,8 +140,10 @@ std::string StripMetadata(const std::string& text) {
     for (; i < text.size() && depth > 0; ++i) {
       char c = text[i];
       if (quote != 0) {
-        if (c == '\\') ++i;
-        else if (c == quote) quote = 0;
+        if (c == '\\')
+          ++i;
+        else if (c == quote)
+          quote = 0;
       } else if (c == '"' || c == '\'') {
         quote = c;
       } else if (c == '{') {
@@ -175,8 +182,9 @@ std::string DropProgramShapes(const std::string& text) {
   std::istringstream lines(text);
   std::string line, result;
   while (std::getline(lines, line)) {
-    bool header = (line.rfind("%", 0) == 0 || line.rfind("ENTRY ", 0) == 0) && line.find(") -> ") != std::string::npos &&
-                  line.size() > 2 && line.substr(line.size() - 2) == " {";
+    bool header = (line.rfind("%", 0) == 0 || line.rfind("ENTRY ", 0) == 0) &&
+                  line.find(") -> ") != std::string::npos && line.size() > 2 &&
+                  line.substr(line.size() - 2) == " {";
     if (header) line = line.substr(0, line.find(" (")) + " {";
     result += line + "\n";
   }
@@ -220,7 +228,8 @@ TEST_F(FingerprintTest, IgnoresSuffixAndModuleNumbers) {
   for (const std::string& name : DefinedNames(text_)) {
     size_t dot = name.rfind('.');
     if (dot == std::string::npos) continue;
-    renames[name] = name.substr(0, dot + 1) + std::to_string(std::stoll(name.substr(dot + 1)) + 1000);
+    renames[name] =
+        name.substr(0, dot + 1) + std::to_string(std::stoll(name.substr(dot + 1)) + 1000);
   }
   std::string renumbered = RenameWords(text_, renames);
   EXPECT_EQ(Count(renumbered, "HloModule jit_train_step.1026\n"), 1u);
@@ -265,14 +274,16 @@ TEST_F(FingerprintTest, IgnoresPrintStyle) {
 
 TEST_F(FingerprintTest, ChangesWithOneDimension) {
   // The parameter, every operand declaration of it and the header.
-  std::string edited = ReplaceOnce(text_, "%Arg_13.14 = f32[200,1]{1,0}", "%Arg_13.14 = f32[201,1]{1,0}");
+  std::string edited =
+      ReplaceOnce(text_, "%Arg_13.14 = f32[200,1]{1,0}", "%Arg_13.14 = f32[201,1]{1,0}");
   edited = ReplaceAll(edited, "f32[200,1]{1,0} %Arg_13.14", "f32[201,1]{1,0} %Arg_13.14");
   edited = ReplaceOnce(edited, "Arg_13.14: f32[200,1]", "Arg_13.14: f32[201,1]");
   ExpectDifferent(edited);
 }
 
 TEST_F(FingerprintTest, ChangesWithOpcode) {
-  ExpectDifferent(ReplaceOnce(text_, "%add.74 = f32[200,1]{1,0} add(", "%add.74 = f32[200,1]{1,0} multiply("));
+  ExpectDifferent(
+      ReplaceOnce(text_, "%add.74 = f32[200,1]{1,0} add(", "%add.74 = f32[200,1]{1,0} multiply("));
 }
 
 TEST_F(FingerprintTest, ChangesWithAttributeValue) {
@@ -284,18 +295,23 @@ TEST_F(FingerprintTest, ChangesWithAttributeValue) {
 }
 
 TEST_F(FingerprintTest, ChangesWithConstantValue) {
-  ExpectDifferent(ReplaceOnce(text_, "%constant.40 = f32[] constant(200)", "%constant.40 = f32[] constant(100)"));
-  ExpectDifferent(ReplaceOnce(text_, "%constant.16 = s32[] constant(1)", "%constant.16 = s32[] constant(2)"));
-  ExpectDifferent(ReplaceOnce(text_, "%constant.22 = f32[1]{0} constant({0.9})", "%constant.22 = f32[1]{0} constant({0.8})"));
+  ExpectDifferent(ReplaceOnce(text_, "%constant.40 = f32[] constant(200)",
+                              "%constant.40 = f32[] constant(100)"));
+  ExpectDifferent(
+      ReplaceOnce(text_, "%constant.16 = s32[] constant(1)", "%constant.16 = s32[] constant(2)"));
+  ExpectDifferent(ReplaceOnce(text_, "%constant.22 = f32[1]{0} constant({0.9})",
+                              "%constant.22 = f32[1]{0} constant({0.8})"));
 }
 
 TEST_F(FingerprintTest, ChangesWithOperandEdges) {
   // subtract is not commutative.
-  ExpectDifferent(ReplaceOnce(text_, "subtract(f32[200,1]{1,0} %Arg_14.15, f32[200,1]{1,0} %add.74)",
+  ExpectDifferent(ReplaceOnce(text_,
+                              "subtract(f32[200,1]{1,0} %Arg_14.15, f32[200,1]{1,0} %add.74)",
                               "subtract(f32[200,1]{1,0} %add.74, f32[200,1]{1,0} %Arg_14.15)"));
   // Another instruction of the same shape, defined earlier.
-  ExpectDifferent(ReplaceOnce(text_, "multiply(f32[200,1]{1,0} %multiply.77, f32[200,1]{1,0} %broadcast.39)",
-                              "multiply(f32[200,1]{1,0} %subtract.75, f32[200,1]{1,0} %broadcast.39)"));
+  ExpectDifferent(
+      ReplaceOnce(text_, "multiply(f32[200,1]{1,0} %multiply.77, f32[200,1]{1,0} %broadcast.39)",
+                  "multiply(f32[200,1]{1,0} %subtract.75, f32[200,1]{1,0} %broadcast.39)"));
 }
 
 // The two families above must not collide with each other either: a
@@ -314,7 +330,8 @@ TEST_F(FingerprintTest, RenameDoesNotMaskARealChange) {
 // rest of the line), so the canonical text did not hash like its source.
 TEST(FingerprintCanonicalText, ReparsesToTheSameFingerprint) {
   Module module = MustParse(
-      "HloModule m\nENTRY e {\n  ROOT x = f32[] parameter(0), y=f(%a b%c, % %p, % 5), z=a / / b, w=c / * d\n}\n");
+      "HloModule m\nENTRY e {\n  ROOT x = f32[] parameter(0), y=f(%a b%c, % %p, % 5), z=a / / b, "
+      "w=c / * d\n}\n");
   std::string canonical = PrintModule(module, {.level = kLevelStructure});
   EXPECT_EQ(Fingerprint(MustParse(canonical)), Fingerprint(module)) << canonical;
   EXPECT_EQ(PrintModule(MustParse(canonical), {.level = kLevelStructure}), canonical);

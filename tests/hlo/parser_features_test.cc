@@ -97,7 +97,8 @@ ENTRY %main (p: f32[4]) -> (f32[], f32[4], f32[4], f32[4], f32[4], /*index=5*/f3
 )hlo";
 
 TEST(PrintStyles, AllThreeParseToTheSameModule) {
-  Module legacy = MustParse(kLegacyLong), short_form = MustParse(kShort), long_form = MustParse(kLong);
+  Module legacy = MustParse(kLegacyLong), short_form = MustParse(kShort),
+         long_form = MustParse(kLong);
   EXPECT_TRUE(legacy == short_form) << FindDifference(legacy, short_form).value_or("");
   EXPECT_TRUE(legacy == long_form) << FindDifference(legacy, long_form).value_or("");
   const Instruction& tuple = Find(legacy, "t");
@@ -121,7 +122,8 @@ TEST(PrintStyles, ProgramShapesAreKeptWhenWritten) {
 TEST(PrintStyles, LegacyOperandShapeMustMatchTheOperand) {
   std::string text = kLegacyLong;
   text.replace(text.find("f32[4]{0} %p, f32[] %zero"), 9, "f32[5]{0}");
-  EXPECT_NE(testing::ParseError(text).find("operand 'p' is declared as f32[5]{0} but defined as f32[4]{0}"),
+  EXPECT_NE(testing::ParseError(text).find(
+                "operand 'p' is declared as f32[5]{0} but defined as f32[4]{0}"),
             std::string::npos);
 }
 
@@ -151,7 +153,8 @@ ENTRY main {
 
 TEST(Lexical, SplitMarkersSeparateModules) {
   Expected<std::vector<Module>> modules = ParseModules(
-      "HloModule a\nENTRY e { ROOT x = f32[] parameter(0) }\n// -----\nHloModule b\nENTRY e { ROOT y = s32[] "
+      "HloModule a\nENTRY e { ROOT x = f32[] parameter(0) }\n// -----\nHloModule b\nENTRY e { ROOT "
+      "y = s32[] "
       "parameter(0) }\n");
   ASSERT_TRUE(modules.has_value()) << modules.error().message();
   ASSERT_EQ(modules->size(), 2u);
@@ -161,7 +164,8 @@ TEST(Lexical, SplitMarkersSeparateModules) {
 // ---- module -----------------------------------------------------------------
 
 TEST(ModuleHeader, Attributes) {
-  Module module = MustParse(R"hlo(HloModule m, is_scheduled=true, input_output_alias={ {0}: (0, {}, must-alias), {1}: (1, {1}) }, buffer_donor={ (1, {0}) }, entry_computation_layout={(f32[2]{0}, (f32[3]{0}, s32[]))->(f32[2]{0}, f32[3]{0})}, replica_count=2, num_partitions=4, frontend_attributes={xla.sdy.sharding="{replicated}", _xla_compute_type="host"}
+  Module module = MustParse(
+      R"hlo(HloModule m, is_scheduled=true, input_output_alias={ {0}: (0, {}, must-alias), {1}: (1, {1}) }, buffer_donor={ (1, {0}) }, entry_computation_layout={(f32[2]{0}, (f32[3]{0}, s32[]))->(f32[2]{0}, f32[3]{0})}, replica_count=2, num_partitions=4, frontend_attributes={xla.sdy.sharding="{replicated}", _xla_compute_type="host"}
 
 ENTRY main {
   p0 = f32[2]{0} parameter(0)
@@ -192,7 +196,8 @@ ENTRY main {
   EXPECT_EQ(donors[0].parameter, 1);
   EXPECT_EQ(donors[0].parameter_index, (std::vector<int64_t>{0}));
 
-  auto frontend = Must(ParseFrontendAttributes(module.FindAttribute("frontend_attributes")->value()));
+  auto frontend =
+      Must(ParseFrontendAttributes(module.FindAttribute("frontend_attributes")->value()));
   ASSERT_EQ(frontend.size(), 2u);
   EXPECT_EQ(frontend[0], (std::pair<std::string, std::string>{"xla.sdy.sharding", "{replicated}"}));
   EXPECT_EQ(frontend[1].second, "host");
@@ -346,7 +351,8 @@ TEST(Literals, InfinitiesAndNaNs) {
   EXPECT_TRUE(std::isnan(specials.reals[3]));
   EXPECT_TRUE(std::isnan(specials.reals[4]));
   // The payload survives: it prints back as written.
-  EXPECT_NE(LiteralToString(specials).find("nan(0x7f)"), std::string::npos) << LiteralToString(specials);
+  EXPECT_NE(LiteralToString(specials).find("nan(0x7f)"), std::string::npos)
+      << LiteralToString(specials);
 }
 
 TEST(Literals, ComplexTupleAndElided) {
@@ -383,9 +389,12 @@ ENTRY main {
   const Instruction& c = Find(module, "c");
   auto window = Must(ParseWindow(Attr(c, "window")));
   ASSERT_EQ(window.size(), 2u);
-  EXPECT_EQ(window[0], (WindowDimension{.size = 3, .stride = 2, .padding_low = 1, .padding_high = 1}));
-  EXPECT_EQ(window[1], (WindowDimension{.size = 3, .stride = 2, .padding_low = 0, .padding_high = 1,
-                                        .window_dilation = 2}));
+  EXPECT_EQ(window[0],
+            (WindowDimension{.size = 3, .stride = 2, .padding_low = 1, .padding_high = 1}));
+  EXPECT_EQ(
+      window[1],
+      (WindowDimension{
+          .size = 3, .stride = 2, .padding_low = 0, .padding_high = 1, .window_dilation = 2}));
   ConvolutionDimensions labels = Must(ParseDimLabels(Attr(c, "dim_labels")));
   EXPECT_EQ(labels.input_batch, 0);
   EXPECT_EQ(labels.input_feature, 3);
@@ -422,7 +431,9 @@ ENTRY main {
   ROOT t = (f32[4,4], f32[4,4]) tuple(e, f), sharding={{replicated}, {manual}}
 }
 )hlo");
-  auto sharding = [&](std::string_view name) { return Must(ParseSharding(Attr(Find(module, name), "sharding"))); };
+  auto sharding = [&](std::string_view name) {
+    return Must(ParseSharding(Attr(Find(module, name), "sharding")));
+  };
   EXPECT_EQ(sharding("a").kind, Sharding::Kind::kReplicated);
   EXPECT_EQ(sharding("b").kind, Sharding::Kind::kMaximal);
   EXPECT_EQ(sharding("b").device, 1);
@@ -457,9 +468,12 @@ ENTRY main {
 }
 )hlo");
   using Groups = std::vector<std::vector<int64_t>>;
-  EXPECT_EQ(Must(ParseReplicaGroups(Attr(Find(module, "l"), "replica_groups"))), (Groups{{0, 1}, {2, 3}}));
-  EXPECT_EQ(Must(ParseReplicaGroups(Attr(Find(module, "i"), "replica_groups"))), (Groups{{0, 1}, {2, 3}}));
-  EXPECT_EQ(Must(ParseReplicaGroups(Attr(Find(module, "t"), "replica_groups"))), (Groups{{0, 2}, {1, 3}}));
+  EXPECT_EQ(Must(ParseReplicaGroups(Attr(Find(module, "l"), "replica_groups"))),
+            (Groups{{0, 1}, {2, 3}}));
+  EXPECT_EQ(Must(ParseReplicaGroups(Attr(Find(module, "i"), "replica_groups"))),
+            (Groups{{0, 1}, {2, 3}}));
+  EXPECT_EQ(Must(ParseReplicaGroups(Attr(Find(module, "t"), "replica_groups"))),
+            (Groups{{0, 2}, {1, 3}}));
 }
 
 TEST(Attributes, MetadataKeepsUnknownKeys) {
@@ -550,14 +564,16 @@ ENTRY main {
 )hlo");
   auto names = [&](std::string_view instruction) {
     std::vector<std::string_view> out;
-    for (const Computation* callee : Find(module, instruction).called_computations()) out.push_back(callee->name());
+    for (const Computation* callee : Find(module, instruction).called_computations())
+      out.push_back(callee->name());
     return out;
   };
   EXPECT_EQ(names("w"), (std::vector<std::string_view>{"cond", "body"}));
   EXPECT_EQ(names("c"), (std::vector<std::string_view>{"b0", "b1"}));
   EXPECT_EQ(names("f"), (std::vector<std::string_view>{"fused"}));
   EXPECT_EQ(names("r"), (std::vector<std::string_view>{"b1"}));
-  EXPECT_EQ(Find(module, "c").FindAttribute("branch_computations")->kind(), AttributeKind::kComputationList);
+  EXPECT_EQ(Find(module, "c").FindAttribute("branch_computations")->kind(),
+            AttributeKind::kComputationList);
   EXPECT_EQ(Attr(Find(module, "f"), "kind"), "kLoop");
 }
 

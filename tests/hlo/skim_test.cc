@@ -45,15 +45,17 @@ TEST(Skim, FindsEachComputationFromHeaderToClosingBrace) {
 
 TEST(Skim, RefusesTextNotPrintedOneComputationPerBlock) {
   EXPECT_FALSE(SkimComputations("HloModule m\nENTRY e { ROOT c = f32[] constant(1) }\n"));
-  EXPECT_FALSE(SkimComputations("HloModule m\n\nENTRY e {\n  ROOT c = f32[] constant(1)\n"));  // unclosed
-  EXPECT_FALSE(SkimComputations(std::string(kModule) + "// -----\n" + kModule));  // two modules
+  EXPECT_FALSE(
+      SkimComputations("HloModule m\n\nENTRY e {\n  ROOT c = f32[] constant(1)\n"));  // unclosed
+  EXPECT_FALSE(SkimComputations(std::string(kModule) + "// -----\n" + kModule));      // two modules
   EXPECT_FALSE(SkimComputations("HloModule m\n\nENTRY e {\nROOT c = f32[] constant(1)\n}\n"));
   EXPECT_FALSE(SkimComputations(""));
 }
 
 TEST(Skim, ExecutionThreadAfterTheBraceEndsTheSpanAtTheBrace) {
   std::string text =
-      "HloModule m\n\n%a (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}, execution_thread=\"t\"\n\n"
+      "HloModule m\n\n%a (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}, "
+      "execution_thread=\"t\"\n\n"
       "ENTRY %e (q: f32[]) -> f32[] {\n  ROOT %q = f32[] parameter(0)\n}\n";
   auto spans = SkimComputations(text);
   ASSERT_TRUE(spans);
@@ -118,8 +120,10 @@ TEST(SkipBodies, ARangeThatIsNotABodyIsAnError) {
   options.skip_bodies = {{(*spans)[0].body, (*spans)[0].end - 2}};
   module = ParseModule(text, options);
   ASSERT_FALSE(module);
-  EXPECT_NE(module.error().message().find("does not end at a '}'"), std::string::npos) << module.error().message();
-  options.skip_bodies = {{static_cast<uint32_t>(text.size() + 10), static_cast<uint32_t>(text.size() + 20)}};
+  EXPECT_NE(module.error().message().find("does not end at a '}'"), std::string::npos)
+      << module.error().message();
+  options.skip_bodies = {
+      {static_cast<uint32_t>(text.size() + 10), static_cast<uint32_t>(text.size() + 20)}};
   EXPECT_FALSE(ParseModule(text, options));
 }
 

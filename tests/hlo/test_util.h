@@ -55,7 +55,8 @@ inline bool TooSlowUnderSanitizers(const std::string& file) {
       "xla_tools_hlo_opt_tests_cpu_hlo_pass.hlo",
   };
   const std::string name = std::filesystem::path(file).filename().string();
-  return kSanitized && std::any_of(std::begin(kSlow), std::end(kSlow), [&](const char* slow) { return name == slow; });
+  return kSanitized && std::any_of(std::begin(kSlow), std::end(kSlow),
+                                   [&](const char* slow) { return name == slow; });
 }
 
 inline std::string ReadCorpus(const std::string& name) {

@@ -16,9 +16,9 @@
 namespace tileprof::report {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::AdderMk1Report;
 using testing::FullDocument;
+using ::testing::HasSubstr;
 using testing::SampleExecution;
 using json = nlohmann::json;
 
@@ -117,7 +117,8 @@ TEST(CborReport, NamesTheByteOffsetOfMalformedCbor) {
             "bad.cbor: byte " + std::to_string(bytes.size()) + ": trailing bytes after the report");
   EXPECT_EQ(ReadError(std::string()), "bad.cbor: byte 0: empty input");
   // A map keyed by an integer: {1: 2}.
-  EXPECT_EQ(ReadError(std::string("\xa1\x01\x02")), "bad.cbor: byte 1: map key is not a text string");
+  EXPECT_EQ(ReadError(std::string("\xa1\x01\x02")),
+            "bad.cbor: byte 1: map key is not a text string");
   // Reserved additional information 28 in an unsigned integer head.
   EXPECT_EQ(ReadError(std::string("\x1c")), "bad.cbor: byte 0: malformed CBOR item");
   // A break with nothing open; invalid UTF-8 in a text string.
@@ -131,8 +132,21 @@ TEST(CborReport, NamesTheByteOffsetOfMalformedCbor) {
 TEST(CborReport, ReadsIndefiniteLengthTextStrings) {
   // {"format": "tileprof-" "report", "version": {"major": 1, "minor": 0}}
   using namespace std::string_literals;
-  std::string bytes = "\xa2\x66" "format" "\x7f\x69" "tileprof-" "\x66" "report" "\xff"
-                      "\x67" "version" "\xa2\x65" "major" "\x01\x65" "minor" "\x00"s;
+  std::string bytes =
+      "\xa2\x66"
+      "format"
+      "\x7f\x69"
+      "tileprof-"
+      "\x66"
+      "report"
+      "\xff"
+      "\x67"
+      "version"
+      "\xa2\x65"
+      "major"
+      "\x01\x65"
+      "minor"
+      "\x00"s;
   EXPECT_EQ(ReadOk(bytes), ReportDocument{});
 }
 
@@ -143,10 +157,21 @@ TEST(CborReport, ReadsHeadsOfEveryWidth) {
   using namespace std::string_literals;
   // {"format": "tileprof-report", "version": {"major": 1, "minor": 0}}, with
   // lengths and values in 1-, 2-, 4- and 8-byte arguments.
-  std::string bytes = "\xb8\x02" "\x78\x06" "format" "\x79\x00\x0f" "tileprof-report"
-                      "\x7a\x00\x00\x00\x07" "version" "\xba\x00\x00\x00\x02"
-                      "\x65" "major" "\x1b\x00\x00\x00\x00\x00\x00\x00\x01"
-                      "\x7b\x00\x00\x00\x00\x00\x00\x00\x05" "minor" "\x19\x00\x00"s;
+  std::string bytes =
+      "\xb8\x02"
+      "\x78\x06"
+      "format"
+      "\x79\x00\x0f"
+      "tileprof-report"
+      "\x7a\x00\x00\x00\x07"
+      "version"
+      "\xba\x00\x00\x00\x02"
+      "\x65"
+      "major"
+      "\x1b\x00\x00\x00\x00\x00\x00\x00\x01"
+      "\x7b\x00\x00\x00\x00\x00\x00\x00\x05"
+      "minor"
+      "\x19\x00\x00"s;
   EXPECT_EQ(ReadOk(bytes), ReportDocument{});
   // Cut inside the head of "version" (byte 28), its text, and the last integer.
   EXPECT_EQ(ReadError(bytes.substr(0, 30)), "bad.cbor: byte 28: truncated input");
@@ -154,14 +179,16 @@ TEST(CborReport, ReadsHeadsOfEveryWidth) {
   EXPECT_EQ(ReadError(bytes.substr(0, bytes.size() - 1)),
             "bad.cbor: byte " + std::to_string(bytes.size() - 3) + ": truncated input");
   // A text longer than the input; reserved widths in text and map heads.
-  EXPECT_EQ(ReadError("\xa1\x7a\x00\x01\x00\x00" "abc"s), "bad.cbor: byte 1: truncated input");
+  EXPECT_EQ(ReadError("\xa1\x7a\x00\x01\x00\x00"
+                      "abc"s),
+            "bad.cbor: byte 1: truncated input");
   EXPECT_EQ(ReadError("\xa1\x7c"s), "bad.cbor: byte 1: malformed CBOR item");
   EXPECT_EQ(ReadError("\xbc"s), "bad.cbor: byte 0: malformed CBOR item");
 }
 
 TEST(CborReportFile, WritesAtomicallyAndReadsBack) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("tileprof-cbor-test-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tileprof-cbor-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::string path = (dir / "report.cbor").string();
   ASSERT_TRUE(WriteCborReportFile(path, FullDocument()).has_value());

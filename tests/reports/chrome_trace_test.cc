@@ -30,9 +30,8 @@ ExecutionReport TwoIpuExecution() {
   execution.programs = {"main"};
   execution.clock_hz = 1.33e9;
   execution.total_cycles = 3325;
-  execution.steps = {{"copy \"a\"", 665, {665, 0, 0, 0}},
-                     {"add", 1330, {1330, 1000, 0, 5}},
-                     {"sync", 1330, {}}};
+  execution.steps = {
+      {"copy \"a\"", 665, {665, 0, 0, 0}}, {"add", 1330, {1330, 1000, 0, 5}}, {"sync", 1330, {}}};
   return execution;
 }
 
@@ -70,18 +69,20 @@ TEST(ChromeTrace, StepsAndTilesPerIpu) {
   std::map<uint64_t, std::string> process_names;
   std::vector<Json> steps_ipu0, tiles;
   for (const Json& e : trace["traceEvents"]) {
-    if (e["ph"] == "M" && e["name"] == "thread_name") thread_names[{e["pid"], e["tid"]}] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      thread_names[{e["pid"], e["tid"]}] = e["args"]["name"];
     if (e["ph"] == "M" && e["name"] == "process_name") process_names[e["pid"]] = e["args"]["name"];
     if (e["ph"] == "X" && e["tid"] == 0 && e["pid"] == 0) steps_ipu0.push_back(e);
     if (e["ph"] == "X" && e["tid"] != 0) tiles.push_back(e);
   }
   EXPECT_EQ(process_names, (std::map<uint64_t, std::string>{{0, "IPU 0"}, {1, "IPU 1"}}));
   // Tiles with cycles only: 0, 1 (IPU 0) and 3 (IPU 1); tile 2 never works.
-  EXPECT_EQ(thread_names, (std::map<std::pair<uint64_t, uint64_t>, std::string>{{{0, 0}, "steps"},
-                                                                                 {{1, 0}, "steps"},
-                                                                                 {{0, 1}, "tile 0"},
-                                                                                 {{0, 2}, "tile 1"},
-                                                                                 {{1, 4}, "tile 3"}}));
+  EXPECT_EQ(thread_names,
+            (std::map<std::pair<uint64_t, uint64_t>, std::string>{{{0, 0}, "steps"},
+                                                                  {{1, 0}, "steps"},
+                                                                  {{0, 1}, "tile 0"},
+                                                                  {{0, 2}, "tile 1"},
+                                                                  {{1, 4}, "tile 3"}}));
   // Steps back to back at 1.33 GHz: 665 cycles = 0.5 us.
   ASSERT_EQ(steps_ipu0.size(), 3u);
   EXPECT_EQ(steps_ipu0[0]["name"], "copy \"a\"");
@@ -129,9 +130,9 @@ TEST(ChromeTrace, InvalidUtf8StepNamesStayValidJson) {
 }
 
 TEST(ReportFile, ReadsEveryFormatByItsFirstBytes) {
-  const std::string dir = (std::filesystem::temp_directory_path() /
-                           ("report_file_test_" + std::to_string(getpid())))
-                              .string();
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("report_file_test_" + std::to_string(getpid())))
+          .string();
   std::filesystem::create_directories(dir);
   ReportDocument document = testing::FullDocument();
   ASSERT_TRUE(WriteJsonReportFile(dir + "/r.anything", document));
@@ -143,8 +144,9 @@ TEST(ReportFile, ReadsEveryFormatByItsFirstBytes) {
     EXPECT_EQ(read->execution, document.execution) << name;
   }
   ExecutionReport execution = testing::SmallExecution();
-  ASSERT_TRUE(WriteFileAtomic(dir + "/r.rep", WriteTextReport(testing::SmallCompilation(), &execution,
-                                                              {.show_execution_steps = true})));
+  ASSERT_TRUE(WriteFileAtomic(
+      dir + "/r.rep",
+      WriteTextReport(testing::SmallCompilation(), &execution, {.show_execution_steps = true})));
   Expected<ReportDocument> text = ReadReportFile(dir + "/r.rep");
   ASSERT_TRUE(text) << text.error().message();
   ASSERT_TRUE(text->execution);

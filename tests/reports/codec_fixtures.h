@@ -60,7 +60,8 @@ inline ReportDocument FullDocument() {
   CompilationReport& report = document.compilation.emplace(SmallCompilation());
   report.vertex_types.push_back({"weird \"name\" \\ with\ttab\n\x01 and \xc3\xa9\xe2\x82\xac"});
   report.tiles[2].vertex_types.push_back({2, 1});
-  report.variables.push_back({"\xf0\x9f\x98\x80", 3, 7, Category::kSharedDataStorage, true, 1u << 20});
+  report.variables.push_back(
+      {"\xf0\x9f\x98\x80", 3, 7, Category::kSharedDataStorage, true, 1u << 20});
 
   MemoryUsage total = Summarize(report.tiles, report.vertex_types);
   total.known.regions.reset(2);
@@ -72,7 +73,8 @@ inline ReportDocument FullDocument() {
   MemoryUsage block = UsageOfTile(report.tiles[3], report.vertex_types);
   block.known.by_vertex_type = false;
   block.by_vertex_type.clear();
-  report.verbatim.tile_blocks = {{3, block}, {0, UsageOfTile(report.tiles[0], report.vertex_types)}};
+  report.verbatim.tile_blocks = {{3, block},
+                                 {0, UsageOfTile(report.tiles[0], report.vertex_types)}};
 
   ExecutionReport& execution = document.execution.emplace(SmallExecution());
   execution.tile_average_cycles[3].reset();
@@ -98,8 +100,8 @@ inline ReportDocument DocumentOf(const ParsedTextReport& parsed) {
 // Every text report we have: the published corpus and the text fuzz seeds.
 inline std::vector<std::filesystem::path> TextReportFiles() {
   std::vector<std::filesystem::path> files;
-  for (const char* dir : {TILEPROF_SHARED_DIR "/corpus/reports",
-                          TILEPROF_SOURCE_DIR "/fuzz/text_report/corpus"}) {
+  for (const char* dir :
+       {TILEPROF_SHARED_DIR "/corpus/reports", TILEPROF_SOURCE_DIR "/fuzz/text_report/corpus"}) {
     for (const auto& entry : std::filesystem::directory_iterator(dir))
       if (entry.path().extension() == ".rep") files.push_back(entry.path());
   }

@@ -27,8 +27,8 @@ ReportDocument ThroughEveryFormat(const ReportDocument& document, const std::str
   EXPECT_TRUE(from_json.has_value()) << from_json.error().message();
   if (!from_json) return {};
   std::string cbor = WriteCborReport(*from_json);
-  Expected<ReportDocument> from_cbor = ReadCborReport(
-      {reinterpret_cast<const uint8_t*>(cbor.data()), cbor.size()}, name + ".cbor");
+  Expected<ReportDocument> from_cbor =
+      ReadCborReport({reinterpret_cast<const uint8_t*>(cbor.data()), cbor.size()}, name + ".cbor");
   EXPECT_TRUE(from_cbor.has_value()) << from_cbor.error().message();
   if (!from_cbor) return {};
   std::string db = (std::filesystem::temp_directory_path() /

@@ -56,8 +56,8 @@ TEST(ReproduceHistogram, NeedsAByTileSection) {
 }
 
 TEST(ChooseBucketKib, FitsBothPublishedSamples) {
-  EXPECT_EQ(ChooseBucketKib(4400, 5780), 1u);      // adder: 4 - 5, 5 - 6
-  EXPECT_EQ(ChooseBucketKib(6144, 834339), 8u);    // imbalanced: 0 - 8 ... 808 - 816
+  EXPECT_EQ(ChooseBucketKib(4400, 5780), 1u);         // adder: 4 - 5, 5 - 6
+  EXPECT_EQ(ChooseBucketKib(6144, 834339), 8u);       // imbalanced: 0 - 8 ... 808 - 816
   EXPECT_EQ(ChooseBucketKib(0, 128 * 1024 - 1), 1u);  // exactly 128 buckets
   EXPECT_EQ(ChooseBucketKib(0, 128 * 1024), 2u);      // 129 would be too many
   EXPECT_EQ(ChooseBucketKib(5, 5), 1u);

@@ -8,10 +8,10 @@
 namespace tileprof::report {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 using testing::AdderMk1Report;
+using ::testing::ElementsAre;
 using testing::ImbalancedMk1Report;
+using ::testing::IsEmpty;
 using testing::SampleExecution;
 
 TEST(CheckInvariants, FixturesAreConsistent) {

@@ -16,12 +16,12 @@
 namespace tileprof::report {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::AdderMk1Report;
 using testing::FullDocument;
+using ::testing::HasSubstr;
 using testing::SampleExecution;
 using testing::SmallCompilation;
+using ::testing::StartsWith;
 using json = nlohmann::json;
 
 ReportDocument ReadOk(const std::string& text) {
@@ -71,8 +71,10 @@ TEST(JsonReport, StartsWithTheFormatAndVersion) {
   EXPECT_THAT(text, StartsWith(R"({"format":"tileprof-report","version":{"major":1,"minor":0},)"));
   json dom = json::parse(text);
   EXPECT_EQ(dom["compilation"]["tiles"][1]["categories"]["variable"], 200);
-  EXPECT_EQ(dom["compilation"]["tiles"][3]["regions"]["interleaved"]["includingGaps"],
-            dom["compilation"]["tiles"][3]["regions"]["interleaved"]["excludingGaps"].get<uint64_t>() + 24);
+  EXPECT_EQ(
+      dom["compilation"]["tiles"][3]["regions"]["interleaved"]["includingGaps"],
+      dom["compilation"]["tiles"][3]["regions"]["interleaved"]["excludingGaps"].get<uint64_t>() +
+          24);
   EXPECT_EQ(dom["compilation"]["variables"][1].count("offset"), 0u);
   EXPECT_EQ(dom["execution"]["tileAverageCycles"].count("globalExchange"), 0u);
   EXPECT_EQ(dom["execution"]["steps"][0]["cyclesByTile"], json({30, 0, 45, 0}));
@@ -91,7 +93,10 @@ TEST(JsonReport, KeepsDoublesExactIncludingNonFiniteOnes) {
   ReportDocument document;
   ExecutionReport& execution = document.execution.emplace();
   execution.clock_hz = 0.1 + 0.2;
-  execution.tile_average_cycles = {-0.0, 3.0, 1e300, std::numeric_limits<double>::infinity(),
+  execution.tile_average_cycles = {-0.0,
+                                   3.0,
+                                   1e300,
+                                   std::numeric_limits<double>::infinity(),
                                    -std::numeric_limits<double>::infinity(),
                                    std::numeric_limits<double>::quiet_NaN()};
   std::string text = WriteJsonReport(document);
@@ -107,9 +112,13 @@ TEST(JsonReport, KeepsDoublesExactIncludingNonFiniteOnes) {
 
 TEST(JsonReport, ReplacesInvalidUtf8InNames) {
   ReportDocument document;
-  document.compilation.emplace().vertex_types = {{"bad\xff" "byte"}};
+  document.compilation.emplace().vertex_types = {
+      {"bad\xff"
+       "byte"}};
   ReportDocument read = ReadOk(WriteJsonReport(document));
-  EXPECT_EQ(read.compilation->vertex_types[0].name, "bad\xef\xbf\xbd" "byte");
+  EXPECT_EQ(read.compilation->vertex_types[0].name,
+            "bad\xef\xbf\xbd"
+            "byte");
 }
 
 TEST(JsonReport, AcceptsANewerMinorVersionAndIgnoresUnknownKeys) {
@@ -130,7 +139,8 @@ TEST(JsonReport, RejectsAnUnknownMajorVersionNamingBoth) {
 TEST(JsonReport, RejectsOtherJson) {
   EXPECT_EQ(ReadError(R"({"format":"chrome-trace","version":{"major":1,"minor":0}})"),
             "bad.json: format: \"chrome-trace\" is not \"tileprof-report\"");
-  EXPECT_EQ(ReadError(R"({"traceEvents":[]})"), "bad.json: format: missing (not a tileprof report)");
+  EXPECT_EQ(ReadError(R"({"traceEvents":[]})"),
+            "bad.json: format: missing (not a tileprof report)");
   EXPECT_EQ(ReadError(R"({"format":"tileprof-report"})"), "bad.json: version: missing");
   EXPECT_EQ(ReadError("[1,2]"), "bad.json: top level: expected an object");
 }
@@ -158,24 +168,30 @@ TEST(JsonReport, NamesThePathOfEachKindOfProblem) {
             "bad.json: compilation.tiles[0].categories.heap: unknown category");
   EXPECT_EQ(error_after([](json& d) { d["compilation"]["variables"][2]["category"] = "x"; }),
             "bad.json: compilation.variables[2].category: unknown category \"x\"");
-  EXPECT_EQ(error_after([](json& d) { d["compilation"]["tiles"][2]["vertexTypes"][2]["type"] = 9; }),
-            "bad.json: compilation.tiles[2].vertexTypes[2].type: vertex type 9 does not exist "
-            "(the report has 3)");
-  EXPECT_EQ(error_after([](json& d) { d["compilation"]["computeSets"][1]["vertices"][0]["type"] = 5; }),
-            "bad.json: compilation.computeSets[1].vertices[0].type: vertex type 5 does not exist "
-            "(the report has 3)");
+  EXPECT_EQ(
+      error_after([](json& d) { d["compilation"]["tiles"][2]["vertexTypes"][2]["type"] = 9; }),
+      "bad.json: compilation.tiles[2].vertexTypes[2].type: vertex type 9 does not exist "
+      "(the report has 3)");
+  EXPECT_EQ(
+      error_after([](json& d) { d["compilation"]["computeSets"][1]["vertices"][0]["type"] = 5; }),
+      "bad.json: compilation.computeSets[1].vertices[0].type: vertex type 5 does not exist "
+      "(the report has 3)");
   EXPECT_EQ(error_after([](json& d) { d["compilation"]["programs"][1]["computeSet"] = 2; }),
             "bad.json: compilation.programs[1].computeSet: compute set 2 does not exist "
             "(the report has 2)");
-  EXPECT_EQ(error_after([](json& d) { d["compilation"]["programs"][0]["children"][1] = 3; }),
-            "bad.json: compilation.programs[0].children[1]: program 3 does not exist (the report has 3)");
+  EXPECT_EQ(
+      error_after([](json& d) { d["compilation"]["programs"][0]["children"][1] = 3; }),
+      "bad.json: compilation.programs[0].children[1]: program 3 does not exist (the report has 3)");
   EXPECT_EQ(error_after([](json& d) { d["compilation"]["tiles"] = 5; }),
             "bad.json: compilation.tiles: expected an array");
   EXPECT_EQ(error_after([](json& d) { d["compilation"]["tiles"][3] = 5; }),
             "bad.json: compilation.tiles[3]: expected an object");
-  EXPECT_EQ(error_after([](json& d) { d["compilation"]["verbatim"]["byTile"]["rows"][0]["tiles"] = 1.5; }),
+  EXPECT_EQ(error_after(
+                [](json& d) { d["compilation"]["verbatim"]["byTile"]["rows"][0]["tiles"] = 1.5; }),
             "bad.json: compilation.verbatim.byTile.rows[0].tiles: expected an unsigned integer");
-  EXPECT_EQ(error_after([](json& d) { d["execution"]["steps"][1]["cyclesByTile"] = {1, "x"}; }),
+  EXPECT_EQ(error_after([](json& d) {
+              d["execution"]["steps"][1]["cyclesByTile"] = {1, "x"};
+            }),
             "bad.json: execution.steps[1].cyclesByTile[1]: expected an unsigned integer");
   EXPECT_EQ(error_after([](json& d) { d["execution"]["tileAverageCycles"]["sync"] = true; }),
             "bad.json: execution.tileAverageCycles.sync: expected a number");
@@ -232,8 +248,9 @@ TEST(JsonReport, ReadsATileTheSameWhereverItsDecodingChangesPath) {
   EXPECT_EQ(error_after("\"tiles\":[", R"({},)"), "bad.json: compilation.tiles[0].tile: missing");
   EXPECT_EQ(error_after("\"tiles\":[", R"({"tile":-1},)"),
             "bad.json: compilation.tiles[0].tile: expected an unsigned integer");
-  EXPECT_EQ(error_after("\"vertexTypes\":[", R"({"type":4294967296,"bytes":1},)"),
-            "bad.json: compilation.tiles[0].vertexTypes[0].type: expected an unsigned 32-bit integer");
+  EXPECT_EQ(
+      error_after("\"vertexTypes\":[", R"({"type":4294967296,"bytes":1},)"),
+      "bad.json: compilation.tiles[0].vertexTypes[0].type: expected an unsigned 32-bit integer");
   std::string truncated = text.substr(0, text.find("\"vertexData\":{", tiles) + 5);
   EXPECT_THAT(ReadError(truncated), StartsWith("bad.json:1:"));
 }
@@ -253,7 +270,8 @@ TEST(JsonReport, ReadsAVariableTheSameWhereverItsDecodingChangesPath) {
     return changed;
   };
   // Unknown members of any type, first or after well-formed ones, are skipped.
-  for (std::string_view member : {R"("future":[1,{"a":null}],)", R"("note":"x",)", R"("f":1.5,)", R"("n":null,)"}) {
+  for (std::string_view member :
+       {R"("future":[1,{"a":null}],)", R"("note":"x",)", R"("f":1.5,)", R"("n":null,)"}) {
     EXPECT_EQ(ReadOk(insert_after("\"variables\":[{", member)), document) << member;
     EXPECT_EQ(ReadOk(insert_after("\"tile\":0,", member)), document) << member;
   }
@@ -270,22 +288,30 @@ TEST(JsonReport, ReadsAVariableTheSameWhereverItsDecodingChangesPath) {
             "bad.json: compilation.variables[0].tile: duplicate key");
   EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":1,"bytes":2},)")),
             "bad.json: compilation.variables[0].category: missing");
-  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":4294967296,"bytes":2,"category":"stack"},)")),
-            "bad.json: compilation.variables[0].tile: expected an unsigned 32-bit integer");
-  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":7,"tile":1,"bytes":2,"category":"stack"},)")),
+  EXPECT_EQ(
+      ReadError(insert_after("\"variables\":[",
+                             R"({"name":"x","tile":4294967296,"bytes":2,"category":"stack"},)")),
+      "bad.json: compilation.variables[0].tile: expected an unsigned 32-bit integer");
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[",
+                                   R"({"name":7,"tile":1,"bytes":2,"category":"stack"},)")),
             "bad.json: compilation.variables[0].name: expected a string");
-  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":1,"bytes":2,"category":"heap"},)")),
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[",
+                                   R"({"name":"x","tile":1,"bytes":2,"category":"heap"},)")),
             "bad.json: compilation.variables[0].category: unknown category \"heap\"");
-  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":1,"bytes":2,"category":"stack","alwaysLive":1},)")),
+  EXPECT_EQ(ReadError(insert_after(
+                "\"variables\":[",
+                R"({"name":"x","tile":1,"bytes":2,"category":"stack","alwaysLive":1},)")),
             "bad.json: compilation.variables[0].alwaysLive: expected true or false");
-  EXPECT_EQ(ReadError(insert_after("\"variables\":[", R"({"name":"x","tile":1,"bytes":-2,"category":"stack"},)")),
+  EXPECT_EQ(ReadError(insert_after("\"variables\":[",
+                                   R"({"name":"x","tile":1,"bytes":-2,"category":"stack"},)")),
             "bad.json: compilation.variables[0].bytes: expected an unsigned integer");
   std::string truncated = text.substr(0, text.find("\"category\"", variables) + 5);
   EXPECT_THAT(ReadError(truncated), StartsWith("bad.json:1:"));
 }
 
 TEST(JsonReport, GivesLineAndColumnOfASyntaxError) {
-  EXPECT_THAT(ReadError("{\n  \"format\": tileprof\n}"), StartsWith("bad.json:2:14: syntax error while parsing value"));
+  EXPECT_THAT(ReadError("{\n  \"format\": tileprof\n}"),
+              StartsWith("bad.json:2:14: syntax error while parsing value"));
   EXPECT_THAT(ReadError(""), StartsWith("bad.json:1:1: "));
   EXPECT_THAT(ReadError(WriteJsonReport(FullDocument()) + "{}"), HasSubstr("syntax error"));
   std::string truncated = WriteJsonReport(FullDocument());
@@ -299,8 +325,8 @@ TEST(JsonReport, RejectsDeepNesting) {
 }
 
 TEST(JsonReportFile, WritesAtomicallyAndReadsBack) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("tileprof-json-test-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tileprof-json-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::string path = (dir / "report.json").string();
   ASSERT_TRUE(WriteJsonReportFile(path, FullDocument()).has_value());

@@ -25,7 +25,9 @@ struct Recorder {
   bool boolean(bool v) { return Add(v ? "true" : "false"); }
   bool number_integer(int64_t v) { return Add("i" + std::to_string(v)); }
   bool number_unsigned(uint64_t v) { return Add("u" + std::to_string(v)); }
-  bool number_float(double v, const std::string&) { return Add("f" + std::to_string(std::bit_cast<uint64_t>(v))); }
+  bool number_float(double v, const std::string&) {
+    return Add("f" + std::to_string(std::bit_cast<uint64_t>(v)));
+  }
   bool string(std::string& v) { return Add("s:" + v); }
   bool binary(json::binary_t&) { return Add("binary"); }
   bool start_object(std::size_t) { return Add("{"); }
@@ -51,7 +53,8 @@ struct Outcome {
 
 Outcome Nlohmann(std::string_view text) {
   Recorder r;
-  bool ok = json::sax_parse(text.begin(), text.end(), &r, json::input_format_t::json, true) && !r.failed;
+  bool ok =
+      json::sax_parse(text.begin(), text.end(), &r, json::input_format_t::json, true) && !r.failed;
   return {ok, ok ? r.events : std::vector<std::string>{}};
 }
 
@@ -86,28 +89,90 @@ void ExpectSame(std::string_view text) {
 }
 
 TEST(JsonSax, AgreesWithNlohmannOnValidInput) {
-  for (const char* text :
-       {"{}", "[]", " [ ] ", "0", "-0", "-0.0", "1.5e3", "1E-2", "123456789012345678901234567890",
-        "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
-        "1e-400", "true", "false", "null", R"("")", R"("a\"b\\c\/d\b\f\n\r\t")", R"("\u0041\u00e9\u20ac")",
-        R"("\ud83d\ude00")", R"("\u0000")", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"",
-        "{\"a\":[1,2,{\"b\":null}],\"c\":{\"d\":\"e\"}}", "\xef\xbb\xbf{}", " \n\t\r{ \"k\" : [ true , false ] }\n"})
+  for (const char* text : {"{}",
+                           "[]",
+                           " [ ] ",
+                           "0",
+                           "-0",
+                           "-0.0",
+                           "1.5e3",
+                           "1E-2",
+                           "123456789012345678901234567890",
+                           "18446744073709551615",
+                           "18446744073709551616",
+                           "-9223372036854775808",
+                           "-9223372036854775809",
+                           "1e-400",
+                           "true",
+                           "false",
+                           "null",
+                           R"("")",
+                           R"("a\"b\\c\/d\b\f\n\r\t")",
+                           R"("\u0041\u00e9\u20ac")",
+                           R"("\ud83d\ude00")",
+                           R"("\u0000")",
+                           "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"",
+                           "{\"a\":[1,2,{\"b\":null}],\"c\":{\"d\":\"e\"}}",
+                           "\xef\xbb\xbf{}",
+                           " \n\t\r{ \"k\" : [ true , false ] }\n"})
     ExpectSame(text);
 }
 
 TEST(JsonSax, AgreesWithNlohmannOnInvalidInput) {
-  for (const char* text :
-       {"", " ", "{", "[", "]", "}", "{]", "[}", "[1,]", "{\"a\":1,}", "{\"a\"}", "{\"a\" 1}", "{1:2}", "01", "-",
-        "-a", "1.", ".5", "1e", "1e+", "+1", "tru", "trux", "nul", "[1 2]", "{} {}", "\"abc", "\"a\nb\"",
-        R"("\x")", R"("\u12")", R"("\ud800")", R"("\ud800\u0041")", R"("\udc00")", "\"\xff\"", "\"\xc0\xaf\"",
-        "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xe2\x82\"", "1e400", "-1e400", "\xef\xbb", "\xef{}",
-        "[1]x", "NaN", "Infinity", "[-]", "[1e5.]"})
+  for (const char* text : {"",
+                           " ",
+                           "{",
+                           "[",
+                           "]",
+                           "}",
+                           "{]",
+                           "[}",
+                           "[1,]",
+                           "{\"a\":1,}",
+                           "{\"a\"}",
+                           "{\"a\" 1}",
+                           "{1:2}",
+                           "01",
+                           "-",
+                           "-a",
+                           "1.",
+                           ".5",
+                           "1e",
+                           "1e+",
+                           "+1",
+                           "tru",
+                           "trux",
+                           "nul",
+                           "[1 2]",
+                           "{} {}",
+                           "\"abc",
+                           "\"a\nb\"",
+                           R"("\x")",
+                           R"("\u12")",
+                           R"("\ud800")",
+                           R"("\ud800\u0041")",
+                           R"("\udc00")",
+                           "\"\xff\"",
+                           "\"\xc0\xaf\"",
+                           "\"\xed\xa0\x80\"",
+                           "\"\xf4\x90\x80\x80\"",
+                           "\"\xe2\x82\"",
+                           "1e400",
+                           "-1e400",
+                           "\xef\xbb",
+                           "\xef{}",
+                           "[1]x",
+                           "NaN",
+                           "Infinity",
+                           "[-]",
+                           "[1e5.]"})
     ExpectSame(text);
 }
 
 TEST(JsonSax, AgreesOnEveryReport) {
   ExpectSame(WriteJsonReport(testing::FullDocument()));
-  const std::filesystem::path corpus = std::filesystem::path(TILEPROF_SOURCE_DIR) / "fuzz/report_json/corpus";
+  const std::filesystem::path corpus =
+      std::filesystem::path(TILEPROF_SOURCE_DIR) / "fuzz/report_json/corpus";
   size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
     Expected<std::string> text = ReadFile(entry.path().string());
@@ -157,12 +222,14 @@ TEST(JsonReportReader, PackedTileCyclesReadBackInEveryOrder) {
 }
 
 TEST(JsonReportReader, ABadTileCycleIsReportedWithItsPath) {
-  std::string text = R"({"format":"tileprof-report","version":{"major":1,"minor":0},"execution":{"totalCycles":1,)"
-                     R"("clockFrequency":1.0,"steps":[{"program":"a","cycles":1,"cyclesByTile":[1,2]},)"
-                     R"({"program":"b","cycles":1,"cyclesByTile":[3,"x",4]}]}})";
+  std::string text =
+      R"({"format":"tileprof-report","version":{"major":1,"minor":0},"execution":{"totalCycles":1,)"
+      R"("clockFrequency":1.0,"steps":[{"program":"a","cycles":1,"cyclesByTile":[1,2]},)"
+      R"({"program":"b","cycles":1,"cyclesByTile":[3,"x",4]}]}})";
   Expected<ReportDocument> read = ReadJsonReport(text, "bad.json");
   ASSERT_FALSE(read);
-  EXPECT_EQ(read.error().message(), "bad.json: execution.steps[1].cyclesByTile[1]: expected an unsigned integer");
+  EXPECT_EQ(read.error().message(),
+            "bad.json: execution.steps[1].cyclesByTile[1]: expected an unsigned integer");
   std::string ok = text;
   ok.replace(ok.find("\"x\""), 3, "9");
   Expected<ReportDocument> fixed = ReadJsonReport(ok, "ok.json");

@@ -56,17 +56,21 @@ inline CompilationReport AdderMk1Report() {
   report.vertex_types = {{"poprand::SetSeedSupervisor"},
                          {"popops::ScaledAddSupervisor<float,float,true>"},
                          {"popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::ADD,float>"}};
-  const std::pair<Category, uint64_t> kTotals[] = {
-      {Category::kVariables, 39108},         {Category::kHostExchangePacketHeaders, 10512},
-      {Category::kStack, 3852288},           {Category::kVertexInstances, 14640},
-      {Category::kControlCode, 851272},      {Category::kVertexCode, 170788},
-      {Category::kInternalExchangeCode, 60792}, {Category::kHostExchangeCode, 351328},
-      {Category::kInstrumentationResults, 4876}};
+  const std::pair<Category, uint64_t> kTotals[] = {{Category::kVariables, 39108},
+                                                   {Category::kHostExchangePacketHeaders, 10512},
+                                                   {Category::kStack, 3852288},
+                                                   {Category::kVertexInstances, 14640},
+                                                   {Category::kControlCode, 851272},
+                                                   {Category::kVertexCode, 170788},
+                                                   {Category::kInternalExchangeCode, 60792},
+                                                   {Category::kHostExchangeCode, 351328},
+                                                   {Category::kInstrumentationResults, 4876}};
   report.tiles.resize(kMk1Tiles);
   for (uint32_t i = 0; i < kMk1Tiles; ++i) {
     TileMemory& tile = report.tiles[i];
     tile.tile = i;
-    for (auto [category, total] : kTotals) At(tile.by_category, category) = Spread(total, kMk1Tiles, i);
+    for (auto [category, total] : kTotals)
+      At(tile.by_category, category) = Spread(total, kMk1Tiles, i);
     // Vertex data: all of it is vertex instances, split into state and edges.
     uint64_t instances = At(tile.by_category, Category::kVertexInstances);
     uint64_t state = Spread(9736, kMk1Tiles, i);
@@ -110,13 +114,14 @@ inline CompilationReport ImbalancedMk1Report() {
   CompilationReport report;
   report.target = Mk1Target();
   report.graph = GraphInfo{90000, 120000, 40000, 60};
-  report.vertex_types = {{"poplin::ConvPartial1x1Out<float,float,true,false>"},
-                         {"poplar_rt::DstStridedCopy64BitMultiAccess"},
-                         {"popops::Reduce<popops::ReduceAdd,float,float,false,0>"},
-                         {"popops::ScaledAddSupervisor<float,float,true>"},
-                         {"poplar_rt::StridedCopyDA32"},
-                         {"poplar_rt::DstStridedCopyDA32"},
-                         {"popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::MULTIPLY,float>"}};
+  report.vertex_types = {
+      {"poplin::ConvPartial1x1Out<float,float,true,false>"},
+      {"poplar_rt::DstStridedCopy64BitMultiAccess"},
+      {"popops::Reduce<popops::ReduceAdd,float,float,false,0>"},
+      {"popops::ScaledAddSupervisor<float,float,true>"},
+      {"poplar_rt::StridedCopyDA32"},
+      {"poplar_rt::DstStridedCopyDA32"},
+      {"popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::MULTIPLY,float>"}};
   TileMemory tile0;
   tile0.tile = 0;
   At(tile0.by_category, Category::kVariables) = 807658;
@@ -128,7 +133,8 @@ inline CompilationReport ImbalancedMk1Report() {
   At(tile0.by_category, Category::kVertexFieldData) = 7934;
   tile0.vertex_data = {4152, 10798, 7403, 0, 0};  // 22,353 B in all
   const uint64_t kTypeBytes[] = {6648, 2669, 2542, 1440, 1374, 1101, 752};
-  for (uint32_t t = 0; t < std::size(kTypeBytes); ++t) tile0.vertex_types.push_back({t, kTypeBytes[t]});
+  for (uint32_t t = 0; t < std::size(kTypeBytes); ++t)
+    tile0.vertex_types.push_back({t, kTypeBytes[t]});
   tile0.by_region[0] = {122880, 122880};
   tile0.by_region[1] = {131072, 131072};
   tile0.by_region[2] = {580387, 580387 + 77};  // 834,416 B including gaps

@@ -11,8 +11,8 @@
 namespace tileprof::report {
 namespace {
 
-using ::testing::ElementsAre;
 using testing::AdderMk1Report;
+using ::testing::ElementsAre;
 using testing::ImbalancedMk1Report;
 
 TEST(Categories, LabelsAndMachineNamesMapBothWays) {
@@ -61,9 +61,9 @@ TEST(Summarize, MergesTypesAndNamesBadIndices) {
   std::vector<TileMemory> tiles(2);
   tiles[0].vertex_types = {{0, 5}, {1, 5}};
   tiles[1].vertex_types = {{2, 5}, {9, 1}};
-  EXPECT_THAT(Summarize(tiles, types).by_vertex_type,
-              ElementsAre(NamedBytes{"b", 10}, NamedBytes{"a", 5},
-                          NamedBytes{"<unknown vertex type>", 1}));
+  EXPECT_THAT(
+      Summarize(tiles, types).by_vertex_type,
+      ElementsAre(NamedBytes{"b", 10}, NamedBytes{"a", 5}, NamedBytes{"<unknown vertex type>", 1}));
   EXPECT_THAT(UsageOfTile(tiles[0], types).by_vertex_type,
               ElementsAre(NamedBytes{"a", 5}, NamedBytes{"b", 5}));  // ties by name
 }

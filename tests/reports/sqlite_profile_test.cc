@@ -18,10 +18,10 @@
 namespace tileprof::report {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::AdderMk1Report;
+using ::testing::ElementsAre;
 using testing::FullDocument;
+using ::testing::HasSubstr;
 using testing::ImbalancedMk1Report;
 using testing::SampleExecution;
 
@@ -118,16 +118,17 @@ TEST_F(ProfileDatabase, AnswersTheDocumentedQueries) {
   EXPECT_THAT(Query("SELECT tile, ipu, excluding_gaps, including_gaps FROM tiles"
                     " ORDER BY excluding_gaps DESC, tile LIMIT 3"),
               ElementsAre("0|0|834339|834416", "1|0|520193|520293", "3|0|20483|20583"));
-  std::vector<std::string> by_category =
-      Query("SELECT c.label, SUM(t.bytes) AS bytes FROM tile_categories t"
-            " JOIN categories c ON c.id = t.category GROUP BY c.id ORDER BY bytes DESC");
+  std::vector<std::string> by_category = Query(
+      "SELECT c.label, SUM(t.bytes) AS bytes FROM tile_categories t"
+      " JOIN categories c ON c.id = t.category GROUP BY c.id ORDER BY bytes DESC");
   ASSERT_EQ(by_category.size(), 7u);
   EXPECT_THAT(by_category[1], "Stack|3852288");
-  EXPECT_THAT(Query("SELECT v.name, SUM(t.bytes) AS bytes, COUNT(*) AS tiles FROM tile_vertex_types t"
-                    " JOIN vertex_types v ON v.id = t.vertex_type GROUP BY v.id"
-                    " ORDER BY bytes DESC LIMIT 2"),
-              ElementsAre("poplin::ConvPartial1x1Out<float,float,true,false>|6648|1",
-                          "poplar_rt::DstStridedCopy64BitMultiAccess|2669|1"));
+  EXPECT_THAT(
+      Query("SELECT v.name, SUM(t.bytes) AS bytes, COUNT(*) AS tiles FROM tile_vertex_types t"
+            " JOIN vertex_types v ON v.id = t.vertex_type GROUP BY v.id"
+            " ORDER BY bytes DESC LIMIT 2"),
+      ElementsAre("poplin::ConvPartial1x1Out<float,float,true,false>|6648|1",
+                  "poplar_rt::DstStridedCopy64BitMultiAccess|2669|1"));
   EXPECT_THAT(Query("SELECT value FROM metadata WHERE key = 'version'"), ElementsAre("1.0"));
 }
 
@@ -157,8 +158,9 @@ TEST_F(ProfileDatabase, RefusesTilesOutOfOrderWithoutTouchingTheOldFile) {
   Status written = WriteProfileDatabase(path_, document);
   ASSERT_FALSE(written.has_value());
   EXPECT_EQ(written.error().message(),
-            path_ + ": tile ids must ascend (the database keys tiles by id): tiles[2] is tile 1 "
-                    "after tile 2");
+            path_ +
+                ": tile ids must ascend (the database keys tiles by id): tiles[2] is tile 1 "
+                "after tile 2");
   EXPECT_EQ(*ReadProfileDatabase(path_), FullDocument());
 }
 
@@ -172,7 +174,8 @@ TEST_F(ProfileDatabase, RejectsAnUnknownMajorVersionNamingBoth) {
 TEST_F(ProfileDatabase, NamesTheTableRowAndColumnOfABadValue) {
   RoundTrip(FullDocument());
   Execute("UPDATE tiles SET tile = 5000000000 WHERE tile = 2");
-  EXPECT_EQ(ReadError(), path_ + ": table tiles, row 3, column tile: 5000000000 does not fit 32 bits");
+  EXPECT_EQ(ReadError(),
+            path_ + ": table tiles, row 3, column tile: 5000000000 does not fit 32 bits");
   RoundTrip(FullDocument());
   Execute("UPDATE tile_categories SET category = 40 WHERE tile = 1 AND category = 0");
   EXPECT_THAT(ReadError(), HasSubstr("column category: category 40 does not exist (there are 18)"));
@@ -207,14 +210,16 @@ TEST_F(ProfileDatabase, ReadsManyTilesOnTwoConnectionsAsOnOne) {
     Execute(sql);
     return ReadError();
   };
-  EXPECT_THAT(error_after("UPDATE tile_categories SET category = 40 WHERE tile = 5999 AND category = 0"),
-              HasSubstr("table tile_categories, row "));
+  EXPECT_THAT(
+      error_after("UPDATE tile_categories SET category = 40 WHERE tile = 5999 AND category = 0"),
+      HasSubstr("table tile_categories, row "));
   EXPECT_THAT(error_after("UPDATE tile_vertex_types SET bytes = 'x' WHERE tile = 4000"),
               HasSubstr("table tile_vertex_types, row 8000, column bytes: expected an integer"));
   // Both tables broken: tile_categories, read first on one connection, wins.
-  EXPECT_THAT(error_after("UPDATE tile_regions SET region = 7 WHERE tile = 2;"
-                          "UPDATE tile_categories SET bytes = -1.5 WHERE tile = 5000 AND category = 0"),
-              HasSubstr("table tile_categories, row "));
+  EXPECT_THAT(
+      error_after("UPDATE tile_regions SET region = 7 WHERE tile = 2;"
+                  "UPDATE tile_categories SET bytes = -1.5 WHERE tile = 5000 AND category = 0"),
+      HasSubstr("table tile_categories, row "));
 }
 
 // A read of what a command needs: every tile's totals, the detail of the
@@ -232,10 +237,11 @@ TEST_F(ProfileDatabase, PartialReadsAgreeWithTheFullRead) {
 
   for (bool old_indexes : {false, true}) {
     if (old_indexes) {  // as written before the indexes carried bytes
-      Execute("DROP INDEX tile_categories_by_category; DROP INDEX tile_vertex_types_by_type;"
-              "DROP INDEX tile_vertex_data_by_category;"
-              "CREATE INDEX tile_categories_by_category ON tile_categories (category);"
-              "CREATE INDEX tile_vertex_types_by_type ON tile_vertex_types (vertex_type);");
+      Execute(
+          "DROP INDEX tile_categories_by_category; DROP INDEX tile_vertex_types_by_type;"
+          "DROP INDEX tile_vertex_data_by_category;"
+          "CREATE INDEX tile_categories_by_category ON tile_categories (category);"
+          "CREATE INDEX tile_vertex_types_by_type ON tile_vertex_types (vertex_type);");
     }
     std::optional<MemoryUsage> total;
     ProfileReadOptions options{.all_tile_detail = false, .detail_top_tiles = 2, .total = &total};
@@ -288,20 +294,22 @@ TEST_F(ProfileDatabase, PartialReadsAgreeWithTheFullRead) {
 TEST_F(ProfileDatabase, PartialReadsStillCheckWhatTheyRead) {
   ReportDocument document = testing::EngineDocument(AdderMk1Report(), SampleExecution());
   RoundTrip(document);
-  Execute("UPDATE tile_categories SET category = 40 WHERE tile = (SELECT min(tile) FROM tile_categories)"
-          " AND category = (SELECT min(category) FROM tile_categories)");
+  Execute(
+      "UPDATE tile_categories SET category = 40 WHERE tile = (SELECT min(tile) FROM "
+      "tile_categories)"
+      " AND category = (SELECT min(category) FROM tile_categories)");
   std::optional<MemoryUsage> total;
   Expected<ReportDocument> read =
       ReadProfileDatabase(path_, {.all_tile_detail = false, .total = &total});
   ASSERT_FALSE(read);
-  EXPECT_THAT(read.error().message(),
-              HasSubstr("column category: category 40 does not exist"));
+  EXPECT_THAT(read.error().message(), HasSubstr("column category: category 40 does not exist"));
   EXPECT_THAT(read.error().message(), HasSubstr("table tile_categories, row "));
   RoundTrip(document);
   Execute("UPDATE tile_regions SET excluding_gaps = 'x'");
   read = ReadProfileDatabase(path_, {.all_tile_detail = false});
   ASSERT_FALSE(read);
-  EXPECT_THAT(read.error().message(), HasSubstr("table tile_regions, row 0, column excluding_gaps"));
+  EXPECT_THAT(read.error().message(),
+              HasSubstr("table tile_regions, row 0, column excluding_gaps"));
 }
 
 TEST_F(ProfileDatabase, RejectsFilesThatAreNotProfiles) {

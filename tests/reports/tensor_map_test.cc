@@ -11,15 +11,23 @@ namespace {
 
 TensorMap SpecExample() {
   TensorMap map;
-  map.computations.push_back(
-      {"cluster_1.5",
-       {{"add.0", 0, {32, 32}, "float", false, false, 1024, {{0, 256}, {1, 256}, {2, 256}, {3, 256}}, "dense/add"}}});
+  map.computations.push_back({"cluster_1.5",
+                              {{"add.0",
+                                0,
+                                {32, 32},
+                                "float",
+                                false,
+                                false,
+                                1024,
+                                {{0, 256}, {1, 256}, {2, 256}, {3, 256}},
+                                "dense/add"}}});
   return map;
 }
 
 TEST(TensorMapJson, WritesTheSpecExampleExactly) {
-  EXPECT_EQ(WriteTensorMapJson(SpecExample()),
-            R"({"mappings":{"cluster_1.5":[["add.0",0,[32,32],"float",0,0,1024,[[0,256],[1,256],[2,256],[3,256]],"dense/add"]]}})");
+  EXPECT_EQ(
+      WriteTensorMapJson(SpecExample()),
+      R"({"mappings":{"cluster_1.5":[["add.0",0,[32,32],"float",0,0,1024,[[0,256],[1,256],[2,256],[3,256]],"dense/add"]]}})");
 }
 
 TEST(TensorMapJson, FlagsAreNumbersAndEmptyTensorsHaveNoTiles) {
@@ -30,7 +38,8 @@ TEST(TensorMapJson, FlagsAreNumbersAndEmptyTensorsHaveNoTiles) {
 
 TEST(TensorMapJson, RoundTripKeepsComputationOrder) {
   TensorMap map = SpecExample();
-  map.computations.push_back({"fused.1", {{"p", 0, {4}, "int", false, true, 8, {{5, 3}, {1000, 5}}, "a/\"q\""}}});
+  map.computations.push_back(
+      {"fused.1", {{"p", 0, {4}, "int", false, true, 8, {{5, 3}, {1000, 5}}, "a/\"q\""}}});
   map.computations.push_back({"a_first_by_name", {}});
   Expected<TensorMap> read = ReadTensorMapJson(WriteTensorMapJson(map), "m.json");
   ASSERT_TRUE(read) << read.error().message();
@@ -39,7 +48,9 @@ TEST(TensorMapJson, RoundTripKeepsComputationOrder) {
 
 TEST(TensorMapJson, ReadsWhitespaceAndBooleanFlagsAsTheOriginalReaderDoes) {
   Expected<TensorMap> read = ReadTensorMapJson(
-      "{ \"mappings\" : { \"c\" : [ [ \"a\", 1, [2], \"float\", true, false, 2, [ [7, 2] ], \"n\" ] ] } }\n", "m");
+      "{ \"mappings\" : { \"c\" : [ [ \"a\", 1, [2], \"float\", true, false, 2, [ [7, 2] ], \"n\" "
+      "] ] } }\n",
+      "m");
   ASSERT_TRUE(read) << read.error().message();
   ASSERT_EQ(read->computations.size(), 1u);
   EXPECT_TRUE(read->computations[0].tensors[0].has_constant);
@@ -60,17 +71,24 @@ TEST(TensorMapJson, RejectsWhatConsumersWouldMisread) {
               "mappings[\"c\"][0]: expected an array of 9 elements");
   ExpectError(R"({"mappings":{"c":[["a",0,[2],"float",0,0,3,[[0,2]],""]]}})",
               "[0][6]: total 3 is not the sum of the per-tile counts (2)");
-  ExpectError(R"({"mappings":{"c":[["a",0,[2],"float",0,0,2,[[1,1],[1,1]],""]]}})", "[7][1]: tile 1 does not ascend");
-  ExpectError(R"({"mappings":{"c":[["a",0,[2],"float",0,0,2,[[0,1,1]],""]]}})", "[7][0]: expected [tile, n]");
-  ExpectError(R"({"mappings":{"c":[["a",0,[2],"float",2,0,2,[[0,2]],""]]}})", "[0][4]: expected 0 or 1");
-  ExpectError(R"({"mappings":{"c":[["a",0,[-2],"float",0,0,2,[[0,2]],""]]}})", "[0][2]: expected a non-negative");
-  ExpectError(R"({"mappings":{"c":[["a",0,[2],"float",0,0,2,[[4294967296,2]],""]]}})", "out of range");
-  ExpectError(R"({"mappings":{"c":[["a",0,[],"float",0,0,0,[],""]],"d":[["a",0,[],"float",0,0,0,[],""]]}})",
-              "mappings[\"d\"][0]: tensor a,0 appears twice");
+  ExpectError(R"({"mappings":{"c":[["a",0,[2],"float",0,0,2,[[1,1],[1,1]],""]]}})",
+              "[7][1]: tile 1 does not ascend");
+  ExpectError(R"({"mappings":{"c":[["a",0,[2],"float",0,0,2,[[0,1,1]],""]]}})",
+              "[7][0]: expected [tile, n]");
+  ExpectError(R"({"mappings":{"c":[["a",0,[2],"float",2,0,2,[[0,2]],""]]}})",
+              "[0][4]: expected 0 or 1");
+  ExpectError(R"({"mappings":{"c":[["a",0,[-2],"float",0,0,2,[[0,2]],""]]}})",
+              "[0][2]: expected a non-negative");
+  ExpectError(R"({"mappings":{"c":[["a",0,[2],"float",0,0,2,[[4294967296,2]],""]]}})",
+              "out of range");
+  ExpectError(
+      R"({"mappings":{"c":[["a",0,[],"float",0,0,0,[],""]],"d":[["a",0,[],"float",0,0,0,[],""]]}})",
+      "mappings[\"d\"][0]: tensor a,0 appears twice");
 }
 
 TEST(InstructionInfoJson, WritesCompactlyAndRoundTrips) {
-  InstructionInfo info{{{"dense/MatMul/dot.3", MlType::kInferenceFwd}, {"/convolution.1", MlType::kTrainingWu}}};
+  InstructionInfo info{
+      {{"dense/MatMul/dot.3", MlType::kInferenceFwd}, {"/convolution.1", MlType::kTrainingWu}}};
   std::string json = WriteInstructionInfoJson(info);
   EXPECT_EQ(json, R"({"ml_types":{"dense/MatMul/dot.3":1,"/convolution.1":4}})");
   Expected<InstructionInfo> read = ReadInstructionInfoJson(json, "i");
@@ -89,7 +107,8 @@ TEST(InstructionInfoJson, RejectsValuesOutsideTheEnum) {
 
 TEST(TensorMapJson, InvalidUtf8NamesStillGiveValidJson) {
   TensorMap map;
-  map.computations.push_back({"c\xff", {{"a\xfe", 0, {1}, "float", false, false, 1, {{0, 1}}, ""}}});
+  map.computations.push_back(
+      {"c\xff", {{"a\xfe", 0, {1}, "float", false, false, 1, {{0, 1}}, ""}}});
   std::string json = WriteTensorMapJson(map);
   EXPECT_FALSE(nlohmann::json::parse(json, nullptr, false).is_discarded());
 }

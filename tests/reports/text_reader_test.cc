@@ -10,14 +10,14 @@
 namespace tileprof::report {
 namespace {
 
+using testing::AdderMk1Report;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
-using testing::AdderMk1Report;
 using testing::ImbalancedMk1Report;
 using testing::Lines;
 using testing::ReadShared;
 using testing::SampleExecution;
+using ::testing::StartsWith;
 
 ParsedTextReport ReadOk(const std::string& text, std::string_view name = "test.rep") {
   Expected<ParsedTextReport> parsed = ReadTextReport(text, name);
@@ -277,7 +277,7 @@ TEST(ReadTextReport, CountsTolerableOddities) {
   EXPECT_EQ(stats.first_location(StatId::kTextUnknownLine), "odd.rep:4");
   EXPECT_EQ(stats.count(StatId::kTextMissingRows), 1u);  // the Target lacks 5 lines
   EXPECT_EQ(stats.count(StatId::kTextOrphanTileHeader), 1u);
-  EXPECT_EQ(stats.count(StatId::kTextHistogramBarMismatch), 2u);  // 1 and 40 stars by our rule
+  EXPECT_EQ(stats.count(StatId::kTextHistogramBarMismatch), 2u);    // 1 and 40 stars by our rule
   EXPECT_EQ(stats.count(StatId::kTextHistogramCountMismatch), 1u);  // 1,212 of 0 tiles
   EXPECT_EQ(stats.count(StatId::kTextElisionMarker), 1u);
   EXPECT_EQ(stats.count(StatId::kTextExtraReport), 1u);

@@ -8,8 +8,8 @@
 namespace tileprof::report {
 namespace {
 
-using ::testing::ElementsAre;
 using testing::AdderMk1Report;
+using ::testing::ElementsAre;
 using testing::ImbalancedMk1Report;
 using testing::Lines;
 using testing::ReadShared;
@@ -42,7 +42,8 @@ TEST(WriteTextReport, ComputesTheWholeGraphFromTheTiles) {
   report.tiles[7].by_region[0].excluding_gaps += 1024;
   report.tiles[7].by_region[0].including_gaps += 1024;
   std::string text = WriteTextReport(report, nullptr, PoplarIdentical());
-  EXPECT_THAT(Lines(text), ::testing::Contains("          Constants:                             1,024 B"));
+  EXPECT_THAT(Lines(text),
+              ::testing::Contains("          Constants:                             1,024 B"));
   EXPECT_THAT(Lines(text), ::testing::Contains("        Non-interleaved:     5,356,628 B"));
 }
 
@@ -81,17 +82,17 @@ TEST(WriteTextReport, ReproducesThePublishedImbalancedHistogramAndTileBlock) {
       other.push_back(line);
   }
   EXPECT_EQ(empty_buckets, 102u - 14u);
-  EXPECT_THAT(other, ElementsAre("  Total:",
-                                 "          Vertex Code:                               0 B",
-                                 "          Internal Exchange Code:                    0 B",
-                                 "          Host Exchange Code:                        0 B",
-                                 "          Global Exchange Code:                      0 B",
-                                 "          Instrumentation Results:                   0 B",
-                                 "          Shared Code Storage:                       0 B",
-                                 "          Shared Data Storage:                       0 B",
-                                 "            Copy pointers:                  7,403 B",
-                                 "            Padding:                            0 B",
-                                 "            Descriptors:                        0 B"));
+  EXPECT_THAT(other,
+              ElementsAre("  Total:", "          Vertex Code:                               0 B",
+                          "          Internal Exchange Code:                    0 B",
+                          "          Host Exchange Code:                        0 B",
+                          "          Global Exchange Code:                      0 B",
+                          "          Instrumentation Results:                   0 B",
+                          "          Shared Code Storage:                       0 B",
+                          "          Shared Data Storage:                       0 B",
+                          "            Copy pointers:                  7,403 B",
+                          "            Padding:                            0 B",
+                          "            Descriptors:                        0 B"));
 }
 
 TEST(WriteTextReport, PrintsFiveTileBlocksInDescendingOrderWhenImbalanced) {
@@ -123,13 +124,13 @@ TEST(WriteTextReport, TileBlockPolicyOverridesTheImbalanceRule) {
 
 // Spec section 3: the Mk2 / Bow sample's replica lines and clock.
 TEST(TargetLines, PrintsReplicaLinesForNewerTargets) {
-  EXPECT_THAT(TargetLines(MakeTarget("ipu21", 1, 1472, 638976, 1.85e9, 1)),
-              ElementsAre("Target:", "  Number of IPUs:         1",
-                          "  Tiles per IPU:          1,472", "  Total Tiles:            1,472",
-                          "  Memory Per-Tile:        624.0 kB", "  Total Memory:           897.0 MB",
-                          "  Clock Speed (approx):   1,850.0 MHz",
-                          "  Number of Replicas:     1", "  IPUs per Replica:       1",
-                          "  Tiles per Replica:      1,472", "  Memory per Replica:     897.0 MB"));
+  EXPECT_THAT(
+      TargetLines(MakeTarget("ipu21", 1, 1472, 638976, 1.85e9, 1)),
+      ElementsAre("Target:", "  Number of IPUs:         1", "  Tiles per IPU:          1,472",
+                  "  Total Tiles:            1,472", "  Memory Per-Tile:        624.0 kB",
+                  "  Total Memory:           897.0 MB", "  Clock Speed (approx):   1,850.0 MHz",
+                  "  Number of Replicas:     1", "  IPUs per Replica:       1",
+                  "  Tiles per Replica:      1,472", "  Memory per Replica:     897.0 MB"));
 }
 
 // Spec section 7, the tutorial's numbers. The sample's one "Cycles by vertex
@@ -138,18 +139,18 @@ TEST(TargetLines, PrintsReplicaLinesForNewerTargets) {
 TEST(ExecutionLines, MatchesTheTutorialSample) {
   EXPECT_THAT(
       ExecutionLines(SampleExecution(), TextReportOptions{}),
-      ElementsAre("Execution:", "", "Programs executed:", "", "<anonymous>.", "",
-                  "  Total cycles:                                         6,681,766 (approx "
-                  "5,023.9 microseconds)",
-                  "  Tile average compute cycles (including idle threads): 3,801.8 (0.1% of total)",
-                  "  Tile average compute cycles (excluding idle threads): 3,717.6 (0.1% of total)",
-                  "  Tile average IPU exchange cycles:                     8,697.4 (0.1% of total)",
-                  "  Tile average global exchange cycles:                  0.0 (0.0% of total)",
-                  "  Tile average host exchange cycles:                    6,663,550.8 (99.7% of "
-                  "total)",
-                  "  Tile average sync cycles:                             1,134.8 (0.0% of total)",
-                  "", "  Cycles by vertex type:",
-                  "    popops::Zero2d<float> (14592 instances):   17,612,544"));
+      ElementsAre(
+          "Execution:", "", "Programs executed:", "", "<anonymous>.", "",
+          "  Total cycles:                                         6,681,766 (approx "
+          "5,023.9 microseconds)",
+          "  Tile average compute cycles (including idle threads): 3,801.8 (0.1% of total)",
+          "  Tile average compute cycles (excluding idle threads): 3,717.6 (0.1% of total)",
+          "  Tile average IPU exchange cycles:                     8,697.4 (0.1% of total)",
+          "  Tile average global exchange cycles:                  0.0 (0.0% of total)",
+          "  Tile average host exchange cycles:                    6,663,550.8 (99.7% of "
+          "total)",
+          "  Tile average sync cycles:                             1,134.8 (0.0% of total)", "",
+          "  Cycles by vertex type:", "    popops::Zero2d<float> (14592 instances):   17,612,544"));
 }
 
 TEST(ExecutionLines, SortsVertexTypesAndShowsStepsOnRequest) {

@@ -25,18 +25,31 @@ std::string TempPath(const std::string& name) {
 }
 
 std::vector<TraceEvent> SampleEvents() {
-  TraceEvent begin{.timestamp = 1588587072.25, .ordinal = 0, .type = TraceEventType::kCompileBegin,
+  TraceEvent begin{.timestamp = 1588587072.25,
+                   .ordinal = 0,
+                   .type = TraceEventType::kCompileBegin,
                    .module_name = "cluster_1"};
-  TraceEvent end{.timestamp = 1588587074.5, .ordinal = 1, .type = TraceEventType::kCompileEnd,
-                 .module_name = "cluster_1", .duration_us = 1834012,
+  TraceEvent end{.timestamp = 1588587074.5,
+                 .ordinal = 1,
+                 .type = TraceEventType::kCompileEnd,
+                 .module_name = "cluster_1",
+                 .duration_us = 1834012,
                  .compilation_report = "Target:\n  Number of IPUs:         1\n",
-                 .tensor_map = R"({"mappings": {}})", .instruction_info = "{}"};
-  TraceEvent h2d{.timestamp = 1588587075, .ordinal = 0, .type = TraceEventType::kHostToDeviceTransfer,
+                 .tensor_map = R"({"mappings": {}})",
+                 .instruction_info = "{}"};
+  TraceEvent h2d{.timestamp = 1588587075,
+                 .ordinal = 0,
+                 .type = TraceEventType::kHostToDeviceTransfer,
                  .data_transfer = DataTransferJson({{"input.1", 3136}, {"label", 4}})};
-  TraceEvent load{.timestamp = 1588587075, .ordinal = -1, .type = TraceEventType::kLoadEngine,
+  TraceEvent load{.timestamp = 1588587075,
+                  .ordinal = -1,
+                  .type = TraceEventType::kLoadEngine,
                   .module_name = "cluster_1"};
-  TraceEvent exec{.timestamp = 1588587076, .ordinal = 0, .type = TraceEventType::kExecute,
-                  .module_name = "cluster_1", .execution_report = "Execution:\n"};
+  TraceEvent exec{.timestamp = 1588587076,
+                  .ordinal = 0,
+                  .type = TraceEventType::kExecute,
+                  .module_name = "cluster_1",
+                  .execution_report = "Execution:\n"};
   TraceEvent empty_begin{.type = TraceEventType::kCompileBegin};
   return {begin, end, h2d, load, exec, empty_begin};
 }
@@ -74,9 +87,12 @@ TEST(TraceEvents, ProtocReadsWhatWeWrite) {
             "}\n");
   // proto3 leaves out zero fields, but a set oneof member is always there.
   EXPECT_EQ(ProtocDecode(EncodeTraceEvent(events[5])), "compile_begin {\n}\n");
-  EXPECT_THAT(ProtocDecode(EncodeTraceEvent(events[3])),
-              HasSubstr("ordinal: -1\ntype: LOAD_ENGINE\nload_engine {\n  module_name: \"cluster_1\"\n}\n"));
-  EXPECT_THAT(ProtocDecode(EncodeTraceEvent(events[2])), HasSubstr("data_transfer {\n  data_transfer: \""));
+  EXPECT_THAT(
+      ProtocDecode(EncodeTraceEvent(events[3])),
+      HasSubstr(
+          "ordinal: -1\ntype: LOAD_ENGINE\nload_engine {\n  module_name: \"cluster_1\"\n}\n"));
+  EXPECT_THAT(ProtocDecode(EncodeTraceEvent(events[2])),
+              HasSubstr("data_transfer {\n  data_transfer: \""));
 }
 
 TEST(TraceEvents, StreamRoundTrips) {
@@ -125,15 +141,17 @@ TEST(TraceEvents, TextDumpFollowsExtractAllStrings) {
   std::vector<TraceEvent> events = SampleEvents();
   std::string text = EventsToText({events[0], events[1], events[3]});
   std::string rule(70, '-');
-  EXPECT_EQ(text, rule + "\n=> @ 2020-05-04 10:11:12 +0000: Compile begin: cluster_1\n\n" + rule +
-                      "\n=> @ 2020-05-04 10:11:14 +0000: Compile end: cluster_1\nDuration: 1834012 us\n"
-                      "Target:\n  Number of IPUs:         1\n\n" +
-                      rule + "\n=> @ 2020-05-04 10:11:15 +0000: Load engine: cluster_1\n\n");
+  EXPECT_EQ(text,
+            rule + "\n=> @ 2020-05-04 10:11:12 +0000: Compile begin: cluster_1\n\n" + rule +
+                "\n=> @ 2020-05-04 10:11:14 +0000: Compile end: cluster_1\nDuration: 1834012 us\n"
+                "Target:\n  Number of IPUs:         1\n\n" +
+                rule + "\n=> @ 2020-05-04 10:11:15 +0000: Load engine: cluster_1\n\n");
 }
 
 TEST(TraceEvents, DataTransferJsonHasJsoncppsLayout) {
   EXPECT_EQ(DataTransferJson({{"in\"1", 8}}),
-            "{\n\t\"tensors\" : \n\t[\n\t\t{\n\t\t\t\"name\" : \"in\\\"1\",\n\t\t\t\"size\" : 8\n\t\t}\n\t],\n"
+            "{\n\t\"tensors\" : \n\t[\n\t\t{\n\t\t\t\"name\" : \"in\\\"1\",\n\t\t\t\"size\" : "
+            "8\n\t\t}\n\t],\n"
             "\t\"total_size\" : 8\n}");
   EXPECT_EQ(DataTransferJson({}), "{\n\t\"tensors\" : [],\n\t\"total_size\" : 0\n}");
 }
