@@ -157,8 +157,15 @@ Table TileBreakdownTable(const CompilationReport& report, const std::vector<Tile
     if (!report.tiles.empty() && block.tile < report.tiles.size() &&
         report.tiles[block.tile].tile == block.tile)
       tile = &report.tiles[block.tile];
-    row.push_back(tile ? Cell{tile->always_live} : Cell{});
-    row.push_back(tile ? Cell{tile->not_always_live} : Cell{});
+    // Not `tile ? Cell{...} : Cell{}`: g++ 12 then warns that the string
+    // alternative of the moved temporary may be uninitialized (it is not).
+    if (tile) {
+      row.emplace_back(tile->always_live);
+      row.emplace_back(tile->not_always_live);
+    } else {
+      row.emplace_back();
+      row.emplace_back();
+    }
     for (size_t c = 0; c < report::kNumCategories; ++c)
       row.push_back(Known(u.known.categories[c], u.by_category[c]));
     row.push_back(Known(u.known.vertex_data, u.vertex_data));

@@ -5,6 +5,8 @@
 #include <set>
 #include <unordered_map>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/hlo/attributes.h"
 #include "engine/hlo/value_parser.h"
 
@@ -845,7 +847,7 @@ Expected<BackendConfig> ParseBackendConfig(std::string_view value) {
   // nlohmann throws on bad input unless asked not to; binary configs are
   // simply not JSON.
   nlohmann::json json = nlohmann::json::parse(out.bytes, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_discarded()) out.json = std::move(json);
+  if (!json.is_discarded()) out.json = std::make_shared<const nlohmann::json>(std::move(json));
   return out;
 }
 

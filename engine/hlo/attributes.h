@@ -8,13 +8,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+// Only the declaration of nlohmann::json: the full header cost ~3 s in each
+// of the ~23 units that include this one, for the one field below.
+#include <nlohmann/json_fwd.hpp>
 
 #include "common/expected.h"
 #include "engine/hlo/lexer.h"
@@ -194,8 +197,10 @@ struct BackendConfig {
   std::string bytes;
   bool quoted = false;
   // The bytes as JSON when they parse as JSON (XLA's GPU configs do, the
-  // threefry configs of old JAX dumps are binary and do not).
-  std::optional<nlohmann::json> json;
+  // threefry configs of old JAX dumps are binary and do not), else null.
+  // A pointer, so that this header needs only nlohmann's forward
+  // declaration; include <nlohmann/json.hpp> to read the value.
+  std::shared_ptr<const nlohmann::json> json;
 };
 // backend_config="..." (C-escaped, possibly binary) or backend_config={...}.
 Expected<BackendConfig> ParseBackendConfig(std::string_view value);

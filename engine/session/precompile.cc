@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/hlo/attributes.h"
 
 namespace tileprof::engine {
