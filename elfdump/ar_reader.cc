@@ -8,7 +8,7 @@
 //   34 ar_gid[6]    ignored
 //   40 ar_mode[8]   ignored
 //   48 ar_size[10]  sscanf("%lu"): spaces, an optional sign, digits
-//   58 ar_fmag[2]   "`\n", else "malformed archive"
+//   58 ar_fmag[2]   "`\n", else the header is malformed
 // BFD's numeric parsers (sscanf, strtol, atoi) run on the raw header, so a
 // number can continue into the next field; the parsers below reproduce that
 // and stop at ar_fmag as BFD's do.
@@ -19,6 +19,8 @@
 #include <map>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "common/checked.h"
 #include "elfdump/elf_constants.h"
 
@@ -28,6 +30,8 @@ namespace {
 constexpr uint64_t kHeader = kArHeaderSize;
 constexpr uint64_t kFmagOffset = 58;
 constexpr uint64_t kSizeOffset = 48;
+constexpr uint64_t kArNameSize = 16;
+constexpr uint64_t kArSizeSize = 10;
 constexpr int kMaxThinNesting = 8;
 
 bool IsSpace(uint8_t c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
@@ -73,10 +77,40 @@ enum class HeaderStatus { kOk, kNoMore, kMalformed };
 
 struct RawHeader {
   std::string_view name;
+  uint64_t offset = 0;  // of the header in its archive
   uint64_t parsed_size = 0;
   uint64_t data_start = 0;  // proxy_origin: after the header and a BSD name
   int64_t origin = 0;       // thin archives: offset inside a nested archive
+  // kMalformed: the field at fault, its member and what is wrong with it
+  // ("ar_fmag of member \"b.o/\" is \"XX\", not \"`\n\""), and the field's offset.
+  std::string problem;
+  uint64_t problem_offset = 0;
 };
+
+// Header bytes for a message, in double quotes: printable ASCII as it is,
+// the rest escaped; `trim` drops the space padding of a field.
+std::string Quoted(const uint8_t* p, uint64_t n, bool trim) {
+  while (trim && n > 0 && p[n - 1] == ' ') --n;
+  std::string out = "\"";
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint8_t c = p[i];
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  return out + '"';
+}
+
+std::string Quoted(std::string_view text) {
+  return Quoted(reinterpret_cast<const uint8_t*>(text.data()), text.size(), false);
+}
 
 std::string_view CString(const uint8_t* p, uint64_t max) {
   const void* nul = std::memchr(p, 0, max);
@@ -89,10 +123,21 @@ HeaderStatus ReadHeader(std::span<const uint8_t> bytes, uint64_t pos, const Arch
   if (!InBounds(pos, kHeader, bytes.size())) return HeaderStatus::kNoMore;
   const uint8_t* h = bytes.data() + pos;
   const uint8_t* fmag = h + kFmagOffset;
-  if (fmag[0] != '`' || fmag[1] != '\n') return HeaderStatus::kMalformed;
+  // Built only on failure: a walk reads up to ~100,000 good headers.
+  auto malformed = [&](std::string_view field, uint64_t field_offset, std::string_view what) {
+    out->problem = fmt::format("{} of member {} {}", field, Quoted(h, kArNameSize, true), what);
+    out->problem_offset = pos + field_offset;
+    return HeaderStatus::kMalformed;
+  };
+  if (fmag[0] != '`' || fmag[1] != '\n')
+    return malformed("ar_fmag", kFmagOffset,
+                     fmt::format("is {}, not {}", Quoted(fmag, 2, false), Quoted("`\n")));
   // sscanf ("%" SCNu64) on ar_size, cut at ar_fmag.
   ParsedNumber size = ParseDecimal(h + kSizeOffset, fmag, UINT64_MAX);
-  if (!size.digits) return HeaderStatus::kMalformed;
+  if (!size.digits)
+    return malformed("ar_size", kSizeOffset,
+                     "is not a decimal number: " + Quoted(h + kSizeOffset, kArSizeSize, true));
+  out->offset = pos;
   out->parsed_size = size.negative ? 0 - size.magnitude : size.magnitude;
   out->data_start = pos + kHeader;
   out->origin = 0;
@@ -103,10 +148,12 @@ HeaderStatus ReadHeader(std::span<const uint8_t> bytes, uint64_t pos, const Arch
     ParsedNumber index = ParseDecimal(h + 1, fmag, INT64_MAX);
     const std::string& table = *layout->long_names;
     if (index.overflow || static_cast<uint64_t>(AsLong(index)) >= table.size())
-      return HeaderStatus::kMalformed;
+      return malformed("ar_name", 0,
+                       fmt::format("indexes past the {}-byte long-name table", table.size()));
     if (layout->thin && index.end < fmag && *index.end == ':') {
       ParsedNumber origin = ParseDecimal(index.end + 1, fmag, INT64_MAX);
-      if (origin.overflow) return HeaderStatus::kMalformed;
+      if (origin.overflow)
+        return malformed("ar_name", 0, "gives a nested archive offset that overflows");
       out->origin = AsLong(origin);
     }
     uint64_t at = static_cast<uint64_t>(AsLong(index));
@@ -119,9 +166,13 @@ HeaderStatus ReadHeader(std::span<const uint8_t> bytes, uint64_t pos, const Arch
     ParsedNumber length = ParseDecimal(h + 3, fmag, INT64_MAX);
     int64_t as_long = AsLong(length);
     uint64_t namelen = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(as_long)));
-    if (namelen > out->parsed_size || namelen >= (uint64_t{1} << 63) ||
-        (nominal_size != 0 && namelen > nominal_size))
-      return HeaderStatus::kMalformed;
+    if (namelen > out->parsed_size || namelen >= (uint64_t{1} << 63))
+      return malformed("ar_name", 0,
+                       fmt::format("gives a {}-byte name, more than ar_size", namelen));
+    if (nominal_size != 0 && namelen > nominal_size)
+      return malformed("ar_name", 0,
+                       fmt::format("gives a {}-byte name, more than the archive's {} bytes",
+                                   namelen, nominal_size));
     out->parsed_size -= namelen;
     // A short read of the name ends the archive quietly.
     if (!InBounds(pos + kHeader, namelen, bytes.size())) return HeaderStatus::kNoMore;
@@ -259,6 +310,12 @@ std::string_view DirectoryPrefix(std::string_view archive) {
   return slash == std::string_view::npos ? std::string_view() : archive.substr(0, slash + 1);
 }
 
+// " of inner.a" for a header inside a nested archive, "" for the archive
+// being walked.
+std::string OfArchive(std::string_view nested) {
+  return nested.empty() ? "" : fmt::format(" of {}", Quoted(nested));
+}
+
 // Walks one archive; thin archives that point into nested archives recurse
 // (bounded by kMaxThinNesting).
 class Walker {
@@ -267,34 +324,59 @@ class Walker {
 
   Status Walk(std::span<const uint8_t> bytes, uint64_t nominal, const ArchiveLayout& layout,
               std::string_view path);
+  WalkProblem problem() const { return problem_; }
 
  private:
   struct Nested {
     std::unique_ptr<FileContents> contents;
     ArchiveLayout layout;
   };
-  Expected<Nested*> OpenNested(const std::string& path, std::string_view archive);
+  Expected<Nested*> OpenNested(const std::string& path, const RawHeader& hdr);
   Status VisitThinMember(const RawHeader& hdr, std::string_view path, int depth, bool* stop);
   Status VisitNestedMember(const std::string& file, int64_t origin, int depth);
+  // The error of a walk that stops, in LLVM's words: "truncated or malformed
+  // archive (<what> at offset <offset><of the nested archive>)".
+  Error Stop(WalkProblem problem, std::string_view what, uint64_t offset,
+             std::string_view nested = {});
+  Error Unreadable(Error error);
 
   FileProvider& files_;
   const MemberVisitor& visit_;
   std::map<std::string, Nested> nested_;
   std::string last_nested_key_;
   std::string name_;  // storage for the current thin member's path
+  WalkProblem problem_ = WalkProblem::kMalformed;
 };
 
-Expected<Walker::Nested*> Walker::OpenNested(const std::string& path, std::string_view archive) {
-  // PR 15140: a thin archive must not point into itself.
-  if (path == archive) return MakeError("malformed archive");
+Error Walker::Stop(WalkProblem problem, std::string_view what, uint64_t offset,
+                   std::string_view nested) {
+  problem_ = problem;
+  return MakeError("truncated or malformed archive ({} at offset {}{})", what, offset,
+                   OfArchive(nested));
+}
+
+Error Walker::Unreadable(Error error) {
+  problem_ = WalkProblem::kUnreadable;
+  return error;
+}
+
+// `hdr` is the thin archive's member header that names `path`.
+Expected<Walker::Nested*> Walker::OpenNested(const std::string& path, const RawHeader& hdr) {
   if (auto it = nested_.find(path); it != nested_.end()) return &it->second;
   if (files_.Stat(path).kind == FileKind::kDirectory)
-    return MakeError("file format not recognized");
+    return Stop(
+        WalkProblem::kNotRecognized,
+        fmt::format("ar_name of member {} names a directory, not an archive", Quoted(hdr.name)),
+        hdr.offset);
   auto contents = files_.Open(path);
-  if (!contents) return contents.error();
+  if (!contents) return Unreadable(contents.error());
   std::span<const uint8_t> bytes = (*contents)->bytes();
   auto layout = RecognizeArchive(bytes, bytes.size());
-  if (!layout) return MakeError("file format not recognized");
+  if (!layout)
+    return Stop(
+        WalkProblem::kNotRecognized,
+        fmt::format("ar_name of member {} names a file that is not an archive", Quoted(hdr.name)),
+        hdr.offset);
   Nested& nested = nested_[path];
   nested.contents = std::move(*contents);
   nested.layout = std::move(*layout);
@@ -311,16 +393,30 @@ Status Walker::VisitThinMember(const RawHeader& hdr, std::string_view archive, i
     std::string key = file + ':' + std::to_string(hdr.origin);
     *stop = key == last_nested_key_;
     last_nested_key_ = key;
-    if (depth >= kMaxThinNesting) return MakeError("malformed archive");
-    auto nested = OpenNested(file, archive);
-    if (!nested) return nested.error();
+    const std::string_view nested = depth == 0 ? std::string_view() : archive;
+    if (depth >= kMaxThinNesting)
+      return Stop(WalkProblem::kMalformed,
+                  fmt::format("ar_name of member {} nests thin archives more than {} deep",
+                              Quoted(hdr.name), kMaxThinNesting),
+                  hdr.offset, nested);
+    // PR 15140: a thin archive must not point into itself.
+    if (file == archive)
+      return Stop(
+          WalkProblem::kMalformed,
+          fmt::format("ar_name of member {} points into the thin archive itself", Quoted(hdr.name)),
+          hdr.offset, nested);
+    auto opened = OpenNested(file, hdr);
+    if (!opened) return opened.error();
     return VisitNestedMember(file, hdr.origin, depth + 1);
   }
   last_nested_key_.clear();
   if (files_.Stat(file).kind == FileKind::kDirectory)
-    return MakeError("file format not recognized");
+    return Stop(
+        WalkProblem::kNotRecognized,
+        fmt::format("ar_name of member {} names a directory, not an object file", Quoted(hdr.name)),
+        hdr.offset, depth == 0 ? std::string_view() : archive);
   auto contents = files_.Open(file);
-  if (!contents) return contents.error();
+  if (!contents) return Unreadable(contents.error());
   std::span<const uint8_t> bytes = (*contents)->bytes();
   name_ = std::move(file);
   ArchiveMember member;
@@ -340,7 +436,8 @@ Status Walker::VisitNestedMember(const std::string& file, int64_t origin, int de
   uint64_t pos = static_cast<uint64_t>(origin);
   HeaderStatus status = ReadHeader(bytes, pos, &nested.layout, bytes.size(), &hdr);
   if (status == HeaderStatus::kNoMore) return {};  // BFD: "no more archived files"
-  if (status == HeaderStatus::kMalformed) return MakeError("malformed archive");
+  if (status == HeaderStatus::kMalformed)
+    return Stop(WalkProblem::kMalformed, hdr.problem, hdr.problem_offset, file);
   if (nested.layout.thin) {
     bool stop = false;
     return VisitThinMember(hdr, nested_.find(file)->first, depth, &stop);
@@ -363,11 +460,14 @@ Status Walker::Walk(std::span<const uint8_t> bytes, uint64_t nominal, const Arch
   uint64_t pos = layout.first_member;
   for (;;) {
     // bfd_seek to an offset past 2^63 fails with EINVAL: "file truncated".
-    if (pos > static_cast<uint64_t>(INT64_MAX)) return MakeError("file truncated");
+    if (pos > static_cast<uint64_t>(INT64_MAX))
+      return Stop(WalkProblem::kTruncated,
+                  "next member header beyond the largest file offset (2^63 - 1)", pos);
     RawHeader hdr;
     HeaderStatus status = ReadHeader(bytes, pos, &layout, nominal, &hdr);
     if (status == HeaderStatus::kNoMore) return {};
-    if (status == HeaderStatus::kMalformed) return MakeError("malformed archive");
+    if (status == HeaderStatus::kMalformed)
+      return Stop(WalkProblem::kMalformed, hdr.problem, hdr.problem_offset);
     if (layout.thin) {
       bool stop = false;
       TILEPROF_RETURN_IF_ERROR(VisitThinMember(hdr, path, 0, &stop));
@@ -391,7 +491,13 @@ Status Walker::Walk(std::span<const uint8_t> bytes, uint64_t nominal, const Arch
     // that wraps around is PR 19256's loop.
     uint64_t next = hdr.data_start + hdr.parsed_size;
     next += next % 2;
-    if (next < hdr.data_start) return MakeError("malformed archive");
+    if (next < hdr.data_start)
+      return Stop(WalkProblem::kMalformed,
+                  fmt::format("ar_size of member {} is {}: the next header would come before "
+                              "its data",
+                              Quoted(hdr.name),
+                              Quoted(bytes.data() + pos + kSizeOffset, kArSizeSize, true)),
+                  pos + kSizeOffset);
     pos = next;
   }
 }
@@ -418,9 +524,11 @@ std::optional<ArchiveLayout> RecognizeArchive(std::span<const uint8_t> bytes, ui
 
 Status ForEachMember(std::span<const uint8_t> bytes, uint64_t nominal_size,
                      const ArchiveLayout& layout, std::string_view path, FileProvider& files,
-                     const MemberVisitor& visit) {
+                     const MemberVisitor& visit, WalkProblem* problem) {
   Walker walker(files, visit);
-  return walker.Walk(bytes, nominal_size, layout, path);
+  Status walked = walker.Walk(bytes, nominal_size, layout, path);
+  if (!walked && problem != nullptr) *problem = walker.problem();
+  return walked;
 }
 
 }  // namespace tileprof::elf

@@ -9,10 +9,13 @@
 //    (only as the first member) and the long-name table must all be sound,
 //    else the file is not an archive at all ("file format not recognized").
 //  * ForEachMember is display_archive: it visits members in file order and
-//    stops at the first bad header with BFD's message ("malformed archive",
-//    exit status 2). A member that is not an object is the visitor's
-//    business; one bad member never stops the walk. Every step strictly
-//    advances (PR 19256), so the walk ends on any input.
+//    stops at the first bad header, where BFD says "malformed archive" (exit
+//    status 2). Our message names the member, the field and its offset, in
+//    LLVM's words: truncated or malformed archive (ar_fmag of member "b.o/"
+//    is "XX", not "`\n" at offset 128). `tileprof size` prints GNU's words
+//    instead, from the WalkProblem. A member that is not an object is the
+//    visitor's business; one bad member never stops the walk. Every step
+//    strictly advances (PR 19256), so the walk ends on any input.
 #pragma once
 
 #include <cstdint>
@@ -58,12 +61,23 @@ struct ArchiveMember {
 
 using MemberVisitor = std::function<void(const ArchiveMember&)>;
 
+// What stopped a walk, for a caller that must print GNU's words for it
+// (gnu_size.cc): "malformed archive", "file truncated", "file format not
+// recognized", or for kUnreadable the provider's message itself.
+enum class WalkProblem : uint8_t {
+  kMalformed,      // a member header, or a thin archive's reference, is bad
+  kTruncated,      // the next header would start past 2^63 (bfd_seek fails)
+  kNotRecognized,  // a thin member is a directory, or its nested file no archive
+  kUnreadable,     // a thin member's file cannot be read
+};
+
 // Walks the members of the archive `bytes` (already recognised, `layout`)
 // whose path as given on the command line is `path`. Returns OK at the
-// archive's end; otherwise an Error whose message is what GNU size prints
-// after "<path>: " before giving up on the archive with exit status 2.
+// archive's end; otherwise an Error that names the member, field and offset
+// at fault (kUnreadable: the provider's message), and sets `*problem` when
+// given. Members before the fault have been visited.
 Status ForEachMember(std::span<const uint8_t> bytes, uint64_t nominal_size,
                      const ArchiveLayout& layout, std::string_view path, FileProvider& files,
-                     const MemberVisitor& visit);
+                     const MemberVisitor& visit, WalkProblem* problem = nullptr);
 
 }  // namespace tileprof::elf

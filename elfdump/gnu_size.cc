@@ -11,6 +11,23 @@
 namespace tileprof::elf {
 namespace {
 
+// What GNU size prints for a walk that stopped: BFD's three words, not our
+// located message (its output must stay byte-identical to GNU's); a thin
+// member's unreadable file gets the provider's message, as in BFD.
+std::string_view GnuWalkMessage(WalkProblem problem, const Error& error) {
+  switch (problem) {
+    case WalkProblem::kMalformed:
+      return "malformed archive";
+    case WalkProblem::kTruncated:
+      return "file truncated";
+    case WalkProblem::kNotRecognized:
+      return "file format not recognized";
+    case WalkProblem::kUnreadable:
+      break;
+  }
+  return error.message();
+}
+
 class SizeRun {
  public:
   SizeRun(const SizeOptions& options, FileProvider& files, SizeSink& sink)
@@ -100,10 +117,12 @@ void SizeRun::DisplayFile(const std::string& path) {
   }
   std::span<const uint8_t> bytes = (*contents)->bytes();
   if (auto layout = RecognizeArchive(bytes, bytes.size())) {
-    Status walked = ForEachMember(bytes, bytes.size(), *layout, path, files_,
-                                  [this](const ArchiveMember& m) { DisplayMember(m); });
+    WalkProblem problem = WalkProblem::kMalformed;
+    Status walked = ForEachMember(
+        bytes, bytes.size(), *layout, path, files_,
+        [this](const ArchiveMember& m) { DisplayMember(m); }, &problem);
     if (!walked && !fatal_) {
-      Err(path + ": " + walked.error().message());
+      Err(path + ": " + std::string(GnuWalkMessage(problem, walked.error())));
       return_code_ = 2;
     }
     return;
