@@ -5,7 +5,6 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <limits>
 
 #include "analyzer/dump_diff.h"
 #include "cli/command.h"
@@ -13,6 +12,7 @@
 #include "common/file.h"
 #include "common/format.h"
 #include "engine/exec/cache.h"
+#include "engine/exec/cache_explain.h"
 #include "engine/hlo/fingerprint.h"
 #include "engine/hlo/parser.h"
 #include "engine/session/session.h"
@@ -85,30 +85,19 @@ int RunVerify(const Options& options) {
   return bad == 0 ? kExitOk : kExitError;
 }
 
-// The lines of `a` not in `b`, as "name=value" pairs of the key text.
-std::vector<std::string> OptionChanges(const std::string& cached, const std::string& now) {
-  auto lines = [](const std::string& text) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      out.push_back(text.substr(start, end - start));
-      start = end + 1;
-    }
-    return out;
-  };
-  std::vector<std::string> a = lines(cached), b = lines(now), changes;
-  for (const std::string& line : b) {
-    if (std::find(a.begin(), a.end(), line) != a.end()) continue;
-    const std::string name = line.substr(0, line.find('='));
-    std::string old_value = "(unset)";
-    for (const std::string& old : a)
-      if (old.substr(0, old.find('=')) == name) old_value = old.substr(old.find('=') + 1);
-    changes.push_back(fmt::format("option {}: {} (cached) -> {}", name, old_value,
-                                  line.substr(line.find('=') + 1)));
-  }
-  return changes;
+// The analyzer's dump diff of the module text kept beside `entry` and
+// `model`, for ExplainLookup.
+std::optional<engine::exec::ModuleDifference> CompareWithCached(
+    const engine::exec::ExecutableCache& cache, const engine::exec::CacheEntry& entry,
+    const std::string& model) {
+  auto diff = analyzer::DiffDumps(cache.ModuleTextPath(entry.key), model, {});
+  if (!diff || diff->pairs.size() != 1 || !diff->pairs[0].diff) return std::nullopt;
+  const analyzer::ModuleDiff& d = *diff->pairs[0].diff;
+  return engine::exec::ModuleDifference{
+      .causes = d.causes.size(),
+      .dependent_changes = static_cast<uint64_t>(d.dependent_changes),
+      .equal_at_some_level = d.equal_level.has_value(),
+      .text = analyzer::FormatDumpDiffText(*diff)};
 }
 
 int RunExplain(const Options& options) {
@@ -129,84 +118,54 @@ int RunExplain(const Options& options) {
     std::cerr << module.error().message() << "\n";
     return kExitUsage;
   }
-  const uint64_t key = engine::ExecutableCacheKey(*module, *target, session);
-  const uint64_t fingerprint = hlo::Fingerprint(*module);
-  const std::string target_text = engine::exec::TargetKeyText(*target);
-  const std::string options_text = engine::CacheOptionsText(session);
   engine::exec::ExecutableCache cache(options.directory);
-  const std::string path = cache.ExecutablePath(key);
+  engine::exec::CacheQuery query;
+  query.key = engine::ExecutableCacheKey(*module, *target, session);
+  query.path = cache.ExecutablePath(query.key);
+  query.fingerprint = hlo::Fingerprint(*module);
+  query.target_arch = std::string(target->ArchString());
+  query.target_text = engine::exec::TargetKeyText(*target);
+  query.options_text = engine::CacheOptionsText(session);
+  query.tool_version = TILEPROF_VERSION;
 
   auto entries = engine::exec::ListCache(options.directory, /*verify=*/false);
   if (!entries) {
     PrintDiagnostic("cache", entries.error().message());
     return kExitUsage;
   }
-  for (const engine::exec::CacheEntry& entry : *entries) {
-    if (entry.path != path && entry.key != key) continue;
-    if (!entry.problem.empty()) {
-      std::cout << fmt::format(
-          "Miss: {} is in the cache but unusable, it will be recompiled and replaced:\n  {}\n",
-          path, entry.problem);
-      return kExitError;
-    }
+  const engine::exec::CacheExplanation why =
+      engine::exec::ExplainLookup(*entries, query, [&](const engine::exec::CacheEntry& entry) {
+        return CompareWithCached(cache, entry, options.model);
+      });
+  using Kind = engine::exec::CacheExplanation::Kind;
+  if (why.kind == Kind::kUnusable) {
+    std::cout << fmt::format(
+        "Miss: {} is in the cache but unusable, it will be recompiled and replaced:\n  {}\n",
+        query.path, why.entry->problem);
+    return kExitError;
+  }
+  if (why.kind == Kind::kHit) {
     std::cout << fmt::format("Hit: {} would load {} from {} (saved {} UTC)\n", module->name(),
-                             entry.info->module_name, entry.path, Date(entry.mtime));
+                             why.entry->info->module_name, why.entry->path, Date(why.entry->mtime));
     return kExitOk;
   }
   std::cout << fmt::format(
       "Miss: {} would compile: {} is not in the cache (key {:x}, module fingerprint {})\n",
-      module->name(), path, key, hlo::FingerprintToString(fingerprint));
-
-  // The closest executable: the same module compiled differently first, else
-  // the cached module with the fewest differences from this one.
-  const engine::exec::CacheEntry* closest = nullptr;
-  std::optional<analyzer::DumpDiffResult> closest_diff;
-  size_t closest_score = std::numeric_limits<size_t>::max();
-  for (const engine::exec::CacheEntry& entry : *entries) {
-    if (!entry.info) continue;
-    if (entry.info->fingerprint == fingerprint) {
-      closest = &entry;
-      closest_diff.reset();
-      break;
-    }
-    if (!entry.has_module_text) continue;
-    auto diff = analyzer::DiffDumps(cache.ModuleTextPath(entry.key), options.model, {});
-    if (!diff || diff->pairs.size() != 1 || !diff->pairs[0].diff) continue;
-    const analyzer::ModuleDiff& d = *diff->pairs[0].diff;
-    const size_t score = d.causes.size() * 1000 + static_cast<size_t>(d.dependent_changes) +
-                         (d.equal_level ? 0 : 1000000) +
-                         (entry.info->target.preset == target->ArchString() ? 0 : 1);
-    if (score < closest_score) {
-      closest_score = score;
-      closest = &entry;
-      closest_diff = std::move(*diff);
-    }
-  }
-  if (closest == nullptr) {
+      module->name(), query.path, query.key, hlo::FingerprintToString(query.fingerprint));
+  if (why.entry == nullptr) {
     std::cout << fmt::format(
         "No cached module to compare with ({} executable{} in {}, none with its module text).\n",
         entries->size(), entries->size() == 1 ? "" : "s", options.directory);
     return kExitError;
   }
-  const engine::exec::ExecutableInfo& info = *closest->info;
   std::cout << fmt::format("Closest cached executable: {} (module {}, saved {} UTC)\n",
-                           closest->path, info.module_name, Date(closest->mtime));
+                           why.entry->path, why.entry->info->module_name, Date(why.entry->mtime));
   std::cout << "Why it does not match:\n";
-  if (info.tool_version != TILEPROF_VERSION)
-    std::cout << fmt::format("  - compiled by tileprof {}, this is tileprof {}\n",
-                             info.tool_version, TILEPROF_VERSION);
-  engine::TargetOptions cached_target = info.target;
-  auto cached = engine::Target::Create(cached_target);
-  const std::string cached_target_text =
-      cached ? engine::exec::TargetKeyText(*cached) : "(invalid)";
-  if (cached_target_text != target_text)
-    std::cout << fmt::format("  - target: {} (cached) -> {}\n", cached_target_text, target_text);
-  for (const std::string& change : OptionChanges(info.key_text, options_text))
-    std::cout << fmt::format("  - {}\n", change);
-  if (info.fingerprint == fingerprint) {
+  for (const std::string& reason : why.reasons) std::cout << fmt::format("  - {}\n", reason);
+  if (why.same_module) {
     std::cout << "  - the module itself is the same (equal canonical fingerprint)\n";
-  } else if (closest_diff) {
-    std::cout << "  - the module differs:\n\n" << analyzer::FormatDumpDiffText(*closest_diff);
+  } else if (why.module_difference) {
+    std::cout << "  - the module differs:\n\n" << *why.module_difference;
   }
   return kExitError;
 }

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/cli_run.h"
+#include "tests/temp_path.h"
 
 namespace {
 
@@ -49,11 +50,7 @@ std::vector<std::string> Executables(const std::string& dir) {
 class CacheCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() /
-            ("tileprof_cache_cli_" + std::to_string(getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .string();
-    std::filesystem::remove_all(dir_);
+    dir_ = tileprof::testing::FreshTempPath("tileprof_cache_cli_");
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }

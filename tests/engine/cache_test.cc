@@ -20,6 +20,7 @@
 #include "engine/session/session.h"
 #include "reports/text_writer.h"
 #include "tests/engine/capture.h"
+#include "tests/temp_path.h"
 
 namespace tileprof::engine {
 namespace {
@@ -35,11 +36,7 @@ using tileprof::testing::Capture;
 class CacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() /
-            ("tileprof_cache_test_" + std::to_string(getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .string();
-    std::filesystem::remove_all(dir_);
+    dir_ = tileprof::testing::FreshTempPath("tileprof_cache_test_");
     options_.target.tiles_per_ipu = 32;
     options_.progress = ProgressMode::kOff;
     options_.flags.executable_cache_path = dir_;
