@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/session_flags.h"
 #include "common/format.h"
+#include "engine/hlo/peak_live.h"
 #include "engine/session/event_sink.h"
 #include "engine/session/precompile.h"
 #include "engine/session/report_output.h"
@@ -45,6 +46,14 @@ void PrintSummary(const engine::CompiledModule& compiled, const engine::WrittenR
                                             static_cast<double>(capacity)
                                       : 0.0,
                              WithThousands(total->including_gaps));
+    // The model's own memory (docs/memory-model.md): how much of the total
+    // is the model, and how much the compiler's layout, code and exchange.
+    const hlo::PeakLive bound = hlo::ComputePeakLive(compiled.module);
+    if (bound.bytes > 0)
+      std::cout << fmt::format(
+          "  Peak live: {} B, the module's own bound (report total {:.2f}x)\n",
+          WithThousands(bound.bytes),
+          static_cast<double>(total->ExcludingGaps()) / static_cast<double>(bound.bytes));
   }
   if (by_tile && by_tile->max_including_gaps)
     std::cout << fmt::format("  Max tile: {} B on tile {} (of {} B per tile)\n",

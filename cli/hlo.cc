@@ -60,6 +60,11 @@ std::string StatsText(const std::string& file, const hlo::ModuleStats& stats) {
     out += fmt::format("  {:>4}  {:<{}}  {}\n", parameter.number, parameter.name, name_width,
                        parameter.shape);
   line("result", stats.result);
+  line("peak live",
+       fmt::format("{} bytes ({}, parameters {}){}", WithThousands(stats.peak_live.bytes),
+                   BinarySize(static_cast<uint64_t>(stats.peak_live.bytes)),
+                   BinarySize(static_cast<uint64_t>(stats.peak_live.parameter_bytes)),
+                   stats.peak_live.at.empty() ? "" : fmt::format(" at {}", stats.peak_live.at)));
   line("dot FLOPs", fmt::format("{} ({} dot{})", WithThousands(stats.dot_flops),
                                 WithThousands(stats.dots), stats.dots == 1 ? "" : "s"));
   line("conv FLOPs",
@@ -98,6 +103,9 @@ nlohmann::ordered_json StatsJson(const std::string& file, const hlo::ModuleStats
           {"convolutions", stats.convolutions},
           {"convolution_flops", stats.convolution_flops},
           {"unestimated", stats.unestimated},
+          {"peak_live_bytes", stats.peak_live.bytes},
+          {"peak_live_parameter_bytes", stats.peak_live.parameter_bytes},
+          {"peak_live_at", stats.peak_live.at},
           {"opcodes", opcodes}};
 }
 

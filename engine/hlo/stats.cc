@@ -77,6 +77,7 @@ ModuleStats ComputeStats(const Module& module) {
     stats.parameters.push_back({parameter->parameter_number(), std::string(parameter->name()),
                                 ShapeToString(parameter->shape())});
   stats.result = ShapeToString(entry.root()->shape());
+  stats.peak_live = ComputePeakLive(module);
   return stats;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/hlo/module.h"
+#include "engine/hlo/peak_live.h"
 
 namespace tileprof::hlo {
 
@@ -36,6 +37,8 @@ struct ModuleStats {
   // Dots and convolutions whose FLOPs could not be estimated (dynamic
   // dimensions, missing dim_labels, overflow).
   int64_t unestimated = 0;
+  // The peak-live bound (peak_live.h).
+  PeakLive peak_live;
 };
 
 ModuleStats ComputeStats(const Module& module);
