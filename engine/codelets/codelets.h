@@ -208,6 +208,24 @@ enum class ConvParam : uint8_t {
   kGroupsSplitBatch,
   kInChanStart,
   kInChans,
+  // Where the vertex's block lies in the whole convolution (a planned cell,
+  // engine/compiler/conv_plan.h): the out* sizes and strides above describe
+  // the block, whose element (b, f, o...) is the convolution's output (b +
+  // outOffsetB, f + outOffsetF, o + outOffset...), and the kernel positions
+  // it sums over are kernelSize of kernelFull from kernelOffset. With batch
+  // groups the input batch is g * batchPerGroup + b.
+  kOutOffsetB,
+  kOutOffsetF,
+  kOutOffset0,
+  kOutOffset1,
+  kOutOffset2,
+  kKernelOffset0,
+  kKernelOffset1,
+  kKernelOffset2,
+  kKernelFull0,
+  kKernelFull1,
+  kKernelFull2,
+  kBatchPerGroup,
   kCount
 };
 // Parameter names in ConvParam order ("outStart", "outSizeB", ...).

@@ -44,9 +44,12 @@ std::vector<std::string> MakeParamNames() {
   for (const char* prefix : {"stride", "padLow", "lhsDilation", "rhsDilation"})
     for (size_t d = 0; d < kSpatial; ++d) names.push_back(fmt::format("{}{}", prefix, d));
   for (const char* name : {"reversal", "inChansPerGroup", "outChansPerGroup", "groupsSplitBatch",
-                           "inChanStart", "inChans"}) {
+                           "inChanStart", "inChans", "outOffsetB", "outOffsetF"}) {
     names.emplace_back(name);
   }
+  for (const char* prefix : {"outOffset", "kernelOffset", "kernelFull"})
+    for (size_t d = 0; d < kSpatial; ++d) names.push_back(fmt::format("{}{}", prefix, d));
+  names.emplace_back("batchPerGroup");
   return names;
 }
 
@@ -64,6 +67,9 @@ struct Geometry {
   int64_t in_chans_per_group = 1, out_chans_per_group = 1;
   bool groups_split_batch = false;
   int64_t in_chan_start = 0, in_chans = 1;
+  int64_t out_offset_b = 0, out_offset_f = 0;
+  std::array<int64_t, kSpatial> out_offset{}, k_offset{}, k_full{};
+  int64_t batch_per_group = 1;
 
   explicit Geometry(std::span<const uint32_t> p) {
     auto at = [&](ConvParam param) -> int64_t { return p[static_cast<size_t>(param)]; };
@@ -99,6 +105,14 @@ struct Geometry {
     groups_split_batch = at(ConvParam::kGroupsSplitBatch) != 0;
     in_chan_start = at(ConvParam::kInChanStart);
     in_chans = at(ConvParam::kInChans);
+    out_offset_b = at(ConvParam::kOutOffsetB);
+    out_offset_f = at(ConvParam::kOutOffsetF);
+    for (size_t d = 0; d < kSpatial; ++d) {
+      out_offset[d] = spatial(ConvParam::kOutOffset0, d, 1);
+      k_offset[d] = spatial(ConvParam::kKernelOffset0, d, 1);
+      k_full[d] = spatial(ConvParam::kKernelFull0, d, 1);
+    }
+    batch_per_group = at(ConvParam::kBatchPerGroup);
   }
 
   uint64_t OutputElements() const {
@@ -134,6 +148,11 @@ class ConvPartialCodelet final : public Codelet {
       if (g.out_size[d] < 1 || g.in_size[d] < 1 || g.k_size[d] < 1 || g.stride[d] < 1 ||
           g.lhs_dilation[d] < 1 || g.rhs_dilation[d] < 1) {
         return MakeError("spatial dimension {}: sizes, stride and dilations must be at least 1", d);
+      }
+      if (g.k_offset[d] + g.k_size[d] > g.k_full[d]) {
+        return MakeError(
+            "spatial dimension {}: kernel positions [{}, {}) outside the {} of the kernel", d,
+            g.k_offset[d], g.k_offset[d] + g.k_size[d], g.k_full[d]);
       }
     }
     if (g.in_chan_start + g.in_chans > g.in_chans_per_group) {
@@ -193,12 +212,13 @@ class ConvPartialCodelet final : public Codelet {
       };
       for (uint64_t i = 0; i < n_out; ++i) {
         const int64_t flat = g.out_start + static_cast<int64_t>(i);
-        const int64_t b = flat / g.out_stride_b % g.out_size_b;
-        const int64_t f = flat / g.out_stride_f % g.out_size_f;
+        const int64_t b = g.out_offset_b + flat / g.out_stride_b % g.out_size_b;
+        const int64_t f = g.out_offset_f + flat / g.out_stride_f % g.out_size_f;
         std::array<int64_t, kSpatial> o{};
-        for (size_t d = 0; d < kSpatial; ++d) o[d] = flat / g.out_stride[d] % g.out_size[d];
+        for (size_t d = 0; d < kSpatial; ++d)
+          o[d] = g.out_offset[d] + flat / g.out_stride[d] % g.out_size[d];
         const int64_t group = f / g.out_chans_per_group;
-        const int64_t in_b = g.groups_split_batch ? group * g.out_size_b + b : b;
+        const int64_t in_b = g.groups_split_batch ? group * g.batch_per_group + b : b;
         const int64_t in_c0 =
             (g.groups_split_batch ? 0 : group * g.in_chans_per_group) + g.in_chan_start;
         C acc = C(0);
@@ -206,7 +226,7 @@ class ConvPartialCodelet final : public Codelet {
         for (uint64_t pos = 0; pos < g.KernelPositions(); ++pos) {
           uint64_t rest = pos;
           for (size_t d = kSpatial; d-- > 0;) {
-            k[d] = static_cast<int64_t>(rest % static_cast<uint64_t>(g.k_size[d]));
+            k[d] = g.k_offset[d] + static_cast<int64_t>(rest % static_cast<uint64_t>(g.k_size[d]));
             rest /= static_cast<uint64_t>(g.k_size[d]);
           }
           int64_t in_at = in_b * g.in_stride_b + in_c0 * g.in_stride_f - g.in_start;
@@ -219,7 +239,7 @@ class ConvPartialCodelet final : public Codelet {
               break;
             }
             in_at += x / g.lhs_dilation[d] * g.in_stride[d];
-            const int64_t kk = (g.reversal >> d) & 1U ? g.k_size[d] - 1 - k[d] : k[d];
+            const int64_t kk = (g.reversal >> d) & 1U ? g.k_full[d] - 1 - k[d] : k[d];
             w_at += kk * g.w_stride[d];
           }
           if (!valid) continue;

@@ -173,39 +173,6 @@ Status RunUnary(UnaryOp op, const VertexIo& io, uint64_t n) {
   return NotDefined(UnaryOpName(op), kT);
 }
 
-cost::OpClass BinaryClass(BinaryOp op, ElementType type) {
-  switch (op) {
-    case BinaryOp::kDivide:
-      return cost::OpClass::kDivide;
-    case BinaryOp::kRemainder:
-      return IsFloat(type) ? cost::OpClass::kTranscendental : cost::OpClass::kDivide;
-    case BinaryOp::kPower:
-    case BinaryOp::kAtan2:
-      return cost::OpClass::kTranscendental;
-    default:
-      return cost::OpClass::kSimple;
-  }
-}
-
-cost::OpClass UnaryClass(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::kSqrt:
-    case UnaryOp::kRsqrt:
-      return cost::OpClass::kDivide;
-    case UnaryOp::kExponent:
-    case UnaryOp::kExponentMinusOne:
-    case UnaryOp::kLogarithm:
-    case UnaryOp::kLogarithmOnePlus:
-    case UnaryOp::kTanh:
-    case UnaryOp::kSigmoid:
-    case UnaryOp::kSin:
-    case UnaryOp::kCos:
-      return cost::OpClass::kTranscendental;
-    default:
-      return cost::OpClass::kSimple;
-  }
-}
-
 class BinaryOpCodelet final : public Codelet {
  public:
   BinaryOpCodelet(BinaryOp op, ElementType type)
@@ -224,7 +191,7 @@ class BinaryOpCodelet final : public Codelet {
   // SupervisorLoop(n, width(T), 2 loads + 1 store + op cycles).
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     return cost::SupervisorLoop(shape.field_elements[2], cost::Width(target, type_),
-                                cost::CyclesPerVector(BinaryClass(op_, type_), type_, 2, 1),
+                                cost::CyclesPerVector(BinaryOpClass(op_, type_), type_, 2, 1),
                                 target);
   }
 
@@ -256,7 +223,7 @@ class UnaryOpCodelet final : public Codelet {
   // SupervisorLoop(n, width(T), 1 load + 1 store + op cycles).
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     return cost::SupervisorLoop(shape.field_elements[1], cost::Width(target, type_),
-                                cost::CyclesPerVector(UnaryClass(op_), type_, 1, 1), target);
+                                cost::CyclesPerVector(UnaryOpClass(op_), type_, 1, 1), target);
   }
 
  protected:
@@ -311,6 +278,39 @@ void AddElementwiseCodelets(CodeletList& out) {
     for (UnaryOp op : kUnaryOps) {
       if (Supports(op, type)) out.push_back(std::make_unique<UnaryOpCodelet>(op, type));
     }
+  }
+}
+
+cost::OpClass BinaryOpClass(BinaryOp op, ElementType type) {
+  switch (op) {
+    case BinaryOp::kDivide:
+      return cost::OpClass::kDivide;
+    case BinaryOp::kRemainder:
+      return IsFloat(type) ? cost::OpClass::kTranscendental : cost::OpClass::kDivide;
+    case BinaryOp::kPower:
+    case BinaryOp::kAtan2:
+      return cost::OpClass::kTranscendental;
+    default:
+      return cost::OpClass::kSimple;
+  }
+}
+
+cost::OpClass UnaryOpClass(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kSqrt:
+    case UnaryOp::kRsqrt:
+      return cost::OpClass::kDivide;
+    case UnaryOp::kExponent:
+    case UnaryOp::kExponentMinusOne:
+    case UnaryOp::kLogarithm:
+    case UnaryOp::kLogarithmOnePlus:
+    case UnaryOp::kTanh:
+    case UnaryOp::kSigmoid:
+    case UnaryOp::kSin:
+    case UnaryOp::kCos:
+      return cost::OpClass::kTranscendental;
+    default:
+      return cost::OpClass::kSimple;
   }
 }
 

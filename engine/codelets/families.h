@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "engine/codelets/codelet.h"
+#include "engine/codelets/codelets.h"
+#include "engine/codelets/cost_model.h"
 
 namespace tileprof::engine {
 
@@ -17,6 +19,11 @@ void AddReduceCodelets(CodeletList& out);
 void AddDotCodelets(CodeletList& out);   // matmul and 1x1 conv partials
 void AddConvCodelets(CodeletList& out);  // the general conv partial
 void AddMiscCodelets(CodeletList& out);  // set seed, SumVertex, AdderVertex
+
+// The cost class of an elementwise operation (elementwise.cc): what its
+// codelet and a fused expression (map_expr.cc) charge per vector.
+cost::OpClass BinaryOpClass(BinaryOp op, ElementType type);
+cost::OpClass UnaryOpClass(UnaryOp op);
 
 // Field constructors for the family files.
 inline FieldSpec In(std::string name, ElementType type,

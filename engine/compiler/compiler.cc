@@ -38,6 +38,8 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
       return status.error().Within(fmt::format("module '{}'", module.name()));
     }
     lowering.FinishTensorMap();
+    for (const std::string& plan : result.lowering.plans) log.Verbose("conv_plan.cc", plan);
+    graph.FlushTileMappings();  // the statistics and the layout read it in parallel
     log.Verbose("poplar_compiler.cc", "End Poplar graph construction.");
   }
   PhaseScope phase(log, "compileGraph");

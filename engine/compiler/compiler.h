@@ -56,19 +56,32 @@ struct CompileOptions {
   // element count for every instruction output, which only the tensor map
   // and trace events need.
   bool record_tensor_map = false;
+  // The share of a tile's memory that the temporaries of one convolution or
+  // matrix product may take (Poplar's availableMemoryProportion, whose
+  // default is 0.6): the planner (conv_plan.h) never picks a plan above it
+  // while one below exists.
+  double available_memory_proportion = 0.6;
+  // Fuse chains of elementwise ops into one expression vertex per tile
+  // (lower_fusion.cc), as the TensorFlow IPU backend does.
+  bool fuse_elementwise = true;
 };
 
 // Counts of what the lowering did, beyond the graph's own statistics.
 struct LoweringStats {
-  uint64_t instructions = 0;   // HLO instructions lowered (inlined calls counted per call)
-  uint64_t opaque_ops = 0;     // lowered as opaque ops
-  uint64_t exchanges = 0;      // (step, receiving tile) pairs with remote reads
-  uint64_t program_steps = 0;  // Execute/Copy/stream steps of the control program
+  uint64_t instructions = 0;       // HLO instructions lowered (inlined calls counted per call)
+  uint64_t opaque_ops = 0;         // lowered as opaque ops
+  uint64_t fused_expressions = 0;  // fused elementwise expressions (MapExpr vertices' ops)
+  uint64_t fused_ops = 0;          // elementwise ops inside them
+  uint64_t exchanges = 0;          // (step, receiving tile) pairs with remote reads
+  uint64_t program_steps = 0;      // Execute/Copy/stream steps of the control program
   std::vector<std::string> opaque_opcodes;  // distinct, sorted
   // Constants whose values the HLO text elides ("{...}") or whose type the
   // engine cannot compute on: lowered as variables in the Constants
   // category, contents unknown.
   std::vector<std::string> constants_without_values;
+  // One line per planned convolution or matrix product shape (the first
+  // instruction of that shape): what poplin logs at POPLIBS_LOG_LEVEL=INFO.
+  std::vector<std::string> plans;
 };
 
 struct CompileResult {

@@ -1,5 +1,5 @@
-// The dot/convolution plan shared by lower_dot.cc and lower_conv.cc. See
-// dot_plan.h.
+// The emission of planned contractions shared by lower_dot.cc and
+// lower_conv.cc. See dot_plan.h.
 #include "engine/compiler/dot_plan.h"
 
 #include <algorithm>
@@ -8,8 +8,90 @@
 #include <fmt/format.h>
 
 #include "engine/codelets/codelets.h"
+#include "engine/codelets/cost_model.h"
 
 namespace tileprof::engine::compiler {
+namespace {
+
+constexpr PlanDim kOutputDims[] = {PlanDim::kGroup,  PlanDim::kBatch,  PlanDim::kField0,
+                                   PlanDim::kField1, PlanDim::kField2, PlanDim::kOutChan};
+constexpr PlanDim kReduceDims[] = {PlanDim::kInChan, PlanDim::kKernel0, PlanDim::kKernel1,
+                                   PlanDim::kKernel2};
+
+std::array<uint64_t, kPlanDims> Sizes(const ContractionShape& shape) {
+  std::array<uint64_t, kPlanDims> size;
+  size.fill(1);
+  size[static_cast<size_t>(PlanDim::kGroup)] = shape.groups;
+  size[static_cast<size_t>(PlanDim::kBatch)] = shape.batch;
+  size[static_cast<size_t>(PlanDim::kInChan)] = shape.in_chans;
+  size[static_cast<size_t>(PlanDim::kOutChan)] = shape.out_chans;
+  for (size_t s = 0; s < shape.fields.size() && s < kPlanMaxFields; ++s) {
+    size[static_cast<size_t>(PlanDim::kField0) + s] = shape.fields[s].out;
+    size[static_cast<size_t>(PlanDim::kKernel0) + s] = shape.fields[s].kernel;
+  }
+  return size;
+}
+
+// Calls f(index, ranges) for every combination of the blocks of `dims`, the
+// last dimension fastest.
+template <typename F>
+void ForEachBlock(std::span<const PlanDim> dims, const std::array<uint64_t, kPlanDims>& size,
+                  const std::array<uint64_t, kPlanDims>& offset, const Partition& partition,
+                  std::array<Range, kPlanDims>& range, F&& f) {
+  std::vector<uint64_t> index(dims.size(), 0);
+  for (uint64_t n = 0;; ++n) {
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const size_t d = static_cast<size_t>(dims[i]);
+      range[d] = SplitRange(size[d], partition.Ways(dims[i]), index[i]);
+      range[d].begin += offset[d];
+    }
+    f(n);
+    size_t i = dims.size();
+    while (i > 0) {
+      --i;
+      if (++index[i] < partition.Ways(dims[i])) break;
+      index[i] = 0;
+      if (i == 0) return;
+    }
+    if (dims.empty()) return;
+  }
+}
+
+// The dimensions along which cells share a slice of the weights (they
+// differ only in these), those that tell the slices apart, and the same
+// for the input.
+constexpr PlanDim kWeightReplicaDims[] = {PlanDim::kBatch, PlanDim::kField0, PlanDim::kField1,
+                                          PlanDim::kField2};
+constexpr PlanDim kWeightSliceDims[] = {PlanDim::kGroup,   PlanDim::kOutChan, PlanDim::kInChan,
+                                        PlanDim::kKernel0, PlanDim::kKernel1, PlanDim::kKernel2};
+constexpr PlanDim kInputReplicaDims[] = {PlanDim::kOutChan, PlanDim::kKernel0, PlanDim::kKernel1,
+                                         PlanDim::kKernel2};
+constexpr PlanDim kInputSliceDims[] = {PlanDim::kGroup,  PlanDim::kBatch,  PlanDim::kField0,
+                                       PlanDim::kField1, PlanDim::kField2, PlanDim::kInChan};
+
+// A cell's index among the cells sharing its operand slice, their number,
+// and the index of the slice: row-major over the block indices of the
+// given dimensions.
+std::array<uint64_t, 3> HomeIndices(const std::array<Range, kPlanDims>& range,
+                                    const std::array<uint64_t, kPlanDims>& size,
+                                    const std::array<uint64_t, kPlanDims>& offset,
+                                    const Partition& partition, std::span<const PlanDim> replica,
+                                    std::span<const PlanDim> slice) {
+  auto index = [&](PlanDim d) {
+    const auto i = static_cast<size_t>(d);
+    const uint64_t block = (size[i] + partition.Ways(d) - 1) / partition.Ways(d);
+    return block == 0 ? 0 : (range[i].begin - offset[i]) / block;
+  };
+  uint64_t r = 0, replicas = 1, s = 0;
+  for (PlanDim d : replica) {
+    r = r * partition.Ways(d) + index(d);
+    replicas *= partition.Ways(d);
+  }
+  for (PlanDim d : slice) s = s * partition.Ways(d) + index(d);
+  return {r, replicas, s};
+}
+
+}  // namespace
 
 uint64_t Product(std::span<const uint64_t> dims) {
   return std::accumulate(dims.begin(), dims.end(), uint64_t{1},
@@ -22,79 +104,225 @@ std::vector<uint64_t> Strides(std::span<const uint64_t> dims) {
   return strides;
 }
 
-Status EmitUnits(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
-                 std::span<const Unit> units, uint64_t slots, uint64_t p_k,
-                 program::Sequence& program, const EmitPartial& emit) {
+void SliceRuns(std::span<const TensorRegion> runs, uint64_t begin, uint64_t count,
+               std::vector<TensorRegion>& out) {
+  uint64_t skip = begin, need = count;
+  for (const TensorRegion& run : runs) {
+    if (need == 0) break;
+    if (skip >= run.size()) {
+      skip -= run.size();
+      continue;
+    }
+    const uint64_t take = std::min(need, run.size() - skip);
+    AppendRegion(out, run.variable, run.begin + skip, run.begin + skip + take);
+    need -= take;
+    skip = 0;
+  }
+}
+
+Partition PlanContraction(Lowering& lowering, const hlo::Instruction& instruction,
+                          const ContractionShape& shape, ElementType in_type,
+                          ElementType acc_type) {
+  const std::string key = shape.Key();
+  if (const Partition* known = lowering.FindPlan(key)) return *known;
+  const Target& target = lowering.graph().target();
+  PlanTarget plan_target;
+  plan_target.tiles = target.NumTiles();
+  plan_target.tile_bytes = target.BytesPerTile();
+  plan_target.workers = target.NumWorkerContexts();
+  plan_target.amp_macs_per_cycle = target.AmpMacsPerCycle(in_type, acc_type);
+  plan_target.vector_width = cost::Width(target, in_type);
+  plan_target.available_memory_proportion = lowering.options().available_memory_proportion;
+  const Partition partition = ChoosePartition(shape, plan_target);
+  const PlanCost cost = EstimatePlan(shape, partition, plan_target);
+  lowering.NotePlan(fmt::format(
+      "{}: {} planned as {}: {} cells, {} B of temporaries and {} B of exchange code per cell, "
+      "{} cycles",
+      instruction.name(), shape.Describe(), partition.ToString(), cost.cells, cost.temporary_bytes,
+      cost.exchange_code, cost.compute_cycles + cost.exchange_cycles + cost.reduce_cycles));
+  lowering.RememberPlan(key, partition);
+  return partition;
+}
+
+namespace {
+
+// One serial step of a planned contraction: the dimensions `size` long from
+// `offset` (all of it, or a slice of the serial dimension), on the tiles
+// from `first_tile`; compute sets named after the instruction plus `suffix`.
+Status EmitStep(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
+                const TensorIndex& out_index, const std::array<uint64_t, kPlanDims>& size,
+                const std::array<uint64_t, kPlanDims>& offset, const Partition& partition,
+                uint32_t first_tile, uint64_t step, std::string_view suffix,
+                program::Sequence& program, const OutputBox& box, const EmitCell& emit) {
   Graph& graph = lowering.graph();
   const uint32_t tiles = graph.target().NumTiles();
-  const uint32_t first_tile = lowering.mapper().TakeTiles(std::min<uint64_t>(slots * p_k, tiles));
-  auto tile_of = [&](uint64_t slot, uint64_t g) {
-    return static_cast<uint32_t>((first_tile + slot + g * slots) % tiles);
+  const uint64_t reduce_ways = partition.ReduceWays();
+  std::vector<TensorRegion> runs;
+  std::vector<uint64_t> lo, extent;
+
+  // The output blocks, their boxes and element counts, in cell order.
+  struct Block {
+    std::array<Range, kPlanDims> range;
+    std::vector<TensorRegion> runs;  // the output box, row-major
+    uint64_t elements = 0;
+    uint64_t row = 0;  // the box's innermost extent
   };
-  const uint64_t out_n = out.NumElements();
-  const Tensor flat_out = out.Flatten();
-  for (const Unit& unit : units) {
-    TILEPROF_ASSIGN_OR_RETURN(Tensor piece,
-                              flat_out.Slice(unit.position, unit.position + unit.count));
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(piece, tile_of(unit.slot, 0)));
-  }
+  std::vector<Block> blocks;
+  std::array<Range, kPlanDims> range{};
+  Cell probe;
+  Status status;
+  ForEachBlock(kOutputDims, size, offset, partition, range, [&](uint64_t) {
+    if (!status) return;
+    Block block;
+    block.range = range;
+    probe.range = range;
+    lo.clear();
+    extent.clear();
+    box(probe, lo, extent);
+    block.elements = Product(extent);
+    block.row = extent.empty() ? 1 : extent.back();
+    // The last slice of a serial dimension may be shorter: blocks past its
+    // end are empty, and have no cells.
+    if (block.elements == 0) return;
+    status = out_index.AppendBox(lo, extent, block.runs);
+    blocks.push_back(std::move(block));
+  });
+  TILEPROF_RETURN_IF_ERROR(status);
+
+  auto tile_of = [&](uint64_t block, uint64_t r) {
+    return static_cast<uint32_t>((first_tile + block * reduce_ways + r) % tiles);
+  };
+  // Partial sums: each cell's block of them contiguous, on its tile.
   Tensor partials;
-  if (p_k > 1) {
-    TILEPROF_ASSIGN_OR_RETURN(
-        partials, lowering.NewTensor(out.element_type(), {p_k, out_n},
-                                     fmt::format("{}.partials", instruction.name()), false));
-  }
-  const Tensor flat_partials = partials.Flatten();
-  const ComputeSetId cs = lowering.AddComputeSet(instruction.name(), program);
-  for (size_t j = 0; j < units.size(); ++j) {
-    const Unit& unit = units[j];
-    for (uint64_t g = 0; g < p_k; ++g) {
-      const uint32_t tile = tile_of(unit.slot, g);
-      Tensor target;
-      if (p_k > 1) {
-        TILEPROF_ASSIGN_OR_RETURN(
-            target,
-            flat_partials.Slice(g * out_n + unit.position, g * out_n + unit.position + unit.count));
-        TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(target, tile));
-      } else {
-        TILEPROF_ASSIGN_OR_RETURN(target,
-                                  flat_out.Slice(unit.position, unit.position + unit.count));
-      }
-      TILEPROF_RETURN_IF_ERROR(emit(cs, j, g, target, tile));
+  std::vector<uint64_t> partial_offset;  // per block, the first cell's offset
+  if (reduce_ways > 1) {
+    uint64_t total = 0;
+    for (const Block& block : blocks) {
+      partial_offset.push_back(total);
+      total += block.elements * reduce_ways;
     }
+    TILEPROF_ASSIGN_OR_RETURN(
+        partials,
+        lowering.NewTensor(out.element_type(), {total},
+                           fmt::format("{}{}.partials", instruction.name(), suffix), false));
   }
-  if (p_k == 1) return {};
+  // The cell of block b and reduce index r writes `target`.
+  auto cell_target = [&](uint64_t b, uint64_t r, std::vector<TensorRegion>& target) {
+    target.clear();
+    if (reduce_ways == 1) {
+      target = blocks[b].runs;
+      return;
+    }
+    const uint64_t begin = partial_offset[b] + r * blocks[b].elements;
+    target.push_back({partials.regions()[0].variable, begin, begin + blocks[b].elements});
+  };
+  const ComputeSetId cs =
+      lowering.AddComputeSet(fmt::format("{}{}", instruction.name(), suffix), program);
+  std::vector<TensorRegion> target;
+  for (uint64_t b = 0; b < blocks.size(); ++b) {
+    std::array<Range, kPlanDims> cell_range = blocks[b].range;
+    uint64_t r = 0;
+    Status cell_status;
+    ForEachBlock(kReduceDims, size, offset, partition, cell_range, [&](uint64_t) {
+      if (!cell_status) return;
+      Cell cell;
+      cell.range = cell_range;
+      cell.tile = tile_of(b, r);
+      // Which of the cells reading the same slice of an operand holds it,
+      // when the plan lays the operand out: spread over them by slice, so
+      // that no tile holds the slices of all of its replicas.
+      const auto [w_replica, w_replicas, w_slice] =
+          HomeIndices(cell.range, size, offset, partition, kWeightReplicaDims, kWeightSliceDims);
+      cell.weights_home = w_replica == (w_slice + step * 7919) % w_replicas;
+      const auto [i_replica, i_replicas, i_slice] =
+          HomeIndices(cell.range, size, offset, partition, kInputReplicaDims, kInputSliceDims);
+      cell.input_home = i_replica == i_slice % i_replicas;
+      cell_target(b, r, target);
+      for (const TensorRegion& run : target) {
+        cell_status = graph.SetTileMapping(run.variable, run.begin, run.end, cell.tile);
+        if (!cell_status) return;
+      }
+      cell_status = emit(cs, cell, target);
+      ++r;
+    });
+    TILEPROF_RETURN_IF_ERROR(cell_status);
+  }
+  if (reduce_ways == 1) return {};
+
+  // The reduction: block b's elements cut into reduce_ways pieces, piece j
+  // added up on the tile of cell (b, j) from the partial sums of every
+  // cell of the block, and written to the output there.
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce,
                             GetReduceCodelet(ReduceOp::kAdd, out.element_type(), false));
+  const std::optional<size_t> partials_field = reduce->FindField("partials");
+  const std::optional<size_t> out_field = reduce->FindField("out");
+  if (!partials_field || !out_field) return MakeError("the reduce codelet lacks its fields");
   const ComputeSetId reduce_cs =
-      lowering.AddComputeSet(fmt::format("{}/reduce", instruction.name()), program);
-  for (const Unit& unit : units) {
-    std::vector<Tensor> parts;
-    for (uint64_t g = 0; g < p_k; ++g) {
-      TILEPROF_ASSIGN_OR_RETURN(
-          Tensor part,
-          flat_partials.Slice(g * out_n + unit.position, g * out_n + unit.position + unit.count));
-      parts.push_back(std::move(part));
+      lowering.AddComputeSet(fmt::format("{}{}/reduce", instruction.name(), suffix), program);
+  const VariableId partial_variable = partials.regions()[0].variable;
+  std::vector<TensorRegion> out_piece;
+  for (uint64_t b = 0; b < blocks.size(); ++b) {
+    const Block& block = blocks[b];
+    // Pieces of whole rows of the box (its innermost extent) when there
+    // are enough rows: the output's consumers then read whole rows from
+    // one tile each, which travel as one message per tile (a piece cut
+    // mid-row would make every row two).
+    const uint64_t row = block.row;
+    const uint64_t rows = row == 0 ? 0 : block.elements / row;
+    for (uint64_t j = 0; j < reduce_ways; ++j) {
+      Range piece = SplitRange(block.elements, reduce_ways, j);
+      if (rows >= reduce_ways) {
+        const Range in_rows = SplitRange(rows, reduce_ways, j);
+        piece = {in_rows.begin * row, in_rows.size * row};
+      }
+      if (piece.size == 0) continue;
+      const uint32_t tile = tile_of(b, j);
+      runs.clear();
+      for (uint64_t r = 0; r < reduce_ways; ++r) {
+        const uint64_t begin = partial_offset[b] + r * block.elements + piece.begin;
+        runs.push_back({partial_variable, begin, begin + piece.size});
+      }
+      out_piece.clear();
+      SliceRuns(block.runs, piece.begin, piece.size, out_piece);
+      for (const TensorRegion& run : out_piece)
+        TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(run.variable, run.begin, run.end, tile));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                                graph.AddVertex(reduce_cs, *reduce, instruction.name()));
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
+      const uint64_t all = piece.size * reduce_ways;
+      TILEPROF_RETURN_IF_ERROR(
+          graph.ConnectRegions(vertex, *partials_field, out.element_type(), {&all, 1}, runs));
+      TILEPROF_RETURN_IF_ERROR(graph.ConnectRegions(vertex, *out_field, out.element_type(),
+                                                    {&piece.size, 1}, out_piece));
     }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor all, Tensor::Concat(parts));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor target,
-                              flat_out.Slice(unit.position, unit.position + unit.count));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                              graph.AddVertex(reduce_cs, *reduce, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile_of(unit.slot, 0)));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], std::move(all)));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
   }
   return {};
 }
 
-uint64_t SplitWays(uint32_t tiles, uint64_t slots, uint64_t chunk, uint64_t macs_per_output,
-                   uint64_t k) {
-  if (slots >= tiles || k <= 1) return 1;
-  const uint64_t macs = chunk * macs_per_output;
-  return std::max<uint64_t>(
-      1,
-      std::min<uint64_t>({tiles / slots, (macs + kMinMacsPerVertex - 1) / kMinMacsPerVertex, k}));
+}  // namespace
+
+Status EmitPlanned(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
+                   const ContractionShape& shape, const Partition& partition,
+                   program::Sequence& program, const OutputBox& box, const EmitCell& emit) {
+  const uint32_t tiles = lowering.graph().target().NumTiles();
+  // Every serial step uses the same tiles.
+  const uint32_t first_tile =
+      lowering.mapper().TakeTiles(std::min<uint64_t>(partition.Cells(), tiles));
+  const TensorIndex out_index(out);
+  const std::array<uint64_t, kPlanDims> full = Sizes(shape);
+  const uint64_t steps = std::max<uint64_t>(partition.serial, 1);
+  const auto d = static_cast<size_t>(partition.serial_dim);
+  for (uint64_t s = 0; s < steps; ++s) {
+    std::array<uint64_t, kPlanDims> size = full, offset{};
+    const Range slice = SplitRange(full[d], steps, s);
+    if (slice.size == 0) continue;
+    size[d] = slice.size;
+    offset[d] = slice.begin;
+    const std::string suffix = steps > 1 ? fmt::format("/step{}", s) : std::string();
+    TILEPROF_RETURN_IF_ERROR(EmitStep(lowering, instruction, out, out_index, size, offset,
+                                      partition, first_tile, s, suffix, program, box, emit));
+  }
+  return {};
 }
 
 }  // namespace tileprof::engine::compiler

@@ -1,54 +1,83 @@
 // Internal to engine/compiler: what the dot and convolution lowerings
-// (lower_dot.cc, lower_conv.cc) share: the output cut into chunks of the
-// linear mapping, one tile each, and the split of the contraction over
-// leftover tiles into partial sums that a reduction (popops::Reduce,
-// ReduceAdd) on the chunk's tile adds up: poplin's "partials + reduction"
-// structure.
+// (lower_dot.cc, lower_conv.cc) share once a partition is chosen
+// (conv_plan.h): the cells, one tile each; the output mapped by the plan
+// (each output block on the tile that computes it, or, when the
+// contraction is split, spread over the tiles of its partial sums); the
+// partial sums; and the reduction that adds them up (popops::Reduce,
+// ReduceAdd): poplin's "partials + reduction" structure.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <vector>
 
 #include "common/expected.h"
+#include "engine/compiler/conv_plan.h"
 #include "engine/compiler/lower.h"
 
 namespace tileprof::engine::compiler {
-
-// Below this many multiply-accumulates per vertex, splitting K costs more in
-// exchange, partials memory and the reduction than it saves: a 1,024-MAC
-// vertex runs in a few hundred cycles, about the cost of one exchange and
-// one reduction step.
-inline constexpr uint64_t kMinMacsPerVertex = 4096;
 
 uint64_t Product(std::span<const uint64_t> dims);
 // Row-major strides of `dims`.
 std::vector<uint64_t> Strides(std::span<const uint64_t> dims);
 
-// A run of output elements [position, position + count) computed as one
-// unit, on the tile of chunk `slot`.
-struct Unit {
-  uint64_t position = 0;
-  uint64_t count = 0;
-  uint64_t slot = 0;
+// Appends the runs of elements [begin, begin + count) of the elements that
+// `runs` list in order.
+void SliceRuns(std::span<const TensorRegion> runs, uint64_t begin, uint64_t count,
+               std::vector<TensorRegion>& out);
+
+// One cell of a planned contraction: its range of each dimension and its
+// tile.
+struct Cell {
+  std::array<Range, kPlanDims> range;
+  uint32_t tile = 0;
+  // The cell is the first of those that read the same weights (batch and
+  // field ranges first) or the same input (output channels first): the
+  // one whose tile holds the slice when the operand is placed by the plan.
+  bool weights_home = false;
+  bool input_home = false;
+
+  const Range& operator[](PlanDim d) const { return range[static_cast<size_t>(d)]; }
 };
 
-// Emits one partial vertex: unit `unit`, contraction slice `g` of `p_k`,
-// writing `target` on `tile`.
-using EmitPartial = std::function<Status(ComputeSetId cs, size_t unit, uint64_t g,
-                                         const Tensor& target, uint32_t tile)>;
+// The output block of a cell (its ranges of the dimensions that are not
+// reduced) as a box of the output tensor: `lo` and `size` per tensor
+// dimension.
+using OutputBox =
+    std::function<void(const Cell& cell, std::vector<uint64_t>& lo, std::vector<uint64_t>& size)>;
 
-// Maps the output of the units (`slots` chunks), creates the partials when
-// p_k > 1, calls `emit` for each unit and slice, and adds the reduction.
-Status EmitUnits(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
-                 std::span<const Unit> units, uint64_t slots, uint64_t p_k,
-                 program::Sequence& program, const EmitPartial& emit);
+// Emits the vertices of one cell writing `target`: the cell's output box,
+// or its partial sums (a contiguous run of a partials variable on the
+// cell's tile), in both cases the box's elements in row-major order.
+using EmitCell =
+    std::function<Status(ComputeSetId cs, const Cell& cell, std::span<const TensorRegion> target)>;
 
-// How many ways to split a contraction of `k` for chunks of `chunk` outputs
-// over `slots` tiles.
-uint64_t SplitWays(uint32_t tiles, uint64_t slots, uint64_t chunk, uint64_t macs_per_output,
-                   uint64_t k);
+// Maps the output `out` (a whole new variable) by the plan, creates the
+// partial sums when the contraction is split, calls `emit` for every cell
+// and adds the reduction.
+Status EmitPlanned(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
+                   const ContractionShape& shape, const Partition& partition,
+                   program::Sequence& program, const OutputBox& box, const EmitCell& emit);
+
+// The vertex state of a reduction vertex (popops::Reduce: partials and out
+// spans), which a cell adds when the contraction is split: for the plan's
+// objective.
+inline constexpr uint64_t kReduceVertexStateBytes = 16;
+
+// The channel grain of operands of `type` (ContractionShape::channel_grain):
+// 32 bytes of channels, the width of the accumulating unit's input (8 f32,
+// 16 f16 channels).
+inline uint64_t ChannelGrain(ElementType type) { return std::max<uint64_t>(1, 32 / SizeOf(type)); }
+
+// The plan of `shape` on the lowering's target (memoised per shape), for
+// operands of `in_type` accumulated in `acc_type`.
+// Each new plan is noted (LoweringStats::plans) with the name of
+// `instruction`.
+Partition PlanContraction(Lowering& lowering, const hlo::Instruction& instruction,
+                          const ContractionShape& shape, ElementType in_type, ElementType acc_type);
 
 // lower_conv.cc: a convolution with the general conv partial `codelet`.
 Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& instruction,

@@ -86,6 +86,25 @@ Lowering::Lowering(Graph& graph, const CompileOptions& options, LoweringStats& s
 
 // ---- Helpers ---------------------------------------------------------------
 
+bool Lowering::IsUnread(const Tensor& tensor) const {
+  if (!tensor.valid() || tensor.regions().empty()) return false;
+  for (const TensorRegion& region : tensor.regions())
+    if (!unread_.contains(region.variable)) return false;
+  return true;
+}
+
+void Lowering::MarkRead(std::span<const Value> operands, const Value& result) {
+  // A view (reshape, tuple, get-tuple-element, a transpose kept as a view)
+  // passes the parameter on unread: its result holds the same variables.
+  std::unordered_set<VariableId> viewed;
+  for (const Tensor& leaf : result.Leaves())
+    for (const TensorRegion& region : leaf.regions()) viewed.insert(region.variable);
+  for (const Value& operand : operands)
+    for (const Tensor& leaf : operand.Leaves())
+      for (const TensorRegion& region : leaf.regions())
+        if (!viewed.contains(region.variable)) unread_.erase(region.variable);
+}
+
 Expected<Tensor> Lowering::NewTensor(ElementType type, std::vector<uint64_t> shape,
                                      std::string_view name, bool map) {
   TILEPROF_ASSIGN_OR_RETURN(Tensor tensor, graph_.AddVariable(type, std::move(shape), name));
@@ -309,6 +328,8 @@ Status Lowering::LowerEntry(const hlo::Module& module, program::Sequence& progra
                                     leaves[i].element_type(), leaves[i].NumElements()));
       program.Add(program::Copy(stream, leaves[i]));
     }
+    for (const Tensor& leaf : leaves)
+      for (const TensorRegion& region : leaf.regions()) unread_.insert(region.variable);
     args.push_back(std::move(value));
   }
   Value result;
@@ -334,8 +355,26 @@ Status Lowering::LowerComputation(const hlo::Computation& computation, std::span
   }
   ++call_depth_;
   Scope scope;
+  const Fusion fusion = options_.fuse_elementwise ? AnalyseFusion(computation) : Fusion{};
   for (const hlo::Instruction* instruction : computation.instructions()) {
     if (visited_) visited_();
+    const FusionRole role = instruction->index() < fusion.role.size()
+                                ? fusion.role[instruction->index()]
+                                : FusionRole::kNone;
+    if (role == FusionRole::kInner || role == FusionRole::kScalar) {
+      scope[instruction] = Value{};  // computed inside its users' expressions
+      continue;
+    }
+    if (role == FusionRole::kRoot) {
+      ++stats_.instructions;
+      Expected<Value> value = LowerFused(*instruction, fusion, scope, program);
+      if (!value) {
+        --call_depth_;
+        return value.error().Within(Describe(*instruction));
+      }
+      RecordOutputs(*instruction, scope[instruction] = std::move(*value));
+      continue;
+    }
     if (instruction->opcode() == Opcode::kParameter) {
       const int64_t number = instruction->parameter_number();
       if (number < 0 || static_cast<size_t>(number) >= args.size()) {
@@ -374,6 +413,7 @@ Status Lowering::LowerInstruction(const hlo::Instruction& instruction, Scope& sc
   ++stats_.instructions;
   Expected<Value> value = Lower(instruction, operands, program);
   if (!value) return value.error().Within(Describe(instruction));
+  if (!unread_.empty()) MarkRead(operands, *value);
   RecordOutputs(instruction, scope[&instruction] = std::move(*value));
   return {};
 }

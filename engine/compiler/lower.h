@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "common/expected.h"
+#include "engine/codelets/codelets.h"
 #include "engine/compiler/compiler.h"
+#include "engine/compiler/conv_plan.h"
 #include "engine/compiler/mapping.h"
 #include "engine/compiler/opaque.h"
 #include "engine/graph/graph.h"
@@ -70,6 +72,19 @@ struct FieldInput {
 
 using Scope = std::unordered_map<const hlo::Instruction*, Value>;
 
+// What expression fusion (lower_fusion.cc) makes of each instruction of a
+// computation, by index.
+enum class FusionRole : uint8_t {
+  kNone,    // lowered on its own
+  kInner,   // computed inside its one user's expression, never stored
+  kScalar,  // a broadcast scalar every user reads as a scalar, never filled
+  kRoot,    // an expression's root: one fused vertex per tile
+};
+struct Fusion {
+  std::vector<FusionRole> role;
+};
+Fusion AnalyseFusion(const hlo::Computation& computation);
+
 class Lowering {
  public:
   Lowering(Graph& graph, const CompileOptions& options, LoweringStats& stats);
@@ -95,6 +110,9 @@ class Lowering {
                                      std::span<const Value> operands, program::Sequence& program);
   Expected<Value> LowerConvert(const hlo::Instruction& instruction, const Value& operand,
                                program::Sequence& program);
+  // lower_fusion.cc: the expression rooted at `root`.
+  Expected<Value> LowerFused(const hlo::Instruction& root, const Fusion& fusion, const Scope& scope,
+                             program::Sequence& program);
   // lower_data.cc
   Expected<Value> LowerConstant(const hlo::Instruction& instruction);
   Expected<Value> LowerBroadcast(const hlo::Instruction& instruction, const Value& operand,
@@ -224,6 +242,21 @@ class Lowering {
   void RecordOutputs(const hlo::Instruction& instruction, const Value& value);
   void FinishTensorMap();
 
+  // Plans of contractions by ContractionShape::Key(): a model repeats the
+  // same convolution shapes many times.
+  const Partition* FindPlan(const std::string& key) const {
+    auto it = plans_.find(key);
+    return it == plans_.end() ? nullptr : &it->second;
+  }
+  void RememberPlan(const std::string& key, const Partition& plan) { plans_[key] = plan; }
+  void NotePlan(std::string line) { stats_.plans.push_back(std::move(line)); }
+  // Whether every element of `tensor` belongs to an entry parameter that no
+  // instruction has read yet: its layout is still free, and the first op
+  // that plans it may map it (TensorFlow's allocation finder).
+  bool IsUnread(const Tensor& tensor) const;
+  // Marks the operands' variables read, except those `result` views.
+  void MarkRead(std::span<const Value> operands, const Value& result);
+
   Graph& graph() { return graph_; }
   LinearMapper& mapper() { return mapper_; }
   CompilerCodelets& codelets() { return codelets_; }
@@ -243,6 +276,9 @@ class Lowering {
   std::vector<uint32_t> ranged_tiles_;
   std::function<void()> visited_;
   std::vector<VariableId> valueless_constants_;
+  std::unordered_map<std::string, Partition> plans_;
+  // Entry parameters' variables not read by any instruction yet.
+  std::unordered_set<VariableId> unread_;
   // Tensor map state (see RecordTensorMapInto).
   report::TensorMap* tensor_map_ = nullptr;
   // Instruction names recorded: consumers key tensors by "<name>,<index>"
@@ -261,6 +297,13 @@ class Lowering {
 // once per call site. (A computation that calls itself, invalid HLO, counts
 // its own instructions once; the lowering then fails.)
 uint64_t InstructionVisits(const hlo::Module& module);
+
+// lower_elementwise.cc: the catalogue operation of an elementwise HLO op
+// (nullopt when it has none), and the operand an elementwise output is
+// mapped like (the first that is neither a constant nor a broadcast view).
+std::optional<UnaryOp> UnaryOpOf(hlo::Opcode op, ElementType type);
+std::optional<BinaryOp> BinaryOpOf(const hlo::Instruction& instruction);
+const Tensor& Leader(const Graph& graph, std::span<const Tensor* const> operands);
 
 // Whether a reduction computation is one binary op (add, multiply, maximum,
 // minimum, and, or) of its two parameters: what popops::Reduce runs.

@@ -1,13 +1,14 @@
-// Convolution, lowered to the general conv partial (codelets.h, ConvParam),
-// which reads input and kernel in their own layouts through strides, so no
-// operand is rearranged: each vertex gets a run of the output (in its
-// layout) and the boxes of input and kernel elements the run reads (halo
+// Convolution, planned (conv_plan.h) and lowered to the general conv partial
+// (codelets.h, ConvParam), which reads input and kernel in their own layouts
+// through strides, so no operand is rearranged: each cell of the plan is one
+// vertex on its tile computing a block of the output (its batch, field and
+// output-channel ranges) over its input channels and kernel positions, and
+// reading the boxes of input and kernel elements that block reads (halo
 // rows, the window, its channel slice), widened to whole inner dimensions
 // when that adds at most 1/kWidenFraction or costs less than the regions it
 // saves (CutBox: one region per plane rather than one per row). Shapes XLA
 // would reject are errors naming the instruction; what the codelet cannot
-// take (more than 3 spatial dimensions, 2^31 elements, sums of no products)
-// is left opaque.
+// take (more than 3 spatial dimensions, sums of no products) is left opaque.
 #include <algorithm>
 #include <array>
 #include <numeric>
@@ -24,10 +25,6 @@
 namespace tileprof::engine::compiler {
 namespace {
 
-// Vertex parameters are 32-bit: operands with more elements than this are
-// left opaque (no IPU tile holds a share of such a tensor anyway).
-constexpr uint64_t kMaxElements = uint64_t{1} << 31;
-
 struct ConvPlan {
   // Per logical dimension (batch/input feature, feature/output feature,
   // spatial...) of each operand: size and row-major stride.
@@ -36,22 +33,6 @@ struct ConvPlan {
   std::vector<hlo::WindowDimension> window;
   uint64_t ci = 1, co_per_group = 1, batch_groups = 1, feature_groups = 1;
 };
-
-// The range [lo, hi] of each dimension over the row-major positions
-// [first, last] of a tensor of `dims`: exact for the leading dimensions where
-// both ends agree, then the range of the first that differs, then whole.
-std::vector<std::pair<uint64_t, uint64_t>> RangeBox(std::span<const uint64_t> dims, uint64_t first,
-                                                    uint64_t last) {
-  const std::vector<uint64_t> strides = Strides(dims);
-  std::vector<std::pair<uint64_t, uint64_t>> box(dims.size());
-  bool differ = false;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    const uint64_t a = first / strides[d] % dims[d], z = last / strides[d] % dims[d];
-    box[d] = differ ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{a, z};
-    differ = differ || a != z;
-  }
-  return box;
-}
 
 // A box of an operand: the view, and, per logical dimension, its stride
 // within the box; `start` is the box's first element in those terms.
@@ -240,25 +221,83 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
                      out.ShapeString(), fmt::join(expected, ","));
   }
   const uint64_t out_n = out.NumElements();
-  if (out_n > 0 &&
-      (plan.ci == 0 || input.NumElements() == 0 || input.NumElements() >= kMaxElements ||
-       kernel.NumElements() >= kMaxElements || out_n >= kMaxElements)) {
-    // Sums of no products (zeros), or sizes past the vertex parameters.
+  if (out_n > 0 && (plan.ci == 0 || input.NumElements() == 0)) {
+    // Sums of no products: zeros, which the conv partial cannot give.
     return lowering.LowerOpaque(instruction, operands, program);
   }
-  TILEPROF_ASSIGN_OR_RETURN(
-      Tensor result, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor result,
+                            lowering.NewTensor(instruction.shape(), instruction.name(), false));
   if (out_n == 0) return Value::Array(result);
 
-  uint64_t positions = 1;
-  for (size_t s = 0; s < nsp; ++s) positions *= plan.w_size[2 + s];
-  const uint64_t chunk = lowering.mapper().ChunkElements(out_n, out.element_type());
-  const uint64_t slots = (out_n + chunk - 1) / chunk;
-  std::vector<Unit> units;
-  for (uint64_t p = 0; p < out_n; p += chunk)
-    units.push_back({p, std::min(chunk, out_n - p), p / chunk});
-  const uint64_t p_k = SplitWays(lowering.graph().target().NumTiles(), slots,
-                                 std::min(chunk, out_n), plan.ci * positions, plan.ci);
+  // The contraction as the planner sees it (conv_plan.h): groups are the
+  // feature or batch groups; each operand's dimensions in storage order.
+  ContractionShape shape;
+  shape.groups = groups;
+  shape.batch = plan.out_size[0];
+  shape.in_chans = plan.ci;
+  shape.out_chans = plan.co_per_group;
+  for (size_t s = 0; s < nsp; ++s) {
+    const hlo::WindowDimension& w = plan.window[s];
+    shape.fields.push_back({plan.out_size[2 + s], plan.in_size[2 + s], plan.w_size[2 + s],
+                            static_cast<uint64_t>(w.stride),
+                            static_cast<uint64_t>(w.window_dilation),
+                            static_cast<uint64_t>(w.base_dilation)});
+  }
+  shape.in_bytes = SizeOf(input.element_type());
+  shape.channel_grain = ChannelGrain(input.element_type());
+  shape.acc_bytes = SizeOf(out.element_type());
+  shape.types = fmt::format("{}>{}", HloName(input.element_type()), HloName(out.element_type()));
+  auto order = [&](std::span<const int64_t> which, auto&& roles) {
+    std::vector<PlanDim> result_order;
+    std::vector<size_t> logical(which.size());
+    for (size_t i = 0; i < which.size(); ++i) logical[static_cast<size_t>(which[i])] = i;
+    for (size_t i : logical) roles(i, result_order);
+    return result_order;
+  };
+  auto field = [](size_t s) {
+    return static_cast<PlanDim>(static_cast<size_t>(PlanDim::kField0) + s);
+  };
+  auto kernel_dim = [](size_t s) {
+    return static_cast<PlanDim>(static_cast<size_t>(PlanDim::kKernel0) + s);
+  };
+  const bool grouped = groups > 1;
+  shape.input_order = order(in_dims, [&](size_t i, std::vector<PlanDim>& o) {
+    if (i == 0) {
+      if (plan.batch_groups > 1) o.push_back(PlanDim::kGroup);
+      o.push_back(PlanDim::kBatch);
+    } else if (i == 1) {
+      if (plan.feature_groups > 1) o.push_back(PlanDim::kGroup);
+      o.push_back(PlanDim::kInChan);
+    } else {
+      o.push_back(field(i - 2));
+    }
+  });
+  shape.weights_order = order(w_dims, [&](size_t i, std::vector<PlanDim>& o) {
+    if (i == 0) {
+      o.push_back(PlanDim::kInChan);
+    } else if (i == 1) {
+      if (grouped) o.push_back(PlanDim::kGroup);
+      o.push_back(PlanDim::kOutChan);
+    } else {
+      o.push_back(kernel_dim(i - 2));
+    }
+  });
+  shape.output_order = order(out_dims, [&](size_t i, std::vector<PlanDim>& o) {
+    if (i == 0) {
+      o.push_back(PlanDim::kBatch);
+    } else if (i == 1) {
+      if (grouped) o.push_back(PlanDim::kGroup);
+      o.push_back(PlanDim::kOutChan);
+    } else {
+      o.push_back(field(i - 2));
+    }
+  });
+  shape.cell_state_bytes = codelet.state_bytes() + kReduceVertexStateBytes;
+  shape.input_placeable = lowering.IsUnread(input);
+  shape.weights_placeable = lowering.IsUnread(kernel);
+  const Partition partition =
+      PlanContraction(lowering, instruction, shape, input.element_type(), out.element_type());
+
   const std::vector<std::string> param_names(ConvPartialParamNames().begin(),
                                              ConvPartialParamNames().end());
   Graph& graph = lowering.graph();
@@ -269,33 +308,63 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
   if (!in_field || !weights_field || !out_field) {
     return MakeError("codelet {} lacks a convolution field (in, weights, out)", codelet.name());
   }
-  auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target,
-                  uint32_t tile) -> Status {
-    const Unit& unit = units[j];
-    const uint64_t c0 = g * plan.ci / p_k;
-    const uint64_t cs_count = (g + 1) * plan.ci / p_k - c0;
-    // Ranges of the logical output dimensions the unit covers.
-    const auto box = RangeBox(out.shape(), unit.position, unit.position + unit.count - 1);
+  const uint64_t co_group = plan.co_per_group;
+  // The ranges of the output's logical dimensions (batch, feature,
+  // spatial...) a cell covers. A cell of several groups has every channel
+  // of them (conv_plan.cc), so its features are one range.
+  auto output_ranges = [&](const Cell& cell) {
     std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> o{};
-    for (size_t i = 0; i < nsp + 2; ++i) o[i] = box[static_cast<size_t>(out_dims[i])];
-    const uint64_t g_lo = o[1].first / plan.co_per_group, g_hi = o[1].second / plan.co_per_group;
-    // Input elements read: bounding box, per logical dimension.
+    const Range g = cell[PlanDim::kGroup], co = cell[PlanDim::kOutChan];
+    o[0] = {cell[PlanDim::kBatch].begin, cell[PlanDim::kBatch].size};
+    o[1] = {g.begin * co_group + co.begin, g.size == 1 ? co.size : g.size * co_group};
+    for (size_t s = 0; s < nsp; ++s) o[2 + s] = {cell[field(s)].begin, cell[field(s)].size};
+    return o;
+  };
+  auto box = [&](const Cell& cell, std::vector<uint64_t>& lo, std::vector<uint64_t>& size) {
+    const auto o = output_ranges(cell);
+    lo.assign(out.Rank(), 0);
+    size.assign(out.Rank(), 1);
+    for (size_t i = 0; i < nsp + 2; ++i) {
+      lo[static_cast<size_t>(out_dims[i])] = o[i].first;
+      size[static_cast<size_t>(out_dims[i])] = o[i].second;
+    }
+  };
+  std::vector<uint64_t> lo, extent;
+  auto emit = [&](ComputeSetId cs, const Cell& cell,
+                  std::span<const TensorRegion> target) -> Status {
+    const auto o = output_ranges(cell);
+    const Range g = cell[PlanDim::kGroup], ci = cell[PlanDim::kInChan];
+    // The block's sizes in the output tensor's dimensions, row-major: the
+    // vertex's out field and its strides.
+    box(cell, lo, extent);
+    const std::vector<uint64_t> block_strides = Strides(extent);
+    // Input elements read, per logical dimension: [first, last].
     std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> in{};
     const uint64_t out_batch = plan.out_size[0];
-    in[0] = plan.batch_groups > 1
-                ? std::pair{g_lo * out_batch + o[0].first, g_hi * out_batch + o[0].second}
-                : o[0];
+    const uint64_t g_last = g.begin + g.size - 1;
+    in[0] = plan.batch_groups > 1 ? std::pair{g.begin * out_batch + o[0].first,
+                                              g_last * out_batch + o[0].first + o[0].second - 1}
+                                  : std::pair{o[0].first, o[0].first + o[0].second - 1};
     in[1] = plan.feature_groups > 1
-                ? std::pair{g_lo * plan.ci + c0, g_hi * plan.ci + c0 + cs_count - 1}
-                : std::pair{c0, c0 + cs_count - 1};
+                ? std::pair{g.begin * plan.ci + ci.begin, g_last * plan.ci + ci.begin + ci.size - 1}
+                : std::pair{ci.begin, ci.begin + ci.size - 1};
     bool empty = false;
+    std::array<uint64_t, kConvMaxSpatialDims> k_lo{}, k_size{}, k_stored{};
     for (size_t s = 0; s < nsp; ++s) {
       const hlo::WindowDimension& w = plan.window[s];
-      const int64_t lo = static_cast<int64_t>(o[2 + s].first) * w.stride - w.padding_low;
-      const int64_t hi = static_cast<int64_t>(o[2 + s].second) * w.stride - w.padding_low +
-                         (w.size - 1) * w.window_dilation;
-      const int64_t first = lo <= 0 ? 0 : (lo + w.base_dilation - 1) / w.base_dilation;
-      const int64_t last = std::min<int64_t>(hi < 0 ? -1 : hi / w.base_dilation,
+      const Range k = cell[kernel_dim(s)];
+      k_lo[s] = k.begin;
+      k_size[s] = k.size;
+      // With the kernel reversed, logical positions [b, b+n) are stored
+      // at [size-b-n, size-b).
+      k_stored[s] = w.window_reversal ? plan.w_size[2 + s] - k.begin - k.size : k.begin;
+      const int64_t lo_pos = static_cast<int64_t>(o[2 + s].first) * w.stride - w.padding_low +
+                             static_cast<int64_t>(k.begin) * w.window_dilation;
+      const int64_t hi_pos = static_cast<int64_t>(o[2 + s].first + o[2 + s].second - 1) * w.stride -
+                             w.padding_low +
+                             static_cast<int64_t>(k.begin + k.size - 1) * w.window_dilation;
+      const int64_t first = lo_pos <= 0 ? 0 : (lo_pos + w.base_dilation - 1) / w.base_dilation;
+      const int64_t last = std::min<int64_t>(hi_pos < 0 ? -1 : hi_pos / w.base_dilation,
                                              static_cast<int64_t>(plan.in_size[2 + s]) - 1);
       if (first > last)
         empty = true;
@@ -313,24 +382,35 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
       TILEPROF_ASSIGN_OR_RETURN(in_box.field, input.Flatten().Slice(0, 1));
       in_box.strides = plan.in_stride;
     }
-    // Kernel elements read: the channel slice, the unit's output features,
-    // every position.
+    // Kernel elements read: the channel slice, the cell's output features,
+    // its kernel positions.
     std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> w{};
-    w[0] = {c0, c0 + cs_count - 1};
-    w[1] = o[1];
-    for (size_t s = 0; s < nsp; ++s) w[2 + s] = {0, plan.w_size[2 + s] - 1};
+    w[0] = {ci.begin, ci.begin + ci.size - 1};
+    w[1] = {o[1].first, o[1].first + o[1].second - 1};
+    for (size_t s = 0; s < nsp; ++s) w[2 + s] = {k_stored[s], k_stored[s] + k_size[s] - 1};
     TILEPROF_ASSIGN_OR_RETURN(w_box, CutBox(kernel_index, w_dims, {w.data(), nsp + 2}));
+    // An operand nothing read before is laid out for the plan: each slice
+    // on the tile of the first cell reading it.
+    if (shape.weights_placeable && cell.weights_home)
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(w_box.field, cell.tile));
+    if (shape.input_placeable && cell.input_home && !empty)
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(in_box.field, cell.tile));
 
     std::array<uint64_t, static_cast<size_t>(ConvParam::kCount)> p{};
     auto set = [&](ConvParam param, uint64_t value) { p[static_cast<size_t>(param)] = value; };
     auto set_at = [&](ConvParam first, size_t s, size_t step, uint64_t value) {
       p[static_cast<size_t>(first) + s * step] = value;
     };
-    set(ConvParam::kOutStart, unit.position);
-    set(ConvParam::kOutSizeB, plan.out_size[0]);
-    set(ConvParam::kOutStrideB, plan.out_stride[0]);
-    set(ConvParam::kOutSizeF, plan.out_size[1]);
-    set(ConvParam::kOutStrideF, plan.out_stride[1]);
+    auto block_stride = [&](size_t logical) {
+      return block_strides[static_cast<size_t>(out_dims[logical])];
+    };
+    set(ConvParam::kOutStart, 0);
+    set(ConvParam::kOutSizeB, o[0].second);
+    set(ConvParam::kOutStrideB, block_stride(0));
+    set(ConvParam::kOutSizeF, o[1].second);
+    set(ConvParam::kOutStrideF, block_stride(1));
+    set(ConvParam::kOutOffsetB, o[0].first);
+    set(ConvParam::kOutOffsetF, o[1].first);
     set(ConvParam::kInStart, in_box.start);
     set(ConvParam::kInStrideB, in_box.strides[0]);
     set(ConvParam::kInStrideF, in_box.strides[1]);
@@ -340,36 +420,43 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     uint64_t reversal = 0;
     for (size_t s = 0; s < kConvMaxSpatialDims; ++s) {
       const bool used = s < nsp;
-      const hlo::WindowDimension w = used ? plan.window[s] : hlo::WindowDimension{};
-      set_at(ConvParam::kOutSize0, s, 2, plan.out_size[2 + s]);
-      set_at(ConvParam::kOutStride0, s, 2, plan.out_stride[2 + s]);
+      const hlo::WindowDimension win = used ? plan.window[s] : hlo::WindowDimension{};
+      set_at(ConvParam::kOutSize0, s, 2, used ? o[2 + s].second : 1);
+      set_at(ConvParam::kOutStride0, s, 2, used ? block_stride(2 + s) : 1);
+      set_at(ConvParam::kOutOffset0, s, 1, used ? o[2 + s].first : 0);
       set_at(ConvParam::kInSize0, s, 2, plan.in_size[2 + s]);
       set_at(ConvParam::kInStride0, s, 2, in_box.strides[2 + s]);
-      set_at(ConvParam::kKernelSize0, s, 2, plan.w_size[2 + s]);
+      set_at(ConvParam::kKernelSize0, s, 2, used ? k_size[s] : 1);
+      set_at(ConvParam::kKernelOffset0, s, 1, used ? k_lo[s] : 0);
+      set_at(ConvParam::kKernelFull0, s, 1, plan.w_size[2 + s]);
       set_at(ConvParam::kWeightsStride0, s, 2, w_box.strides[2 + s]);
-      set_at(ConvParam::kStride0, s, 1, static_cast<uint64_t>(w.stride));
-      set_at(ConvParam::kPadLow0, s, 1, static_cast<uint32_t>(static_cast<int32_t>(w.padding_low)));
-      set_at(ConvParam::kLhsDilation0, s, 1, static_cast<uint64_t>(w.base_dilation));
-      set_at(ConvParam::kRhsDilation0, s, 1, static_cast<uint64_t>(w.window_dilation));
-      if (w.window_reversal) reversal |= uint64_t{1} << s;
+      set_at(ConvParam::kStride0, s, 1, static_cast<uint64_t>(win.stride));
+      set_at(ConvParam::kPadLow0, s, 1,
+             static_cast<uint32_t>(static_cast<int32_t>(win.padding_low)));
+      set_at(ConvParam::kLhsDilation0, s, 1, static_cast<uint64_t>(win.base_dilation));
+      set_at(ConvParam::kRhsDilation0, s, 1, static_cast<uint64_t>(win.window_dilation));
+      if (win.window_reversal) reversal |= uint64_t{1} << s;
     }
     set(ConvParam::kReversal, reversal);
     set(ConvParam::kInChansPerGroup, plan.ci);
     set(ConvParam::kOutChansPerGroup, plan.co_per_group);
     set(ConvParam::kGroupsSplitBatch, plan.batch_groups > 1 ? 1 : 0);
-    set(ConvParam::kInChanStart, c0);
-    set(ConvParam::kInChans, cs_count);
+    set(ConvParam::kInChanStart, ci.begin);
+    set(ConvParam::kInChans, ci.size);
+    set(ConvParam::kBatchPerGroup, out_batch);
 
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, cell.tile));
     // The boxes flat, without a flattened copy of each.
-    auto connect_flat = [&](size_t field, const Tensor& box) {
-      const uint64_t n = box.NumElements();
-      return graph.ConnectRegions(vertex, field, box.element_type(), {&n, 1}, box.regions());
+    auto connect_flat = [&](size_t f, ElementType type, std::span<const TensorRegion> regions,
+                            uint64_t n) {
+      return graph.ConnectRegions(vertex, f, type, {&n, 1}, regions);
     };
-    TILEPROF_RETURN_IF_ERROR(connect_flat(*in_field, in_box.field));
-    TILEPROF_RETURN_IF_ERROR(connect_flat(*weights_field, w_box.field));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex, *out_field, target));
+    TILEPROF_RETURN_IF_ERROR(connect_flat(*in_field, input.element_type(), in_box.field.regions(),
+                                          in_box.field.NumElements()));
+    TILEPROF_RETURN_IF_ERROR(connect_flat(*weights_field, kernel.element_type(),
+                                          w_box.field.regions(), w_box.field.NumElements()));
+    TILEPROF_RETURN_IF_ERROR(connect_flat(*out_field, out.element_type(), target, Product(extent)));
     std::array<uint32_t, static_cast<size_t>(ConvParam::kCount)> values{};
     for (size_t i = 0; i < p.size(); ++i) {
       if (p[i] > UINT32_MAX)
@@ -379,7 +466,7 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     return graph.SetInitialValues(vertex, values);
   };
   TILEPROF_RETURN_IF_ERROR(
-      EmitUnits(lowering, instruction, result, units, slots, p_k, program, emit));
+      EmitPlanned(lowering, instruction, result, shape, partition, program, box, emit));
   return Value::Array(result);
 }
 

@@ -22,6 +22,66 @@ constexpr uint64_t kMaxViewRegions = 4096;
 
 bool IsArrayValue(const Value& value) { return !value.is_tuple && value.tensor.valid(); }
 
+// A broadcast is a view, as Poplar's Tensor::broadcast is, when each copy
+// of the operand it repeats is a run of at least this many bytes (a
+// per-channel vector over NHWC activations: the run is the channels): a
+// vertex reading its part of it then connects to a few runs, each the same
+// vector, which its tile receives once. Shorter runs (an element repeated
+// along an inner dimension) are rearranged into a new tensor instead.
+constexpr uint64_t kMinBroadcastRunBytes = 64;
+// Past this many copies the view's region list itself (24 B a run) would
+// be the cost: rearranged too.
+constexpr uint64_t kMaxBroadcastRuns = uint64_t{1} << 22;
+
+// `in` broadcast to `dims` along `mapped` (HLO's dimensions attribute) as a
+// view, or nullopt when that view would be made of short runs.
+Expected<std::optional<Tensor>> BroadcastView(const Tensor& in, std::span<const uint64_t> dims,
+                                              std::span<const int64_t> mapped) {
+  const size_t rank = dims.size();
+  if (mapped.size() != in.Rank()) return std::optional<Tensor>();
+  for (size_t j = 0; j < mapped.size(); ++j) {
+    if (mapped[j] < 0 || static_cast<size_t>(mapped[j]) >= rank ||
+        (j > 0 && mapped[j] <= mapped[j - 1]) ||
+        in.shape()[j] != dims[static_cast<size_t>(mapped[j])])
+      return std::optional<Tensor>();
+  }
+  // The run: the trailing output dimensions that are the operand's
+  // trailing dimensions, in order.
+  std::vector<bool> is_mapped(rank, false);
+  for (int64_t d : mapped) is_mapped[static_cast<size_t>(d)] = true;
+  uint64_t run = 1;
+  size_t inner = rank;
+  while (inner > 0 && is_mapped[inner - 1]) run *= dims[--inner];
+  TILEPROF_ASSIGN_OR_RETURN(const uint64_t total, ElementCount(dims));
+  if (run == 0 || total == 0 || run * SizeOf(in.element_type()) < kMinBroadcastRunBytes ||
+      total / run > kMaxBroadcastRuns)
+    return std::optional<Tensor>();
+  // Row-major strides of the operand for the outer output coordinates.
+  std::vector<uint64_t> in_stride(rank, 0);
+  uint64_t stride = run;
+  for (size_t j = mapped.size(); j-- > 0;) {
+    const auto d = static_cast<size_t>(mapped[j]);
+    if (d >= inner) continue;
+    in_stride[d] = stride;
+    stride *= dims[d];
+  }
+  ViewBuilder builder(in.element_type());
+  TILEPROF_ASSIGN_OR_RETURN(size_t source, builder.AddSource(in.Flatten()));
+  std::vector<uint64_t> coord(inner, 0);
+  for (uint64_t copy = 0, copies = total / run; copy < copies; ++copy) {
+    uint64_t start = 0;
+    for (size_t d = 0; d < inner; ++d) start += coord[d] * in_stride[d];
+    TILEPROF_RETURN_IF_ERROR(builder.Append(source, start, start + run));
+    for (size_t d = inner; d-- > 0;) {
+      if (++coord[d] < dims[d]) break;
+      coord[d] = 0;
+    }
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor view,
+                            builder.Finish(std::vector<uint64_t>(dims.begin(), dims.end())));
+  return std::optional<Tensor>(std::move(view));
+}
+
 }  // namespace
 
 Expected<Value> Lowering::LowerConstant(const hlo::Instruction& instruction) {
@@ -75,6 +135,13 @@ Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction, co
   if (in.NumElements() == 1 && IsNative(shape)) {
     TILEPROF_ASSIGN_OR_RETURN(Tensor out, Fill(in, shape, instruction.name(), program));
     return Value::Array(std::move(out));
+  }
+  if (const hlo::Attribute* attribute = instruction.FindAttribute("dimensions")) {
+    Expected<std::vector<int64_t>> mapped = hlo::ParseIntList(attribute->value());
+    if (mapped && dims.size() == static_cast<size_t>(shape.rank())) {
+      TILEPROF_ASSIGN_OR_RETURN(std::optional<Tensor> view, BroadcastView(in, dims, *mapped));
+      if (view) return Value::Array(std::move(*view));
+    }
   }
   return LowerBroadcastRearrange(instruction, operand, program);
 }

@@ -204,57 +204,93 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
       const Codelet* matmul,
       GetMatMulPartialCodelet(lhs.element_type(), acc_type, lhs_transposed, rhs_transposed));
 
-  // Blocks of one batch entry: whole rows when a chunk holds one, else
-  // pieces of a row.
-  struct Block {
-    uint64_t batch, row0, rows, col0, cols;
-  };
-  const uint64_t chunk = lowering.mapper().ChunkElements(out_n, out.element_type());
-  const uint64_t slots = (out_n + chunk - 1) / chunk;
-  std::vector<Block> blocks;
-  std::vector<Unit> units;
-  auto add = [&](Block block) {
-    const uint64_t position = (block.batch * m + block.row0) * n + block.col0;
-    blocks.push_back(block);
-    units.push_back({position, block.rows * block.cols, position / chunk});
-  };
-  for (uint64_t batch = 0; batch < b; ++batch) {
-    if (chunk >= n) {
-      const uint64_t rows_per_block = chunk / n;
-      for (uint64_t r = 0; r < m; r += rows_per_block)
-        add({batch, r, std::min(rows_per_block, m - r), 0, n});
-    } else {
-      for (uint64_t r = 0; r < m; ++r)
-        for (uint64_t c = 0; c < n; c += chunk) add({batch, r, 1, c, std::min(chunk, n - c)});
-    }
-  }
-  const uint64_t p_k =
-      SplitWays(lowering.graph().target().NumTiles(), slots, std::min(chunk, out_n), k, k);
+  // The plan (conv_plan.h): the batch as groups, rows as the batch (they
+  // replicate the rhs), K as input channels, columns as output channels.
+  ContractionShape shape;
+  shape.groups = b;
+  shape.batch = m;
+  shape.in_chans = k;
+  shape.out_chans = n;
+  shape.in_bytes = SizeOf(lhs.element_type());
+  shape.channel_grain = ChannelGrain(lhs.element_type());
+  shape.acc_bytes = SizeOf(acc_type);
+  shape.types = fmt::format("{}>{}", HloName(lhs.element_type()), HloName(acc_type));
+  using D = PlanDim;
+  shape.input_order = lhs_transposed ? std::vector{D::kGroup, D::kInChan, D::kBatch}
+                                     : std::vector{D::kGroup, D::kBatch, D::kInChan};
+  shape.weights_order = rhs_transposed ? std::vector{D::kGroup, D::kOutChan, D::kInChan}
+                                       : std::vector{D::kGroup, D::kInChan, D::kOutChan};
+  shape.output_order = {D::kGroup, D::kBatch, D::kOutChan};
+  shape.cell_state_bytes = matmul->state_bytes() + kReduceVertexStateBytes;
+  shape.input_placeable = lowering.IsUnread(lhs);
+  shape.weights_placeable = lowering.IsUnread(rhs);
+  const Partition partition =
+      PlanContraction(lowering, instruction, shape, lhs.element_type(), acc_type);
+
   Graph& graph = lowering.graph();
-  auto emit = [&](ComputeSetId cs, size_t j, uint64_t g, const Tensor& target,
-                  uint32_t tile) -> Status {
-    const Block& block = blocks[j];
-    const uint64_t k0 = g * k / p_k;
-    const uint64_t ks = (g + 1) * k / p_k - k0;
-    TILEPROF_ASSIGN_OR_RETURN(Tensor lhs2, lhs3.Index(block.batch));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor rhs2, rhs3.Index(block.batch));
-    // [rows, k] or [k, rows]; [k, cols] or [cols, k].
-    const size_t in_rows = lhs_transposed ? 1 : 0, w_cols = rhs_transposed ? 0 : 1;
-    TILEPROF_ASSIGN_OR_RETURN(Tensor in, lhs2.Slice(block.row0, block.row0 + block.rows, in_rows));
-    TILEPROF_ASSIGN_OR_RETURN(in, in.Slice(k0, k0 + ks, 1 - in_rows));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor weights, rhs2.Slice(k0, k0 + ks, 1 - w_cols));
-    TILEPROF_ASSIGN_OR_RETURN(weights, weights.Slice(block.col0, block.col0 + block.cols, w_cols));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, *matmul, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in.Flatten()));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["weights"], weights.Flatten()));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
-    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["m"], static_cast<uint32_t>(block.rows)));
-    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["k"], static_cast<uint32_t>(ks)));
-    return graph.SetInitialValue(vertex["n"], static_cast<uint32_t>(block.cols));
+  TILEPROF_ASSIGN_OR_RETURN(const Tensor out3, out.Reshape({b, m, n}));
+  const TensorIndex lhs_index(lhs3), rhs_index(rhs3);
+  auto box = [&](const Cell& cell, std::vector<uint64_t>& lo, std::vector<uint64_t>& size) {
+    lo = {cell[D::kGroup].begin, cell[D::kBatch].begin, cell[D::kOutChan].begin};
+    size = {cell[D::kGroup].size, cell[D::kBatch].size, cell[D::kOutChan].size};
   };
-  // Every split gets at least one element of K (p_k <= k), so no vertex is empty.
-  TILEPROF_RETURN_IF_ERROR(EmitUnits(lowering, instruction, out, units, slots, p_k, program, emit));
+  const std::optional<size_t> in_field = matmul->FindField("in"),
+                              weights_field = matmul->FindField("weights"),
+                              out_field = matmul->FindField("out");
+  if (!in_field || !weights_field || !out_field)
+    return MakeError("codelet {} lacks a matmul field (in, weights, out)", matmul->name());
+  std::vector<TensorRegion> runs;
+  auto emit = [&](ComputeSetId cs, const Cell& cell,
+                  std::span<const TensorRegion> target) -> Status {
+    const Range g = cell[D::kGroup], rows = cell[D::kBatch], ks = cell[D::kInChan],
+                cols = cell[D::kOutChan];
+    // Connects `field` to the [free, k] box of one batch entry (or [k,
+    // free] when stored transposed), laying it out on the cell's tile when
+    // the plan places the operand.
+    auto connect = [&](VertexRef vertex, size_t field, const TensorIndex& index, bool transposed,
+                       uint64_t batch, Range free, bool place) -> Status {
+      runs.clear();
+      const std::array<uint64_t, 3> lo = transposed ? std::array{batch, ks.begin, free.begin}
+                                                    : std::array{batch, free.begin, ks.begin};
+      const std::array<uint64_t, 3> size = transposed
+                                               ? std::array<uint64_t, 3>{1, ks.size, free.size}
+                                               : std::array<uint64_t, 3>{1, free.size, ks.size};
+      TILEPROF_RETURN_IF_ERROR(index.AppendBox(lo, size, runs));
+      if (place) {
+        for (const TensorRegion& run : runs)
+          TILEPROF_RETURN_IF_ERROR(
+              graph.SetTileMapping(run.variable, run.begin, run.end, cell.tile));
+      }
+      const uint64_t count = free.size * ks.size;
+      return graph.ConnectRegions(vertex, field, index.tensor().element_type(), {&count, 1}, runs);
+    };
+    // One vertex per batch entry of the cell, each writing its [rows, cols]
+    // part of the target (the box's batch-major order).
+    const uint64_t per_batch = rows.size * cols.size;
+    for (uint64_t i = 0; i < g.size; ++i) {
+      const uint64_t batch = g.begin + i;
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, *matmul, instruction.name()));
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, cell.tile));
+      TILEPROF_RETURN_IF_ERROR(connect(vertex, *in_field, lhs_index, lhs_transposed, batch, rows,
+                                       shape.input_placeable && cell.input_home));
+      // rhs3 is [batch, K, columns] unless transposed: the other way round
+      // from the lhs.
+      TILEPROF_RETURN_IF_ERROR(connect(vertex, *weights_field, rhs_index, !rhs_transposed, batch,
+                                       cols, shape.weights_placeable && cell.weights_home));
+      runs.clear();
+      SliceRuns(target, i * per_batch, per_batch, runs);
+      TILEPROF_RETURN_IF_ERROR(
+          graph.ConnectRegions(vertex, *out_field, acc_type, {&per_batch, 1}, runs));
+      TILEPROF_RETURN_IF_ERROR(
+          graph.SetInitialValue(vertex["m"], static_cast<uint32_t>(rows.size)));
+      TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["k"], static_cast<uint32_t>(ks.size)));
+      TILEPROF_RETURN_IF_ERROR(
+          graph.SetInitialValue(vertex["n"], static_cast<uint32_t>(cols.size)));
+    }
+    return {};
+  };
+  TILEPROF_RETURN_IF_ERROR(
+      EmitPlanned(lowering, instruction, out3, shape, partition, program, box, emit));
   return Value::Array(out);
 }
 

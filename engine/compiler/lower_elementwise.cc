@@ -116,22 +116,28 @@ const Tensor* ArrayOperand(const Value& value, uint64_t elements) {
 
 }  // namespace
 
-namespace {
+std::optional<UnaryOp> UnaryOpOf(hlo::Opcode op, ElementType type) { return UnaryOf(op, type); }
+std::optional<BinaryOp> BinaryOpOf(const hlo::Instruction& instruction) {
+  return BinaryOf(instruction);
+}
 
-// The operand the output's mapping follows: the first that is not a
+// The operand the output's mapping follows: the first that is neither a
 // constant (a constant is mapped for its own sake, the data it combines with
-// is what the vertex should sit next to).
+// is what the vertex should sit next to) nor a broadcast (a view repeating
+// a small operand: following it would put the whole output on the tiles of
+// that operand).
 const Tensor& Leader(const Graph& graph, std::span<const Tensor* const> operands) {
+  const Tensor* fallback = nullptr;
   for (const Tensor* operand : operands) {
     bool constant = true;
     for (const TensorRegion& region : operand->regions())
       constant = constant && graph.variable(region.variable).is_constant;
-    if (!constant) return *operand;
+    if (constant) continue;
+    if (!operand->HasAliases()) return *operand;
+    if (fallback == nullptr) fallback = operand;
   }
-  return *operands[0];
+  return fallback != nullptr ? *fallback : *operands[0];
 }
-
-}  // namespace
 
 Expected<Value> Lowering::LowerUnary(const hlo::Instruction& instruction, const Value& operand,
                                      program::Sequence& program) {

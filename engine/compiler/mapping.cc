@@ -86,6 +86,9 @@ Status LinearMapper::MapToTile(const Tensor& tensor, uint32_t tile) {
 Status LinearMapper::MapLike(const Tensor& out, const Tensor& like) {
   const uint64_t n = out.NumElements();
   if (n == 0) return {};
+  // A view that repeats elements (a broadcast) holds its data on a few
+  // tiles: following it would put everything there.
+  if (like.HasAliases()) return Map(out);
   std::vector<MappedRegion> pieces = graph_.MapRegions(like.Flatten());
   // Coalesce neighbouring pieces on one tile: a view may split a tile's data
   // into many runs that are adjacent in the view's order.

@@ -136,6 +136,7 @@ class LayoutProgress {
 Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& program,
                                     std::span<const VariableId> valueless_constants,
                                     const MemoryOptions& options) {
+  graph.FlushTileMappings();  // the schedule is walked in parallel
   const Target& target = graph.target();
   const uint32_t num_tiles = target.NumTiles();
   MemoryLayout layout;
@@ -227,12 +228,28 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   // Each shard of tiles has its pieces counted first and reserved: grown by
   // doubling instead, the vectors were copied and faulted in again, on one
   // thread, for a tenth of the layout.
+  // A variable's elements on a tile are one block of its memory, in element
+  // order (as Poplar's planned layouts keep each tile's share of a tensor
+  // together): one piece per variable and tile, however many runs.
   ForTileShards(num_tiles, [&](uint32_t shard, uint32_t shards) {
     std::vector<uint64_t> tile_pieces(num_tiles, 0);
+    std::vector<uint64_t> on_tile(num_tiles, 0);
+    std::vector<uint32_t> used;
+    auto each_block = [&](VariableId v, auto&& f) {
+      for (const TileRun& run : graph.TileMapping(v)) {
+        if (run.tile % shards != shard) continue;
+        if (on_tile[run.tile] == 0) used.push_back(run.tile);
+        on_tile[run.tile] += run.end - run.begin;
+      }
+      for (uint32_t t : used) {
+        f(t, on_tile[t]);
+        on_tile[t] = 0;
+      }
+      used.clear();
+    };
     for (VariableId v = 0; v < num_vars; ++v) {
       if (first[v] == UINT64_MAX || is_constant_variable(v)) continue;
-      for (const TileRun& run : graph.TileMapping(v))
-        tile_pieces[run.tile] += run.tile % shards == shard;
+      each_block(v, [&](uint32_t t, uint64_t) { ++tile_pieces[t]; });
     }
     for (uint32_t t = shard; t < num_tiles; t += shards) {
       tiles[t].pieces.reserve(tiles[t].pieces.size() + tile_pieces[t]);
@@ -241,10 +258,9 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
       const bool constant = is_constant_variable(v);
       if (!constant && first[v] == UINT64_MAX) continue;  // never used: never allocated
       const uint64_t size = SizeOf(graph.variable(v).type);
-      for (const TileRun& run : graph.TileMapping(v)) {
-        if (run.tile % shards != shard) continue;
-        const uint64_t bytes = (run.end - run.begin) * size;
-        TileAccount& tile = tiles[run.tile];
+      each_block(v, [&](uint32_t t, uint64_t elements) {
+        const uint64_t bytes = elements * size;
+        TileAccount& tile = tiles[t];
         if (constant) {
           const uint64_t aligned = AlignUp(bytes, memory::kDataAlignment);
           tile.constants.push_back({v, bytes, tile.constant_bytes});
@@ -252,7 +268,7 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
         } else {
           tile.pieces.push_back({bytes, first[v], last[v], v});
         }
-      }
+      });
     }
   });
 

@@ -193,13 +193,26 @@ std::optional<uint32_t> Rank(std::string_view text) {
 }
 }  // namespace
 
+Expected<const Codelet*> CompilerCodelets::MapExpr(const std::vector<MapInput>& inputs,
+                                                   const std::vector<MapNode>& nodes) {
+  if (auto it = by_name_.find(MapExprCodeletName(inputs, nodes)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeMapExprCodelet(inputs, nodes));
+}
+
 bool CompilerCodelets::IsCompilerCodeletName(std::string_view name) {
+  if (IsMapExprCodeletName(name)) return true;
   auto split = SplitName(name);
   return split && std::find(std::begin(kKinds), std::end(kKinds), split->first) != std::end(kKinds);
 }
 
 Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
   const auto bad = [&] { return MakeError("'{}' is not a compiler codelet name", name); };
+  if (IsMapExprCodeletName(name)) {
+    if (auto it = by_name_.find(std::string(name)); it != by_name_.end()) return it->second.get();
+    return Register(MakeMapExprCodeletFromName(name));
+  }
   auto split = SplitName(name);
   if (!split) return bad();
   const auto& [kind, parts] = *split;

@@ -19,6 +19,7 @@
 
 #include "common/expected.h"
 #include "engine/codelets/gather.h"
+#include "engine/codelets/map_expr.h"
 #include "engine/codelets/sort.h"
 #include "engine/graph/graph.h"
 
@@ -52,6 +53,9 @@ class CompilerCodelets {
   Expected<const Codelet*> SelectAndScatter(ElementType type, uint32_t rank);
   Expected<const Codelet*> Rng(ElementType type, bool normal);
   Expected<const Codelet*> ReduceExpr(const std::vector<ElementType>& types, uint32_t nodes);
+  // engine/codelets/map_expr.h: a fused elementwise expression.
+  Expected<const Codelet*> MapExpr(const std::vector<MapInput>& inputs,
+                                   const std::vector<MapNode>& nodes);
   // engine/codelets/gather.h and sort.h.
   Expected<const Codelet*> Gather(ElementType type, ElementType index, uint32_t op_rank,
                                   uint32_t idx_rank, uint32_t out_rank);

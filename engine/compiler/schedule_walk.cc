@@ -2,6 +2,7 @@
 #include "engine/compiler/schedule_walk.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <span>
 #include <thread>
@@ -11,13 +12,73 @@ namespace {
 
 // steps touch up to every tile, and a hash map or a set per tile here was
 // most of the compile time of the large corpus modules.
+// A run of a tile's storage: elements [begin, end) of `variable` in the
+// order the tile stores them (docs/memory-model.md: a variable's elements on
+// a tile are one contiguous block, in element order).
+struct LocalRun {
+  VariableId variable = 0;
+  uint32_t tile = 0;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
 struct TileStep {
   bool active = false;
   bool touched = false;
+  // Senders received from: the receiving tile sets up its incoming
+  // exchange once per sender it listens to (its buffer takes a sender's
+  // messages one after the other), so its code counts senders, where the
+  // sender's counts the runs of its storage it sends.
   uint64_t receive_regions = 0;
   uint64_t receive_bytes = 0;  // into a buffer (vertex operands)
-  uint64_t sent_regions = 0;   // distinct regions sent
+  uint64_t sent_regions = 0;   // distinct runs of storage sent
   uint64_t host_regions = 0;
+  // The last runs received (a field that reads a broadcast view reads the
+  // same run again and again: it arrives once), and the last host run.
+  std::array<LocalRun, 4> recent{};
+  uint8_t recent_count = 0;
+  uint8_t recent_next = 0;
+  LocalRun last_host{};
+  bool has_host = false;
+
+  // Adds a received run: a repeat of a recent one costs nothing; one that
+  // continues a recent run of the same sender's storage extends that
+  // message; anything else is a new message (*fresh set). Returns the new
+  // elements.
+  uint64_t Receive(const LocalRun& run, bool* fresh) {
+    *fresh = false;
+    const size_t n = recent_count;
+    for (size_t k = 0; k < n; ++k) {
+      const LocalRun& r = recent[k];
+      if (r.variable == run.variable && r.tile == run.tile && r.begin <= run.begin &&
+          run.end <= r.end)
+        return 0;
+    }
+    // Reads interleave senders (a row of channels from two blocks, then the
+    // next row): a run continues whichever recent run it follows.
+    for (size_t k = 0; k < n; ++k) {
+      LocalRun& r = recent[k];
+      if (r.variable == run.variable && r.tile == run.tile && r.end == run.begin) {
+        r.end = run.end;
+        return run.end - run.begin;
+      }
+    }
+    *fresh = true;
+    recent[recent_next] = run;
+    recent_next = static_cast<uint8_t>((recent_next + 1) % recent.size());
+    if (recent_count < recent.size()) ++recent_count;
+    return run.end - run.begin;
+  }
+  // A run of this tile's storage moved by a host stream copy.
+  void Host(VariableId variable, uint64_t begin, uint64_t end) {
+    if (has_host && last_host.variable == variable && last_host.end == begin) {
+      last_host.end = end;
+      return;
+    }
+    ++host_regions;
+    last_host = {variable, 0, begin, end};
+    has_host = true;
+  }
 };
 
 // A region sent: (variable, first element).
@@ -78,6 +139,11 @@ class StepTiles {
   explicit StepTiles(uint32_t num_tiles) : tiles_(num_tiles) {}
 
   TileStep& operator[](uint32_t tile) { return Touch(tile).step; }
+  // `reader` listens to `sender` in this step.
+  void Listen(uint32_t reader, uint32_t sender) {
+    Slot& slot = Touch(reader);
+    if (slot.senders.empty() || slot.senders.back() != sender) slot.senders.push_back(sender);
+  }
   // A region (variable, first element) sent by `tile`; a region read by
   // several vertices of a step is sent once (many vertices of a step read
   // the same regions: a broadcast operand). The regions are listed per
@@ -87,10 +153,20 @@ class StepTiles {
   // listed is kept beside the tile's counts, so the common repeat is found
   // without reading the list's far end (that read was a third of Send).
   void Send(uint32_t tile, VariableId variable, uint64_t begin) {
+    Send(tile, variable, begin, begin);
+  }
+  // A run [begin, end) of the tile's storage sent: a run that continues the
+  // last one sent is the same message.
+  void Send(uint32_t tile, VariableId variable, uint64_t begin, uint64_t end) {
     Slot& slot = Touch(tile);
     const Sent region{begin, variable};
-    if (slot.has_last && slot.last == region) return;
+    if (slot.has_last && (slot.last == region || (slot.last.variable == variable &&
+                                                  slot.last_end == begin && begin != end))) {
+      slot.last_end = std::max(slot.last_end, end);
+      return;
+    }
     slot.last = region;
+    slot.last_end = end;
     slot.has_last = true;
     slot.sent.push_back(region);
   }
@@ -100,6 +176,12 @@ class StepTiles {
     for (uint32_t tile : list_) {
       Slot& slot = tiles_[tile];
       slot.step.sent_regions = counter_.Count(slot.sent);
+      if (!slot.senders.empty()) {
+        std::sort(slot.senders.begin(), slot.senders.end());
+        slot.step.receive_regions += static_cast<uint64_t>(
+            std::unique(slot.senders.begin(), slot.senders.end()) - slot.senders.begin());
+        slot.senders.clear();
+      }
       f(tile, slot.step);
       slot.step = TileStep{};
       slot.has_last = false;
@@ -117,7 +199,9 @@ class StepTiles {
   static constexpr size_t kKeepSent = 1 << 14;
   struct Slot {
     TileStep step;
+    std::vector<uint32_t> senders;
     Sent last;
+    uint64_t last_end = 0;
     bool has_last = false;
     std::vector<Sent> sent;
   };
@@ -171,7 +255,39 @@ std::vector<uint8_t> ElementSizes(const Graph& graph) {
   return sizes;
 }
 
-Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size, const Schedule& schedule,
+// Where each run of each variable starts in its tile's storage: the
+// elements of the variable's earlier runs on the same tile.
+std::vector<std::vector<uint64_t>> StorageOffsets(const Graph& graph) {
+  std::vector<std::vector<uint64_t>> offsets(graph.num_variables());
+  std::vector<uint64_t> on_tile(graph.target().NumTiles(), 0);
+  std::vector<uint32_t> used;
+  for (VariableId v = 0; v < offsets.size(); ++v) {
+    const std::vector<TileRun>& runs = graph.TileMapping(v);
+    offsets[v].resize(runs.size());
+    for (size_t k = 0; k < runs.size(); ++k) {
+      uint64_t& at = on_tile[runs[k].tile];
+      if (at == 0) used.push_back(runs[k].tile);
+      offsets[v][k] = at;
+      at += runs[k].end - runs[k].begin;
+    }
+    for (uint32_t t : used) on_tile[t] = 0;
+    used.clear();
+  }
+  return offsets;
+}
+
+// Whether step i continues a host exchange started by the step before: a
+// sequence of stream copies in one direction with nothing between them is
+// one host exchange (one sync, one exchange program), as Poplar merges
+// adjacent stream copies.
+bool ContinuesHostExchange(const Schedule& schedule, uint64_t i) {
+  const StepKind kind = schedule.steps[i].kind;
+  return i > 0 && (kind == StepKind::kStreamIn || kind == StepKind::kStreamOut) &&
+         schedule.steps[i - 1].kind == kind;
+}
+
+Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,
+               const std::vector<std::vector<uint64_t>>& offsets, const Schedule& schedule,
                uint64_t begin, uint64_t end, WalkProgress* progress) {
   const uint32_t num_tiles = graph.target().NumTiles();
   Walk walk;
@@ -184,8 +300,16 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size, const 
   };
   StepTiles touched(num_tiles);
   uint64_t pending = 0;  // cost walked and not yet reported
+  // The first step of the host exchange the current stream copy belongs to.
+  uint64_t host_group = UINT64_MAX;
   for (uint64_t i = begin; i < end; ++i) {
     const Step& step = schedule.steps[i];
+    if (step.kind == StepKind::kStreamIn || step.kind == StepKind::kStreamOut) {
+      if (!ContinuesHostExchange(schedule, i) || host_group == UINT64_MAX) {
+        host_group = i;
+        while (host_group > 0 && ContinuesHostExchange(schedule, host_group)) --host_group;
+      }
+    }
     // Elements of `regions` read on `reader` (or written there by a copy,
     // when `buffered` is false).
     auto read_on = [&](uint32_t reader, std::span<const TensorRegion> regions, bool buffered) {
@@ -195,14 +319,20 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size, const 
         // tiles on average in mobilenet_v2.
         if (region.begin == region.end) continue;
         touch(region.variable, i);
-        graph.ForEachMappedRegion({&region, 1}, [&](const MappedRegion& piece) {
-          if (!piece.tile || *piece.tile == reader) return;
+        const std::vector<TileRun>& runs = graph.TileMapping(region.variable);
+        const std::vector<uint64_t>& at = offsets[region.variable];
+        graph.ForEachRunPiece(region, [&](const TensorRegion& piece, const TileRun* run) {
+          if (run == nullptr || run->tile == reader) return;
           if (receiver == nullptr) receiver = &touched[reader];
-          ++receiver->receive_regions;
-          if (buffered) {
-            receiver->receive_bytes += piece.region.size() * element_size[piece.region.variable];
-          }
-          touched.Send(*piece.tile, piece.region.variable, piece.region.begin);
+          // The piece in the sender's storage.
+          const uint64_t local =
+              at[static_cast<size_t>(run - runs.data())] + (piece.begin - run->begin);
+          const LocalRun stored{piece.variable, run->tile, local, local + piece.size()};
+          bool fresh = false;
+          const uint64_t received = receiver->Receive(stored, &fresh);
+          if (fresh) touched.Listen(reader, run->tile);
+          if (buffered) receiver->receive_bytes += received * element_size[piece.variable];
+          touched.Send(run->tile, piece.variable, stored.begin, stored.end);
         });
       }
     };
@@ -248,16 +378,24 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size, const 
       }
       case StepKind::kStreamIn:
       case StepKind::kStreamOut: {
-        ++walk.host_steps;
+        const bool continues = ContinuesHostExchange(schedule, i);
+        if (!continues) ++walk.host_steps;
         walk.host_streams.insert(step.program.stream().id);
         const Tensor& tensor =
             step.kind == StepKind::kStreamIn ? step.program.destination() : step.program.source();
-        for (const MappedRegion& piece : graph.MapRegions(tensor)) {
-          touch(piece.region.variable, i);
-          if (!piece.tile) continue;
-          TileStep& tile = touched[*piece.tile];
-          tile.active = true;
-          ++tile.host_regions;
+        for (const TensorRegion& region : tensor.regions()) {
+          if (region.begin == region.end) continue;
+          touch(region.variable, i);
+          const std::vector<TileRun>& runs = graph.TileMapping(region.variable);
+          const std::vector<uint64_t>& at = offsets[region.variable];
+          graph.ForEachRunPiece(region, [&](const TensorRegion& piece, const TileRun* run) {
+            if (run == nullptr) return;
+            TileStep& tile = touched[run->tile];
+            tile.active = true;
+            const uint64_t local =
+                at[static_cast<size_t>(run - runs.data())] + (piece.begin - run->begin);
+            tile.Host(piece.variable, local, local + piece.size());
+          });
         }
         break;
       }
@@ -282,7 +420,9 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size, const 
       TileWalk& tile = walk.tiles[t];
       if (info.active) ++tile.active_steps;
       if (info.host_regions > 0) {
-        ++tile.host_steps;
+        // Once per host exchange the tile takes part in.
+        if (tile.host_group != host_group) ++tile.host_steps;
+        tile.host_group = host_group;
         tile.host_regions += info.host_regions;
       }
       if (info.receive_regions > 0 || info.sent_regions > 0) {
@@ -330,20 +470,30 @@ Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers
     if (sum * ranges >= total * bounds.size()) bounds.push_back(i + 1);
   }
   if (bounds.back() != n) bounds.push_back(n);
+  // A host exchange (adjacent stream copies) is never split between two
+  // ranges: each tile counts it once, whatever the number of walkers.
+  for (uint64_t& bound : bounds) {
+    while (bound > 0 && bound < n && ContinuesHostExchange(schedule, bound) &&
+           (schedule.steps[bound].kind == StepKind::kStreamIn ||
+            schedule.steps[bound].kind == StepKind::kStreamOut))
+      ++bound;
+  }
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
   WalkProgress walked(progress, cost, total);
   const std::vector<uint8_t> sizes = ElementSizes(graph);
+  const std::vector<std::vector<uint64_t>> offsets = StorageOffsets(graph);
   std::vector<Walk> walks(bounds.size() - 1);
   std::atomic<size_t> next{0};
   auto walker = [&] {
     for (size_t r = next++; r < walks.size(); r = next++) {
-      walks[r] = WalkSteps(graph, sizes, schedule, bounds[r], bounds[r + 1], &walked);
+      walks[r] = WalkSteps(graph, sizes, offsets, schedule, bounds[r], bounds[r + 1], &walked);
     }
   };
   std::vector<std::thread> threads;
   for (size_t w = 1; w < std::min<size_t>(workers, walks.size()); ++w) threads.emplace_back(walker);
   walker();
   for (std::thread& thread : threads) thread.join();
-  if (walks.empty()) return WalkSteps(graph, sizes, schedule, 0, 0, nullptr);
+  if (walks.empty()) return WalkSteps(graph, sizes, offsets, schedule, 0, 0, nullptr);
   // Each tile's receive buffers reserved once for all ranges.
   for (size_t t = 0; t < walks[0].tiles.size(); ++t) {
     size_t pieces = 0;

@@ -80,6 +80,9 @@ struct TileWalk {
   uint64_t exchange_regions = 0;
   uint64_t copy_regions = 0;
   std::vector<Piece> pieces;
+  // The host exchange last counted in host_steps (its first step), while
+  // walking: stream copies merged into one exchange count once.
+  uint64_t host_group = UINT64_MAX;
 };
 
 // What the steps [begin, end) of the schedule do: per tile, the counts the

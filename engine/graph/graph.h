@@ -305,6 +305,12 @@ class Graph {
 
   // The tile runs of a variable, in element order (unmapped gaps omitted).
   const std::vector<TileRun>& TileMapping(VariableId id) const;
+  // Applies every tile mapping made out of element order (TileMap::Assign
+  // defers those). Reading mappings is safe from several threads only
+  // after this, so whoever starts parallel readers calls it first.
+  void FlushTileMappings() const {
+    for (const TileMap& map : tile_maps_) map.Flush();
+  }
   // The tensor's regions split where the tile changes, in element order.
   std::vector<MappedRegion> MapRegions(const Tensor& tensor) const;
   // Calls f(const MappedRegion&) for each piece MapRegions would return,
@@ -314,6 +320,20 @@ class Graph {
   template <typename F>
   void ForEachMappedRegion(const Tensor& tensor, F&& f) const {
     ForEachMappedRegion(tensor.regions(), std::forward<F>(f));
+  }
+  // Calls f(const TensorRegion& piece, const TileRun* run) for each piece of
+  // `region` on one tile, with the variable's run holding it (nullptr when
+  // unmapped); runs are those of TileMapping(region.variable).
+  template <typename F>
+  void ForEachRunPiece(const TensorRegion& region, F&& f) const {
+    if (region.variable >= tile_maps_.size()) {
+      f(region, static_cast<const TileRun*>(nullptr));
+      return;
+    }
+    tile_maps_[region.variable].ForEachRunPiece(
+        region.begin, region.end, [&](uint64_t begin, uint64_t end, const TileRun* run) {
+          f(TensorRegion{region.variable, begin, end}, run);
+        });
   }
   // The vertex's perf-estimate override, else its codelet's estimate.
   uint64_t VertexCycles(VertexId id) const;

@@ -433,6 +433,7 @@ Status Planner::PlanTransfer(const program::Program& program) {
 
 Expected<Plans> PlanProgram(const Graph& graph, const program::Program& program,
                             std::span<const VariableId> valueless_constants) {
+  graph.FlushTileMappings();  // the tiles are simulated in parallel
   Planner planner(graph, valueless_constants);
   TILEPROF_RETURN_IF_ERROR(planner.Walk(program));
   return planner.Take();

@@ -89,8 +89,8 @@ TEST(Catalogue, StateBytesMatchTheMk1Calibration) {
   // MatMulPartial: 3 pointers + 3 parameters.
   EXPECT_EQ((*GetMatMulPartialCodelet(kF32, kF32))->state_bytes(), 24u);
   EXPECT_EQ((*GetMatMulPartialCodelet(kF32, kF32, true, true))->state_bytes(), 24u);
-  // The general conv partial: 3 pointers, 3 span lengths, 47 parameters.
-  EXPECT_EQ((*GetConvPartialCodelet(kF32, kF32))->state_bytes(), 3u * 4 + 3 * 4 + 47 * 4);
+  // The general conv partial: 3 pointers, 3 span lengths, 59 parameters.
+  EXPECT_EQ((*GetConvPartialCodelet(kF32, kF32))->state_bytes(), 3u * 4 + 3 * 4 + 59 * 4);
   EXPECT_EQ((*GetConvPartialCodelet(ElementType::kBF16, kF32))->name(),
             "poplin::ConvPartialHorizontalMac<bfloat16,float,true>");
 }
@@ -127,6 +127,13 @@ ShapeFor Grow(const Codelet& codelet, uint64_t n) {
     shape.params[static_cast<size_t>(ConvParam::kKernelSize1)] = 3;
     shape.params[static_cast<size_t>(ConvParam::kInChansPerGroup)] = 4;
     shape.params[static_cast<size_t>(ConvParam::kInChans)] = 4;
+    for (ConvParam offset :
+         {ConvParam::kOutOffsetB, ConvParam::kOutOffsetF, ConvParam::kOutOffset0,
+          ConvParam::kOutOffset1, ConvParam::kOutOffset2, ConvParam::kKernelOffset0,
+          ConvParam::kKernelOffset1, ConvParam::kKernelOffset2})
+      shape.params[static_cast<size_t>(offset)] = 0;
+    shape.params[static_cast<size_t>(ConvParam::kKernelFull0)] = 3;
+    shape.params[static_cast<size_t>(ConvParam::kKernelFull1)] = 3;
     shape.elements = {n, n, n};
   } else if (name.rfind("popops::Reduce", 0) == 0) {
     shape.elements = {3 * n, n};

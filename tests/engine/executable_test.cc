@@ -335,7 +335,7 @@ TEST(Executable, ForeignAndStaleFilesAreNamed) {
   auto stale = DeserializeExecutable(Bytes(header), "b.poplar_exec");
   ASSERT_FALSE(stale);
   EXPECT_EQ(stale.error().message(),
-            "b.poplar_exec: executable format version 1, this tileprof reads version 2");
+            "b.poplar_exec: executable format version 1, this tileprof reads version 3");
 }
 
 }  // namespace

@@ -1,0 +1,498 @@
+// The contraction planner; see conv_plan.h and docs/memory-model.md
+// ("Planning") for the cost model.
+#include "engine/compiler/conv_plan.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/codelets/cost_model.h"
+#include "engine/compiler/memory_model.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+
+uint64_t Mul(uint64_t a, uint64_t b) {
+  uint64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? kMax : product;
+}
+
+uint64_t Add(uint64_t a, uint64_t b) { return a > kMax - b ? kMax : a + b; }
+
+size_t Index(PlanDim d) { return static_cast<size_t>(d); }
+
+PlanDim FieldDim(size_t s) { return static_cast<PlanDim>(Index(PlanDim::kField0) + s); }
+PlanDim KernelDim(size_t s) { return static_cast<PlanDim>(Index(PlanDim::kKernel0) + s); }
+
+// The full size of each dimension.
+std::array<uint64_t, kPlanDims> FullSizes(const ContractionShape& shape) {
+  std::array<uint64_t, kPlanDims> size;
+  size.fill(1);
+  size[Index(PlanDim::kGroup)] = shape.groups;
+  size[Index(PlanDim::kBatch)] = shape.batch;
+  size[Index(PlanDim::kInChan)] = shape.in_chans;
+  size[Index(PlanDim::kOutChan)] = shape.out_chans;
+  for (size_t s = 0; s < shape.fields.size() && s < kPlanMaxFields; ++s) {
+    size[Index(FieldDim(s))] = shape.fields[s].out;
+    size[Index(KernelDim(s))] = shape.fields[s].kernel;
+  }
+  return size;
+}
+
+// Input positions that `outputs` consecutive outputs read with `kernel`
+// consecutive kernel positions (the window's span, in input elements).
+uint64_t InputSpan(const PlanField& f, uint64_t outputs, uint64_t kernel) {
+  if (outputs == 0 || kernel == 0) return 0;
+  const uint64_t dilated = Add(Mul(outputs - 1, f.stride), Mul(kernel - 1, f.window_dilation)) + 1;
+  return std::min(f.in, CeilDiv(dilated, std::max<uint64_t>(f.base_dilation, 1)));
+}
+
+// Contiguous regions of a slice of an operand stored in `order` with
+// `block` elements of each dimension out of `full`: one per combination of
+// the dimensions outside the innermost one the slice does not cover whole.
+uint64_t Regions(std::span<const PlanDim> order, std::span<const uint64_t> block,
+                 std::span<const uint64_t> full) {
+  size_t partial = order.size();
+  for (size_t i = order.size(); i-- > 0;) {
+    if (block[i] < full[i]) {
+      partial = i;
+      break;
+    }
+  }
+  if (partial == order.size()) return 1;
+  uint64_t regions = 1;
+  for (size_t i = 0; i < partial; ++i) regions = Mul(regions, block[i]);
+  return regions;
+}
+
+// Serial steps are tried when a single step's temporaries exceed this on a
+// tile (or do not fit); up to kMaxSerialSteps of them.
+constexpr uint64_t kSerialThresholdBytes = 32 * 1024;
+constexpr uint64_t kMaxSerialSteps = 64;
+
+// The candidate ways of splitting a dimension of `size`: every split whose
+// blocks are a power of two, or a power of two times 3, long, and the
+// whole (one element a cell), no more than `limit`. Fine enough for the
+// search; the refinement (ChoosePartition) then tries every value.
+std::vector<uint64_t> Candidates(uint64_t size, uint64_t limit) {
+  std::vector<uint64_t> ways{1};
+  if (size <= 1) return ways;
+  for (uint64_t block = 1; block < size; block *= 2) {
+    for (uint64_t b : {block, block * 3}) {
+      if (b >= size) continue;
+      const uint64_t w = CeilDiv(size, b);
+      if (w <= limit) ways.push_back(w);
+    }
+  }
+  std::sort(ways.begin(), ways.end());
+  ways.erase(std::unique(ways.begin(), ways.end()), ways.end());
+  return ways;
+}
+
+// Channels are split in blocks of a power of two times the channel grain
+// (or not at all), as poplin splits them in whole channel groups: blocks of
+// neighbouring operations then nest, so a cell's slice of its input comes
+// whole from the tiles of the blocks that made it, and its exchange is a
+// few long runs rather than a piece of every row.
+std::vector<uint64_t> ChannelCandidates(uint64_t size, uint64_t limit, uint64_t grain) {
+  std::vector<uint64_t> ways{1};
+  for (uint64_t block = std::max<uint64_t>(grain, 1); block < size; block *= 2) {
+    const uint64_t w = CeilDiv(size, block);
+    if (w <= limit) ways.push_back(w);
+  }
+  std::sort(ways.begin(), ways.end());
+  ways.erase(std::unique(ways.begin(), ways.end()), ways.end());
+  return ways;
+}
+
+bool IsChannel(PlanDim d) { return d == PlanDim::kInChan || d == PlanDim::kOutChan; }
+
+}  // namespace
+
+std::string ContractionShape::Key() const {
+  std::string key = fmt::format("g{} n{} ci{} co{} {} {}/{} p{}{} c{} s{}", groups, batch, in_chans,
+                                out_chans, types, in_bytes, acc_bytes, input_placeable ? 1 : 0,
+                                weights_placeable ? 1 : 0, channel_grain, cell_state_bytes);
+  for (const PlanField& f : fields) {
+    key += fmt::format(" f{}:{}:{}:{}:{}:{}", f.out, f.in, f.kernel, f.stride, f.window_dilation,
+                       f.base_dilation);
+  }
+  for (const auto* order : {&input_order, &weights_order, &output_order}) {
+    key += ' ';
+    for (PlanDim d : *order) key += static_cast<char>('a' + Index(d));
+  }
+  return key;
+}
+
+std::string ContractionShape::Describe() const {
+  std::string text = fmt::format("groups {}, batch {}", groups, batch);
+  if (!fields.empty()) {
+    std::vector<uint64_t> out, in, kernel;
+    for (const PlanField& f : fields) {
+      out.push_back(f.out);
+      in.push_back(f.in);
+      kernel.push_back(f.kernel);
+    }
+    text += fmt::format(", {} from {} with a {} kernel", fmt::join(out, "x"), fmt::join(in, "x"),
+                        fmt::join(kernel, "x"));
+  }
+  return text + fmt::format(", {} -> {} channels", in_chans, out_chans);
+}
+
+uint64_t Partition::Cells() const {
+  uint64_t cells = 1;
+  for (size_t d = 0; d < kPlanDims; ++d) cells = Mul(cells, Ways(static_cast<PlanDim>(d)));
+  return cells;
+}
+
+uint64_t Partition::ReduceWays() const {
+  return Ways(PlanDim::kInChan) * Ways(PlanDim::kKernel0) * Ways(PlanDim::kKernel1) *
+         Ways(PlanDim::kKernel2);
+}
+
+namespace {
+constexpr const char* kDimNames[kPlanDims] = {"g",  "n",  "f0", "f1", "f2",
+                                              "k0", "k1", "k2", "ci", "co"};
+}  // namespace
+
+std::string Partition::ToString() const {
+  std::string out;
+  for (size_t d = 0; d < kPlanDims; ++d) {
+    const uint64_t w = Ways(static_cast<PlanDim>(d));
+    if (w == 1) continue;
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{}{}", kDimNames[d], w);
+  }
+  if (serial > 1)
+    out += fmt::format("{}serial {} x{}", out.empty() ? "" : " ", kDimNames[Index(serial_dim)],
+                       serial);
+  return out.empty() ? "1" : out;
+}
+
+uint64_t PlanCost::Objective() const {
+  return Add(Add(Add(compute_cycles, exchange_cycles), reduce_cycles),
+             Add(Mul(temporary_bytes, kCyclesPerTemporaryByte),
+                 Mul(Add(exchange_code, vertex_state), kCyclesPerCodeByte)));
+}
+
+Range SplitRange(uint64_t size, uint64_t ways, uint64_t index) {
+  const uint64_t block = CeilDiv(size, std::max<uint64_t>(ways, 1));
+  const uint64_t begin = std::min(size, Mul(block, index));
+  return {begin, std::min(size, Add(begin, block)) - begin};
+}
+
+std::array<uint64_t, kPlanDims> BlockSizes(const ContractionShape& shape, const Partition& p) {
+  std::array<uint64_t, kPlanDims> block = FullSizes(shape);
+  for (size_t d = 0; d < kPlanDims; ++d)
+    block[d] = CeilDiv(block[d], p.Ways(static_cast<PlanDim>(d)));
+  return block;
+}
+
+namespace {
+
+// `shape` with `dim` (an output dimension) cut to ceil(size / steps).
+ContractionShape Slice(const ContractionShape& shape, PlanDim dim, uint64_t steps) {
+  ContractionShape slice = shape;
+  auto cut = [&](uint64_t& size) { size = CeilDiv(size, std::max<uint64_t>(steps, 1)); };
+  switch (dim) {
+    case PlanDim::kGroup:
+      cut(slice.groups);
+      break;
+    case PlanDim::kBatch:
+      cut(slice.batch);
+      break;
+    case PlanDim::kOutChan:
+      cut(slice.out_chans);
+      break;
+    case PlanDim::kField0:
+    case PlanDim::kField1:
+    case PlanDim::kField2: {
+      const size_t s = Index(dim) - Index(PlanDim::kField0);
+      if (s < slice.fields.size()) cut(slice.fields[s].out);
+      break;
+    }
+    default:
+      break;
+  }
+  return slice;
+}
+
+PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const PlanTarget& target,
+                      const std::array<uint64_t, kPlanDims>& layout);
+
+}  // namespace
+
+PlanCost EstimatePlan(const ContractionShape& shape, const Partition& p, const PlanTarget& target) {
+  if (p.serial <= 1) return EstimateStep(shape, p, target, FullSizes(shape));
+  // Each step is the plan of a slice, run in turn: its cycles and its
+  // exchange programs (code) add up, its temporaries come and go. The
+  // slice's blocks are cut from the whole operands, so their regions are
+  // counted in the whole operands' layout: a slice of the innermost
+  // (channel) dimension of NHWC is a piece of every pixel.
+  PlanCost cost = EstimateStep(Slice(shape, p.serial_dim, p.serial), p, target, FullSizes(shape));
+  cost.compute_cycles = Mul(cost.compute_cycles, p.serial);
+  cost.exchange_cycles = Mul(cost.exchange_cycles, p.serial);
+  cost.reduce_cycles = Mul(cost.reduce_cycles, p.serial);
+  cost.exchange_code = Mul(cost.exchange_code, p.serial);
+  cost.vertex_state = Mul(cost.vertex_state, p.serial);
+  cost.output_runs = Mul(cost.output_runs, p.serial);
+  return cost;
+}
+
+namespace {
+
+PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const PlanTarget& target,
+                      const std::array<uint64_t, kPlanDims>& layout) {
+  PlanCost cost;
+  cost.cells = p.Cells();
+  const std::array<uint64_t, kPlanDims> full = FullSizes(shape);
+  const std::array<uint64_t, kPlanDims> block = BlockSizes(shape, p);
+  auto b = [&](PlanDim d) { return block[Index(d)]; };
+  // The block of each operand, per dimension (the input's fields are the
+  // spans its outputs and kernel positions read).
+  std::array<uint64_t, kPlanDims> in_block = block, in_full = full;
+  uint64_t out_positions = 1, kernel_positions = 1, in_positions = 1;
+  for (size_t s = 0; s < shape.fields.size() && s < kPlanMaxFields; ++s) {
+    const PlanField& f = shape.fields[s];
+    const uint64_t span = InputSpan(f, b(FieldDim(s)), b(KernelDim(s)));
+    in_block[Index(FieldDim(s))] = span;
+    in_full[Index(FieldDim(s))] = f.in;
+    out_positions = Mul(out_positions, b(FieldDim(s)));
+    kernel_positions = Mul(kernel_positions, b(KernelDim(s)));
+    in_positions = Mul(in_positions, span);
+  }
+  const uint64_t g = b(PlanDim::kGroup), n = b(PlanDim::kBatch), ci = b(PlanDim::kInChan),
+                 co = b(PlanDim::kOutChan);
+  const uint64_t in_elements = Mul(Mul(Mul(g, n), in_positions), ci);
+  const uint64_t w_elements = Mul(Mul(Mul(g, kernel_positions), ci), co);
+  const uint64_t out_elements = Mul(Mul(Mul(g, n), out_positions), co);
+  cost.macs = Mul(Mul(out_elements, ci), kernel_positions);
+
+  // Received: what is not on the cell's tile. A placeable operand's slice
+  // is on the tile of one of the cells that read it.
+  auto received = [&](uint64_t elements, bool placeable, uint64_t replicas) {
+    const uint64_t bytes = Mul(elements, shape.in_bytes);
+    return placeable ? bytes / replicas * (replicas - 1) : bytes;
+  };
+  uint64_t weight_replicas = p.Ways(PlanDim::kBatch);
+  for (size_t s = 0; s < shape.fields.size(); ++s) weight_replicas *= p.Ways(FieldDim(s));
+  // The input is read by the cells of every output-channel block, and by
+  // those of every kernel position block (their windows are shifted).
+  uint64_t input_replicas = p.Ways(PlanDim::kOutChan);
+  for (size_t s = 0; s < shape.fields.size(); ++s) input_replicas *= p.Ways(KernelDim(s));
+  cost.received_bytes = Add(received(in_elements, shape.input_placeable, input_replicas),
+                            received(w_elements, shape.weights_placeable, weight_replicas));
+  const uint64_t reduce_ways = p.ReduceWays();
+  const uint64_t piece = CeilDiv(out_elements, reduce_ways);  // outputs a cell reduces
+  if (reduce_ways > 1) {
+    cost.partial_bytes = Mul(out_elements, shape.acc_bytes);
+    cost.reduce_received = Mul(Mul(piece, reduce_ways - 1), shape.acc_bytes);
+  }
+  cost.temporary_bytes = std::max(Add(cost.received_bytes, cost.partial_bytes),
+                                  Add(cost.partial_bytes, cost.reduce_received));
+
+  // Exchange code: a region sent and received costs code at both ends.
+  const auto regions = [&](const std::vector<PlanDim>& order, const auto& blk, const auto& all) {
+    std::array<uint64_t, 2 * kPlanDims> bs{}, fs{};
+    const size_t rank = std::min(order.size(), bs.size());
+    for (size_t i = 0; i < rank; ++i) {
+      bs[i] = blk[Index(order[i])];
+      fs[i] = all[Index(order[i])];
+    }
+    return Regions(std::span(order).first(rank), std::span(bs).first(rank),
+                   std::span(fs).first(rank));
+  };
+  std::array<uint64_t, kPlanDims> in_layout = layout;
+  for (size_t s = 0; s < shape.fields.size() && s < kPlanMaxFields; ++s)
+    in_layout[Index(FieldDim(s))] = in_full[Index(FieldDim(s))];
+  const uint64_t in_regions = regions(shape.input_order, in_block, in_layout);
+  const uint64_t w_regions = regions(shape.weights_order, block, layout);
+  // The output block's runs: its consumers read them (an elementwise op on
+  // the tile runs over each), so they count as the operands' do.
+  const uint64_t out_regions = regions(shape.output_order, block, layout);
+  cost.field_regions = Add(Add(in_regions, w_regions), out_regions);
+  cost.output_runs = Mul(cost.cells / std::max<uint64_t>(reduce_ways, 1), out_regions);
+  uint64_t code_regions = out_regions;
+  if (!shape.input_placeable || input_replicas > 1) code_regions = Add(code_regions, in_regions);
+  if (!shape.weights_placeable || weight_replicas > 1) code_regions = Add(code_regions, w_regions);
+  if (reduce_ways > 1) code_regions = Add(code_regions, Mul(reduce_ways, 2));
+  // The sender's code counts the runs it sends; a receiver's, the tiles it
+  // listens to (schedule_walk.cc), a few per operand slice.
+  const uint64_t listened = 2 + (reduce_ways > 1 ? reduce_ways : 0);
+  cost.exchange_code = Mul(Add(code_regions, listened), memory::kExchangeCodePerRegion);
+
+  // Cycles: the conv partial's own estimate (engine/codelets/conv.cc).
+  const uint64_t workers = std::max<uint32_t>(target.workers, 1);
+  if (target.amp_macs_per_cycle > 0) {
+    const uint64_t pixels = Mul(Mul(g, n), out_positions);
+    cost.compute_cycles =
+        cost::kSupervisorOverhead +
+        workers * (cost::kWorkerOverhead +
+                   CeilDiv(Mul(pixels, kernel_positions), workers) * cost::kConvPerPixelCycles) +
+        CeilDiv(cost.macs, target.amp_macs_per_cycle) + CeilDiv(Mul(w_elements, shape.in_bytes), 8);
+  } else {
+    const uint64_t per_output =
+        cost::kDotPerOutputCycles +
+        Mul(kernel_positions, CeilDiv(ci, std::max<uint32_t>(target.vector_width, 1))) * 3;
+    cost.compute_cycles =
+        cost::kSupervisorOverhead +
+        workers * (cost::kWorkerOverhead + Mul(CeilDiv(out_elements, workers), per_output));
+  }
+  constexpr uint64_t kExchangeBytesPerCycle = 4, kExchangeSetup = 32, kSync = 100;
+  cost.exchange_cycles = kExchangeSetup + CeilDiv(cost.received_bytes, kExchangeBytesPerCycle);
+  if (reduce_ways > 1) {
+    // An exchange and a reduction step: one add per partial on the vector
+    // unit, split over the workers.
+    cost.reduce_cycles =
+        kSync + kExchangeSetup + CeilDiv(cost.reduce_received, kExchangeBytesPerCycle) +
+        cost::kSupervisorOverhead +
+        workers * (cost::kWorkerOverhead +
+                   CeilDiv(CeilDiv(Mul(piece, reduce_ways), target.vector_width), workers));
+  }
+  const uint64_t available = static_cast<uint64_t>(target.available_memory_proportion *
+                                                   static_cast<double>(target.tile_bytes));
+  cost.fits = cost.temporary_bytes <= available && cost.field_regions <= kMaxCellRegions;
+  return cost;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether a plan of cost `a` is preferred to one of cost `b`: bounded
+// regions first (the compiler's own memory), then plans that fit the tile,
+// then the cheapest; among plans that do not fit, the smallest
+// temporaries.
+bool Better(const PlanCost& a, const PlanCost& b, uint64_t max_runs) {
+  const bool a_bounded = a.field_regions <= kMaxCellRegions && a.output_runs <= max_runs;
+  const bool b_bounded = b.field_regions <= kMaxCellRegions && b.output_runs <= max_runs;
+  if (a_bounded != b_bounded) return a_bounded;
+  if (a.fits != b.fits) return a.fits;
+  return a.fits ? a.Objective() < b.Objective() : a.temporary_bytes < b.temporary_bytes;
+}
+
+// The best partition of one step (no serial splits), normalised, whose
+// output has at most `max_runs` runs.
+Partition ChooseStep(const ContractionShape& shape, const PlanTarget& target, uint64_t max_runs) {
+  const std::array<uint64_t, kPlanDims> full = FullSizes(shape);
+  const uint64_t tiles = std::max<uint32_t>(target.tiles, 1);
+  // Which dimensions may be split. A block of several groups must hold
+  // every channel of them (its features are then one range); a batch split
+  // into groups (batch_group_count) likewise.
+  std::array<bool, kPlanDims> splittable{};
+  for (size_t d = 0; d < kPlanDims; ++d) splittable[d] = full[d] > 1;
+  std::vector<PlanDim> dims;
+  for (size_t d = 0; d < kPlanDims; ++d)
+    if (splittable[d]) dims.push_back(static_cast<PlanDim>(d));
+  auto allowed = [&](const Partition& p) {
+    if (p.Ways(PlanDim::kGroup) == 1 || p.Ways(PlanDim::kGroup) >= shape.groups) return true;
+    // Several groups per cell: channels whole.
+    return p.Ways(PlanDim::kInChan) == 1 && p.Ways(PlanDim::kOutChan) == 1;
+  };
+  Partition best;
+  PlanCost best_cost = EstimatePlan(shape, best, target);
+  auto consider = [&](const Partition& p) {
+    if (p.Cells() > tiles || !allowed(p)) return;
+    const PlanCost cost = EstimatePlan(shape, p, target);
+    const bool better = Better(cost, best_cost, max_runs);
+    if (better) {
+      best = p;
+      best_cost = cost;
+    }
+  };
+  // Coarse search over the candidate splits, then refinement of one
+  // dimension at a time over every value, until nothing improves.
+  std::vector<std::vector<uint64_t>> candidates;
+  for (PlanDim d : dims) {
+    candidates.push_back(IsChannel(d)
+                             ? ChannelCandidates(full[Index(d)], tiles, shape.channel_grain)
+                             : Candidates(full[Index(d)], tiles));
+  }
+  Partition current;
+  auto search = [&](auto&& self, size_t i, uint64_t cells) -> void {
+    if (i == dims.size()) {
+      consider(current);
+      return;
+    }
+    for (uint64_t w : candidates[i]) {
+      if (Mul(cells, w) > tiles) break;
+      current.ways[Index(dims[i])] = w;
+      self(self, i + 1, cells * w);
+    }
+    current.ways[Index(dims[i])] = 1;
+  };
+  search(search, 0, 1);
+  for (bool improved = true; improved;) {
+    improved = false;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const PlanDim d = dims[i];
+      const Partition start = best;
+      const uint64_t others = best.Cells() / best.Ways(d);
+      const uint64_t limit = std::min(full[Index(d)], tiles / others);
+      Partition p = best;
+      if (IsChannel(d)) {
+        for (uint64_t w : candidates[i]) {
+          if (w > limit) break;
+          p.ways[Index(d)] = w;
+          consider(p);
+        }
+      } else {
+        for (uint64_t w = 1; w <= limit; ++w) {
+          // Only values that change the block size.
+          const uint64_t block = CeilDiv(full[Index(d)], w);
+          if (w > 1 && CeilDiv(full[Index(d)], w - 1) == block) continue;
+          p.ways[Index(d)] = CeilDiv(full[Index(d)], block);
+          consider(p);
+        }
+      }
+      if (best.ways != start.ways) improved = true;
+    }
+  }
+  // Normalise: each dimension split into exactly the blocks it has.
+  for (size_t d = 0; d < kPlanDims; ++d) {
+    const uint64_t w = best.Ways(static_cast<PlanDim>(d));
+    best.ways[d] = CeilDiv(full[d], CeilDiv(full[d], w));
+  }
+  return best;
+}
+
+}  // namespace
+
+Partition ChoosePartition(const ContractionShape& shape, const PlanTarget& target) {
+  const uint64_t tiles = std::max<uint32_t>(target.tiles, 1);
+  const uint64_t max_runs = kMaxOutputRunsPerTile * tiles;
+  Partition best = ChooseStep(shape, target, max_runs);
+  PlanCost best_cost = EstimatePlan(shape, best, target);
+  // Serial steps when one step holds much on each tile: each slice of an
+  // output dimension in turn, the temporaries of a slice at a time.
+  if (best_cost.fits && best_cost.temporary_bytes <= kSerialThresholdBytes) return best;
+  const std::array<uint64_t, kPlanDims> full = FullSizes(shape);
+  for (PlanDim dim : {PlanDim::kOutChan, PlanDim::kBatch, PlanDim::kGroup, PlanDim::kField0}) {
+    const uint64_t size = full[Index(dim)];
+    uint64_t worse = 0;
+    for (uint64_t steps : Candidates(size, kMaxSerialSteps)) {
+      if (steps == 1) continue;
+      // Each step's output is mapped in turn: the steps share the bound.
+      Partition p = ChooseStep(Slice(shape, dim, steps), target, max_runs / steps);
+      p.serial = CeilDiv(size, CeilDiv(size, steps));
+      p.serial_dim = dim;
+      const PlanCost cost = EstimatePlan(shape, p, target);
+      if (Better(cost, best_cost, max_runs)) {
+        best = p;
+        best_cost = cost;
+        worse = 0;
+      } else if (++worse == 3) {
+        break;  // more steps only add their cycles and code from here
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace tileprof::engine::compiler

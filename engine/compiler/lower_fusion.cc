@@ -1,0 +1,254 @@
+// Expression fusion: chains of elementwise HLO ops become one fused vertex
+// per tile (tileprof::MapExpr, engine/codelets/map_expr.h), as the
+// TensorFlow IPU backend fuses them into popops::map expressions. An
+// elementwise op whose one user is another elementwise op of the same
+// length is computed inside its user's expression, never stored; a
+// broadcast scalar whose users are all elementwise is read by each as a
+// scalar, never filled into a tensor. What is fused changes memory, cycles
+// and code, never a number: the fused codelet runs the same operations.
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+using hlo::Opcode;
+
+bool IsScalarBroadcast(const hlo::Instruction& instruction) {
+  return instruction.opcode() == Opcode::kBroadcast && instruction.operand_count() == 1 &&
+         instruction.shape().IsArray() && IsNative(instruction.shape()) &&
+         instruction.operand(0)->shape().IsArray() && instruction.operand(0)->shape().rank() == 0 &&
+         instruction.operand(0)->shape().element_type == instruction.shape().element_type;
+}
+
+std::optional<ElementType> TypeOf(const hlo::Shape& shape) {
+  if (!shape.IsArray() || !IsNative(shape)) return std::nullopt;
+  Expected<StorageType> storage = StorageOf(shape.element_type);
+  if (!storage || storage->per_element != 1 || !storage->native) return std::nullopt;
+  return storage->type;
+}
+
+// The expression node an instruction is, when it is an elementwise op the
+// fused codelet can compute on its operands' types (its operands' nodes
+// filled in later), or nullopt.
+std::optional<MapNode> NodeOf(const hlo::Instruction& instruction) {
+  const std::optional<ElementType> out = TypeOf(instruction.shape());
+  if (!out) return std::nullopt;
+  std::vector<ElementType> in;
+  for (const hlo::Instruction* operand : instruction.operands()) {
+    const std::optional<ElementType> t = TypeOf(operand->shape());
+    if (!t) return std::nullopt;
+    in.push_back(*t);
+  }
+  MapNode node;
+  const Opcode op = instruction.opcode();
+  if (in.size() == 1 && op == Opcode::kConvert) {
+    if (in[0] == *out || !GetCastCodelet(in[0], *out)) return std::nullopt;
+    node.kind = MapNode::Kind::kConvert;
+    node.type = *out;
+    return node;
+  }
+  if (in.size() == 1) {
+    const std::optional<UnaryOp> unary = UnaryOpOf(op, in[0]);
+    if (!unary || !Supports(*unary, in[0]) || UnaryOutputType(*unary, in[0]) != *out)
+      return std::nullopt;
+    node.kind = MapNode::Kind::kUnary;
+    node.op = static_cast<uint8_t>(*unary);
+    return node;
+  }
+  if (in.size() == 2) {
+    const std::optional<BinaryOp> binary = BinaryOpOf(instruction);
+    if (!binary || in[0] != in[1] || !Supports(*binary, in[0]) ||
+        (IsComparison(*binary) ? ElementType::kPred : in[0]) != *out)
+      return std::nullopt;
+    node.kind = MapNode::Kind::kBinary;
+    node.op = static_cast<uint8_t>(*binary);
+    return node;
+  }
+  if (in.size() == 3 && (op == Opcode::kSelect || op == Opcode::kClamp)) {
+    const bool select = op == Opcode::kSelect;
+    if (select ? (in[0] != ElementType::kPred || in[1] != *out || in[2] != *out)
+               : (in[0] != *out || in[1] != *out || in[2] != *out))
+      return std::nullopt;
+    if (!(select ? GetSelectCodelet(*out) : GetClampCodelet(*out))) return std::nullopt;
+    node.kind = select ? MapNode::Kind::kSelect : MapNode::Kind::kClamp;
+    return node;
+  }
+  return std::nullopt;
+}
+
+uint64_t Elements(const hlo::Instruction& instruction) {
+  return static_cast<uint64_t>(
+      std::max<int64_t>(instruction.shape().ElementCount().value_or(-1), 0));
+}
+
+}  // namespace
+
+Fusion AnalyseFusion(const hlo::Computation& computation) {
+  const std::span<hlo::Instruction* const> instructions = computation.instructions();
+  const size_t n = instructions.size();
+  Fusion fusion;
+  fusion.role.assign(n, FusionRole::kNone);
+  std::vector<std::vector<uint32_t>> users(n);
+  auto here = [&](const hlo::Instruction* i) {
+    return i->parent() == &computation && i->index() < n && instructions[i->index()] == i;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    for (const hlo::Instruction* operand : instructions[i]->operands())
+      if (here(operand)) users[operand->index()].push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<bool> node(n, false);
+  for (size_t i = 0; i < n; ++i) node[i] = NodeOf(*instructions[i]).has_value();
+  // As the TensorFlow IPU backend outlines expressions: only ops with
+  // exactly one user take part, the expression's root included, since
+  // popops maps are trees and a result read twice is stored anyway. The
+  // computation's root has no user, so `out = (a + b) + (a + c)` stays three
+  // ops (seed 004 shows its four compute sets).
+  const hlo::Instruction* root = computation.root();
+  std::vector<bool> eligible(n, false);
+  for (size_t i = 0; i < n; ++i)
+    eligible[i] = node[i] && users[i].size() == 1 && instructions[i] != root;
+  for (size_t i = 0; i < n; ++i) {
+    const hlo::Instruction& instruction = *instructions[i];
+    if (&instruction == root || users[i].empty()) continue;
+    auto fusible_user = [&](uint32_t u) {
+      return eligible[u] && Elements(*instructions[u]) == Elements(instruction);
+    };
+    if (IsScalarBroadcast(instruction)) {
+      // Read as a scalar by every user, when all of them are fused ops.
+      bool all = true;
+      for (uint32_t u : users[i]) all = all && eligible[u];
+      if (all) fusion.role[i] = FusionRole::kScalar;
+    } else if (eligible[i] && fusible_user(users[i][0])) {
+      // Not a repeated use by its one user either (x * x reads x twice).
+      const hlo::Instruction& user = *instructions[users[i][0]];
+      if (std::count(user.operands().begin(), user.operands().end(), &instruction) == 1)
+        fusion.role[i] = FusionRole::kInner;
+    }
+  }
+  // An op is an expression's root when it is a node not inside another and
+  // reads at least one inner op or scalar broadcast: a lone op keeps its own
+  // codelet.
+  for (size_t i = 0; i < n; ++i) {
+    if (!eligible[i] || fusion.role[i] != FusionRole::kNone) continue;
+    for (const hlo::Instruction* operand : instructions[i]->operands()) {
+      if (here(operand) && fusion.role[operand->index()] != FusionRole::kNone) {
+        fusion.role[i] = FusionRole::kRoot;
+        break;
+      }
+    }
+  }
+  return fusion;
+}
+
+Expected<Value> Lowering::LowerFused(const hlo::Instruction& root, const Fusion& fusion,
+                                     const Scope& scope, program::Sequence& program) {
+  const uint64_t n = Elements(root);
+  std::vector<MapInput> inputs;
+  std::vector<MapNode> nodes;
+  std::vector<Tensor> leaves;
+  std::vector<Value> read;  // for MarkRead
+  std::unordered_map<const hlo::Instruction*, uint32_t> input_of;
+  const hlo::Computation& computation = *root.parent();
+  auto role = [&](const hlo::Instruction* i) {
+    return i->parent() == &computation && i->index() < fusion.role.size() ? fusion.role[i->index()]
+                                                                          : FusionRole::kNone;
+  };
+  // A leaf: the input holding `value` (a scalar when it has one element and
+  // the expression more).
+  auto leaf = [&](const hlo::Instruction* source, const Value& value) -> Expected<uint32_t> {
+    if (auto it = input_of.find(source); it != input_of.end()) {
+      nodes.push_back({MapNode::Kind::kInput, 0, ElementType::kF32, it->second});
+      return static_cast<uint32_t>(nodes.size() - 1);
+    }
+    if (value.is_tuple || !value.tensor.valid())
+      return MakeError("{}: operand {} has no tensor", Describe(root), source->name());
+    const Tensor& tensor = value.tensor;
+    const bool scalar = tensor.NumElements() == 1 && n != 1;
+    if (!scalar && tensor.NumElements() != n)
+      return MakeError("{}: operand {} has {} elements, the expression {}", Describe(root),
+                       source->name(), tensor.NumElements(), n);
+    const auto index = static_cast<uint32_t>(inputs.size());
+    inputs.push_back({tensor.element_type(), scalar});
+    leaves.push_back(tensor);
+    read.push_back(value);
+    input_of.emplace(source, index);
+    nodes.push_back({MapNode::Kind::kInput, 0, ElementType::kF32, index});
+    return static_cast<uint32_t>(nodes.size() - 1);
+  };
+  // Post-order over the inner ops; returns the node of `instruction`.
+  std::function<Expected<uint32_t>(const hlo::Instruction&)> build =
+      [&](const hlo::Instruction& instruction) -> Expected<uint32_t> {
+    std::optional<MapNode> node = NodeOf(instruction);
+    if (!node) return MakeError("{} cannot be fused", Describe(instruction));
+    std::vector<uint32_t> args;
+    for (const hlo::Instruction* operand : instruction.operands()) {
+      switch (role(operand)) {
+        case FusionRole::kInner: {
+          TILEPROF_ASSIGN_OR_RETURN(uint32_t a, build(*operand));
+          args.push_back(a);
+          break;
+        }
+        case FusionRole::kScalar: {
+          const hlo::Instruction* scalar = operand->operand(0);
+          auto it = scope.find(scalar);
+          if (it == scope.end())
+            return MakeError("{}: {} is not defined", Describe(root), scalar->name());
+          TILEPROF_ASSIGN_OR_RETURN(uint32_t a, leaf(scalar, it->second));
+          args.push_back(a);
+          break;
+        }
+        default: {
+          auto it = scope.find(operand);
+          if (it == scope.end())
+            return MakeError("{}: {} is not defined", Describe(root), operand->name());
+          TILEPROF_ASSIGN_OR_RETURN(uint32_t a, leaf(operand, it->second));
+          args.push_back(a);
+        }
+      }
+    }
+    node->a = args[0];
+    if (args.size() > 1) node->b = args[1];
+    if (args.size() > 2) node->c = args[2];
+    nodes.push_back(*node);
+    return static_cast<uint32_t>(nodes.size() - 1);
+  };
+  TILEPROF_RETURN_IF_ERROR(build(root));
+  if (nodes.size() > kMaxMapExprNodes) {
+    return MakeError("{}: an expression of {} nodes (at most {})", Describe(root), nodes.size(),
+                     kMaxMapExprNodes);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, codelets_.MapExpr(inputs, nodes));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(root.shape(), root.name(), false));
+  // Mapped like the first vector input that holds data of its own.
+  std::vector<const Tensor*> vectors;
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (!inputs[i].scalar) vectors.push_back(&leaves[i]);
+  if (vectors.empty()) {
+    TILEPROF_RETURN_IF_ERROR(mapper_.Map(out));
+  } else {
+    TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, Leader(graph_, vectors)));
+  }
+  ++stats_.fused_expressions;
+  stats_.fused_ops +=
+      static_cast<uint64_t>(std::count_if(nodes.begin(), nodes.end(), [](const MapNode& m) {
+        return m.kind != MapNode::Kind::kInput;
+      }));
+  if (!unread_.empty()) MarkRead(read, Value::Array(out));
+  if (n == 0) return Value::Array(out);
+  const ComputeSetId cs = AddComputeSet(root.name(), program);
+  std::vector<FieldInput> fields;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    fields.push_back(
+        {fmt::format("in{}", i), leaves[i], inputs[i].scalar ? Access::kWhole : Access::kSame});
+  }
+  TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *codelet, "out", out, fields, root.name()));
+  return Value::Array(out);
+}
+
+}  // namespace tileprof::engine::compiler

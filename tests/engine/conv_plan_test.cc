@@ -1,0 +1,228 @@
+// The contraction planner (engine/compiler/conv_plan.h): ranges, the cost
+// model's figures on shapes checked by hand, and the search against an
+// exhaustive one on small targets.
+#include "engine/compiler/conv_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace tileprof::engine::compiler {
+namespace {
+
+using D = PlanDim;
+
+PlanTarget Ipu2() {
+  PlanTarget target;
+  target.tiles = 1472;
+  target.tile_bytes = 638976;
+  target.amp_macs_per_cycle = 16;
+  target.vector_width = 2;
+  return target;
+}
+
+// A 2-D convolution in NHWC / HWIO, as Keras and Flax print them.
+ContractionShape Conv2d(uint64_t batch, uint64_t size, uint64_t ci, uint64_t co, uint64_t kernel,
+                        uint64_t stride = 1) {
+  ContractionShape shape;
+  shape.batch = batch;
+  shape.in_chans = ci;
+  shape.out_chans = co;
+  const uint64_t out = (size + stride - 1) / stride;
+  shape.fields = {{out, size, kernel, stride, 1, 1}, {out, size, kernel, stride, 1, 1}};
+  shape.input_order = {D::kBatch, D::kField0, D::kField1, D::kInChan};
+  shape.weights_order = {D::kKernel0, D::kKernel1, D::kInChan, D::kOutChan};
+  shape.output_order = {D::kBatch, D::kField0, D::kField1, D::kOutChan};
+  shape.weights_placeable = true;
+  return shape;
+}
+
+TEST(SplitRange, CoversEveryElementOnce) {
+  for (uint64_t size : {1u, 7u, 64u, 1000u}) {
+    for (uint64_t ways = 1; ways <= size; ++ways) {
+      uint64_t next = 0;
+      for (uint64_t i = 0; i < ways; ++i) {
+        const Range r = SplitRange(size, ways, i);
+        if (r.size == 0) continue;
+        EXPECT_EQ(r.begin, next) << size << "/" << ways;
+        next = r.begin + r.size;
+      }
+      EXPECT_EQ(next, size) << size << "/" << ways;
+    }
+  }
+}
+
+TEST(EstimatePlan, FiguresOfAHandCheckedPartition) {
+  // 7x7x512 -> 512, 3x3: ci in 32 ways, co in 43 (12 channels a cell, the
+  // last 8). Cell: input 7x7x16 f32 = 3,136 B received; weights 3x3x16x12
+  // placed on the tile; partials 7x7x12 x 4 = 2,352 B, reduced in 32
+  // pieces of ceil(588 / 32) = 19 outputs, 31 of them received: 2,356 B.
+  // The product step holds more: 3,136 + 2,352.
+  const ContractionShape shape = Conv2d(1, 7, 512, 512, 3);
+  Partition p;
+  p.ways[static_cast<size_t>(D::kInChan)] = 32;
+  p.ways[static_cast<size_t>(D::kOutChan)] = 43;
+  const PlanCost cost = EstimatePlan(shape, p, Ipu2());
+  EXPECT_EQ(cost.cells, 32u * 43);
+  EXPECT_EQ(cost.macs, 7u * 7 * 12 * 16 * 9);
+  EXPECT_EQ(cost.received_bytes, 7u * 7 * 16 * 4);
+  EXPECT_EQ(cost.partial_bytes, 7u * 7 * 12 * 4);
+  EXPECT_EQ(cost.reduce_received, 19u * 31 * 4);
+  EXPECT_EQ(cost.temporary_bytes, 3136u + 2352);
+  EXPECT_TRUE(cost.fits);
+}
+
+TEST(ChoosePartition, DeepResNetConvolutionNeverHoldsTheWholeKernel) {
+  // The 3x3x512x512 kernel is 9.4 MB: the old lowering gave every tile
+  // all of it. Planned, a cell holds a small slice and few temporaries.
+  const ContractionShape shape = Conv2d(1, 7, 512, 512, 3);
+  const Partition p = ChoosePartition(shape, Ipu2());
+  const PlanCost cost = EstimatePlan(shape, p, Ipu2());
+  EXPECT_LE(p.Cells(), 1472u) << p.ToString();
+  EXPECT_GE(p.Cells(), 512u) << p.ToString();
+  EXPECT_TRUE(cost.fits);
+  EXPECT_LT(cost.temporary_bytes, 32u * 1024) << p.ToString();
+}
+
+TEST(ChoosePartition, WeightGradientSplitsTheKernelWindow) {
+  // dW of a 3x3 conv over 56x56x64 at batch 8, as XLA prints it: the batch
+  // is the contraction (input channels), the activations' spatial size the
+  // kernel window, the 3x3 filter the output field.
+  ContractionShape shape;
+  shape.batch = 64;    // input channels of the forward conv
+  shape.in_chans = 8;  // the batch
+  shape.out_chans = 64;
+  shape.fields = {{3, 58, 56, 1, 1, 1}, {3, 58, 56, 1, 1, 1}};
+  shape.input_order = {D::kInChan, D::kField0, D::kField1, D::kBatch};
+  shape.weights_order = {D::kInChan, D::kKernel0, D::kKernel1, D::kOutChan};
+  shape.output_order = {D::kField0, D::kField1, D::kBatch, D::kOutChan};
+  const Partition p = ChoosePartition(shape, Ipu2());
+  const PlanCost cost = EstimatePlan(shape, p, Ipu2());
+  EXPECT_GT(p.Ways(D::kKernel0) * p.Ways(D::kKernel1), 1u) << p.ToString();
+  EXPECT_TRUE(cost.fits) << p.ToString();
+}
+
+TEST(ChoosePartition, TinyContractionsStayOnFewTiles) {
+  ContractionShape shape = Conv2d(1, 4, 2, 2, 1);
+  const Partition p = ChoosePartition(shape, Ipu2());
+  EXPECT_LE(p.Cells(), 32u) << p.ToString();
+}
+
+TEST(ChoosePartition, GroupsOfSeveralKeepTheirChannelsWhole) {
+  // Depthwise 3x3 over 56x56x256: 256 groups of one channel.
+  ContractionShape shape = Conv2d(1, 56, 1, 1, 3);
+  shape.groups = 256;
+  shape.input_order = {D::kBatch, D::kField0, D::kField1, D::kGroup, D::kInChan};
+  shape.weights_order = {D::kKernel0, D::kKernel1, D::kInChan, D::kGroup, D::kOutChan};
+  shape.output_order = {D::kBatch, D::kField0, D::kField1, D::kGroup, D::kOutChan};
+  const Partition p = ChoosePartition(shape, Ipu2());
+  EXPECT_TRUE(EstimatePlan(shape, p, Ipu2()).fits);
+  EXPECT_LE(p.Cells(), 1472u);
+}
+
+// Every partition of up to `tiles` cells, by brute force.
+void AllPartitions(const ContractionShape& shape, uint64_t tiles, size_t d, Partition& p,
+                   uint64_t cells, const auto& visit) {
+  if (d == kPlanDims) {
+    visit(p);
+    return;
+  }
+  uint64_t size = 1;
+  switch (static_cast<D>(d)) {
+    case D::kGroup:
+      size = shape.groups;
+      break;
+    case D::kBatch:
+      size = shape.batch;
+      break;
+    case D::kInChan:
+      size = shape.in_chans;
+      break;
+    case D::kOutChan:
+      size = shape.out_chans;
+      break;
+    case D::kField0:
+    case D::kField1:
+    case D::kField2: {
+      const size_t s = d - static_cast<size_t>(D::kField0);
+      size = s < shape.fields.size() ? shape.fields[s].out : 1;
+      break;
+    }
+    default: {
+      const size_t s = d - static_cast<size_t>(D::kKernel0);
+      size = s < shape.fields.size() ? shape.fields[s].kernel : 1;
+    }
+  }
+  const bool channel = static_cast<D>(d) == D::kInChan || static_cast<D>(d) == D::kOutChan;
+  for (uint64_t w = 1; w <= size && cells * w <= tiles; ++w) {
+    if (w > 1 && (size + w - 2) / (w - 1) == (size + w - 1) / w) continue;  // same blocks
+    // Channels only in blocks of the grain times a power of two.
+    const uint64_t block = (size + w - 1) / w;
+    if (channel && w > 1 &&
+        (block % shape.channel_grain != 0 ||
+         ((block / shape.channel_grain) & (block / shape.channel_grain - 1)) != 0))
+      continue;
+    p.ways[d] = w;
+    AllPartitions(shape, tiles, d + 1, p, cells * w, visit);
+  }
+  p.ways[d] = 1;
+}
+
+TEST(ChoosePartition, FindsTheBestFittingPlanOnSmallTargets) {
+  for (uint32_t tiles : {4u, 16u, 24u}) {
+    PlanTarget target = Ipu2();
+    target.tiles = tiles;
+    target.tile_bytes = 64 * 1024;
+    for (const ContractionShape& shape :
+         {Conv2d(2, 8, 6, 10, 3), Conv2d(1, 12, 16, 8, 3, 2), Conv2d(4, 5, 3, 7, 1)}) {
+      const Partition chosen = ChoosePartition(shape, target);
+      const PlanCost chosen_cost = EstimatePlan(shape, chosen, target);
+      uint64_t best = UINT64_MAX;
+      Partition p;
+      AllPartitions(shape, tiles, 0, p, 1, [&](const Partition& q) {
+        const PlanCost c = EstimatePlan(shape, q, target);
+        if (c.fits) best = std::min(best, c.Objective());
+      });
+      ASSERT_TRUE(chosen_cost.fits) << tiles << " " << shape.Key();
+      EXPECT_EQ(chosen_cost.Objective(), best)
+          << tiles << " " << shape.Key() << " chose " << chosen.ToString();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tileprof::engine::compiler
+
+namespace tileprof::engine::compiler {
+namespace {
+
+TEST(ChoosePartition, LargeDepthwiseStepsNeverCutThePixelsChannels) {
+  // EfficientNet's first depthwise convolution at batch 250 (an HLO dump in
+  // the corpus): 250x150x150x32 f32 in NHWC, 720 MB. One step holds too
+  // much, so it runs in serial steps; a step over a slice of the groups
+  // (channels, innermost) would write one run per pixel (180 M runs, which
+  // once took 16 GB of host memory). The steps' output runs are counted in
+  // the whole tensor's layout and bounded.
+  ContractionShape shape;
+  shape.groups = 32;
+  shape.batch = 250;
+  shape.fields = {{150, 150, 3, 1, 1, 1}, {150, 150, 3, 1, 1, 1}};
+  shape.input_order = {D::kBatch, D::kField0, D::kField1, D::kGroup, D::kInChan};
+  shape.weights_order = {D::kKernel0, D::kKernel1, D::kGroup, D::kInChan, D::kOutChan};
+  shape.output_order = {D::kBatch, D::kField0, D::kField1, D::kGroup, D::kOutChan};
+  shape.weights_placeable = true;
+  const Partition p = ChoosePartition(shape, Ipu2());
+  const PlanCost cost = EstimatePlan(shape, p, Ipu2());
+  EXPECT_TRUE(cost.fits) << p.ToString();
+  EXPECT_GT(p.serial, 1u) << p.ToString();
+  EXPECT_LE(cost.output_runs, kMaxOutputRunsPerTile * 1472) << p.ToString();
+  EXPECT_LE(cost.field_regions, kMaxCellRegions) << p.ToString();
+  // A step over one channel of every pixel, costed in the whole layout.
+  Partition by_group;
+  by_group.ways[static_cast<size_t>(D::kBatch)] = 250;
+  by_group.ways[static_cast<size_t>(D::kField0)] = 5;
+  by_group.serial = 32;
+  by_group.serial_dim = D::kGroup;
+  EXPECT_GT(EstimatePlan(shape, by_group, Ipu2()).output_runs, 100'000'000u);
+}
+
+}  // namespace
+}  // namespace tileprof::engine::compiler
