@@ -43,7 +43,12 @@ parameters (input_output_alias), then the loss.
 dots f16 -> f16); what JAX computes in f32 is converted: BN batch statistics
 and normalisation in training (Flax converts x to f32 for them), the average
 pool's sum (jnp.mean upcasts f16), the softmax and the loss (Keras' advice:
-the last softmax in f32). Labels and results are f32.
+the last softmax in f32). Labels, probabilities and the loss are f32. The
+f16 training step scales the loss gradient by a static loss scale of 1024
+and divides the gradients by it before the update, as mixed-precision
+training does so that small gradients do not flush to zero in f16 (Keras'
+LossScaleOptimizer adjusts its scale dynamically; a static one keeps the step
+a function of its inputs).
 
 Usage: gen_resnet50.py [-o FILE] [--mode inference|train] [--batch N]
                        [--dtype f32|f16] [--image-size 224] [--width-divisor 1]
@@ -65,6 +70,7 @@ STEM_WIDTH = 64
 EPSILON = "1e-05"
 MOMENTUM = 0.9
 LEARNING_RATE = "0.1"
+LOSS_SCALE = "1024"  # f16 training only
 
 
 class Config:
@@ -453,6 +459,8 @@ class ResNet50:
         b.scope = "transpose(jvp(softmax_cross_entropy))"
         dlogits = b.div(b.sub(probs, labels), b.splat(str(n), cls, "f32"))
         self.scope("predictions", backward=True)
+        if cfg.dtype == "f16":
+            dlogits = b.mul(dlogits, b.splat(LOSS_SCALE, cls, "f32"))
         dlogits = b.convert(dlogits, cfg.dtype)
         kernel = self.params["predictions_kernel"]
         self.grads["predictions_bias"] = b.reduce_sum(dlogits, [0])
@@ -481,7 +489,10 @@ class ResNet50:
                 continue
             b.scope = f"sgd/{name}"
             w = self.params[name]
-            updated.append(b.sub(w, b.mul(b.splat(LEARNING_RATE, dims), self.grads[name])))
+            g = self.grads[name]
+            if cfg.dtype == "f16":
+                g = b.div(g, b.splat(LOSS_SCALE, dims))
+            updated.append(b.sub(w, b.mul(b.splat(LEARNING_RATE, dims), g)))
         return updated, loss
 
     def build(self):
@@ -523,9 +534,11 @@ def banner(cfg):
     if cfg.mode == "train":
         lines += [
             f"One SGD step (lr {LEARNING_RATE}), BN on batch statistics (momentum {MOMENTUM}), softmax",
-            "cross-entropy on one-hot labels. Parameters: the weights in layer order (see README.md),",
-            "images, labels. Results: every weight and moving statistic updated, in parameter order",
-            "and aliased to its parameter, then the loss f32[].",
+            "cross-entropy on one-hot labels"
+            + (f", static loss scale {LOSS_SCALE}." if cfg.dtype == "f16" else "."),
+            "Parameters: the weights in layer order (see README.md), images, labels. Results: every",
+            "weight and moving statistic updated, in parameter order and aliased to its parameter,",
+            "then the loss f32[].",
         ]
     else:
         lines += [
