@@ -97,7 +97,7 @@ def same_padding(size, kernel, stride):
 
 
 def architecture(cfg):
-    """The stem's width and the bottleneck blocks in order, with their input sizes."""
+    """The stem's width, the bottleneck blocks in order, the features and the final spatial size."""
     d = cfg.width_divisor
     for w in (STEM_WIDTH,) + STAGE_WIDTHS:
         if w % d:
@@ -112,7 +112,7 @@ def architecture(cfg):
         for b in range(count):
             stride = 2 if stage > 0 and b == 0 else 1
             blocks.append({"name": f"conv{stage + 2}_block{b + 1}", "cin": cin, "width": w,
-                           "cout": EXPANSION * w, "stride": stride, "projection": b == 0, "size": size})
+                           "cout": EXPANSION * w, "stride": stride, "projection": b == 0})
             size, _ = same_padding(size, 3, stride)
             cin = EXPANSION * w
     return stem, blocks, cin, size
@@ -350,13 +350,12 @@ class ResNet50:
             block_recs.append((blk, rec))
         # Global average pool (jnp.mean: the sum in f32 for f16 inputs), Dense.
         self.scope("avg_pool")
-        last = x
         x32 = b.convert(x, "f32")
         pooled_sum = b.reduce_sum(x32, [1, 2])
         feat = b.convert(b.div(pooled_sum, b.splat(str(final * final), (n, features), "f32")), cfg.dtype)
         self.scope("predictions")
-        logits = b.emit("dot_general", "dot", feat, self.params["predictions_kernel"],
-                                          b.shape((n, cfg.classes)), 1, 0)
+        logits = b.emit("dot_general", "dot", feat, self.params["predictions_kernel"], b.shape((n, cfg.classes)),
+                        1, 0)
         logits = b.add(logits, b.bcast(self.params["predictions_bias"], (n, cfg.classes), [1]))
         logits = b.convert(logits, "f32")
         # Softmax with the max shift (jax.nn.softmax).
@@ -368,8 +367,8 @@ class ResNet50:
         exps = b.emit("exp", "unary", "exponential", shifted)
         sums = b.reduce_sum(exps, [1])
         probs = b.div(exps, b.bcast(sums, cls, [0]))
-        tape = {"stem": stem_rec, "pool": pool_rec, "blocks": block_recs, "last": last, "feat": feat,
-                "final": final, "features": features}
+        tape = {"stem": stem_rec, "pool": pool_rec, "blocks": block_recs, "feat": feat, "final": final,
+                "features": features}
         return probs, shifted, sums, tape
 
     # --- backward --------------------------------------------------------------
@@ -379,7 +378,7 @@ class ResNet50:
         unless the input is the images, the input gradient."""
         b = self.b
         self.scope(f"{rec['prefix']}_conv", backward=True)
-        k, s, (lo, hi), h, ho = rec["k"], rec["stride"], rec["pad"], rec["h"], rec["ho"]
+        k, s, (lo, _), h, ho = rec["k"], rec["stride"], rec["pad"], rec["h"], rec["ho"]
         # Weight gradient: window = the output gradient, dilated by the stride;
         # high padding (ho - 1) s + k - h - lo (negative when the stride skips input).
         w_pad = (lo, (ho - 1) * s + k - h - lo)
