@@ -14,8 +14,10 @@ Keras applications' layer names), on NHWC images:
 
 Convolutions have no bias (BN follows each one), padding 'SAME' everywhere
 (stride-2 layers pad asymmetrically: 7x7/2 on 224 pads 2_3, 3x3/2 on 56 pads
-0_1), BN epsilon 1e-5 and momentum 0.9 (Flax's example). 25,557,032 trainable
-parameters plus 53,120 moving statistics at full size.
+0_1; the Flax example and Keras applications pad the stem 3_3 and the max
+pool 1_1 explicitly, for the same shapes), BN epsilon 1e-5 and momentum 0.9
+(Flax's example). 25,557,032 trainable parameters plus 53,120 moving
+statistics at full size.
 
 The ops are those a 2022 JAX dump of this Flax/Keras-on-JAX model shows
 (`../shared/corpus/hlo` has such dumps): `convolution` with
