@@ -1,12 +1,13 @@
 """A tiny writer of HLO text in the legacy long style of TF-2.6-era dumps.
 
-The sample generators (samples/mnist/gen_mnist.py, samples/cnn/gen_cnn.py)
-build their training steps with it. It only formats text: shapes are given by
-the caller, who knows them; nothing here infers or checks semantics. The style
-matches what Graphcore's TensorFlow printed with HloPrintOptions() of that
-era: `%` names, operand shapes before each operand, program shapes on
-computation headers, layouts on every array of rank >= 1 and `/*index=N*/`
-before every fifth tuple element and operand.
+The sample generators (samples/mnist/gen_mnist.py, samples/cnn/gen_cnn.py,
+samples/resnet50/gen_resnet50.py) build their modules with it. It only
+formats text: shapes are given by the caller, who knows them; nothing here
+infers or checks semantics. The style matches what Graphcore's TensorFlow
+printed with HloPrintOptions() of that era, and what JAX's dumps of 2022
+print too (../shared/corpus/hlo has some): `%` names, operand shapes before
+each operand, program shapes on computation headers, layouts on every array
+of rank >= 1 and `/*index=N*/` before every fifth tuple element and operand.
 
 Standard library only, so the generators run with any python3.
 """
@@ -57,6 +58,34 @@ def u32(*dims):
     return Shape("u32", dims)
 
 
+def f16(*dims):
+    return Shape("f16", dims)
+
+
+def bf16(*dims):
+    return Shape("bf16", dims)
+
+
+def window(size, stride=None, pad=None, lhs_dilate=None, rhs_dilate=None):
+    """The `window={...}` attribute of convolution, reduce-window and
+    select-and-scatter as XLA prints it: one entry per window dimension,
+    fields in XLA's order (size, stride, pad, lhs_dilate, rhs_dilate), a field
+    left out when every dimension has its default (stride 1, pad 0_0,
+    dilation 1). `pad` is a list of (low, high) pairs; negative values crop."""
+    def joined(values):
+        return "x".join(str(v) for v in values)
+    fields = [f"size={joined(size)}"]
+    if stride is not None and any(s != 1 for s in stride):
+        fields.append(f"stride={joined(stride)}")
+    if pad is not None and any(p != (0, 0) for p in map(tuple, pad)):
+        fields.append("pad=" + "x".join(f"{lo}_{hi}" for lo, hi in pad))
+    if lhs_dilate is not None and any(d != 1 for d in lhs_dilate):
+        fields.append(f"lhs_dilate={joined(lhs_dilate)}")
+    if rhs_dilate is not None and any(d != 1 for d in rhs_dilate):
+        fields.append(f"rhs_dilate={joined(rhs_dilate)}")
+    return "window={" + " ".join(fields) + "}"
+
+
 class Value:
     """One instruction's result: its name and shape."""
 
@@ -69,7 +98,10 @@ class Value:
 
 
 class Metadata:
-    """TF-style op metadata; `scope` prefixes op_name like a name scope."""
+    """TF-style op metadata; `scope` prefixes op_name like a name scope.
+
+    With source_file None the metadata has no source_file/source_line (a
+    generated model with no source script to point at)."""
 
     def __init__(self, source_file):
         self.source_file = source_file
@@ -79,8 +111,9 @@ class Metadata:
         if op_type:
             parts.append(f'op_type="{op_type}"')
         parts.append(f'op_name="{op_name}"')
-        parts.append(f'source_file="{self.source_file}"')
-        parts.append(f"source_line={line}")
+        if self.source_file is not None:
+            parts.append(f'source_file="{self.source_file}"')
+            parts.append(f"source_line={line}")
         return "metadata={" + " ".join(parts) + "}"
 
 
@@ -184,6 +217,20 @@ class Computation:
         kept = [d for i, d in enumerate(a.shape.dims) if i not in dims]
         return self.op("reduce", Shape(a.shape.dtype, kept), [a, init],
                        [f"dimensions={{{','.join(map(str, dims))}}}", f"to_apply=%{to_apply.name}"])
+
+    def convolution(self, lhs, rhs, shape, window_attr, dim_labels, feature_group_count=1):
+        """`window_attr` is the text of hlo_text.window(...)."""
+        attrs = [window_attr, f"dim_labels={dim_labels}"]
+        if feature_group_count != 1:
+            attrs.append(f"feature_group_count={feature_group_count}")
+        return self.op("convolution", shape, [lhs, rhs], attrs)
+
+    def reduce_window(self, a, init, shape, window_attr, to_apply):
+        return self.op("reduce-window", shape, [a, init], [window_attr, f"to_apply=%{to_apply.name}"])
+
+    def select_and_scatter(self, operand, source, init, window_attr, select, scatter):
+        return self.op("select-and-scatter", operand.shape, [operand, source, init],
+                       [window_attr, f"select=%{select.name}", f"scatter=%{scatter.name}"])
 
     def tuple(self, values):
         return self.op("tuple", Shape.tuple_of([v.shape for v in values]), values)
