@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/expected.h"
+#include "reports/report_keys.h"
 
 namespace tileprof::report {
 
@@ -42,12 +43,23 @@ struct HistogramRow {
 
   bool operator==(const HistogramRow&) const = default;
 };
+template <>
+struct Keys<HistogramRow> {
+  static constexpr std::tuple kAll{Key{"loKib", "lo_kib", &HistogramRow::lo_kib},
+                                   Key{"hiKib", "hi_kib", &HistogramRow::hi_kib},
+                                   Key{"tiles", "tiles", &HistogramRow::tiles}};
+};
 
 struct TileMaximum {
   uint64_t bytes = 0;
   uint32_t tile = 0;
 
   bool operator==(const TileMaximum&) const = default;
+};
+template <>
+struct Keys<TileMaximum> {
+  static constexpr std::tuple kAll{Key{"bytes", "bytes", &TileMaximum::bytes},
+                                   Key{"tile", "tile", &TileMaximum::tile}};
 };
 
 // Everything the By Tile part prints. Built from per-tile data by
@@ -60,6 +72,12 @@ struct ByTileSummary {
   std::optional<uint64_t> tiles_out_of_memory;  // unknown when bytes per tile is
 
   bool operator==(const ByTileSummary&) const = default;
+};
+template <>
+struct Keys<ByTileSummary> {
+  static constexpr std::tuple kAll{
+      Slot{"rows"}, Slot{"maxIncludingGaps"}, Slot{"maxExcludingGaps"},
+      Key{"tilesOutOfMemory", "tiles_out_of_memory", &ByTileSummary::tiles_out_of_memory}};
 };
 
 // The bucket width (KiB) for tiles spanning [min_bytes, max_bytes].

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "reports/histogram.h"
+#include "reports/report_keys.h"
 
 namespace tileprof::report {
 
@@ -116,6 +117,14 @@ struct Replication {
 
   bool operator==(const Replication&) const = default;
 };
+template <>
+struct Keys<Replication> {
+  static constexpr std::tuple kAll{
+      Key{"numReplicas", "num_replicas", &Replication::num_replicas},
+      Key{"ipusPerReplica", "ipus_per_replica", &Replication::ipus_per_replica},
+      Key{"tilesPerReplica", "tiles_per_replica", &Replication::tiles_per_replica},
+      Key{"memoryPerReplica", "memory_per_replica", &Replication::memory_per_replica}};
+};
 
 // What the Target section prints, plus the architecture name (not printed:
 // the text report does not distinguish targets; empty when read from text).
@@ -137,6 +146,19 @@ struct Target {
 
   bool operator==(const Target&) const = default;
 };
+template <>
+struct Keys<Target> {
+  static constexpr std::tuple kAll{
+      Key{"arch", "arch", &Target::arch},
+      Key{"numIpus", "num_ipus", &Target::num_ipus},
+      Key{"tilesPerIpu", "tiles_per_ipu", &Target::tiles_per_ipu},
+      Key{"totalTiles", "total_tiles", &Target::total_tiles},
+      Key{"bytesPerTile", "bytes_per_tile", &Target::bytes_per_tile},
+      Key{"totalMemory", "total_memory", &Target::total_memory},
+      Key{"clockFrequency", "clock_hz", &Target::clock_hz},
+      Key{"sizesRounded", "sizes_rounded", &Target::sizes_rounded, Presence::kDefaulted},
+      Slot{"replication"}};
+};
 
 // A Target with the derived fields computed. `ipus_per_replica` > 0 adds the
 // replica lines (num_ipus / ipus_per_replica replicas).
@@ -151,6 +173,14 @@ struct GraphInfo {
 
   bool operator==(const GraphInfo&) const = default;
 };
+template <>
+struct Keys<GraphInfo> {
+  static constexpr std::tuple kAll{
+      Key{"numVertices", "num_vertices", &GraphInfo::num_vertices},
+      Key{"numEdges", "num_edges", &GraphInfo::num_edges},
+      Key{"numVariables", "num_variables", &GraphInfo::num_variables},
+      Key{"numComputeSets", "num_compute_sets", &GraphInfo::num_compute_sets}};
+};
 
 // ---------------------------------------------------------------------------
 // Per-tile memory, as the engine lays it out.
@@ -161,6 +191,12 @@ struct RegionBytes {
 
   bool operator==(const RegionBytes&) const = default;
 };
+template <>
+struct Keys<RegionBytes> {
+  static constexpr std::tuple kAll{
+      Key{"excludingGaps", "excluding_gaps", &RegionBytes::excluding_gaps},
+      Key{"includingGaps", "including_gaps", &RegionBytes::including_gaps}};
+};
 
 // Vertex data bytes of one vertex type on one tile. `type` indexes
 // CompilationReport::vertex_types (names are interned: 94,208 tiles times a
@@ -170,6 +206,11 @@ struct VertexTypeBytes {
   uint64_t bytes = 0;
 
   bool operator==(const VertexTypeBytes&) const = default;
+};
+template <>
+struct Keys<VertexTypeBytes> {
+  static constexpr std::tuple kAll{Key{"type", "vertex_type", &VertexTypeBytes::type},
+                                   Key{"bytes", "bytes", &VertexTypeBytes::bytes}};
 };
 
 // One tile. Invariants (CheckInvariants): categories sum to the regions'
@@ -193,6 +234,18 @@ struct TileMemory {
 
   bool operator==(const TileMemory&) const = default;
 };
+template <>
+struct Keys<TileMemory> {
+  static constexpr std::tuple kAll{
+      Key{"tile", "tile", &TileMemory::tile},
+      Slot{"categories"},
+      Slot{"regions"},
+      Key{"alwaysLiveBytes", "always_live", &TileMemory::always_live, Presence::kDefaulted},
+      Key{"notAlwaysLiveBytes", "not_always_live", &TileMemory::not_always_live,
+          Presence::kDefaulted},
+      Slot{"vertexData"},
+      Slot{"vertexTypes"}};
+};
 
 // ---------------------------------------------------------------------------
 // A printed Memory Usage block: the whole graph (spec section 4) or one tile
@@ -203,6 +256,11 @@ struct NamedBytes {
   uint64_t bytes = 0;
 
   bool operator==(const NamedBytes&) const = default;
+};
+template <>
+struct Keys<NamedBytes> {
+  static constexpr std::tuple kAll{Key{"name", "name", &NamedBytes::name},
+                                   Key{"bytes", "bytes", &NamedBytes::bytes}};
 };
 
 // Which rows of a MemoryUsage are known. Everything is known for blocks
@@ -241,6 +299,10 @@ struct TileUsage {
 
   bool operator==(const TileUsage&) const = default;
 };
+template <>
+struct Keys<TileUsage> {
+  static constexpr std::tuple kAll{Key{"tile", "tile", &TileUsage::tile}, Slot{"usage"}};
+};
 
 // ---------------------------------------------------------------------------
 // Compilation report.
@@ -249,6 +311,10 @@ struct VertexType {
   std::string name;  // C++ type, e.g. "popops::ScaledAddSupervisor<float,float,true>"
 
   bool operator==(const VertexType&) const = default;
+};
+template <>
+struct Keys<VertexType> {
+  static constexpr std::tuple kAll{Key{"name", "name", &VertexType::name}};
 };
 
 // A variable as the lowered-variables report knows it (spec appendix A).
@@ -262,6 +328,16 @@ struct Variable {
 
   bool operator==(const Variable&) const = default;
 };
+template <>
+struct Keys<Variable> {
+  static constexpr std::tuple kAll{
+      Key{"name", "name", &Variable::name},
+      Key{"tile", "tile", &Variable::tile},
+      Key{"bytes", "bytes", &Variable::bytes},
+      Key{"category", "category", &Variable::category},
+      Key{"alwaysLive", "always_live", &Variable::always_live, Presence::kDefaulted},
+      Key{"offset", "address", &Variable::offset}};
+};
 
 // The vertices one compute set runs, per vertex type over all tiles (the
 // libpva computeSets[].vertices[] shape without its countByTile).
@@ -271,12 +347,21 @@ struct ComputeSetVertices {
 
   bool operator==(const ComputeSetVertices&) const = default;
 };
+template <>
+struct Keys<ComputeSetVertices> {
+  static constexpr std::tuple kAll{Key{"type", "vertex_type", &ComputeSetVertices::type},
+                                   Key{"count", "count", &ComputeSetVertices::count}};
+};
 
 struct ComputeSet {
   std::string name;
   std::vector<ComputeSetVertices> vertices;
 
   bool operator==(const ComputeSet&) const = default;
+};
+template <>
+struct Keys<ComputeSet> {
+  static constexpr std::tuple kAll{Key{"name", "name", &ComputeSet::name}, Slot{"vertices"}};
 };
 
 // A node of the compiled program tree. `kind` is a string, not an enum, so
@@ -290,6 +375,12 @@ struct Program {
   std::optional<uint32_t> compute_set;  // indexes CompilationReport::compute_sets
 
   bool operator==(const Program&) const = default;
+};
+template <>
+struct Keys<Program> {
+  static constexpr std::tuple kAll{Key{"name", "name", &Program::name},
+                                   Key{"kind", "kind", &Program::kind}, Slot{"children"},
+                                   Key{"computeSet", "compute_set", &Program::compute_set}};
 };
 
 // Figures a text report printed, kept when per-tile data is absent.
@@ -346,6 +437,12 @@ struct VertexTypeCycles {
 
   bool operator==(const VertexTypeCycles&) const = default;
 };
+template <>
+struct Keys<VertexTypeCycles> {
+  static constexpr std::tuple kAll{Key{"name", "name", &VertexTypeCycles::name},
+                                   Key{"instances", "instances", &VertexTypeCycles::instances},
+                                   Key{"cycles", "cycles", &VertexTypeCycles::cycles}};
+};
 
 // One step of the program execution sequence (showExecutionSteps).
 struct ExecutionStep {
@@ -356,6 +453,12 @@ struct ExecutionStep {
   std::vector<uint64_t> cycles_by_tile;
 
   bool operator==(const ExecutionStep&) const = default;
+};
+template <>
+struct Keys<ExecutionStep> {
+  static constexpr std::tuple kAll{Key{"program", "program", &ExecutionStep::program},
+                                   Key{"cycles", "cycles", &ExecutionStep::cycles},
+                                   Slot{"cyclesByTile"}};
 };
 
 struct ExecutionReport {
@@ -368,6 +471,16 @@ struct ExecutionReport {
   std::vector<ExecutionStep> steps;
 
   bool operator==(const ExecutionReport&) const = default;
+};
+template <>
+struct Keys<ExecutionReport> {
+  static constexpr std::tuple kAll{
+      Slot{"programs"},
+      Key{"totalCycles", "total_cycles", &ExecutionReport::total_cycles},
+      Key{"clockFrequency", "clock_hz", &ExecutionReport::clock_hz},
+      Slot{"tileAverageCycles"},
+      Slot{"cyclesByVertexType"},
+      Slot{"steps"}};
 };
 
 std::array<std::optional<double>, kNumCycleKinds> AverageTileCycles(

@@ -1,10 +1,12 @@
 #include "reports/schema.h"
 
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -96,6 +98,68 @@ class Encoder {
     out_.Double(value);
   }
 
+  // A scalar member under its key (report_keys.h): integers, doubles,
+  // booleans, strings, categories by machine name; an unset optional is
+  // left out.
+  template <typename Member>
+  void Field(std::string_view key, const Member& value) {
+    if constexpr (OptionalValue<Member>::kOptional) {
+      if (value) Field(key, *value);
+    } else if constexpr (std::is_same_v<Member, bool>) {
+      out_.Key(key);
+      out_.Bool(value);
+    } else if constexpr (std::is_integral_v<Member>) {
+      KeyUint(key, value);
+    } else if constexpr (std::is_same_v<Member, double>) {
+      KeyDouble(key, value);
+    } else if constexpr (std::is_same_v<Member, std::string>) {
+      KeyStr(key, value);
+    } else {
+      static_assert(std::is_same_v<Member, Category>, "a key type the encoder does not know");
+      KeyStr(key, CategoryMachineName(value));
+    }
+  }
+
+  // The members of `value` in its table's order: each Key as a field,
+  // each Slot by `slot(name)`. The enclosing object is the caller's.
+  template <typename Record, typename SlotWriter>
+  void Members(const Record& value, SlotWriter&& slot) {
+    ForEachEntry<Record>([&](const auto& entry) {
+      if constexpr (kIsKey<std::remove_cvref_t<decltype(entry)>>) {
+        Field(entry.name, value.*entry.member);
+      } else {
+        slot(entry.name);
+      }
+    });
+  }
+
+  // A record whose table has only Keys, as an object.
+  template <typename Record>
+  void Object(const Record& value) {
+    static_assert(!HasSlots<Record>(), "a record with Slots needs its slot writer");
+    out_.BeginObject();
+    Members(value, [](std::string_view) {});
+    out_.EndObject();
+  }
+
+  // A list under `key`, each element by `write`; left out when empty.
+  template <typename Range, typename Write>
+  void List(std::string_view key, const Range& values, Write&& write) {
+    if (values.empty()) return;
+    out_.Key(key);
+    out_.BeginArray(values.size());
+    for (const auto& value : values) write(value);
+    out_.EndArray();
+  }
+  template <typename Range>
+  void Objects(std::string_view key, const Range& records) {
+    List(key, records, [&](const auto& record) { Object(record); });
+  }
+  template <typename Range>
+  void Uints(std::string_view key, const Range& values) {
+    List(key, values, [&](uint64_t value) { out_.Uint(value); });
+  }
+
   // An object keyed by enum names holding the non-zero entries (all of them
   // when `known` says which to write regardless of value).
   template <typename Array, typename Names>
@@ -119,47 +183,13 @@ class Encoder {
     }
     if (report.graph) {
       out_.Key("graph");
-      out_.BeginObject();
-      KeyUint("numVertices", report.graph->num_vertices);
-      KeyUint("numEdges", report.graph->num_edges);
-      KeyUint("numVariables", report.graph->num_variables);
-      KeyUint("numComputeSets", report.graph->num_compute_sets);
-      out_.EndObject();
+      Object(*report.graph);
     }
-    if (!report.vertex_types.empty()) {
-      out_.Key("vertexTypes");
-      out_.BeginArray(report.vertex_types.size());
-      for (const VertexType& type : report.vertex_types) {
-        out_.BeginObject();
-        KeyStr("name", type.name);
-        out_.EndObject();
-      }
-      out_.EndArray();
-    }
-    if (!report.compute_sets.empty()) {
-      out_.Key("computeSets");
-      out_.BeginArray(report.compute_sets.size());
-      for (const ComputeSet& set : report.compute_sets) ComputeSetObject(set);
-      out_.EndArray();
-    }
-    if (!report.programs.empty()) {
-      out_.Key("programs");
-      out_.BeginArray(report.programs.size());
-      for (const Program& program : report.programs) ProgramObject(program);
-      out_.EndArray();
-    }
-    if (!report.tiles.empty()) {
-      out_.Key("tiles");
-      out_.BeginArray(report.tiles.size());
-      for (const TileMemory& tile : report.tiles) Tile(tile);
-      out_.EndArray();
-    }
-    if (!report.variables.empty()) {
-      out_.Key("variables");
-      out_.BeginArray(report.variables.size());
-      for (const Variable& variable : report.variables) VariableObject(variable);
-      out_.EndArray();
-    }
+    Objects("vertexTypes", report.vertex_types);
+    List("computeSets", report.compute_sets, [&](const ComputeSet& set) { ComputeSetObject(set); });
+    List("programs", report.programs, [&](const Program& program) { ProgramObject(program); });
+    List("tiles", report.tiles, [&](const TileMemory& tile) { Tile(tile); });
+    Objects("variables", report.variables);
     if (report.verbatim != VerbatimMemory{}) {
       out_.Key("verbatim");
       Verbatim(report.verbatim);
@@ -169,107 +199,67 @@ class Encoder {
 
   void TargetObject(const Target& target) {
     out_.BeginObject();
-    KeyStr("arch", target.arch);
-    KeyUint("numIpus", target.num_ipus);
-    KeyUint("tilesPerIpu", target.tiles_per_ipu);
-    KeyUint("totalTiles", target.total_tiles);
-    KeyUint("bytesPerTile", target.bytes_per_tile);
-    KeyUint("totalMemory", target.total_memory);
-    KeyDouble("clockFrequency", target.clock_hz);
-    out_.Key("sizesRounded");
-    out_.Bool(target.sizes_rounded);
-    if (target.replication) {
-      out_.Key("replication");
-      out_.BeginObject();
-      KeyUint("numReplicas", target.replication->num_replicas);
-      KeyUint("ipusPerReplica", target.replication->ipus_per_replica);
-      KeyUint("tilesPerReplica", target.replication->tiles_per_replica);
-      KeyUint("memoryPerReplica", target.replication->memory_per_replica);
-      out_.EndObject();
-    }
+    Members(target, [&](std::string_view slot) {
+      assert(slot == "replication");
+      if (!target.replication) return;
+      out_.Key(slot);
+      Object(*target.replication);
+    });
     out_.EndObject();
   }
 
   void ComputeSetObject(const ComputeSet& set) {
     out_.BeginObject();
-    KeyStr("name", set.name);
-    if (!set.vertices.empty()) {
-      out_.Key("vertices");
-      out_.BeginArray(set.vertices.size());
-      for (const ComputeSetVertices& vertices : set.vertices) {
-        out_.BeginObject();
-        KeyUint("type", vertices.type);
-        KeyUint("count", vertices.count);
-        out_.EndObject();
-      }
-      out_.EndArray();
-    }
+    Members(set, [&](std::string_view slot) {
+      assert(slot == "vertices");
+      Objects(slot, set.vertices);
+    });
     out_.EndObject();
   }
 
   void ProgramObject(const Program& program) {
     out_.BeginObject();
-    KeyStr("name", program.name);
-    KeyStr("kind", program.kind);
-    if (!program.children.empty()) {
-      out_.Key("children");
-      out_.BeginArray(program.children.size());
-      for (uint32_t child : program.children) out_.Uint(child);
-      out_.EndArray();
-    }
-    if (program.compute_set) KeyUint("computeSet", *program.compute_set);
+    Members(program, [&](std::string_view slot) {
+      assert(slot == "children");
+      Uints(slot, program.children);
+    });
     out_.EndObject();
   }
 
   void Tile(const TileMemory& tile) {
     out_.BeginObject();
-    KeyUint("tile", tile.tile);
-    NamedCounts("categories", tile.by_category, CategoryNames());
+    Members(tile, [&](std::string_view slot) {
+      if (slot == "categories") {
+        NamedCounts(slot, tile.by_category, CategoryNames());
+      } else if (slot == "regions") {
+        Regions(slot, tile.by_region);
+      } else if (slot == "vertexData") {
+        NamedCounts(slot, tile.vertex_data, kVertexDataNames);
+      } else {
+        assert(slot == "vertexTypes");
+        Objects(slot, tile.vertex_types);
+      }
+    });
+    out_.EndObject();
+  }
+
+  // The non-empty regions, keyed by region name.
+  void Regions(std::string_view key, const std::array<RegionBytes, kNumRegions>& regions) {
     bool any_region = false;
-    for (const RegionBytes& region : tile.by_region) any_region |= region != RegionBytes{};
-    if (any_region) {
-      out_.Key("regions");
-      out_.BeginObject();
-      for (size_t i = 0; i < kNumRegions; ++i) {
-        const RegionBytes& region = tile.by_region[i];
-        if (region == RegionBytes{}) continue;
-        out_.Key(kRegionNames[i]);
-        out_.BeginObject();
-        KeyUint("excludingGaps", region.excluding_gaps);
-        KeyUint("includingGaps", region.including_gaps);
-        out_.EndObject();
-      }
-      out_.EndObject();
-    }
-    KeyUint("alwaysLiveBytes", tile.always_live);
-    KeyUint("notAlwaysLiveBytes", tile.not_always_live);
-    NamedCounts("vertexData", tile.vertex_data, kVertexDataNames);
-    if (!tile.vertex_types.empty()) {
-      out_.Key("vertexTypes");
-      out_.BeginArray(tile.vertex_types.size());
-      for (const VertexTypeBytes& type : tile.vertex_types) {
-        out_.BeginObject();
-        KeyUint("type", type.type);
-        KeyUint("bytes", type.bytes);
-        out_.EndObject();
-      }
-      out_.EndArray();
-    }
-    out_.EndObject();
-  }
-
-  void VariableObject(const Variable& variable) {
+    for (const RegionBytes& region : regions) any_region |= region != RegionBytes{};
+    if (!any_region) return;
+    out_.Key(key);
     out_.BeginObject();
-    KeyStr("name", variable.name);
-    KeyUint("tile", variable.tile);
-    KeyUint("bytes", variable.bytes);
-    KeyStr("category", CategoryMachineName(variable.category));
-    out_.Key("alwaysLive");
-    out_.Bool(variable.always_live);
-    if (variable.offset) KeyUint("offset", *variable.offset);
+    for (size_t i = 0; i < kNumRegions; ++i) {
+      if (regions[i] == RegionBytes{}) continue;
+      out_.Key(kRegionNames[i]);
+      Object(regions[i]);
+    }
     out_.EndObject();
   }
 
+  // A printed Memory Usage block: each row only when it was printed
+  // (MemoryRowsKnown), so its keys follow the known bits, not a table.
   void Usage(const MemoryUsage& usage) {
     const MemoryRowsKnown& known = usage.known;
     out_.BeginObject();
@@ -282,23 +272,9 @@ class Encoder {
     if (known.by_vertex_type) {
       out_.Key("vertexTypes");
       out_.BeginArray(usage.by_vertex_type.size());
-      for (const NamedBytes& type : usage.by_vertex_type) {
-        out_.BeginObject();
-        KeyStr("name", type.name);
-        KeyUint("bytes", type.bytes);
-        out_.EndObject();
-      }
+      for (const NamedBytes& type : usage.by_vertex_type) Object(type);
       out_.EndArray();
     }
-    out_.EndObject();
-  }
-
-  void Maximum(std::string_view key, const std::optional<TileMaximum>& maximum) {
-    if (!maximum) return;
-    out_.Key(key);
-    out_.BeginObject();
-    KeyUint("bytes", maximum->bytes);
-    KeyUint("tile", maximum->tile);
     out_.EndObject();
   }
 
@@ -312,86 +288,74 @@ class Encoder {
       const ByTileSummary& by_tile = *verbatim.by_tile;
       out_.Key("byTile");
       out_.BeginObject();
-      out_.Key("rows");
-      out_.BeginArray(by_tile.rows.size());
-      for (const HistogramRow& row : by_tile.rows) {
-        out_.BeginObject();
-        KeyUint("loKib", row.lo_kib);
-        KeyUint("hiKib", row.hi_kib);
-        KeyUint("tiles", row.tiles);
-        out_.EndObject();
-      }
-      out_.EndArray();
-      Maximum("maxIncludingGaps", by_tile.max_including_gaps);
-      Maximum("maxExcludingGaps", by_tile.max_excluding_gaps);
-      if (by_tile.tiles_out_of_memory) KeyUint("tilesOutOfMemory", *by_tile.tiles_out_of_memory);
+      Members(by_tile, [&](std::string_view slot) {
+        if (slot == "rows") {
+          // Written even when empty: the reader requires it.
+          out_.Key(slot);
+          out_.BeginArray(by_tile.rows.size());
+          for (const HistogramRow& row : by_tile.rows) Object(row);
+          out_.EndArray();
+        } else {
+          const std::optional<TileMaximum>& maximum =
+              slot == "maxIncludingGaps" ? by_tile.max_including_gaps : by_tile.max_excluding_gaps;
+          assert(slot == "maxIncludingGaps" || slot == "maxExcludingGaps");
+          if (!maximum) return;
+          out_.Key(slot);
+          Object(*maximum);
+        }
+      });
       out_.EndObject();
     }
-    if (!verbatim.tile_blocks.empty()) {
-      out_.Key("tileBlocks");
-      out_.BeginArray(verbatim.tile_blocks.size());
-      for (const TileUsage& block : verbatim.tile_blocks) {
-        out_.BeginObject();
-        KeyUint("tile", block.tile);
-        out_.Key("usage");
+    List("tileBlocks", verbatim.tile_blocks, [&](const TileUsage& block) {
+      out_.BeginObject();
+      Members(block, [&](std::string_view slot) {
+        assert(slot == "usage");
+        out_.Key(slot);
         Usage(block.usage);
-        out_.EndObject();
-      }
-      out_.EndArray();
-    }
+      });
+      out_.EndObject();
+    });
     out_.EndObject();
   }
 
   void Execution(const ExecutionReport& execution) {
     out_.BeginObject();
-    if (!execution.programs.empty()) {
-      out_.Key("programs");
-      out_.BeginArray(execution.programs.size());
-      for (const std::string& program : execution.programs) Str(program);
-      out_.EndArray();
-    }
-    KeyUint("totalCycles", execution.total_cycles);
-    KeyDouble("clockFrequency", execution.clock_hz);
-    bool any_average = false;
-    for (const auto& average : execution.tile_average_cycles) any_average |= average.has_value();
-    if (any_average) {
-      out_.Key("tileAverageCycles");
-      out_.BeginObject();
-      for (size_t i = 0; i < kNumCycleKinds; ++i)
-        if (execution.tile_average_cycles[i])
-          KeyDouble(kCycleKindNames[i], *execution.tile_average_cycles[i]);
-      out_.EndObject();
-    }
-    if (!execution.cycles_by_vertex_type.empty()) {
-      out_.Key("cyclesByVertexType");
-      out_.BeginArray(execution.cycles_by_vertex_type.size());
-      for (const VertexTypeCycles& type : execution.cycles_by_vertex_type) {
-        out_.BeginObject();
-        KeyStr("name", type.name);
-        KeyUint("instances", type.instances);
-        KeyUint("cycles", type.cycles);
-        out_.EndObject();
+    Members(execution, [&](std::string_view slot) {
+      if (slot == "programs") {
+        List(slot, execution.programs, [&](const std::string& program) { Str(program); });
+      } else if (slot == "tileAverageCycles") {
+        TileAverages(slot, execution.tile_average_cycles);
+      } else if (slot == "cyclesByVertexType") {
+        Objects(slot, execution.cycles_by_vertex_type);
+      } else {
+        assert(slot == "steps");
+        Steps(slot, execution.steps);
       }
-      out_.EndArray();
-    }
-    if (!execution.steps.empty()) {
-      out_.Key("steps");
-      out_.BeginArray(execution.steps.size());
-      for (const ExecutionStep& step : execution.steps) {
-        out_.BeginObject();
-        KeyStr("program", step.program);
-        KeyUint("cycles", step.cycles);
-        if (!step.cycles_by_tile.empty()) {
-          out_.Key("cyclesByTile");
-          out_.BeginArray(step.cycles_by_tile.size());
-          for (uint64_t cycles : step.cycles_by_tile) out_.Uint(cycles);
-          out_.EndArray();
-        }
-        out_.EndObject();
-      }
-      out_.EndArray();
-    }
+    });
     out_.EndObject();
+  }
+
+  void TileAverages(std::string_view key,
+                    const std::array<std::optional<double>, kNumCycleKinds>& averages) {
+    bool any_average = false;
+    for (const auto& average : averages) any_average |= average.has_value();
+    if (!any_average) return;
+    out_.Key(key);
+    out_.BeginObject();
+    for (size_t i = 0; i < kNumCycleKinds; ++i)
+      if (averages[i]) KeyDouble(kCycleKindNames[i], *averages[i]);
+    out_.EndObject();
+  }
+
+  void Steps(std::string_view key, const std::vector<ExecutionStep>& steps) {
+    List(key, steps, [&](const ExecutionStep& step) {
+      out_.BeginObject();
+      Members(step, [&](std::string_view slot) {
+        assert(slot == "cyclesByTile");
+        Uints(slot, step.cycles_by_tile);
+      });
+      out_.EndObject();
+    });
   }
 
   Emitter& out_;

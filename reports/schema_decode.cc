@@ -118,29 +118,64 @@ class Decoder {
     if (!member) Fail(path.Key(key), "missing");
     return member;
   }
-  uint64_t RequiredUint(const json& object, const Path& path, std::string_view key) {
-    const json* member = Required(object, path, key);
-    return member ? Uint(*member, path.Key(key)) : 0;
-  }
   uint32_t RequiredUint32(const json& object, const Path& path, std::string_view key) {
     const json* member = Required(object, path, key);
     return member ? Uint32(*member, path.Key(key)) : 0;
   }
-  double RequiredDouble(const json& object, const Path& path, std::string_view key) {
-    const json* member = Required(object, path, key);
-    return member ? Double(*member, path.Key(key)) : 0;
+
+  // The value of a key (report_keys.h) of type T.
+  template <typename T>
+  T Get(const json& value, const Path& path) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return Bool(value, path);
+    } else if constexpr (std::is_same_v<T, uint32_t>) {
+      return Uint32(value, path);
+    } else if constexpr (std::is_same_v<T, uint64_t>) {
+      return Uint(value, path);
+    } else if constexpr (std::is_same_v<T, double>) {
+      return Double(value, path);
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      return String(value, path);
+    } else {
+      static_assert(std::is_same_v<T, Category>, "a key type the decoder does not know");
+      std::string name = String(value, path);
+      if (!ok()) return Category{};
+      if (std::optional<Category> category = CategoryFromMachineName(name)) return *category;
+      Fail(path, fmt::format("unknown category \"{}\"", name));
+      return Category{};
+    }
   }
-  std::string RequiredString(const json& object, const Path& path, std::string_view key) {
-    const json* member = Required(object, path, key);
-    return member ? String(*member, path.Key(key)) : std::string();
+
+  // The member of `value` that `key` names, from `object`: a required key
+  // must be there; a defaulted or std::optional one may be missing.
+  template <typename Record, typename Member>
+  void Field(const json& object, const Path& path, const Key<Record, Member>& key, Record& value) {
+    using Value = typename OptionalValue<Member>::type;
+    const bool required = key.presence == Presence::kRequired && !OptionalValue<Member>::kOptional;
+    const json* member = required ? Required(object, path, key.name) : Find(object, key.name);
+    if (member) value.*key.member = Get<Value>(*member, path.Key(key.name));
   }
-  uint64_t OptionalUint(const json& object, const Path& path, std::string_view key) {
-    const json* member = Find(object, key);
-    return member ? Uint(*member, path.Key(key)) : 0;
+
+  // The members of `value` from `object` in its table's order: each Key by
+  // Field, each Slot by `slot(name)`.
+  template <typename Record, typename SlotReader>
+  void Members(const json& object, const Path& path, Record& value, SlotReader&& slot) {
+    ForEachEntry<Record>([&](const auto& entry) {
+      if constexpr (kIsKey<std::remove_cvref_t<decltype(entry)>>) {
+        Field(object, path, entry, value);
+      } else {
+        slot(entry.name);
+      }
+    });
   }
-  bool OptionalBool(const json& object, const Path& path, std::string_view key) {
-    const json* member = Find(object, key);
-    return member ? Bool(*member, path.Key(key)) : false;
+
+  // A record whose table has only Keys, from an object.
+  template <typename Record>
+  Record Object(const json& value, const Path& path) {
+    static_assert(!HasSlots<Record>(), "a record with Slots needs its slot reader");
+    Record record;
+    if (IsObject(value, path)) Members(value, path, record, [](std::string_view) {});
+    return record;
   }
 
   // Calls f(element, path) for each element of an array member; absent
@@ -180,54 +215,20 @@ class Decoder {
 Target DecodeTarget(Decoder& d, const json& value, const Path& path) {
   Target target;
   if (!d.IsObject(value, path)) return target;
-  target.arch = d.RequiredString(value, path, "arch");
-  target.num_ipus = d.RequiredUint32(value, path, "numIpus");
-  target.tiles_per_ipu = d.RequiredUint(value, path, "tilesPerIpu");
-  target.total_tiles = d.RequiredUint(value, path, "totalTiles");
-  target.bytes_per_tile = d.RequiredUint(value, path, "bytesPerTile");
-  target.total_memory = d.RequiredUint(value, path, "totalMemory");
-  target.clock_hz = d.RequiredDouble(value, path, "clockFrequency");
-  target.sizes_rounded = d.OptionalBool(value, path, "sizesRounded");
-  if (const json* replication = Find(value, "replication")) {
-    Path p = path.Key("replication");
-    if (d.IsObject(*replication, p)) {
-      Replication r;
-      r.num_replicas = d.RequiredUint32(*replication, p, "numReplicas");
-      r.ipus_per_replica = d.RequiredUint32(*replication, p, "ipusPerReplica");
-      r.tiles_per_replica = d.RequiredUint(*replication, p, "tilesPerReplica");
-      r.memory_per_replica = d.RequiredUint(*replication, p, "memoryPerReplica");
-      target.replication = r;
-    }
-  }
+  d.Members(value, path, target, [&](std::string_view slot) {
+    if (const json* replication = Find(value, slot))
+      target.replication = d.Object<Replication>(*replication, path.Key(slot));
+  });
   return target;
-}
-
-GraphInfo DecodeGraph(Decoder& d, const json& value, const Path& path) {
-  GraphInfo graph;
-  if (!d.IsObject(value, path)) return graph;
-  graph.num_vertices = d.RequiredUint(value, path, "numVertices");
-  graph.num_edges = d.RequiredUint(value, path, "numEdges");
-  graph.num_variables = d.RequiredUint(value, path, "numVariables");
-  graph.num_compute_sets = d.RequiredUint(value, path, "numComputeSets");
-  return graph;
-}
-
-VertexType DecodeVertexType(Decoder& d, const json& value, const Path& path) {
-  VertexType type;
-  if (d.IsObject(value, path)) type.name = d.RequiredString(value, path, "name");
-  return type;
 }
 
 ComputeSet DecodeComputeSet(Decoder& d, const json& value, const Path& path) {
   ComputeSet set;
   if (!d.IsObject(value, path)) return set;
-  set.name = d.RequiredString(value, path, "name");
-  d.Elements(value, path, "vertices", [&](const json& element, const Path& p) {
-    if (!d.IsObject(element, p)) return;
-    ComputeSetVertices vertices;
-    vertices.type = d.RequiredUint32(element, p, "type");
-    vertices.count = d.RequiredUint(element, p, "count");
-    set.vertices.push_back(vertices);
+  d.Members(value, path, set, [&](std::string_view slot) {
+    d.Elements(value, path, slot, [&](const json& element, const Path& p) {
+      set.vertices.push_back(d.Object<ComputeSetVertices>(element, p));
+    });
   });
   return set;
 }
@@ -235,63 +236,40 @@ ComputeSet DecodeComputeSet(Decoder& d, const json& value, const Path& path) {
 Program DecodeProgram(Decoder& d, const json& value, const Path& path) {
   Program program;
   if (!d.IsObject(value, path)) return program;
-  program.name = d.RequiredString(value, path, "name");
-  program.kind = d.RequiredString(value, path, "kind");
-  d.Elements(value, path, "children", [&](const json& element, const Path& p) {
-    program.children.push_back(d.Uint32(element, p));
+  d.Members(value, path, program, [&](std::string_view slot) {
+    d.Elements(value, path, slot, [&](const json& element, const Path& p) {
+      program.children.push_back(d.Uint32(element, p));
+    });
   });
-  if (const json* set = Find(value, "computeSet"))
-    program.compute_set = d.Uint32(*set, path.Key("computeSet"));
   return program;
 }
 
 TileMemory DecodeTile(Decoder& d, const json& value, const Path& path) {
   TileMemory tile;
   if (!d.IsObject(value, path)) return tile;
-  tile.tile = d.RequiredUint32(value, path, "tile");
-  d.Named(value, path, "categories", CategoryNames(), "category",
-          [&](size_t i, const json& v, const Path& p) { tile.by_category[i] = d.Uint(v, p); });
-  d.Named(value, path, "regions", kRegionNames, "region",
-          [&](size_t i, const json& v, const Path& p) {
-            if (!d.IsObject(v, p)) return;
-            tile.by_region[i].excluding_gaps = d.RequiredUint(v, p, "excludingGaps");
-            tile.by_region[i].including_gaps = d.RequiredUint(v, p, "includingGaps");
-          });
-  tile.always_live = d.OptionalUint(value, path, "alwaysLiveBytes");
-  tile.not_always_live = d.OptionalUint(value, path, "notAlwaysLiveBytes");
-  d.Named(value, path, "vertexData", kVertexDataNames, "vertex data category",
-          [&](size_t i, const json& v, const Path& p) { tile.vertex_data[i] = d.Uint(v, p); });
-  d.Elements(value, path, "vertexTypes", [&](const json& element, const Path& p) {
-    if (!d.IsObject(element, p)) return;
-    VertexTypeBytes type;
-    type.type = d.RequiredUint32(element, p, "type");
-    type.bytes = d.RequiredUint(element, p, "bytes");
-    tile.vertex_types.push_back(type);
+  d.Members(value, path, tile, [&](std::string_view slot) {
+    if (slot == "categories") {
+      d.Named(value, path, slot, CategoryNames(), "category",
+              [&](size_t i, const json& v, const Path& p) { tile.by_category[i] = d.Uint(v, p); });
+    } else if (slot == "regions") {
+      d.Named(value, path, slot, kRegionNames, "region",
+              [&](size_t i, const json& v, const Path& p) {
+                tile.by_region[i] = d.Object<RegionBytes>(v, p);
+              });
+    } else if (slot == "vertexData") {
+      d.Named(value, path, slot, kVertexDataNames, "vertex data category",
+              [&](size_t i, const json& v, const Path& p) { tile.vertex_data[i] = d.Uint(v, p); });
+    } else {
+      d.Elements(value, path, slot, [&](const json& element, const Path& p) {
+        tile.vertex_types.push_back(d.Object<VertexTypeBytes>(element, p));
+      });
+    }
   });
   return tile;
 }
 
-Variable DecodeVariable(Decoder& d, const json& value, const Path& path) {
-  Variable variable;
-  if (!d.IsObject(value, path)) return variable;
-  variable.name = d.RequiredString(value, path, "name");
-  variable.tile = d.RequiredUint32(value, path, "tile");
-  variable.bytes = d.RequiredUint(value, path, "bytes");
-  std::string category = d.RequiredString(value, path, "category");
-  if (d.ok()) {
-    if (std::optional<Category> c = CategoryFromMachineName(category)) {
-      variable.category = *c;
-    } else {
-      d.Fail(path.Key("category"), fmt::format("unknown category \"{}\"", category));
-    }
-  }
-  variable.always_live = d.OptionalBool(value, path, "alwaysLive");
-  if (const json* offset = Find(value, "offset"))
-    variable.offset = d.Uint(*offset, path.Key("offset"));
-  return variable;
-}
-
-// Absent rows are unknown here, not zero: a text report may print a subset.
+// Absent rows are unknown here, not zero: a text report may print a subset,
+// so its keys follow MemoryRowsKnown, not a table.
 MemoryUsage DecodeUsage(Decoder& d, const json& value, const Path& path) {
   MemoryUsage usage;
   usage.known = MemoryRowsKnown::None();
@@ -322,26 +300,30 @@ MemoryUsage DecodeUsage(Decoder& d, const json& value, const Path& path) {
   if (Find(value, "vertexTypes")) {
     usage.known.by_vertex_type = true;
     d.Elements(value, path, "vertexTypes", [&](const json& element, const Path& p) {
-      if (!d.IsObject(element, p)) return;
-      NamedBytes type;
-      type.name = d.RequiredString(element, p, "name");
-      type.bytes = d.RequiredUint(element, p, "bytes");
-      usage.by_vertex_type.push_back(std::move(type));
+      usage.by_vertex_type.push_back(d.Object<NamedBytes>(element, p));
     });
   }
   return usage;
 }
 
-std::optional<TileMaximum> DecodeMaximum(Decoder& d, const json& object, const Path& path,
-                                         std::string_view key) {
-  const json* value = Find(object, key);
-  if (!value) return std::nullopt;
-  Path p = path.Key(key);
-  if (!d.IsObject(*value, p)) return std::nullopt;
-  TileMaximum maximum;
-  maximum.bytes = d.RequiredUint(*value, p, "bytes");
-  maximum.tile = d.RequiredUint32(*value, p, "tile");
-  return maximum;
+ByTileSummary DecodeByTile(Decoder& d, const json& value, const Path& path) {
+  ByTileSummary summary;
+  d.Members(value, path, summary, [&](std::string_view slot) {
+    if (slot == "rows") {
+      if (!d.Required(value, path, slot)) return;
+      d.Elements(value, path, slot, [&](const json& element, const Path& p) {
+        summary.rows.push_back(d.Object<HistogramRow>(element, p));
+      });
+      return;
+    }
+    const json* maximum = Find(value, slot);
+    if (!maximum) return;
+    Path p = path.Key(slot);
+    if (!d.IsObject(*maximum, p)) return;
+    (slot == "maxIncludingGaps" ? summary.max_including_gaps : summary.max_excluding_gaps) =
+        d.Object<TileMaximum>(*maximum, p);
+  });
+  return summary;
 }
 
 VerbatimMemory DecodeVerbatim(Decoder& d, const json& value, const Path& path) {
@@ -351,31 +333,15 @@ VerbatimMemory DecodeVerbatim(Decoder& d, const json& value, const Path& path) {
     verbatim.total = DecodeUsage(d, *total, path.Key("total"));
   if (const json* by_tile = Find(value, "byTile")) {
     Path p = path.Key("byTile");
-    if (d.IsObject(*by_tile, p)) {
-      ByTileSummary summary;
-      if (d.Required(*by_tile, p, "rows")) {
-        d.Elements(*by_tile, p, "rows", [&](const json& element, const Path& q) {
-          if (!d.IsObject(element, q)) return;
-          HistogramRow row;
-          row.lo_kib = d.RequiredUint(element, q, "loKib");
-          row.hi_kib = d.RequiredUint(element, q, "hiKib");
-          row.tiles = d.RequiredUint(element, q, "tiles");
-          summary.rows.push_back(row);
-        });
-      }
-      summary.max_including_gaps = DecodeMaximum(d, *by_tile, p, "maxIncludingGaps");
-      summary.max_excluding_gaps = DecodeMaximum(d, *by_tile, p, "maxExcludingGaps");
-      if (const json* oom = Find(*by_tile, "tilesOutOfMemory"))
-        summary.tiles_out_of_memory = d.Uint(*oom, p.Key("tilesOutOfMemory"));
-      verbatim.by_tile = std::move(summary);
-    }
+    if (d.IsObject(*by_tile, p)) verbatim.by_tile = DecodeByTile(d, *by_tile, p);
   }
   d.Elements(value, path, "tileBlocks", [&](const json& element, const Path& p) {
     if (!d.IsObject(element, p)) return;
     TileUsage block;
-    block.tile = d.RequiredUint32(element, p, "tile");
-    if (const json* usage = d.Required(element, p, "usage"))
-      block.usage = DecodeUsage(d, *usage, p.Key("usage"));
+    d.Members(element, p, block, [&](std::string_view slot) {
+      if (const json* usage = d.Required(element, p, slot))
+        block.usage = DecodeUsage(d, *usage, p.Key(slot));
+    });
     verbatim.tile_blocks.push_back(std::move(block));
   });
   return verbatim;
@@ -384,10 +350,10 @@ VerbatimMemory DecodeVerbatim(Decoder& d, const json& value, const Path& path) {
 ExecutionStep DecodeStep(Decoder& d, const json& value, const Path& path) {
   ExecutionStep step;
   if (!d.IsObject(value, path)) return step;
-  step.program = d.RequiredString(value, path, "program");
-  step.cycles = d.RequiredUint(value, path, "cycles");
-  d.Elements(value, path, "cyclesByTile", [&](const json& element, const Path& p) {
-    step.cycles_by_tile.push_back(d.Uint(element, p));
+  d.Members(value, path, step, [&](std::string_view slot) {
+    d.Elements(value, path, slot, [&](const json& element, const Path& p) {
+      step.cycles_by_tile.push_back(d.Uint(element, p));
+    });
   });
   return step;
 }
@@ -804,7 +770,7 @@ struct DocumentBuilder::State {
     Decoder d;
     switch (stream) {
       case Stream::kVertexTypes:
-        Compilation().vertex_types.push_back(DecodeVertexType(d, value, p));
+        Compilation().vertex_types.push_back(d.Object<VertexType>(value, p));
         break;
       case Stream::kComputeSets:
         Compilation().compute_sets.push_back(DecodeComputeSet(d, value, p));
@@ -816,7 +782,7 @@ struct DocumentBuilder::State {
         Compilation().tiles.push_back(DecodeTile(d, value, p));
         break;
       case Stream::kVariables:
-        Compilation().variables.push_back(DecodeVariable(d, value, p));
+        Compilation().variables.push_back(d.Object<Variable>(value, p));
         break;
       case Stream::kSteps: {
         ExecutionStep step = DecodeStep(d, value, p);
@@ -837,7 +803,7 @@ struct DocumentBuilder::State {
     if (const json* target = Find(value, "target"))
       report.target = DecodeTarget(d, *target, path.Key("target"));
     if (const json* graph = Find(value, "graph"))
-      report.graph = DecodeGraph(d, *graph, path.Key("graph"));
+      report.graph = d.Object<GraphInfo>(*graph, path.Key("graph"));
     if (const json* verbatim = Find(value, "verbatim"))
       report.verbatim = DecodeVerbatim(d, *verbatim, path.Key("verbatim"));
     // A streamed key left a [] behind; anything else was not an array.
@@ -851,25 +817,24 @@ struct DocumentBuilder::State {
   void DecodeExecution(Decoder& d, const json& value, const Path& path) {
     if (!d.IsObject(value, path)) return;
     ExecutionReport& execution = Execution();
-    d.Elements(value, path, "programs", [&](const json& element, const Path& p) {
-      execution.programs.push_back(d.String(element, p));
+    d.Members(value, path, execution, [&](std::string_view slot) {
+      if (slot == "programs") {
+        d.Elements(value, path, slot, [&](const json& element, const Path& p) {
+          execution.programs.push_back(d.String(element, p));
+        });
+      } else if (slot == "tileAverageCycles") {
+        d.Named(value, path, slot, kCycleKindNames, "cycle kind",
+                [&](size_t i, const json& v, const Path& p) {
+                  execution.tile_average_cycles[i] = d.Double(v, p);
+                });
+      } else if (slot == "cyclesByVertexType") {
+        d.Elements(value, path, slot, [&](const json& element, const Path& p) {
+          execution.cycles_by_vertex_type.push_back(d.Object<VertexTypeCycles>(element, p));
+        });
+      } else if (const json* steps = Find(value, slot); steps && !steps->is_array()) {
+        d.Fail(path.Key(slot), "expected an array");  // streamed: only a non-array is left here
+      }
     });
-    execution.total_cycles = d.RequiredUint(value, path, "totalCycles");
-    execution.clock_hz = d.RequiredDouble(value, path, "clockFrequency");
-    d.Named(value, path, "tileAverageCycles", kCycleKindNames, "cycle kind",
-            [&](size_t i, const json& v, const Path& p) {
-              execution.tile_average_cycles[i] = d.Double(v, p);
-            });
-    d.Elements(value, path, "cyclesByVertexType", [&](const json& element, const Path& p) {
-      if (!d.IsObject(element, p)) return;
-      VertexTypeCycles type;
-      type.name = d.RequiredString(element, p, "name");
-      type.instances = d.RequiredUint(element, p, "instances");
-      type.cycles = d.RequiredUint(element, p, "cycles");
-      execution.cycles_by_vertex_type.push_back(std::move(type));
-    });
-    if (const json* steps = Find(value, "steps"); steps && !steps->is_array())
-      d.Fail(path.Key("steps"), "expected an array");
   }
 
   Expected<ReportDocument> Finish() {

@@ -1,26 +1,66 @@
 #include "reports/schema_tile_decoder.h"
 
 #include <limits>
+#include <type_traits>
 
 #include "reports/schema_tables.h"
 
 namespace tileprof::report::schema::internal {
 namespace {
 
-enum TileKey : int {
-  kTileId,
-  kCategories,
-  kRegions,
-  kAlwaysLive,
-  kNotAlwaysLive,
-  kVertexData,
-  kVertexTypes,
-};
-constexpr std::string_view kTileKeys[] = {
-    "tile",       "categories", "regions", "alwaysLiveBytes", "notAlwaysLiveBytes",
-    "vertexData", "vertexTypes"};
-constexpr std::string_view kRegionKeys[] = {"excludingGaps", "includingGaps"};
-constexpr std::string_view kVertexTypeKeys[] = {"type", "bytes"};
+// The keys of a tile, a region and a vertex type (report.h's tables); the
+// tile's Slots are the structure this decoder walks.
+constexpr auto kTileKeys = EntryNames<TileMemory>();
+constexpr auto kRegionKeys = EntryNames<RegionBytes>();
+constexpr auto kVertexTypeKeys = EntryNames<VertexTypeBytes>();
+constexpr int kCategories = static_cast<int>(EntryIndex<TileMemory>("categories"));
+constexpr int kRegions = static_cast<int>(EntryIndex<TileMemory>("regions"));
+constexpr int kVertexData = static_cast<int>(EntryIndex<TileMemory>("vertexData"));
+constexpr int kVertexTypes = static_cast<int>(EntryIndex<TileMemory>("vertexTypes"));
+static_assert(kVertexTypes < static_cast<int>(kTileKeys.size()), "a tile Slot is missing");
+static_assert(!HasSlots<RegionBytes>() && !HasSlots<VertexTypeBytes>());
+static_assert(kTileKeys.size() <= 32 && kRegionKeys.size() <= 32 && kVertexTypeKeys.size() <= 32,
+              "seen bits");
+
+// The bits of the keys a reader requires, of a record with no Slots or of
+// a tile (whose Slots are never required).
+template <typename Record>
+constexpr uint32_t RequiredKeys() {
+  uint32_t bits = 0;
+  size_t i = 0;
+  ForEachEntry<Record>([&](const auto& entry) {
+    if constexpr (kIsKey<std::remove_cvref_t<decltype(entry)>>) {
+      using Member = MemberOf<decltype(entry)>;
+      if (entry.presence == Presence::kRequired && !OptionalValue<Member>::kOptional)
+        bits |= 1u << i;
+    }
+    ++i;
+  });
+  return bits;
+}
+
+// Stores an unsigned integer into the scalar key at `index` of `record`;
+// false when that entry is a Slot or not an integer, or the value does not
+// fit a 32-bit member.
+template <typename Record>
+bool StoreUint(Record& record, int index, uint64_t value) {
+  bool stored = false;
+  VisitEntry<Record>(static_cast<size_t>(index), [&](const auto& entry) {
+    if constexpr (kIsKey<std::remove_cvref_t<decltype(entry)>>) {
+      using Value = typename OptionalValue<MemberOf<decltype(entry)>>::type;
+      if constexpr (std::is_same_v<Value, uint64_t>) {
+        record.*entry.member = value;
+        stored = true;
+      } else if constexpr (std::is_same_v<Value, uint32_t>) {
+        if (value <= std::numeric_limits<uint32_t>::max()) {
+          record.*entry.member = static_cast<uint32_t>(value);
+          stored = true;
+        }
+      }
+    }
+  });
+  return stored;
+}
 
 // The index of `key` in `names`, or -1. Keys come in the writer's order,
 // so the search starts after the previous key of the object (`after`).
@@ -34,8 +74,6 @@ int IndexOf(const Names& names, std::string_view key, int after) {
   }
   return -1;
 }
-
-constexpr uint64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
 
 }  // namespace
 
@@ -114,36 +152,19 @@ TileDecoder::Result TileDecoder::Uint(uint64_t value) {
   auto slot = static_cast<size_t>(key_);
   switch (at_) {
     case At::kTile:
-      if (key_ == kTileId && value <= kMaxUint32) {
-        tile_.tile = static_cast<uint32_t>(value);
-      } else if (key_ == kAlwaysLive) {
-        tile_.always_live = value;
-      } else if (key_ == kNotAlwaysLive) {
-        tile_.not_always_live = value;
-      } else {
-        return Result::kBail;
-      }
+      if (!StoreUint(tile_, key_, value)) return Result::kBail;
       break;
     case At::kCategories:
       tile_.by_category[slot] = value;
       break;
     case At::kRegion:
-      if (slot == 0) {
-        tile_.by_region[region_].excluding_gaps = value;
-      } else {
-        tile_.by_region[region_].including_gaps = value;
-      }
+      if (!StoreUint(tile_.by_region[region_], key_, value)) return Result::kBail;
       break;
     case At::kVertexData:
       tile_.vertex_data[slot] = value;
       break;
     case At::kVertexType:
-      if (slot == 0) {
-        if (value > kMaxUint32) return Result::kBail;
-        vertex_type_.type = static_cast<uint32_t>(value);
-      } else {
-        vertex_type_.bytes = value;
-      }
+      if (!StoreUint(vertex_type_, key_, value)) return Result::kBail;
       break;
     case At::kRegions:
     case At::kVertexTypes:
@@ -185,10 +206,10 @@ TileDecoder::Result TileDecoder::StartArray() {
 
 TileDecoder::Result TileDecoder::EndObject() {
   if (key_ != -1) return Result::kBail;
-  constexpr uint32_t kBoth = 3;  // both members of a region or a vertex type
+  constexpr uint32_t kTileRequired = RequiredKeys<TileMemory>();
   switch (at_) {
     case At::kTile:
-      return (seen_tile_ & (1u << kTileId)) != 0 ? Result::kDone : Result::kBail;
+      return (seen_tile_ & kTileRequired) == kTileRequired ? Result::kDone : Result::kBail;
     case At::kCategories:
     case At::kRegions:
     case At::kVertexData:
@@ -198,12 +219,14 @@ TileDecoder::Result TileDecoder::EndObject() {
       at_ = At::kTile;
       break;
     case At::kRegion:
-      if (seen_ != kBoth) return Result::kBail;
+      if ((seen_ & RequiredKeys<RegionBytes>()) != RequiredKeys<RegionBytes>())
+        return Result::kBail;
       last_key_ = static_cast<int>(region_);
       at_ = At::kRegions;
       break;
     case At::kVertexType:
-      if (seen_ != kBoth) return Result::kBail;
+      if ((seen_ & RequiredKeys<VertexTypeBytes>()) != RequiredKeys<VertexTypeBytes>())
+        return Result::kBail;
       tile_.vertex_types.push_back(vertex_type_);
       at_ = At::kVertexTypes;
       break;

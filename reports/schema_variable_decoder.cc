@@ -1,13 +1,41 @@
 #include "reports/schema_variable_decoder.h"
 
 #include <limits>
+#include <type_traits>
 
 namespace tileprof::report::schema::internal {
 namespace {
 
-enum VariableKey : int { kName, kTile, kBytes, kCategory, kAlwaysLive, kOffset };
-constexpr std::string_view kKeys[] = {"name", "tile", "bytes", "category", "alwaysLive", "offset"};
-constexpr uint32_t kRequired = (1u << kName) | (1u << kTile) | (1u << kBytes) | (1u << kCategory);
+static_assert(!HasSlots<Variable>(), "a variable is decoded from scalars alone");
+constexpr auto kKeys = EntryNames<Variable>();
+
+// A bit per key a reader requires.
+constexpr uint32_t RequiredKeys() {
+  uint32_t bits = 0;
+  size_t i = 0;
+  ForEachKey<Variable>([&](const auto& key) {
+    using Member = MemberOf<decltype(key)>;
+    if (key.presence == Presence::kRequired && !OptionalValue<Member>::kOptional) bits |= 1u << i;
+    ++i;
+  });
+  return bits;
+}
+constexpr uint32_t kRequired = RequiredKeys();
+static_assert(kKeys.size() <= 32, "seen_ has a bit per key");
+
+// Calls f(key, member) for the key at `index` and the member it names, where
+// the member's (optional-less) type is T; returns whether it was.
+template <typename T, typename F>
+bool WithMember(Variable& variable, int index, F&& f) {
+  bool found = false;
+  VisitEntry<Variable>(static_cast<size_t>(index), [&](const auto& key) {
+    using Member = MemberOf<decltype(key)>;
+    if constexpr (std::is_same_v<typename OptionalValue<Member>::type, T>) {
+      found = f(variable.*key.member);
+    }
+  });
+  return found;
+}
 
 }  // namespace
 
@@ -35,45 +63,47 @@ VariableDecoder::Result VariableDecoder::Key(std::string_view key) {
 }
 
 VariableDecoder::Result VariableDecoder::Uint(uint64_t value) {
-  switch (key_) {
-    case kTile:
-      if (value > std::numeric_limits<uint32_t>::max()) return Result::kBail;
-      variable_.tile = static_cast<uint32_t>(value);
-      break;
-    case kBytes:
-      variable_.bytes = value;
-      break;
-    case kOffset:
-      variable_.offset = value;
-      break;
-    default:
-      return Result::kBail;
-  }
+  const bool taken = WithMember<uint32_t>(variable_, key_,
+                                          [&](auto& member) {
+                                            if (value > std::numeric_limits<uint32_t>::max())
+                                              return false;
+                                            member = static_cast<uint32_t>(value);
+                                            return true;
+                                          }) ||
+                     WithMember<uint64_t>(variable_, key_, [&](auto& member) {
+                       member = value;
+                       return true;
+                     });
+  if (!taken) return Result::kBail;
   key_ = -1;
   return Accept(Event::Kind::kUint, value);
 }
 
 VariableDecoder::Result VariableDecoder::String(std::string& value) {
-  std::string* slot = nullptr;
-  if (key_ == kName) {
-    slot = &variable_.name;
-  } else if (key_ == kCategory) {
-    const std::optional<Category> category = CategoryFromMachineName(value);
-    if (!category) return Result::kBail;
-    variable_.category = *category;
-    slot = &category_;
-  } else {
-    return Result::kBail;
-  }
-  *slot = std::move(value);
+  const bool taken = WithMember<std::string>(variable_, key_,
+                                             [&](std::string& member) {
+                                               member = std::move(value);
+                                               return true;
+                                             }) ||
+                     WithMember<Category>(variable_, key_, [&](Category& member) {
+                       const std::optional<Category> category = CategoryFromMachineName(value);
+                       if (!category) return false;
+                       member = *category;
+                       category_texts_[static_cast<size_t>(key_)] = std::move(value);
+                       return true;
+                     });
+  if (!taken) return Result::kBail;
   const auto member = static_cast<uint64_t>(key_);
   key_ = -1;
   return Accept(Event::Kind::kString, member);
 }
 
 VariableDecoder::Result VariableDecoder::Bool(bool value) {
-  if (key_ != kAlwaysLive) return Result::kBail;
-  variable_.always_live = value;
+  const bool taken = WithMember<bool>(variable_, key_, [&](bool& member) {
+    member = value;
+    return true;
+  });
+  if (!taken) return Result::kBail;
   key_ = -1;
   return Accept(Event::Kind::kBool, value ? 1 : 0);
 }
@@ -84,7 +114,12 @@ VariableDecoder::Result VariableDecoder::EndObject() {
 }
 
 const std::string& VariableDecoder::Text(const Event& event) const {
-  return event.value == kName ? variable_.name : category_;
+  const std::string* text = &category_texts_[event.value];
+  VisitEntry<Variable>(event.value, [&](const auto& key) {
+    if constexpr (std::is_same_v<MemberOf<decltype(key)>, std::string>)
+      text = &(variable_.*key.member);
+  });
+  return *text;
 }
 
 }  // namespace tileprof::report::schema::internal

@@ -1,6 +1,8 @@
 // Internal to reports/schema_decode.cc: decodes one element of
 // compilation.variables straight from value events into a Variable.
 //
+// Keys, types and required members come from Keys<Variable> (report.h).
+//
 // Why: the general path builds each element as a nlohmann tree (a std::map
 // and a std::string per member); mobilenet_v2's report lists 44,000 largest
 // variables, and their trees were most of the time of a cache hit of
@@ -12,6 +14,7 @@
 // every error is found and worded exactly as before.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -59,7 +62,8 @@ class VariableDecoder {
   }
 
   Variable variable_;
-  std::string category_;
+  // The text of each Category key (its member holds the enum).
+  std::array<std::string, kNumEntries<Variable>> category_texts_;
   std::vector<Event> events_;
   int key_ = -1;       // the member whose value comes next, or -1
   uint32_t seen_ = 0;  // members seen (bit per key)

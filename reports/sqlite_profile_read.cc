@@ -11,6 +11,7 @@
 #include <optional>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,7 @@
 
 #include "reports/json_codec.h"
 #include "reports/schema.h"
+#include "reports/sqlite_columns.h"
 #include "reports/sqlite_db.h"
 
 namespace tileprof::report {
@@ -109,6 +111,54 @@ class Row {
   std::optional<Error>& error_;
   uint64_t row_ = 0;
 };
+
+// Reads the columns of Record's keys (sqlite_columns.h), from `first` on,
+// into `record`.
+template <typename Record>
+void ReadColumns(Row& row, int first, Record& record) {
+  int column = first;
+  ForEachKey<Record>([&](const auto& key) {
+    using Member = MemberOf<decltype(key)>;
+    using Value = typename OptionalValue<Member>::type;
+    auto& member = record.*key.member;
+    const int c = column++;
+    if constexpr (OptionalValue<Member>::kOptional) {
+      if (row.IsNull(c)) {
+        member.reset();
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<Value, uint32_t>) {
+      member = row.Uint32(c);
+    } else if constexpr (std::is_same_v<Value, uint64_t>) {
+      member = row.Uint(c);
+    } else if constexpr (std::is_same_v<Value, bool>) {
+      member = row.Uint(c) != 0;
+    } else if constexpr (std::is_same_v<Value, double>) {
+      member = row.OptionalDouble(c).value_or(std::numeric_limits<double>::quiet_NaN());
+    } else if constexpr (std::is_same_v<Value, std::string>) {
+      member = row.Text(c);
+    } else {
+      static_assert(std::is_same_v<Value, Category>, "a key type the SQLite reader does not know");
+      member = static_cast<Category>(row.Index(c, kNumCategories, "category"));
+    }
+  });
+}
+
+// "SELECT <before>Record's columns<after> FROM <rest>".
+template <typename Record>
+std::string SelectSql(std::string_view before, std::string_view after, std::string_view rest) {
+  return fmt::format("SELECT {}{}{} FROM {}", before, sqlite::ColumnNames<Record>(), after, rest);
+}
+
+// Fails the row unless the vertex type `record` names (its vertex_type
+// column, Record's columns starting at `first`) exists.
+template <typename Record>
+void CheckVertexType(Row& row, int first, const Record& record, size_t num_types) {
+  if (record.type < num_types) return;
+  row.Fail(first + sqlite::ColumnIndex<Record>("vertex_type"),
+           fmt::format("vertex type {} does not exist (there are {})", record.type, num_types));
+}
 
 // Whether two stats are of one unchanged file.
 bool SameFile(const struct stat& a, const struct stat& b) {
@@ -215,69 +265,48 @@ class Reader {
       row.Fail(0, fmt::format("id {} out of sequence (expected {})", id, expected));
   }
 
+  // A table of records keyed by their position (the writer's List).
+  template <typename Record>
+  Status List(std::string_view table, std::vector<Record>& records) {
+    return ForEach(table, SelectSql<Record>("id, ", "", fmt::format("{} ORDER BY id", table)),
+                   [&](Row& row) {
+                     CheckId(row, records.size());
+                     ReadColumns(row, 1, records.emplace_back());
+                   });
+  }
+
   Status Compilation(CompilationReport& report) {
     size_t targets = 0;
+    constexpr int kTargetColumns = sqlite::NumColumns<Target>();
     TILEPROF_RETURN_IF_ERROR(ForEach(
-        "target",
-        "SELECT arch, num_ipus, tiles_per_ipu, total_tiles, bytes_per_tile, total_memory, clock_hz,"
-        " sizes_rounded, num_replicas, ipus_per_replica, tiles_per_replica, memory_per_replica"
-        " FROM target",
+        "target", SelectSql<Target>("", ", " + sqlite::ColumnNames<Replication>(), "target"),
         [&](Row& row) {
           if (++targets > 1) return row.Fail(0, "more than one target row");
           Target& t = report.target.emplace();
-          t.arch = row.Text(0);
-          t.num_ipus = row.Uint32(1);
-          t.tiles_per_ipu = row.Uint(2);
-          t.total_tiles = row.Uint(3);
-          t.bytes_per_tile = row.Uint(4);
-          t.total_memory = row.Uint(5);
-          t.clock_hz = row.OptionalDouble(6).value_or(std::numeric_limits<double>::quiet_NaN());
-          t.sizes_rounded = row.Uint(7) != 0;
-          if (!row.IsNull(8)) {
-            Replication& r = t.replication.emplace();
-            r.num_replicas = row.Uint32(8);
-            r.ipus_per_replica = row.Uint32(9);
-            r.tiles_per_replica = row.Uint(10);
-            r.memory_per_replica = row.Uint(11);
-          }
+          ReadColumns(row, 0, t);
+          if (!row.IsNull(kTargetColumns))
+            ReadColumns(row, kTargetColumns, t.replication.emplace());
         }));
     size_t graphs = 0;
-    TILEPROF_RETURN_IF_ERROR(ForEach(
-        "graph", "SELECT num_vertices, num_edges, num_variables, num_compute_sets FROM graph",
-        [&](Row& row) {
-          if (++graphs > 1) return row.Fail(0, "more than one graph row");
-          report.graph = GraphInfo{row.Uint(0), row.Uint(1), row.Uint(2), row.Uint(3)};
-        }));
-    TILEPROF_RETURN_IF_ERROR(
-        ForEach("vertex_types", "SELECT id, name FROM vertex_types ORDER BY id", [&](Row& row) {
-          CheckId(row, report.vertex_types.size());
-          report.vertex_types.push_back(VertexType{row.Text(1)});
-        }));
+    TILEPROF_RETURN_IF_ERROR(ForEach("graph", SelectSql<GraphInfo>("", "", "graph"), [&](Row& row) {
+      if (++graphs > 1) return row.Fail(0, "more than one graph row");
+      ReadColumns(row, 0, report.graph.emplace());
+    }));
+    TILEPROF_RETURN_IF_ERROR(List("vertex_types", report.vertex_types));
     size_t num_types = report.vertex_types.size();
-    TILEPROF_RETURN_IF_ERROR(
-        ForEach("compute_sets", "SELECT id, name FROM compute_sets ORDER BY id", [&](Row& row) {
-          CheckId(row, report.compute_sets.size());
-          report.compute_sets.push_back(ComputeSet{row.Text(1), {}});
-        }));
+    TILEPROF_RETURN_IF_ERROR(List("compute_sets", report.compute_sets));
     TILEPROF_RETURN_IF_ERROR(
         ForEach("compute_set_vertices",
-                "SELECT compute_set, vertex_type, count FROM compute_set_vertices"
-                " ORDER BY compute_set, position",
+                SelectSql<ComputeSetVertices>(
+                    "compute_set, ", "", "compute_set_vertices ORDER BY compute_set, position"),
                 [&](Row& row) {
                   size_t set = row.Index(0, report.compute_sets.size(), "compute set");
-                  auto type = static_cast<uint32_t>(row.Index(1, num_types, "vertex type"));
-                  uint64_t count = row.Uint(2);
-                  report.compute_sets[set].vertices.push_back(ComputeSetVertices{type, count});
+                  ComputeSetVertices vertices;
+                  ReadColumns(row, 1, vertices);
+                  CheckVertexType(row, 1, vertices, num_types);
+                  report.compute_sets[set].vertices.push_back(vertices);
                 }));
-    TILEPROF_RETURN_IF_ERROR(ForEach(
-        "programs", "SELECT id, name, kind, compute_set FROM programs ORDER BY id", [&](Row& row) {
-          CheckId(row, report.programs.size());
-          Program program;
-          program.name = row.Text(1);
-          program.kind = row.Text(2);
-          if (!row.IsNull(3)) program.compute_set = row.Uint32(3);
-          report.programs.push_back(std::move(program));
-        }));
+    TILEPROF_RETURN_IF_ERROR(List("programs", report.programs));
     TILEPROF_RETURN_IF_ERROR(ForEach(
         "program_children",
         "SELECT program, child FROM program_children ORDER BY program, position", [&](Row& row) {
@@ -293,8 +322,7 @@ class Reader {
     }
     TILEPROF_RETURN_IF_ERROR(Tiles(report, num_types));
     if (options_.total) TILEPROF_RETURN_IF_ERROR(Total(report, num_types));
-    std::string variables_sql =
-        "SELECT id, name, tile, bytes, category, always_live, address FROM variables";
+    std::string variables_sql = SelectSql<Variable>("id, ", "", "variables");
     if (!options_.all_tile_detail) {
       // Only the detailed tiles' variables, still in id order (their ids are
       // then not consecutive). The ids are integers we chose, not input.
@@ -305,14 +333,7 @@ class Reader {
     variables_sql += " ORDER BY id";
     TILEPROF_RETURN_IF_ERROR(ForEach("variables", variables_sql, [&](Row& row) {
       if (options_.all_tile_detail) CheckId(row, report.variables.size());
-      Variable v;
-      v.name = row.Text(1);
-      v.tile = row.Uint32(2);
-      v.bytes = row.Uint(3);
-      v.category = static_cast<Category>(row.Index(4, kNumCategories, "category"));
-      v.always_live = row.Uint(5) != 0;
-      v.offset = row.OptionalUint(6);
-      report.variables.push_back(std::move(v));
+      ReadColumns(row, 1, report.variables.emplace_back());
     }));
     size_t verbatims = 0;
     std::optional<Error> verbatim_error;
@@ -347,13 +368,8 @@ class Reader {
       report.tiles.reserve(static_cast<size_t>(row.Uint(0)));
     }));
     TILEPROF_RETURN_IF_ERROR(
-        ForEach("tiles", "SELECT tile, always_live, not_always_live FROM tiles ORDER BY tile",
-                [&](Row& row) {
-                  TileMemory& tile = report.tiles.emplace_back();
-                  tile.tile = row.Uint32(0);
-                  tile.always_live = row.Uint(1);
-                  tile.not_always_live = row.Uint(2);
-                }));
+        ForEach("tiles", SelectSql<TileMemory>("", "", "tiles ORDER BY tile"),
+                [&](Row& row) { ReadColumns(row, 0, report.tiles.emplace_back()); }));
     // Child rows name tiles by id; ids ascend, so a binary search finds them.
     // The rows come grouped by tile (the tables' keys start with it), so the
     // tile of the row before (`last`), or the one after it, is tried first.
@@ -417,12 +433,13 @@ class Reader {
 
   template <typename Find>
   Status Regions(Find& find, size_t& last) {
-    return ForEach("tile_regions",
-                   "SELECT tile, region, excluding_gaps, including_gaps FROM tile_regions",
+    return ForEach("tile_regions", SelectSql<RegionBytes>("tile, region, ", "", "tile_regions"),
                    [&](Row& row) {
                      TileMemory* tile = find(row, 0, last);
                      size_t region = row.Index(1, kNumRegions, "region");
-                     if (tile) tile->by_region[region] = RegionBytes{row.Uint(2), row.Uint(3)};
+                     RegionBytes bytes;
+                     ReadColumns(row, 2, bytes);
+                     if (tile) tile->by_region[region] = bytes;
                    });
   }
 
@@ -440,10 +457,9 @@ class Reader {
     TILEPROF_ASSIGN_OR_RETURN(
         Statement vertex_data,
         db_.Prepare("SELECT category, bytes FROM tile_vertex_data WHERE tile = ?"));
-    TILEPROF_ASSIGN_OR_RETURN(
-        Statement vertex_types,
-        db_.Prepare(
-            "SELECT vertex_type, bytes FROM tile_vertex_types WHERE tile = ? ORDER BY position"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement vertex_types,
+                              db_.Prepare(SelectSql<VertexTypeBytes>(
+                                  "", "", "tile_vertex_types WHERE tile = ? ORDER BY position")));
     for (TileMemory* tile : chosen) {
       detailed_.push_back(tile->tile);
       categories.Uint(tile->tile);
@@ -457,8 +473,10 @@ class Reader {
       }));
       vertex_types.Uint(tile->tile);
       TILEPROF_RETURN_IF_ERROR(ForEachBound("tile_vertex_types", vertex_types, [&](Row& row) {
-        auto type = static_cast<uint32_t>(row.Index(0, num_types, "vertex type"));
-        tile->vertex_types.push_back(VertexTypeBytes{type, row.Uint(1)});
+        VertexTypeBytes type;
+        ReadColumns(row, 0, type);
+        CheckVertexType(row, 0, type, num_types);
+        tile->vertex_types.push_back(type);
       }));
     }
     std::sort(detailed_.begin(), detailed_.end());
@@ -509,28 +527,29 @@ class Reader {
           size_t category = row.Index(1, kNumVertexDataCategories, "vertex data category");
           if (tile) tile->vertex_data[category] = row.Uint(2);
         }));
-    return ForEach("tile_vertex_types",
-                   "SELECT tile, vertex_type, bytes FROM tile_vertex_types ORDER BY tile, position",
-                   [&](Row& row) {
-                     TileMemory* tile = find(row, 0, last);
-                     auto type = static_cast<uint32_t>(row.Index(1, num_types, "vertex type"));
-                     if (tile) tile->vertex_types.push_back(VertexTypeBytes{type, row.Uint(2)});
-                   });
+    return ForEach(
+        "tile_vertex_types",
+        SelectSql<VertexTypeBytes>("tile, ", "", "tile_vertex_types ORDER BY tile, position"),
+        [&](Row& row) {
+          TileMemory* tile = find(row, 0, last);
+          VertexTypeBytes type;
+          ReadColumns(row, 1, type);
+          CheckVertexType(row, 1, type, num_types);
+          if (tile) tile->vertex_types.push_back(type);
+        });
   }
 
   Status Execution(ExecutionReport& execution) {
     size_t rows = 0;
-    TILEPROF_RETURN_IF_ERROR(ForEach(
-        "execution",
-        "SELECT total_cycles, clock_hz, avg_compute_including_idle, avg_compute_excluding_idle,"
-        " avg_ipu_exchange, avg_global_exchange, avg_host_exchange, avg_sync FROM execution",
-        [&](Row& row) {
+    std::string averages;
+    for (std::string_view column : kAverageColumns) averages += fmt::format(", {}", column);
+    constexpr int kColumns = sqlite::NumColumns<ExecutionReport>();
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("execution", SelectSql<ExecutionReport>("", averages, "execution"), [&](Row& row) {
           if (++rows > 1) return row.Fail(0, "more than one execution row");
-          execution.total_cycles = row.Uint(0);
-          execution.clock_hz =
-              row.OptionalDouble(1).value_or(std::numeric_limits<double>::quiet_NaN());
+          ReadColumns(row, 0, execution);
           for (size_t i = 0; i < kNumCycleKinds; ++i)
-            execution.tile_average_cycles[i] = row.OptionalDouble(static_cast<int>(i) + 2);
+            execution.tile_average_cycles[i] = row.OptionalDouble(kColumns + static_cast<int>(i));
         }));
     if (rows == 0) return Error("table execution: no row, but metadata says there is one");
     TILEPROF_RETURN_IF_ERROR(ForEach(
@@ -538,24 +557,18 @@ class Reader {
           CheckId(row, execution.programs.size());
           execution.programs.push_back(row.Text(1));
         }));
-    TILEPROF_RETURN_IF_ERROR(
-        ForEach("execution_vertex_types",
-                "SELECT id, name, instances, cycles FROM execution_vertex_types ORDER BY id",
-                [&](Row& row) {
-                  CheckId(row, execution.cycles_by_vertex_type.size());
-                  execution.cycles_by_vertex_type.push_back(
-                      VertexTypeCycles{row.Text(1), row.Uint(2), row.Uint(3)});
-                }));
+    TILEPROF_RETURN_IF_ERROR(List("execution_vertex_types", execution.cycles_by_vertex_type));
+    constexpr int kTilesColumn = 1 + sqlite::NumColumns<ExecutionStep>();
     TILEPROF_RETURN_IF_ERROR(ForEach(
-        "execution_steps", "SELECT id, program, cycles, tiles FROM execution_steps ORDER BY id",
-        [&](Row& row) {
+        "execution_steps",
+        SelectSql<ExecutionStep>("id, ", ", tiles", "execution_steps ORDER BY id"), [&](Row& row) {
           CheckId(row, execution.steps.size());
           ExecutionStep step;
-          step.program = row.Text(1);
-          step.cycles = row.Uint(2);
-          uint64_t tiles = row.Uint(3);
+          ReadColumns(row, 1, step);
+          uint64_t tiles = row.Uint(kTilesColumn);
           if (tiles > kMaxStepTiles)
-            return row.Fail(3, fmt::format("{} tiles is more than {}", tiles, kMaxStepTiles));
+            return row.Fail(kTilesColumn,
+                            fmt::format("{} tiles is more than {}", tiles, kMaxStepTiles));
           step.cycles_by_tile.resize(tiles);
           execution.steps.push_back(std::move(step));
         }));

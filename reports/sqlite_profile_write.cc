@@ -16,6 +16,7 @@
 
 #include "reports/json_codec.h"
 #include "reports/schema.h"
+#include "reports/sqlite_columns.h"
 #include "reports/sqlite_db.h"
 
 namespace tileprof::report {
@@ -27,57 +28,64 @@ using sqlite::Statement;
 // Lookup tables first, then data tables, then indexes: the indexes are
 // built once over the inserted rows, which is faster than maintaining them
 // row by row. The per-category and per-type indexes carry `bytes` so that a
-// whole-report sum (GROUP BY category) reads only the index, in order.
-constexpr const char* kSchema = R"sql(
+// whole-report sum (GROUP BY category) reads only the index, in order. A
+// record's own columns come from its keys (sqlite_columns.h); ids,
+// positions, derived columns and keys are written here.
+std::string Schema() {
+  using sqlite::ColumnDefinitions;
+  return fmt::format(
+      R"sql(
 CREATE TABLE metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
 CREATE TABLE regions (id INTEGER PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL);
 CREATE TABLE vertex_data_categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
   label TEXT NOT NULL);
-CREATE TABLE target (arch TEXT NOT NULL, num_ipus INTEGER NOT NULL,
-  tiles_per_ipu INTEGER NOT NULL, total_tiles INTEGER NOT NULL,
-  bytes_per_tile INTEGER NOT NULL, total_memory INTEGER NOT NULL, clock_hz REAL,
-  sizes_rounded INTEGER NOT NULL, num_replicas INTEGER, ipus_per_replica INTEGER,
-  tiles_per_replica INTEGER, memory_per_replica INTEGER);
-CREATE TABLE graph (num_vertices INTEGER NOT NULL, num_edges INTEGER NOT NULL,
-  num_variables INTEGER NOT NULL, num_compute_sets INTEGER NOT NULL);
-CREATE TABLE vertex_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-CREATE TABLE compute_sets (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE target ({}, {});
+CREATE TABLE graph ({});
+CREATE TABLE vertex_types (id INTEGER PRIMARY KEY, {});
+CREATE TABLE compute_sets (id INTEGER PRIMARY KEY, {});
 CREATE TABLE compute_set_vertices (compute_set INTEGER NOT NULL, position INTEGER NOT NULL,
-  vertex_type INTEGER NOT NULL, count INTEGER NOT NULL,
-  PRIMARY KEY (compute_set, position)) WITHOUT ROWID;
-CREATE TABLE programs (id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
-  compute_set INTEGER);
+  {}, PRIMARY KEY (compute_set, position)) WITHOUT ROWID;
+CREATE TABLE programs (id INTEGER PRIMARY KEY, {});
 CREATE TABLE program_children (program INTEGER NOT NULL, position INTEGER NOT NULL,
   child INTEGER NOT NULL, PRIMARY KEY (program, position)) WITHOUT ROWID;
-CREATE TABLE tiles (tile INTEGER PRIMARY KEY, ipu INTEGER, excluding_gaps INTEGER NOT NULL,
-  including_gaps INTEGER NOT NULL, always_live INTEGER NOT NULL,
-  not_always_live INTEGER NOT NULL);
+CREATE TABLE tiles ({}, ipu INTEGER, excluding_gaps INTEGER NOT NULL,
+  including_gaps INTEGER NOT NULL, PRIMARY KEY (tile));
 CREATE TABLE tile_categories (tile INTEGER NOT NULL, category INTEGER NOT NULL,
   bytes INTEGER NOT NULL, PRIMARY KEY (tile, category)) WITHOUT ROWID;
 CREATE TABLE tile_regions (tile INTEGER NOT NULL, region INTEGER NOT NULL,
-  excluding_gaps INTEGER NOT NULL, including_gaps INTEGER NOT NULL,
-  PRIMARY KEY (tile, region)) WITHOUT ROWID;
+  {}, PRIMARY KEY (tile, region)) WITHOUT ROWID;
 CREATE TABLE tile_vertex_data (tile INTEGER NOT NULL, category INTEGER NOT NULL,
   bytes INTEGER NOT NULL, PRIMARY KEY (tile, category)) WITHOUT ROWID;
 CREATE TABLE tile_vertex_types (tile INTEGER NOT NULL, position INTEGER NOT NULL,
-  vertex_type INTEGER NOT NULL, bytes INTEGER NOT NULL,
-  PRIMARY KEY (tile, position)) WITHOUT ROWID;
-CREATE TABLE variables (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tile INTEGER NOT NULL,
-  bytes INTEGER NOT NULL, category INTEGER NOT NULL, always_live INTEGER NOT NULL,
-  address INTEGER);
+  {}, PRIMARY KEY (tile, position)) WITHOUT ROWID;
+CREATE TABLE variables (id INTEGER PRIMARY KEY, {});
 CREATE TABLE verbatim (json TEXT NOT NULL);
-CREATE TABLE execution (total_cycles INTEGER NOT NULL, clock_hz REAL,
+CREATE TABLE execution ({},
   avg_compute_including_idle REAL, avg_compute_excluding_idle REAL, avg_ipu_exchange REAL,
   avg_global_exchange REAL, avg_host_exchange REAL, avg_sync REAL);
 CREATE TABLE execution_programs (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-CREATE TABLE execution_vertex_types (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
-  instances INTEGER NOT NULL, cycles INTEGER NOT NULL);
-CREATE TABLE execution_steps (id INTEGER PRIMARY KEY, program TEXT NOT NULL,
-  cycles INTEGER NOT NULL, tiles INTEGER NOT NULL);
+CREATE TABLE execution_vertex_types (id INTEGER PRIMARY KEY, {});
+CREATE TABLE execution_steps (id INTEGER PRIMARY KEY, {}, tiles INTEGER NOT NULL);
 CREATE TABLE step_cycles (step INTEGER NOT NULL, tile INTEGER NOT NULL,
   cycles INTEGER NOT NULL, PRIMARY KEY (step, tile)) WITHOUT ROWID;
-)sql";
+)sql",
+      ColumnDefinitions<Target>(), ColumnDefinitions<Replication>(/*nullable=*/true),
+      ColumnDefinitions<GraphInfo>(), ColumnDefinitions<VertexType>(),
+      ColumnDefinitions<ComputeSet>(), ColumnDefinitions<ComputeSetVertices>(),
+      ColumnDefinitions<Program>(), ColumnDefinitions<TileMemory>(),
+      ColumnDefinitions<RegionBytes>(), ColumnDefinitions<VertexTypeBytes>(),
+      ColumnDefinitions<Variable>(), ColumnDefinitions<ExecutionReport>(),
+      ColumnDefinitions<VertexTypeCycles>(), ColumnDefinitions<ExecutionStep>());
+}
+
+// "INSERT INTO <table> VALUES (?,...)" for `leading` columns before Record's
+// and `trailing` after them.
+template <typename Record>
+std::string InsertSql(std::string_view table, int leading = 0, int trailing = 0) {
+  return fmt::format("INSERT INTO {} VALUES ({})", table,
+                     sqlite::Parameters(leading + sqlite::NumColumns<Record>() + trailing));
+}
 
 constexpr const char* kIndexes = R"sql(
 CREATE INDEX tile_categories_by_category ON tile_categories (category, bytes);
@@ -96,7 +104,7 @@ class Writer {
 
   Status Write(const ReportDocument& document) {
     TILEPROF_RETURN_IF_ERROR(db_.Exec("PRAGMA journal_mode = OFF; BEGIN"));
-    TILEPROF_RETURN_IF_ERROR(db_.Exec(kSchema));
+    TILEPROF_RETURN_IF_ERROR(db_.Exec(Schema().c_str()));
     TILEPROF_RETURN_IF_ERROR(Metadata(document));
     TILEPROF_RETURN_IF_ERROR(Lookups());
     if (document.compilation) TILEPROF_RETURN_IF_ERROR(Compilation(*document.compilation));
@@ -154,46 +162,23 @@ class Writer {
   Status Compilation(const CompilationReport& report) {
     if (report.target) {
       const Target& t = *report.target;
-      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
-                                db_.Prepare("INSERT INTO target VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
-      insert.Text(t.arch).Uint(t.num_ipus).Uint(t.tiles_per_ipu).Uint(t.total_tiles);
-      insert.Uint(t.bytes_per_tile).Uint(t.total_memory).Double(t.clock_hz).Uint(t.sizes_rounded);
-      if (t.replication) {
-        insert.Uint(t.replication->num_replicas).Uint(t.replication->ipus_per_replica);
-        insert.Uint(t.replication->tiles_per_replica).Uint(t.replication->memory_per_replica);
-      } else {
-        insert.OptionalUint({}).OptionalUint({}).OptionalUint({}).OptionalUint({});
-      }
+      TILEPROF_ASSIGN_OR_RETURN(
+          Statement insert,
+          db_.Prepare(InsertSql<Target>("target", 0, sqlite::NumColumns<Replication>())));
+      sqlite::BindColumns(insert, &t);
+      sqlite::BindColumns(insert, t.replication ? &*t.replication : nullptr);
       TILEPROF_RETURN_IF_ERROR(Done(insert, "target"));
     }
     if (report.graph) {
-      const GraphInfo& g = *report.graph;
-      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
-                                db_.Prepare("INSERT INTO graph VALUES (?,?,?,?)"));
-      insert.Uint(g.num_vertices).Uint(g.num_edges).Uint(g.num_variables).Uint(g.num_compute_sets);
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare(InsertSql<GraphInfo>("graph")));
+      sqlite::BindColumns(insert, &*report.graph);
       TILEPROF_RETURN_IF_ERROR(Done(insert, "graph"));
     }
-    {
-      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
-                                db_.Prepare("INSERT INTO vertex_types VALUES (?,?)"));
-      for (size_t i = 0; i < report.vertex_types.size(); ++i) {
-        insert.Uint(i).Text(report.vertex_types[i].name);
-        TILEPROF_RETURN_IF_ERROR(Done(insert, "vertex_types"));
-      }
-    }
+    TILEPROF_RETURN_IF_ERROR(List("vertex_types", report.vertex_types));
     TILEPROF_RETURN_IF_ERROR(ComputeSets(report));
     TILEPROF_RETURN_IF_ERROR(Programs(report));
     TILEPROF_RETURN_IF_ERROR(Tiles(report));
-    {
-      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
-                                db_.Prepare("INSERT INTO variables VALUES (?,?,?,?,?,?,?)"));
-      for (size_t i = 0; i < report.variables.size(); ++i) {
-        const Variable& v = report.variables[i];
-        insert.Uint(i).Text(v.name).Uint(v.tile).Uint(v.bytes);
-        insert.Uint(static_cast<uint64_t>(v.category)).Uint(v.always_live).OptionalUint(v.offset);
-        TILEPROF_RETURN_IF_ERROR(Done(insert, "variables"));
-      }
-    }
+    TILEPROF_RETURN_IF_ERROR(List("variables", report.variables));
     if (report.verbatim != VerbatimMemory{}) {
       ReportDocument holder;
       holder.compilation.emplace().verbatim = report.verbatim;
@@ -204,16 +189,27 @@ class Writer {
     return {};
   }
 
+  // One row per record, its id (the position) first.
+  template <typename Record>
+  Status List(std::string_view table, const std::vector<Record>& records) {
+    TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare(InsertSql<Record>(table, 1)));
+    for (size_t i = 0; i < records.size(); ++i) {
+      insert.Uint(i);
+      sqlite::BindColumns(insert, &records[i]);
+      TILEPROF_RETURN_IF_ERROR(Done(insert, table));
+    }
+    return {};
+  }
+
   Status ComputeSets(const CompilationReport& report) {
-    TILEPROF_ASSIGN_OR_RETURN(Statement sets, db_.Prepare("INSERT INTO compute_sets VALUES (?,?)"));
-    TILEPROF_ASSIGN_OR_RETURN(Statement vertices,
-                              db_.Prepare("INSERT INTO compute_set_vertices VALUES (?,?,?,?)"));
+    TILEPROF_RETURN_IF_ERROR(List("compute_sets", report.compute_sets));
+    TILEPROF_ASSIGN_OR_RETURN(
+        Statement vertices, db_.Prepare(InsertSql<ComputeSetVertices>("compute_set_vertices", 2)));
     for (size_t i = 0; i < report.compute_sets.size(); ++i) {
       const ComputeSet& set = report.compute_sets[i];
-      sets.Uint(i).Text(set.name);
-      TILEPROF_RETURN_IF_ERROR(Done(sets, "compute_sets"));
       for (size_t j = 0; j < set.vertices.size(); ++j) {
-        vertices.Uint(i).Uint(j).Uint(set.vertices[j].type).Uint(set.vertices[j].count);
+        vertices.Uint(i).Uint(j);
+        sqlite::BindColumns(vertices, &set.vertices[j]);
         TILEPROF_RETURN_IF_ERROR(Done(vertices, "compute_set_vertices"));
       }
     }
@@ -221,14 +217,11 @@ class Writer {
   }
 
   Status Programs(const CompilationReport& report) {
-    TILEPROF_ASSIGN_OR_RETURN(Statement programs,
-                              db_.Prepare("INSERT INTO programs VALUES (?,?,?,?)"));
+    TILEPROF_RETURN_IF_ERROR(List("programs", report.programs));
     TILEPROF_ASSIGN_OR_RETURN(Statement children,
                               db_.Prepare("INSERT INTO program_children VALUES (?,?,?)"));
     for (size_t i = 0; i < report.programs.size(); ++i) {
       const Program& program = report.programs[i];
-      programs.Uint(i).Text(program.name).Text(program.kind).OptionalUint(program.compute_set);
-      TILEPROF_RETURN_IF_ERROR(Done(programs, "programs"));
       for (size_t j = 0; j < program.children.size(); ++j) {
         children.Uint(i).Uint(j).Uint(program.children[j]);
         TILEPROF_RETURN_IF_ERROR(Done(children, "program_children"));
@@ -238,22 +231,21 @@ class Writer {
   }
 
   Status Tiles(const CompilationReport& report) {
-    TILEPROF_ASSIGN_OR_RETURN(Statement tiles,
-                              db_.Prepare("INSERT INTO tiles VALUES (?,?,?,?,?,?)"));
+    TILEPROF_ASSIGN_OR_RETURN(Statement tiles, db_.Prepare(InsertSql<TileMemory>("tiles", 0, 3)));
     TILEPROF_ASSIGN_OR_RETURN(Statement categories,
                               db_.Prepare("INSERT INTO tile_categories VALUES (?,?,?)"));
     TILEPROF_ASSIGN_OR_RETURN(Statement regions,
-                              db_.Prepare("INSERT INTO tile_regions VALUES (?,?,?,?)"));
+                              db_.Prepare(InsertSql<RegionBytes>("tile_regions", 2)));
     TILEPROF_ASSIGN_OR_RETURN(Statement vertex_data,
                               db_.Prepare("INSERT INTO tile_vertex_data VALUES (?,?,?)"));
     TILEPROF_ASSIGN_OR_RETURN(Statement vertex_types,
-                              db_.Prepare("INSERT INTO tile_vertex_types VALUES (?,?,?,?)"));
+                              db_.Prepare(InsertSql<VertexTypeBytes>("tile_vertex_types", 2)));
     uint64_t tiles_per_ipu = report.target ? report.target->tiles_per_ipu : 0;
     for (const TileMemory& tile : report.tiles) {
       std::optional<uint64_t> ipu;
       if (tiles_per_ipu > 0) ipu = tile.tile / tiles_per_ipu;
-      tiles.Uint(tile.tile).OptionalUint(ipu).Uint(tile.ExcludingGaps()).Uint(tile.IncludingGaps());
-      tiles.Uint(tile.always_live).Uint(tile.not_always_live);
+      sqlite::BindColumns(tiles, &tile);
+      tiles.OptionalUint(ipu).Uint(tile.ExcludingGaps()).Uint(tile.IncludingGaps());
       TILEPROF_RETURN_IF_ERROR(Done(tiles, "tiles"));
       for (size_t i = 0; i < kNumCategories; ++i) {
         if (tile.by_category[i] == 0) continue;
@@ -263,7 +255,8 @@ class Writer {
       for (size_t i = 0; i < kNumRegions; ++i) {
         const RegionBytes& region = tile.by_region[i];
         if (region == RegionBytes{}) continue;
-        regions.Uint(tile.tile).Uint(i).Uint(region.excluding_gaps).Uint(region.including_gaps);
+        regions.Uint(tile.tile).Uint(i);
+        sqlite::BindColumns(regions, &region);
         TILEPROF_RETURN_IF_ERROR(Done(regions, "tile_regions"));
       }
       for (size_t i = 0; i < kNumVertexDataCategories; ++i) {
@@ -272,8 +265,8 @@ class Writer {
         TILEPROF_RETURN_IF_ERROR(Done(vertex_data, "tile_vertex_data"));
       }
       for (size_t i = 0; i < tile.vertex_types.size(); ++i) {
-        vertex_types.Uint(tile.tile).Uint(i).Uint(tile.vertex_types[i].type);
-        vertex_types.Uint(tile.vertex_types[i].bytes);
+        vertex_types.Uint(tile.tile).Uint(i);
+        sqlite::BindColumns(vertex_types, &tile.vertex_types[i]);
         TILEPROF_RETURN_IF_ERROR(Done(vertex_types, "tile_vertex_types"));
       }
     }
@@ -282,9 +275,9 @@ class Writer {
 
   Status Execution(const ExecutionReport& execution) {
     {
-      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
-                                db_.Prepare("INSERT INTO execution VALUES (?,?,?,?,?,?,?,?)"));
-      insert.Uint(execution.total_cycles).Double(execution.clock_hz);
+      TILEPROF_ASSIGN_OR_RETURN(Statement insert, db_.Prepare(InsertSql<ExecutionReport>(
+                                                      "execution", 0, kNumCycleKinds)));
+      sqlite::BindColumns(insert, &execution);
       for (const std::optional<double>& average : execution.tile_average_cycles)
         insert.Double(average);
       TILEPROF_RETURN_IF_ERROR(Done(insert, "execution"));
@@ -297,22 +290,16 @@ class Writer {
         TILEPROF_RETURN_IF_ERROR(Done(insert, "execution_programs"));
       }
     }
-    {
-      TILEPROF_ASSIGN_OR_RETURN(Statement insert,
-                                db_.Prepare("INSERT INTO execution_vertex_types VALUES (?,?,?,?)"));
-      for (size_t i = 0; i < execution.cycles_by_vertex_type.size(); ++i) {
-        const VertexTypeCycles& type = execution.cycles_by_vertex_type[i];
-        insert.Uint(i).Text(type.name).Uint(type.instances).Uint(type.cycles);
-        TILEPROF_RETURN_IF_ERROR(Done(insert, "execution_vertex_types"));
-      }
-    }
+    TILEPROF_RETURN_IF_ERROR(List("execution_vertex_types", execution.cycles_by_vertex_type));
     TILEPROF_ASSIGN_OR_RETURN(Statement steps,
-                              db_.Prepare("INSERT INTO execution_steps VALUES (?,?,?,?)"));
+                              db_.Prepare(InsertSql<ExecutionStep>("execution_steps", 1, 1)));
     TILEPROF_ASSIGN_OR_RETURN(Statement cycles,
                               db_.Prepare("INSERT INTO step_cycles VALUES (?,?,?)"));
     for (size_t i = 0; i < execution.steps.size(); ++i) {
       const ExecutionStep& step = execution.steps[i];
-      steps.Uint(i).Text(step.program).Uint(step.cycles).Uint(step.cycles_by_tile.size());
+      steps.Uint(i);
+      sqlite::BindColumns(steps, &step);
+      steps.Uint(step.cycles_by_tile.size());
       TILEPROF_RETURN_IF_ERROR(Done(steps, "execution_steps"));
       for (size_t tile = 0; tile < step.cycles_by_tile.size(); ++tile) {
         if (step.cycles_by_tile[tile] == 0) continue;
