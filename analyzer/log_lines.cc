@@ -9,19 +9,28 @@ namespace {
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 
-// The phrases MayHoldEvent looks for, grouped by their first byte so that a
-// byte that starts none of them costs one table lookup. Each phrase is the
-// fixed part of a line the recogniser (log_recognise.cc) knows; keep the two
-// lists in step. '_' stands for "poplar_compiler.cc:", matched backwards.
+// The phrases NextLine looks for. Each is the fixed part of a line the
+// recogniser (log_recognise.cc) knows; keep the two lists in step. '_' stands
+// for "poplar_compiler.cc:", matched backwards.
+//
+// Why a table of byte pairs: the scan looks at every byte of a log that may
+// be gigabytes long, so the test per byte must be one load and one branch.
+// `pair[b0 | b1 << 8]` is 1 where the two bytes start a phrase and 2 at a
+// newline; a pair starts a phrase far less often than its first byte alone
+// would ('P' of every "PO:ENGINE" line, 'E' of "ENGINE").
 struct Phrases {
-  std::array<uint8_t, 256> group{};  // 0: starts nothing; else index + 1
+  std::array<uint8_t, 65536> pair{};
+  std::array<uint8_t, 256> group{};  // first byte -> index into lists + 1
   std::array<std::array<std::string_view, 5>, 13> lists{};
   uint8_t count = 0;
 
   void Add(char first, std::initializer_list<std::string_view> phrases) {
     auto& list = lists[count];
     size_t i = 0;
-    for (std::string_view phrase : phrases) list[i++] = phrase;
+    for (std::string_view phrase : phrases) {
+      list[i++] = phrase;
+      pair[static_cast<uint8_t>(phrase[0]) | static_cast<uint8_t>(phrase[1]) << 8] = 1;
+    }
     group[static_cast<unsigned char>(first)] = ++count;
   }
 };
@@ -41,19 +50,23 @@ const Phrases& EventPhrases() {
     p.Add('B', {"Begin Poplar graph construction"});
     p.Add('/', {"/device:IPU:"});
     p.Add('_', {"_compiler.cc:"});
+    for (size_t second = 0; second < 256; ++second) p.pair['\n' | second << 8] = 2;
     return p;
   }();
   return phrases;
 }
 
-bool MatchesAt(const Phrases& phrases, std::string_view line, size_t at) {
-  const auto& list = phrases.lists[phrases.group[static_cast<unsigned char>(line[at])] - 1];
-  std::string_view rest = line.substr(at);
-  for (std::string_view phrase : list) {
+// Whether a phrase starts at `at` of `text` (the whole log: no phrase holds
+// a newline, so a match never runs past the line).
+bool MatchesAt(const Phrases& phrases, std::string_view text, size_t at) {
+  uint8_t group = phrases.group[static_cast<unsigned char>(text[at])];
+  if (group == 0) return false;
+  std::string_view rest = text.substr(at);
+  for (std::string_view phrase : phrases.lists[group - 1]) {
     if (phrase.empty()) break;
     if (!rest.starts_with(phrase)) continue;
     // "_compiler.cc:" only as the end of "poplar_compiler.cc:".
-    if (phrase[0] == '_' && (at < 6 || line.substr(at - 6, 6) != "poplar")) continue;
+    if (phrase[0] == '_' && (at < 6 || text.substr(at - 6, 6) != "poplar")) continue;
     return true;
   }
   return false;
@@ -159,15 +172,28 @@ std::optional<size_t> SourceLocation(std::string_view s, LogLine& out) {
 
 }  // namespace
 
-bool MayHoldEvent(std::string_view line) {
+LineSpan NextLine(std::string_view text, size_t start) {
   const Phrases& phrases = EventPhrases();
-  const auto* p = reinterpret_cast<const unsigned char*>(line.data());
-  size_t n = line.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (phrases.group[p[i]] == 0) continue;
-    if (MatchesAt(phrases, line, i)) return true;
+  const auto* p = reinterpret_cast<const uint8_t*>(text.data());
+  size_t n = text.size();
+  size_t i = start;
+  for (; i + 1 < n; ++i) {
+    uint8_t kind = phrases.pair[p[i] | p[i + 1] << 8];
+    if (kind == 0) continue;
+    if (kind == 2) return {i, false};
+    if (MatchesAt(phrases, text, i)) {
+      const void* newline = std::memchr(p + i, '\n', n - i);
+      return {newline ? static_cast<size_t>(static_cast<const uint8_t*>(newline) - p) : n, true};
+    }
   }
-  return false;
+  // The last byte has no pair: a newline or the end.
+  if (i < n && p[i] == '\n') return {i, false};
+  return {n, false};
+}
+
+bool MayHoldEvent(std::string_view line) {
+  LineSpan span = NextLine(line, 0);
+  return span.may_hold_event;
 }
 
 std::string_view StripAnsi(std::string_view text, std::string& scratch) {

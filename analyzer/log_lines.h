@@ -38,10 +38,18 @@ struct LogLine {
   size_t indent = 0;                // spaces before the message (Poplar nests phases so)
 };
 
-// Whether `line` (a physical line, any bytes) contains one of the phrases
-// the recogniser looks for. Cheap: a table lookup per byte and a comparison
-// at the few bytes that can start a phrase. Lines it rejects cannot produce
+// The physical line of `text` that starts at `start`: where it ends (the
+// index of its '\n', or text.size()) and whether it contains one of the
+// phrases the recogniser looks for. One pass over its bytes, one table lookup
+// each (see Phrases in log_lines.cc); lines without a phrase cannot produce
 // an event, so the scanner skips them unparsed.
+struct LineSpan {
+  size_t end = 0;
+  bool may_hold_event = false;
+};
+LineSpan NextLine(std::string_view text, size_t start);
+
+// NextLine's verdict on one line (which may lack its '\n'); for tests.
 bool MayHoldEvent(std::string_view line);
 
 // Calls `frame(text)` for each '\r'-separated frame of a physical line with

@@ -2,7 +2,6 @@
 #include "analyzer/log_scan.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
@@ -13,19 +12,16 @@
 namespace tileprof::analyzer {
 namespace {
 
-// Calls `line(text, number)` for each physical line of `text` ('\n' ends
-// one; a '\r' before it stays, as a frame separator).
+// Calls `line(text, number, may_hold_event)` for each physical line of
+// `text` ('\n' ends one; a '\r' before it stays, as a frame separator).
 template <typename Fn>
 uint64_t ForEachLine(std::string_view text, Fn&& line) {
-  const char* base = text.data();
-  size_t n = text.size();
   size_t pos = 0;
   uint64_t number = 0;
-  while (pos < n) {
-    const void* newline = std::memchr(base + pos, '\n', n - pos);
-    size_t end = newline ? static_cast<size_t>(static_cast<const char*>(newline) - base) : n;
-    line(std::string_view(base + pos, end - pos), ++number);
-    pos = end + 1;
+  while (pos < text.size()) {
+    LineSpan span = NextLine(text, pos);
+    line(text.substr(pos, span.end - pos), ++number, span.may_hold_event);
+    pos = span.end + 1;
   }
   return number;
 }
@@ -44,8 +40,8 @@ std::string_view WithoutIdSuffix(std::string_view name) {
 ParsedLog ParseLog(std::string_view text) {
   ParsedLog parsed;
   std::string scratch;
-  ForEachLine(text, [&](std::string_view line, uint64_t number) {
-    if (!MayHoldEvent(line)) return;
+  ForEachLine(text, [&](std::string_view line, uint64_t number, bool may_hold_event) {
+    if (!may_hold_event) return;
     ForEachFrame(line, scratch, [&](std::string_view frame) {
       // Events may point into the cleaned copy of a frame: keep it.
       if (frame.data() == scratch.data()) frame = parsed.frames.emplace_back(frame);
@@ -62,17 +58,18 @@ LogScanner::~LogScanner() = default;
 void LogScanner::Scan(std::string_view text, std::string_view file) {
   builds_->BeginFile(file);
   std::string scratch;
-  uint64_t lines = ForEachLine(text, [&](std::string_view line, uint64_t number) {
-    if (!builds_->WantsEveryLine() && !MayHoldEvent(line)) return;
-    ForEachFrame(line, scratch, [&](std::string_view frame) {
-      LogLine parsed = ParseLogLine(frame, number);
-      if (std::optional<LogEvent> e = RecogniseLine(parsed)) {
-        builds_->Add(*e);
-      } else {
-        builds_->OtherLine(parsed);
-      }
-    });
-  });
+  uint64_t lines =
+      ForEachLine(text, [&](std::string_view line, uint64_t number, bool may_hold_event) {
+        if (!may_hold_event && !builds_->WantsEveryLine()) return;
+        ForEachFrame(line, scratch, [&](std::string_view frame) {
+          LogLine parsed = ParseLogLine(frame, number);
+          if (std::optional<LogEvent> e = RecogniseLine(parsed)) {
+            builds_->Add(*e);
+          } else {
+            builds_->OtherLine(parsed);
+          }
+        });
+      });
   builds_->EndFile(lines);
 }
 
