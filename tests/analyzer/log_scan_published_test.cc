@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/log_scan.h"
+#include "cli_run.h"
 #include "common/file.h"
 #include "tests/published_corpus.h"
 
@@ -245,6 +246,33 @@ TEST(PublishedLogs, JsonCarriesCompilationsDurationsLoadsAndDevices) {
   EXPECT_DOUBLE_EQ(doc["builds"][0]["seconds"].get<double>(), 244.2);
   EXPECT_EQ(doc["builds"][0]["seconds_from"], "progress bar");
   EXPECT_EQ(doc["builds"][1]["framework"], "tensorflow");
+}
+
+TEST(LogscanCli, EveryPublishedLogAtOnceAndBinaryInput) {
+  std::string all;
+  for (const char* name : {"B01_ipu-hpc-cookbook_poplar_engine_trace_phases.log",
+                           "B02_ulhpc_tf2.6_sdk3.0_keras_fit_compile_log.txt"})
+    all += " '" + SharedPublished(name) + "'";
+  all += " '" + OurPublished("L04_pyscf-ipu_jax_libcint_eight_compilations.log") + "'";
+  auto run = cli_test::Tileprof("logscan --format=json" + all);
+  ASSERT_EQ(run.status, 0) << run.out;
+  auto doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc["compilations"], 1 + 2 + 8);
+  EXPECT_EQ(doc["files"].size(), 3u);
+
+  std::string binary = ::testing::TempDir() + "/core.log";
+  std::FILE* f = std::fopen(binary.c_str(), "wb");
+  ASSERT_TRUE(f);
+  std::fwrite("Begin\0\x1b[2J\xff", 1, 11, f);
+  std::fclose(f);
+  auto bad = cli_test::Tileprof("logscan '" + binary + "'");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.out,
+            "tileprof: logscan: " + binary +
+                ": not a text log: a NUL byte at byte offset 5 (\"\\x00\\x1b[2J\\xff\")\n");
+  auto missing = cli_test::Tileprof("logscan /nonexistent/x.log");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_THAT(missing.out, HasSubstr("/nonexistent/x.log: No such file or directory"));
 }
 
 }  // namespace
