@@ -161,6 +161,10 @@ void LogScanner::Builds::Add(const LogEvent& e) {
       if (last_torch_ != kNone && !s_.builds[last_torch_].reported_seconds) {
         ModuleBuild& b = s_.builds[last_torch_];
         b.reported_seconds = e.seconds;
+        // "Compiling Model..." and no bar: PopTorch shows none when it loads
+        // the executable from its cache, so either may have happened.
+        if (!b.progress) b.kind = BuildKind::kCompileOrLoad;
+        b.complete = true;
         if (!b.seconds) {
           b.seconds = e.seconds;
           b.seconds_from = "Compiled/Loaded line";

@@ -310,8 +310,9 @@ bool Torch(const LogLine& l, LogEvent& e) {
     if (!e.seconds) return false;
     e.kind = LogEventKind::kCompiledOrLoaded;
     e.framework = "poptorch";
-  } else if (m.starts_with("Compiling Model")) {
-    e.kind = LogEventKind::kFrameworkCompileStart;  // optimum-graphcore
+  } else if (m.starts_with("Compiling Model") || m.starts_with("Compiling the model")) {
+    // optimum-graphcore's trainer (L02), and the wording PopTorch scripts use.
+    e.kind = LogEventKind::kFrameworkCompileStart;
     e.framework = "poptorch";
   } else if (l.logger.starts_with("popart") && m.starts_with("Starting compilation")) {
     e.kind = LogEventKind::kFrameworkCompileStart;

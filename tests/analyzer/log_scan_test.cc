@@ -246,6 +246,26 @@ TEST(ScanLogs, BarWithoutItsFirstLineAndBarGoingBackwards) {
   EXPECT_THAT(FormatLogScanText(s), HasSubstr("No recompilation can be told"));
 }
 
+// An application's "Compiling the model..." line opens the PopTorch build
+// its bar then fills; the bar's elapsed time is the duration.
+TEST(ScanLogs, CompilingTheModelThenTheBar) {
+  auto s = ScanText(
+      "Compiling the model...\n"
+      "Graph compilation: 100%|##########| 100/100 [02:03<00:00]\n"
+      "Compiled/Loaded model in 130.5 secs\n");
+  ASSERT_EQ(s.builds.size(), 1u);
+  EXPECT_DOUBLE_EQ(*s.builds[0].seconds, 123);
+  EXPECT_DOUBLE_EQ(*s.builds[0].reported_seconds, 130.5);
+  EXPECT_EQ(s.builds[0].line, 1u);
+  EXPECT_EQ(s.builds[0].kind, BuildKind::kCompile);
+  // Without a bar the line cannot tell a compilation from a cache load.
+  auto cached = ScanText("Compiling Model...\nCompiled/Loaded model in 3.5 secs\n");
+  ASSERT_EQ(cached.builds.size(), 1u);
+  EXPECT_EQ(cached.builds[0].kind, BuildKind::kCompileOrLoad);
+  EXPECT_EQ(cached.compilations, 0);
+  EXPECT_THAT(FormatLogScanText(cached), HasSubstr("1 compiled or loaded from the cache"));
+}
+
 TEST(ParseLogLine, TakesEachPrefixApart) {
   LogLine tf = ParseLogLine(
       "2022-09-06 23:59:34.180032: I tensorflow/compiler/plugin/poplar/driver/"
