@@ -65,6 +65,11 @@ ModuleBuild& LogScanner::Builds::Open(const LogEvent& e, std::string_view framew
                                       std::string_view module, std::string_view evidence,
                                       BuildKind kind) {
   Close();
+  if (s_.builds.size() >= kMaxBuilds) {
+    ++builds_not_kept_;
+    scratch_ = ModuleBuild{};
+    return scratch_;
+  }
   ModuleBuild b;
   b.module = std::string(module);
   b.framework = std::string(framework);
@@ -201,6 +206,7 @@ void LogScanner::Builds::Add(const LogEvent& e) {
       } else if (!Current() && e.phase != "Loading executable") {
         Open(e, "poplar", "", "Poplar phase lines", BuildKind::kCompile);
       }
+      if (phase_stack_.size() == kMaxPhaseDepth) phase_stack_.erase(phase_stack_.begin());
       phase_stack_.emplace_back(e.phase);
       break;
     case LogEventKind::kPhaseEnd:
@@ -232,8 +238,9 @@ void LogScanner::Builds::Add(const LogEvent& e) {
       Device(e);
       break;
     case LogEventKind::kPoplarVersion:
-      if (std::find(s_.poplar_versions.begin(), s_.poplar_versions.end(), e.module) ==
-          s_.poplar_versions.end())
+      if (s_.poplar_versions.size() < kMaxVersions &&
+          std::find(s_.poplar_versions.begin(), s_.poplar_versions.end(), e.module) ==
+              s_.poplar_versions.end())
         s_.poplar_versions.emplace_back(e.module);
       break;
   }
@@ -328,7 +335,8 @@ void LogScanner::Builds::PhaseEnded(const LogEvent& e, bool perf) {
   }
   std::optional<double> ms;
   if (e.seconds) ms = *e.seconds * 1000;
-  if (ms) {
+  if (ms &&
+      (name == "Loading executable" || name == "graphConstruction" || name == "compileGraph")) {
     auto& [count, total] = phase_stats_[name];
     ++count;
     total += *ms;
@@ -338,17 +346,23 @@ void LogScanner::Builds::PhaseEnded(const LogEvent& e, bool perf) {
     if (ms) s_.executable_load_ms += *ms;
     if (!Current()) return;
   }
-  if (!Current())
-    Open(e, "poplar", "", perf ? "PO:PERF lines" : "Poplar phase lines", BuildKind::kCompile);
-  ModuleBuild& b = *Current();
+  ModuleBuild& b = Current() ? *Current()
+                             : Open(e, "poplar", "", perf ? "PO:PERF lines" : "Poplar phase lines",
+                                    BuildKind::kCompile);
   PhaseTime* phase = nullptr;
-  if (perf) {  // completes an "Ending phase" line without figures, if any
-    for (auto it = b.phases.rbegin(); it != b.phases.rend() && !phase; ++it)
+  if (perf) {  // completes a recent "Ending phase" line without figures, if any
+    size_t looked = 0;
+    for (auto it = b.phases.rbegin(); it != b.phases.rend() && !phase && looked++ < 64; ++it)
       if (it->name == name && !it->ms) phase = &*it;
+  }
+  if (!phase && phases_kept_ >= kMaxPhases) {
+    ++phases_not_kept_;
+    return;
   }
   if (!phase) {
     b.phases.push_back({name, depth, {}, {}, {}});
     phase = &b.phases.back();
+    ++phases_kept_;
   }
   if (ms) phase->ms = ms;
   if (e.rss_diff_mb) phase->rss_diff_mb = e.rss_diff_mb;
@@ -371,6 +385,10 @@ void LogScanner::Builds::PhaseEnded(const LogEvent& e, bool perf) {
 }
 
 void LogScanner::Builds::Device(const LogEvent& e) {
+  if (s_.devices.size() >= kMaxDevices) {
+    ++devices_not_kept_;
+    return;
+  }
   DeviceAttach d;
   d.device = std::string(e.device);
   d.ipus = std::string(e.ipus);
@@ -384,7 +402,7 @@ void LogScanner::Builds::OtherLine(const LogLine& line) {
   if (!inferred_ || line.message.empty()) return;
   if (line.source.find("compiler") != std::string_view::npos) return;
   // The log has moved on to other work: the compilation is over.
-  s_.builds[open_].complete = true;
+  if (ModuleBuild* b = Current()) b->complete = true;
   Close();
 }
 

@@ -17,6 +17,16 @@ namespace tileprof::analyzer {
 
 class LogScanner::Builds {
  public:
+  // Bounds that keep memory proportional to what is reported, whatever the
+  // log: a real one has far fewer builds, phases, devices and versions; an
+  // adversarial one (a GB of "Compiling module x:" lines) gets the first
+  // ones and a note saying how many more there were.
+  static constexpr size_t kMaxBuilds = 100'000;
+  static constexpr size_t kMaxPhases = 1'000'000;  // over all builds
+  static constexpr size_t kMaxPhaseDepth = 256;
+  static constexpr size_t kMaxDevices = 10'000;
+  static constexpr size_t kMaxVersions = 100;
+
   explicit Builds(const LogScanOptions& options) : options_(options) {}
 
   void BeginFile(std::string_view file);
@@ -59,8 +69,12 @@ class LogScanner::Builds {
   bool saw_xla_build_ = false;        // a TensorFlow or JAX build in this file
   size_t last_torch_ = kNone;         // the last PopTorch build awaiting "Compiled/Loaded"
   std::vector<std::string> phase_stack_;
+  ModuleBuild scratch_;  // where builds past kMaxBuilds go
+  size_t phases_kept_ = 0;
+  uint64_t builds_not_kept_ = 0, phases_not_kept_ = 0, devices_not_kept_ = 0;
   uint64_t phase_constructions_ = 0, tf_constructions_ = 0;
-  std::map<std::string, std::pair<int, double>> phase_stats_;  // name -> (ends, total ms)
+  // name -> (ends, total ms), for the phases the recompilation note names.
+  std::map<std::string, std::pair<int, double>> phase_stats_;
 };
 
 }  // namespace tileprof::analyzer

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -143,6 +144,12 @@ void LogScanner::Builds::WarmupAndModules() {
 }
 
 void LogScanner::Builds::Notes() {
+  for (auto [count, what, limit] : {std::tuple{builds_not_kept_, "builds", kMaxBuilds},
+                                    std::tuple{phases_not_kept_, "phases", kMaxPhases},
+                                    std::tuple{devices_not_kept_, "device attaches", kMaxDevices}})
+    if (count > 0)
+      s_.notes.push_back(fmt::format("{} more {} than the first {} kept; the summary covers those",
+                                     count, what, limit));
   for (const ModuleBuild& b : s_.builds) {
     if (b.complete) continue;
     std::string what = b.module.empty() ? b.framework + " build" : "'" + b.module + "'";

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "analyzer/log_builds.h"
 #include "analyzer/log_lines.h"
 
 namespace tileprof::analyzer {
@@ -264,6 +265,16 @@ TEST(ScanLogs, CompilingTheModelThenTheBar) {
   EXPECT_EQ(cached.builds[0].kind, BuildKind::kCompileOrLoad);
   EXPECT_EQ(cached.compilations, 0);
   EXPECT_THAT(FormatLogScanText(cached), HasSubstr("1 compiled or loaded from the cache"));
+}
+
+// An adversarial log cannot make the scanner keep more than its bounds.
+TEST(ScanLogs, KeepsAtMostItsBoundsAndSaysHowManyMore) {
+  std::string text;
+  for (size_t i = 0; i < LogScanner::Builds::kMaxBuilds + 5; ++i) text += "Compiling module m:\n";
+  for (int i = 0; i < 300; ++i) text += "Starting phase: p" + std::to_string(i) + "\n";
+  auto s = ScanText(text);
+  EXPECT_EQ(s.builds.size(), LogScanner::Builds::kMaxBuilds);
+  EXPECT_THAT(s.notes, ::testing::Contains(HasSubstr("5 more builds than the first 100000 kept")));
 }
 
 TEST(ParseLogLine, TakesEachPrefixApart) {
