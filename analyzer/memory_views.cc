@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "analyzer/execution_views.h"
 #include "reports/text_writer.h"
 
 namespace tileprof::analyzer {
@@ -16,13 +17,6 @@ using report::MemoryUsage;
 using report::TileUsage;
 
 Cell Known(bool known, uint64_t value) { return known ? Cell{value} : Cell{}; }
-
-// b - a, saturating at the int64 limits (only absurd reports get there).
-Cell Delta(uint64_t a, uint64_t b) {
-  constexpr uint64_t kMax = static_cast<uint64_t>(INT64_MAX);
-  if (b >= a) return b - a > kMax ? INT64_MAX : static_cast<int64_t>(b - a);
-  return a - b > kMax ? INT64_MIN : -static_cast<int64_t>(a - b);
-}
 
 uint64_t Magnitude(const Cell& delta) {
   int64_t d = std::get<int64_t>(delta);
@@ -205,10 +199,9 @@ Expected<Output> TopTilesView(const LoadedReport& loaded, size_t count) {
   return out;
 }
 
-Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_t count) {
-  const CompilationReport& ra = a.compilation;
-  const CompilationReport& rb = b.compilation;
-  Output out;
+namespace {
+
+void AddTargetComparison(const CompilationReport& ra, const CompilationReport& rb, Output* out) {
   Table target{"target", "Target", {"field", "a", "b"}, {}};
   auto target_row = [&](std::string field, auto get) {
     target.Add({std::move(field), ra.target ? Cell{get(*ra.target)} : Cell{},
@@ -220,17 +213,20 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
   target_row("tiles_per_ipu", [](const report::Target& t) { return t.tiles_per_ipu; });
   target_row("total_tiles", [](const report::Target& t) { return t.total_tiles; });
   target_row("bytes_per_tile", [](const report::Target& t) { return t.bytes_per_tile; });
-  out.tables.push_back(std::move(target));
+  out->tables.push_back(std::move(target));
+}
 
-  std::optional<MemoryUsage> ta = Total(a);
-  std::optional<MemoryUsage> tb = Total(b);
-  if (!ta || !tb) {
-    return MakeError("{}: the report has no Memory Usage totals to compare", !ta ? a.path : b.path);
-  }
+void AddMemoryComparison(const LoadedReport& a, const LoadedReport& b, const MemoryUsage& ta_total,
+                         const MemoryUsage& tb_total, size_t count, Output* out_ptr) {
+  const CompilationReport& ra = a.compilation;
+  const CompilationReport& rb = b.compilation;
+  const MemoryUsage* ta = &ta_total;
+  const MemoryUsage* tb = &tb_total;
+  Output& out = *out_ptr;
   Table totals{"totals", "Totals", {"measure", "a", "b", "delta"}, {}};
   auto total_row = [&](std::string measure, bool ka, uint64_t va, bool kb, uint64_t vb) {
     totals.Add(
-        {std::move(measure), Known(ka, va), Known(kb, vb), ka && kb ? Delta(va, vb) : Cell{}});
+        {std::move(measure), Known(ka, va), Known(kb, vb), ka && kb ? CountDelta(va, vb) : Cell{}});
   };
   total_row("including_gaps", ta->known.including_gaps, ta->including_gaps,
             tb->known.including_gaps, tb->including_gaps);
@@ -262,7 +258,7 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
     bool ka = ta->known.categories[c], kb = tb->known.categories[c];
     categories.Add({std::string(report::CategoryLabel(static_cast<Category>(c))),
                     Known(ka, ta->by_category[c]), Known(kb, tb->by_category[c]),
-                    ka && kb ? Delta(ta->by_category[c], tb->by_category[c]) : Cell{}});
+                    ka && kb ? CountDelta(ta->by_category[c], tb->by_category[c]) : Cell{}});
   }
   out.tables.push_back(std::move(categories));
 
@@ -282,7 +278,7 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
     for (size_t k = 0; k < shown; ++k) {
       uint32_t i = changed[k].second;
       uint64_t x = ra.tiles[i].ExcludingGaps(), y = rb.tiles[i].ExcludingGaps();
-      tiles.Add({uint64_t{ra.tiles[i].tile}, x, y, Delta(x, y)});
+      tiles.Add({uint64_t{ra.tiles[i].tile}, x, y, CountDelta(x, y)});
     }
     if (ra.tiles.size() != rb.tiles.size()) {
       out.notes.push_back(
@@ -297,7 +293,7 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
       for (const TileUsage& y : pb) {
         if (x.tile == y.tile && x.usage.known.regions.all() && y.usage.known.regions.all()) {
           uint64_t va = x.usage.ExcludingGaps(), vb = y.usage.ExcludingGaps();
-          if (va != vb) rows.push_back({uint64_t{x.tile}, va, vb, Delta(va, vb)});
+          if (va != vb) rows.push_back({uint64_t{x.tile}, va, vb, CountDelta(va, vb)});
         }
       }
     }
@@ -311,6 +307,40 @@ Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_
         "or SQLite reports carry every tile.");
   }
   out.tables.push_back(std::move(tiles));
+}
+
+}  // namespace
+
+Expected<Output> CompareView(const LoadedReport& a, const LoadedReport& b, size_t count) {
+  std::optional<MemoryUsage> ta = Total(a);
+  std::optional<MemoryUsage> tb = Total(b);
+  bool execution = a.execution && b.execution;
+  if (!(ta && tb) && !execution) {
+    auto has = [](const std::optional<MemoryUsage>& total, const LoadedReport& r) {
+      return total ? "Memory Usage totals" : r.execution ? "an Execution section" : "";
+    };
+    std::string_view has_a = has(ta, a), has_b = has(tb, b);
+    if (has_a.empty() || has_b.empty())
+      return MakeError("{}: the report has no Memory Usage totals or Execution section to compare",
+                       has_a.empty() ? a.path : b.path);
+    return MakeError("{} has only {} and {} only {}: nothing in common to compare", a.path, has_a,
+                     b.path, has_b);
+  }
+  Output out;
+  if (a.compilation.target || b.compilation.target)
+    AddTargetComparison(a.compilation, b.compilation, &out);
+  if (ta && tb) {
+    AddMemoryComparison(a, b, *ta, *tb, count, &out);
+  } else if (ta || tb) {
+    out.notes.push_back(fmt::format("Only {} has Memory Usage totals: memory is not compared.",
+                                    ta ? a.path : b.path));
+  }
+  if (execution) {
+    AddExecutionComparison(*a.execution, *b.execution, count, &out);
+  } else if (a.execution || b.execution) {
+    out.notes.push_back(fmt::format("Only {} has an Execution section: execution is not compared.",
+                                    a.execution ? a.path : b.path));
+  }
   return out;
 }
 

@@ -104,11 +104,11 @@ Expected<LoadedReport> OpenReport(const std::string& path, const OpenOptions& op
       break;
     }
   }
-  if (!document.compilation) {
+  if (!document.compilation && !(options.execution_only && document.execution)) {
     return MakeError("{}: the {} report has no compilation part (memory figures)", path,
                      ReportFormatName(loaded.format));
   }
-  loaded.compilation = std::move(*document.compilation);
+  if (document.compilation) loaded.compilation = std::move(*document.compilation);
   loaded.execution = std::move(document.execution);
   return loaded;
 }

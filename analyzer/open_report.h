@@ -34,14 +34,19 @@ struct OpenOptions {
   bool all_tile_detail = true;
   size_t detail_top_tiles = 0;
   bool total = false;  // fill LoadedReport::total when the reader can sum cheaply
+  // An execution-only document (no memory figures) is accepted: for the
+  // views of the Execution section.
+  bool execution_only = false;
 };
 
 // Everything, as every view may need.
 inline constexpr OpenOptions kWholeReport{};
 // Per-tile totals, full detail of the `n` most used tiles, whole-report sums.
 constexpr OpenOptions TotalsAndTopTiles(size_t n, bool total = false) {
-  return OpenOptions{false, n, total};
+  return OpenOptions{false, n, total, false};
 }
+// What the execution views need: no tile detail; execution-only documents.
+inline constexpr OpenOptions kExecutionNeeds{false, 0, false, true};
 
 struct LoadedReport {
   std::string path;
@@ -60,7 +65,8 @@ struct LoadedReport {
 
 // Errors: "<path>: <strerror>", "<path>: empty file", the readers' own
 // messages (which name the file, line, byte or table), and "<path>: the
-// report has no compilation part" for an execution-only document.
+// report has no compilation part" for an execution-only document unless
+// OpenOptions::execution_only.
 Expected<LoadedReport> OpenReport(const std::string& path,
                                   const OpenOptions& options = kWholeReport);
 

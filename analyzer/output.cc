@@ -72,8 +72,14 @@ std::string CellText(const Cell& cell) {
   if (const auto* i = std::get_if<int64_t>(&cell)) {
     return *i > 0 ? "+" + WithThousands(*i) : WithThousands(*i);
   }
-  if (const auto* d = std::get_if<double>(&cell)) return fmt::format("{:.2f}", *d);
+  if (const auto* d = std::get_if<double>(&cell)) return WithThousands(*d, 2);
   return "-";
+}
+
+Cell CountDelta(uint64_t a, uint64_t b) {
+  constexpr uint64_t kMax = static_cast<uint64_t>(INT64_MAX);
+  if (b >= a) return b - a > kMax ? INT64_MAX : static_cast<int64_t>(b - a);
+  return a - b > kMax ? INT64_MIN : -static_cast<int64_t>(a - b);
 }
 
 std::vector<std::string> RenderTable(const Table& table) {

@@ -49,6 +49,10 @@ std::string Render(const Output& output, OutputFormat format);
 // The aligned rendering of one table (heading line, header, rows).
 std::vector<std::string> RenderTable(const Table& table);
 
-std::string CellText(const Cell& cell);  // "1,234", "-12", "0.50", "-"
+std::string CellText(const Cell& cell);  // "1,234", "-12", "3,801.80", "-"
+
+// b - a as a signed cell, saturating at the int64 limits (only absurd
+// reports get there).
+Cell CountDelta(uint64_t a, uint64_t b);
 
 }  // namespace tileprof::analyzer

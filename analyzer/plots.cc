@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analyzer/execution_views.h"
 #include "analyzer/memory_views.h"
 #include "analyzer/xml_writer.h"
 #include "common/format.h"
@@ -206,6 +207,7 @@ Expected<std::string> HistogramPlot(const LoadedReport& loaded, bool standalone)
 }  // namespace
 
 OpenOptions PlotNeeds(PlotKind kind) {
+  if (kind == PlotKind::kExecution) return kExecutionNeeds;
   return TotalsAndTopTiles(kind == PlotKind::kCategories ? report::kDefaultTileBlocks : 0);
 }
 
@@ -270,12 +272,78 @@ Expected<std::string> CategoriesPlot(const LoadedReport& loaded, bool standalone
   return w.Finish();
 }
 
+// One bar per kind of cycles as the report gives them, with its share of
+// the total cycles (tile averages) or its value (SDK 1.x sums over tiles).
+Expected<std::string> ExecutionPlot(const LoadedReport& loaded, bool standalone) {
+  if (!loaded.execution)
+    return MakeError("{}: the report has no Execution section to plot", loaded.path);
+  const report::ExecutionReport& execution = *loaded.execution;
+  std::vector<CycleShare> split = CycleSplit(execution);
+  double largest = 0;
+  for (const CycleShare& row : split) largest = std::max(largest, row.cycles.value_or(0));
+  if (split.empty())
+    return MakeError("{}: the Execution section has no cycle split to plot", loaded.path);
+  bool averages = CycleSplitMeasure(execution) == "tile average";
+  double y_max = NiceCeil(largest * 1.05);
+  XmlWriter w;
+  Begin(w,
+        fmt::format("Execution cycles by kind ({}), total {} cycles",
+                    averages ? "tile average" : "sum over tiles",
+                    WithThousands(execution.total_cycles)),
+        standalone);
+  Axes(w, y_max, "cycles", "", [](double v) { return WithThousands(v, 0); });
+  double slot = kPlotW / static_cast<double>(split.size());
+  for (size_t i = 0; i < split.size(); ++i) {
+    const CycleShare& row = split[i];
+    double x = kLeft + slot * static_cast<double>(i) + slot * 0.15;
+    double value = row.cycles.value_or(0);
+    double h = kPlotH * value / y_max;
+    if (row.cycles && value > 0) h = std::max(h, 1.0);
+    std::string share;
+    if (averages && execution.total_cycles > 0)
+      share =
+          fmt::format(" ({}% of total)",
+                      WithThousands(value / static_cast<double>(execution.total_cycles) * 100, 1));
+    std::string tooltip =
+        row.cycles ? fmt::format("{}: {}{}{}", row.label, WithThousands(value, 1), share,
+                                 row.estimated ? " (estimated)" : "")
+                   : fmt::format("{}: not measured (needs {})", row.label, row.needs_option);
+    w.Open("rect", {{"x", Num(x)},
+                    {"y", Num(kTop + kPlotH - h)},
+                    {"width", Num(slot * 0.7)},
+                    {"height", Num(h)},
+                    {"fill", kPalette[i % std::size(kPalette)]}});
+    w.Open("title");
+    w.Text(tooltip);
+    w.Close();
+    w.Close();
+    // The kind under the bar, without the words every label shares.
+    std::string name = row.label;
+    for (std::string_view word : {"Tile average ", "Total ", " cycles"})
+      if (size_t at = name.find(word); at != std::string::npos) name.erase(at, word.size());
+    w.Open("text", {{"x", Num(x + slot * 0.35)},
+                    {"y", Num(kTop + kPlotH + 16)},
+                    {"text-anchor", "middle"},
+                    {"font-size", "10"}});
+    w.Text(name);
+    w.Close();
+    w.Open("text", {{"x", Num(x + slot * 0.35)},
+                    {"y", Num(kTop + kPlotH - h - 4)},
+                    {"text-anchor", "middle"},
+                    {"font-size", "10"}});
+    w.Text(row.cycles ? WithThousands(value, 1) + share : "not measured");
+    w.Close();
+  }
+  return w.Finish();
+}
+
 }  // namespace
 
 std::optional<PlotKind> ParsePlotKind(std::string_view name) {
   if (name == "tiles") return PlotKind::kTiles;
   if (name == "histogram") return PlotKind::kHistogram;
   if (name == "categories") return PlotKind::kCategories;
+  if (name == "execution") return PlotKind::kExecution;
   return std::nullopt;
 }
 
@@ -287,6 +355,8 @@ std::string_view PlotKindName(PlotKind kind) {
       return "histogram";
     case PlotKind::kCategories:
       return "categories";
+    case PlotKind::kExecution:
+      return "execution";
   }
   return "tiles";
 }
@@ -299,6 +369,8 @@ Expected<std::string> PlotSvg(const LoadedReport& report, PlotKind kind, bool st
       return HistogramPlot(report, standalone);
     case PlotKind::kCategories:
       return CategoriesPlot(report, standalone);
+    case PlotKind::kExecution:
+      return ExecutionPlot(report, standalone);
   }
   return MakeError("unknown plot kind");
 }

@@ -15,12 +15,14 @@ struct Options {
 };
 
 int Run(const Options& options) {
-  // Per-tile totals and whole-report sums: CompareView shows no tile's detail.
-  const analyzer::OpenOptions kNeeds = analyzer::TotalsAndTopTiles(0, /*total=*/true);
+  // Per-tile totals and whole-report sums: CompareView shows no tile's
+  // detail. Execution-only reports compare their Execution sections.
+  analyzer::OpenOptions needs = analyzer::TotalsAndTopTiles(0, /*total=*/true);
+  needs.execution_only = true;
   // Read B on a second thread while A is read: reading dominates the run.
   std::optional<Expected<analyzer::LoadedReport>> b_read;
-  std::thread reader([&] { b_read.emplace(analyzer::OpenReport(options.b, kNeeds)); });
-  auto a = analyzer::OpenReport(options.a, kNeeds);
+  std::thread reader([&] { b_read.emplace(analyzer::OpenReport(options.b, needs)); });
+  auto a = analyzer::OpenReport(options.a, needs);
   reader.join();
   Expected<analyzer::LoadedReport>& b = *b_read;
   if (!a) return PrintOutput("compare", a.error(), options.format);
@@ -33,7 +35,9 @@ RunFn Setup(CLI::App& cmd) {
   cmd.footer(
       "Target, totals, per-category bytes with deltas (B - A), and the tiles whose memory changed\n"
       "most, by the size of the change. Per-tile deltas need per-tile data in both reports;\n"
-      "text reports are compared on the tile blocks both printed.\n"
+      "text reports are compared on the tile blocks both printed. When both reports have an\n"
+      "Execution section: total cycles, each kind of cycles, and the vertex types whose cycles\n"
+      "changed most (-n of them).\n"
       "Exit status: 0 ok, 1 a report could not be read, 2 usage.");
   cmd.add_option("A", options->a, "Base report")->required();
   cmd.add_option("B", options->b, "New report")->required();
@@ -44,7 +48,7 @@ RunFn Setup(CLI::App& cmd) {
   return [options] { return Run(*options); };
 }
 
-const Registration kCompare{"compare", "Compare the memory of two reports", Setup};
+const Registration kCompare{"compare", "Compare the memory and execution of two reports", Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

@@ -1,4 +1,4 @@
-// `tileprof plot REPORT -o FILE.svg [--kind tiles|histogram|categories]`.
+// `tileprof plot REPORT -o FILE.svg [--kind tiles|histogram|categories|execution]`.
 #include "analyzer/open_report.h"
 #include "analyzer/plots.h"
 #include "cli/report_command.h"
@@ -36,17 +36,18 @@ RunFn Setup(CLI::App& cmd) {
       "  with more than 1,000 tiles each column is the largest tile of its run (needs per-tile "
       "data).\n"
       "histogram: the By Tile histogram. categories: the categories of the five most-used tiles.\n"
+      "execution: the cycle split of the Execution section (compute, exchange, sync, host I/O).\n"
       "Exit status: 0 ok, 1 the report could not be read or lacks the data, 2 usage.");
   cmd.add_option("REPORT", options->report, "Report file")->required();
   cmd.add_option("-o,--output", options->output, "SVG file to write")->required();
-  cmd.add_option("--kind", options->kind, "tiles, histogram or categories")
-      ->check(CLI::IsMember({"tiles", "histogram", "categories"}))
+  cmd.add_option("--kind", options->kind, "tiles, histogram, categories or execution")
+      ->check(CLI::IsMember({"tiles", "histogram", "categories", "execution"}))
       ->capture_default_str();
   AddFormatOption(cmd, options->format);
   return [options] { return Run(*options); };
 }
 
-const Registration kPlot{"plot", "Plot a report's memory as SVG", Setup};
+const Registration kPlot{"plot", "Plot a report's memory or execution as SVG", Setup};
 
 }  // namespace
 }  // namespace tileprof::cli

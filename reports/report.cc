@@ -49,6 +49,15 @@ constexpr std::string_view kCycleLabels[kNumCycleKinds] = {
     "Tile average sync cycles",
 };
 
+constexpr std::string_view kCycleTotalLabels[kNumCycleKinds] = {
+    "Total compute cycles (including idle threads)",
+    "Total compute cycles (excluding idle threads)",
+    "Total IPU exchange cycles",
+    "Total global exchange cycles",
+    "Total host exchange cycles",
+    "Total sync cycles",
+};
+
 uint64_t Sum(std::span<const uint64_t> values) {
   return std::accumulate(values.begin(), values.end(), uint64_t{0});
 }
@@ -95,6 +104,10 @@ std::string_view VertexDataCategoryLabel(VertexDataCategory category) {
 
 std::string_view TileAverageLabel(CycleKind kind) {
   return kCycleLabels[static_cast<size_t>(kind)];
+}
+
+std::string_view TileTotalLabel(CycleKind kind) {
+  return kCycleTotalLabels[static_cast<size_t>(kind)];
 }
 
 Target MakeTarget(std::string arch, uint32_t num_ipus, uint64_t tiles_per_ipu,

@@ -461,12 +461,36 @@ struct Keys<ExecutionStep> {
                                    Slot{"cyclesByTile"}};
 };
 
+// A figure of the SDK 1.x Execution layout, which printed sums over all tiles
+// where later SDKs print tile averages, and said when a figure was estimated
+// or not measured:
+//   Total compute cycles (including idle threads): 5,513,152 Estimated (must enable
+//   debug.instrumentCompute) Total global exchange cycles:                  Must enable
+//   debug.instrumentExternalExchange
+struct CycleTotal {
+  bool printed = false;            // the report has the row
+  std::optional<uint64_t> cycles;  // unset when the report says it was not measured
+  bool estimated = false;          // "Estimated (must enable <option>)"
+  std::string needs_option;        // the debug.* option the row names, if any
+
+  bool operator==(const CycleTotal&) const = default;
+};
+// "Total compute cycles (including idle threads)" (without the colon).
+std::string_view TileTotalLabel(CycleKind kind);
+inline constexpr std::string_view kSharedStructureCopyLabel = "Total shared structure copy cycles";
+
 struct ExecutionReport {
   std::vector<std::string> programs;  // "<anonymous>" for unnamed programs
   uint64_t total_cycles = 0;          // compute + exchange + sync + host I/O, one tile
   double clock_hz = 0;                // for "approx N microseconds"; 0 = unknown
   // Averages over tiles; fill with AverageTileCycles. Unset = not known.
   std::array<std::optional<double>, kNumCycleKinds> tile_average_cycles{};
+  // SDK 1.x sums over tiles, per row printed (text reports only for now:
+  // JSON, CBOR and SQLite do not carry them). Plain structs with a `printed`
+  // flag, not optionals: GCC 12 fails (an internal compiler error) on
+  // constant-evaluating an array of optionals of a struct with a string.
+  std::array<CycleTotal, kNumCycleKinds> tile_total_cycles{};
+  CycleTotal shared_structure_copy_cycles;
   std::vector<VertexTypeCycles> cycles_by_vertex_type;  // descending cycles
   std::vector<ExecutionStep> steps;
 

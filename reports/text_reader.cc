@@ -24,6 +24,8 @@
 
 #include "common/format.h"
 #include "reports/invariants.h"
+#include "reports/text_execution.h"
+#include "reports/text_input.h"
 #include "reports/text_scan.h"
 #include "reports/text_writer.h"
 
@@ -32,7 +34,6 @@ namespace {
 
 enum class Section { kNone, kTarget, kGraph, kMemory, kByTile, kExecution };
 enum class Group { kNone, kRegions, kDataTypes, kVertexCategories, kVertexTypes };
-enum class ExecutionGroup { kNone, kPrograms, kVertexTypes, kSteps };
 
 constexpr std::string_view kTargetLabels[] = {
     "Number of IPUs:",    "Tiles per IPU:",        "Total Tiles:",        "Memory Per-Tile:",
@@ -42,18 +43,12 @@ constexpr size_t kBaseTargetLines = 6;
 constexpr std::string_view kGraphLabels[] = {
     "Number of vertices:", "Number of edges:", "Number of variables:", "Number of compute sets:"};
 constexpr size_t kMaxShownLine = 200;  // longer lines are cut in error messages
-constexpr size_t kMaxShownToken = 40;
 
 struct Line {
   size_t number = 0;
   std::string_view raw;   // without the line break
   std::string_view text;  // trimmed
 };
-
-std::string Quote(std::string_view token) {
-  if (token.size() > kMaxShownToken) return fmt::format("'{}...'", token.substr(0, kMaxShownToken));
-  return fmt::format("'{}'", token);
-}
 
 // If `text` starts with one of `labels`, its index and the trimmed value.
 template <size_t N>
@@ -87,7 +82,6 @@ class Reader {
     section_ = section;
     section_line_ = line;
     group_ = Group::kNone;
-    execution_group_ = ExecutionGroup::kNone;
   }
   MemoryUsage& Block() {
     return block_is_tile_ ? out_.compilation.verbatim.tile_blocks.back().usage
@@ -120,7 +114,6 @@ class Reader {
   Section section_ = Section::kNone;
   Line section_line_;
   Group group_ = Group::kNone;
-  ExecutionGroup execution_group_ = ExecutionGroup::kNone;
   std::bitset<std::size(kTargetLabels)> target_seen_;
   std::bitset<std::size(kGraphLabels)> graph_seen_;
   bool block_is_tile_ = false;
@@ -128,7 +121,7 @@ class Reader {
   std::optional<Line> pending_tile_;  // "Tile # N memory usage:" awaiting its block
   uint32_t pending_tile_id_ = 0;
   std::vector<std::pair<Line, size_t>> histogram_stars_;  // per row: line, stars read
-  std::optional<double> microseconds_;
+  std::optional<ExecutionSectionReader> execution_reader_;
   Line execution_total_line_;
 };
 
@@ -136,20 +129,23 @@ Error Reader::Fail(const Line& line, std::string_view token, std::string_view me
   size_t column = 0;
   if (token.data() >= line.raw.data() && token.data() <= line.raw.data() + line.raw.size())
     column = static_cast<size_t>(token.data() - line.raw.data());
-  std::string_view shown = line.raw.substr(0, kMaxShownLine);
-  column = std::min(column, shown.size());
+  std::string_view raw = line.raw.substr(0, kMaxShownLine);
+  column = std::min(column, raw.size());
+  // The line goes to a terminal: control characters are shown escaped.
+  std::string shown = EscapeControls(raw, &column);
   return MakeError("{}:{}: error: {}\n{}\n{}^", filename_, line.number, message, shown,
                    std::string(column, ' '));
 }
 
 Expected<uint64_t> Reader::Count64(const Line& line, std::string_view token) const {
   if (std::optional<uint64_t> value = ParseCount(token)) return *value;
-  return Fail(line, token, fmt::format("expected a count like '1,216', got {}", Quote(token)));
+  return Fail(line, token, fmt::format("expected a count like '1,216', got {}", Quoted(token)));
 }
 
 Expected<uint32_t> Reader::Count32(const Line& line, std::string_view token) const {
   TILEPROF_ASSIGN_OR_RETURN(uint64_t value, Count64(line, token));
-  if (value > UINT32_MAX) return Fail(line, token, fmt::format("{} is out of range", Quote(token)));
+  if (value > UINT32_MAX)
+    return Fail(line, token, fmt::format("{} is out of range", Quoted(token)));
   return static_cast<uint32_t>(value);
 }
 
@@ -158,15 +154,16 @@ Expected<uint64_t> Reader::Bytes(const Line& line, std::string_view token) const
   if (ConsumeSuffix(number, "B")) {
     if (std::optional<uint64_t> value = ParseCount(TrimRight(number))) return *value;
   }
-  return Fail(line, token, fmt::format("expected a size like '1,234 B', got {}", Quote(token)));
+  return Fail(line, token, fmt::format("expected a size like '1,234 B', got {}", Quoted(token)));
 }
 
 Expected<double> Reader::Decimal(const Line& line, std::string_view token) const {
   if (std::optional<double> value = ParseDecimal(token)) return *value;
-  return Fail(line, token, fmt::format("expected a number like '3,801.8', got {}", Quote(token)));
+  return Fail(line, token, fmt::format("expected a number like '3,801.8', got {}", Quoted(token)));
 }
 
 Expected<ParsedTextReport> Reader::Run() {
+  TILEPROF_RETURN_IF_ERROR(CheckText(input_, filename_, "report"));
   size_t number = 0;
   size_t pos = 0;
   while (pos < input_.size() && !stopped_) {
@@ -237,7 +234,7 @@ Status Reader::HandleHeader(const Line& line, bool* handled) {
     uint64_t major_value = major.value_or(uint64_t{UINT32_MAX} + 1);
     uint64_t minor_value = minor.value_or(uint64_t{UINT32_MAX} + 1);
     if (major_value > UINT32_MAX || minor_value > UINT32_MAX)
-      return Fail(line, version, fmt::format("malformed format version {}", Quote(version)));
+      return Fail(line, version, fmt::format("malformed format version {}", Quoted(version)));
     if (major_value != kFormatVersion.major)
       return Fail(line, version,
                   fmt::format("unsupported text report format {}.{} (this reader reads {}.x)",
@@ -286,6 +283,7 @@ Status Reader::HandleHeader(const Line& line, bool* handled) {
     if (out_.execution) return second_report(), Status();
     StartSection(Section::kExecution, line);
     out_.execution.emplace();
+    execution_reader_.emplace(*out_.execution);
   } else {
     *handled = false;
     return {};
@@ -307,7 +305,7 @@ Status Reader::HandleTarget(const Line& line) {
     std::optional<uint64_t> bytes = ParseBinarySize(value);
     if (!bytes)
       return Fail(line, value,
-                  fmt::format("expected a size like '256.0 kB', got {}", Quote(value)));
+                  fmt::format("expected a size like '256.0 kB', got {}", Quoted(value)));
     field = *bytes;
     if (!value.ends_with(" B")) target.sizes_rounded = true;
     return {};
@@ -337,7 +335,7 @@ Status Reader::HandleTarget(const Line& line) {
       std::string_view number = value;
       if (!ConsumeSuffix(number, " MHz"))
         return Fail(line, value,
-                    fmt::format("expected a clock like '1,600.0 MHz', got {}", Quote(value)));
+                    fmt::format("expected a clock like '1,600.0 MHz', got {}", Quoted(value)));
       TILEPROF_ASSIGN_OR_RETURN(double mhz, Decimal(line, TrimRight(number)));
       target.clock_hz = mhz * 1e6;
       return {};
@@ -470,7 +468,7 @@ Status Reader::HandleByTile(const Line& line) {
     size_t close = value.find(") on tile ");
     if (open == std::string_view::npos || close == std::string_view::npos || close < open)
       return Fail(line, value,
-                  fmt::format("expected '<bytes> (<KiB> K) on tile <id>', got {}", Quote(value)));
+                  fmt::format("expected '<bytes> (<KiB> K) on tile <id>', got {}", Quoted(value)));
     TILEPROF_ASSIGN_OR_RETURN(uint64_t bytes, Count64(line, value.substr(0, open)));
     TILEPROF_ASSIGN_OR_RETURN(uint32_t tile, Count32(line, Trim(value.substr(close + 10))));
     if (value.substr(open + 2, close - open - 2) != KibiK(bytes))
@@ -513,99 +511,23 @@ Status Reader::HandleByTile(const Line& line) {
 }
 
 Status Reader::HandleExecution(const Line& line) {
-  std::string_view text = line.text;
-  ExecutionReport& execution = *out_.execution;
-  if (text == "Programs executed:") {
-    execution_group_ = ExecutionGroup::kPrograms;
-    return {};
-  }
-  if (text == "Cycles by vertex type:") {
-    execution_group_ = ExecutionGroup::kVertexTypes;
-    return {};
-  }
-  if (text == "Execution steps:") {
-    execution_group_ = ExecutionGroup::kSteps;
-    return {};
-  }
-  if (std::string_view value = text; ConsumePrefix(value, "Total cycles:")) {
-    // "6,681,766 (approx 5,023.9 microseconds)"
-    execution_group_ = ExecutionGroup::kNone;
-    value = Trim(value);
-    size_t open = value.find(" (approx ");
-    TILEPROF_ASSIGN_OR_RETURN(execution.total_cycles, Count64(line, value.substr(0, open)));
-    microseconds_.reset();
-    if (open != std::string_view::npos) {
-      std::string_view us = value.substr(open + 9);
-      if (!ConsumeSuffix(us, " microseconds)"))
-        return Fail(line, us,
-                    fmt::format("expected '(approx <n> microseconds)', got {}", Quote(us)));
-      TILEPROF_ASSIGN_OR_RETURN(microseconds_, Decimal(line, us));
-    }
-    execution_total_line_ = line;
-    return {};
-  }
-  for (size_t k = 0; k < kNumCycleKinds; ++k) {
-    std::string_view value = text;
-    if (!ConsumePrefix(value, TileAverageLabel(static_cast<CycleKind>(k))) ||
-        !ConsumePrefix(value, ":"))
-      continue;
-    // "3,801.8 (0.1% of total)"; the percentage is derived, so only checked.
-    execution_group_ = ExecutionGroup::kNone;
-    value = Trim(value);
-    size_t open = value.find(" (");
-    TILEPROF_ASSIGN_OR_RETURN(double average, Decimal(line, value.substr(0, open)));
-    if (execution.tile_average_cycles[k]) Count(StatId::kTextDuplicateRow, line);
-    execution.tile_average_cycles[k] = average;
-    if (open != std::string_view::npos) {
-      std::string_view percent = value.substr(open + 2);
-      if (!ConsumeSuffix(percent, "% of total)"))
-        return Fail(line, percent,
-                    fmt::format("expected '(<n>% of total)', got {}", Quote(percent)));
-      TILEPROF_ASSIGN_OR_RETURN(double shown, Decimal(line, percent));
-      double expected = execution.total_cycles == 0
-                            ? 0.0
-                            : average / static_cast<double>(execution.total_cycles) * 100.0;
-      if (WithThousands(shown, 1) != WithThousands(expected, 1))
-        Count(StatId::kTextInconsistentTotals, line);
-    }
-    return {};
-  }
-  switch (execution_group_) {
-    case ExecutionGroup::kPrograms: {
-      // "<anonymous>." or "a, b, c."
-      std::string_view list = text;
-      if (!ConsumeSuffix(list, ".")) break;
-      while (!list.empty()) {
-        size_t comma = list.find(", ");
-        execution.programs.emplace_back(list.substr(0, comma));
-        list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 2);
-      }
-      return {};
-    }
-    case ExecutionGroup::kVertexTypes: {
-      // "popops::Zero2d<float>   (14592 instances):   17,612,544"
-      size_t tail = text.rfind("instances):");
-      size_t open = tail == std::string_view::npos ? tail : text.rfind('(', tail);
-      if (open == std::string_view::npos) break;
-      std::string_view name = TrimRight(text.substr(0, open));
-      if (name.empty()) return Fail(line, text, "vertex type row without a type name");
-      TILEPROF_ASSIGN_OR_RETURN(uint64_t instances,
-                                Count64(line, Trim(text.substr(open + 1, tail - open - 1))));
-      TILEPROF_ASSIGN_OR_RETURN(uint64_t cycles, Count64(line, Trim(text.substr(tail + 11))));
-      execution.cycles_by_vertex_type.push_back({std::string(name), instances, cycles});
-      return {};
-    }
-    case ExecutionGroup::kSteps: {
-      size_t space = text.find_last_of(" \t");
-      if (space == std::string_view::npos) break;
-      TILEPROF_ASSIGN_OR_RETURN(uint64_t cycles, Count64(line, text.substr(space + 1)));
-      execution.steps.push_back({std::string(TrimRight(text.substr(0, space))), cycles});
-      return {};
-    }
-    case ExecutionGroup::kNone:
+  ExecutionLineOutcome outcome = execution_reader_->Read(line.text);
+  switch (outcome.kind) {
+    case ExecutionLineOutcome::kRead:
       break;
+    case ExecutionLineOutcome::kUnknown:
+      Count(StatId::kTextUnknownLine, line);
+      break;
+    case ExecutionLineOutcome::kDuplicate:
+      Count(StatId::kTextDuplicateRow, line);
+      break;
+    case ExecutionLineOutcome::kInconsistent:
+      Count(StatId::kTextInconsistentTotals, line);
+      break;
+    case ExecutionLineOutcome::kError:
+      return Fail(line, outcome.token, outcome.message);
   }
-  Count(StatId::kTextUnknownLine, line);
+  if (line.text.starts_with("Total cycles:")) execution_total_line_ = line;
   return {};
 }
 
@@ -668,16 +590,18 @@ void Reader::FinishReport() {
   }
   // The clock behind "approx N microseconds": the target's when it prints the
   // same figure, else the one the figure implies (cycles / microseconds).
-  if (out_.execution && microseconds_) {
+  std::optional<double> microseconds;
+  if (execution_reader_) microseconds = execution_reader_->microseconds();
+  if (out_.execution && microseconds) {
     ExecutionReport& execution = *out_.execution;
     auto prints = [&](double clock_hz) {
       double us = static_cast<double>(execution.total_cycles) / clock_hz * 1e6;
-      return WithThousands(us, 1) == WithThousands(*microseconds_, 1);
+      return WithThousands(us, 1) == WithThousands(*microseconds, 1);
     };
     if (report.target && report.target->clock_hz > 0 && prints(report.target->clock_hz)) {
       execution.clock_hz = report.target->clock_hz;
-    } else if (*microseconds_ > 0 && execution.total_cycles > 0) {
-      execution.clock_hz = static_cast<double>(execution.total_cycles) / *microseconds_ * 1e6;
+    } else if (*microseconds > 0 && execution.total_cycles > 0) {
+      execution.clock_hz = static_cast<double>(execution.total_cycles) / *microseconds * 1e6;
       if (!prints(execution.clock_hz))
         Count(StatId::kTextInconsistentTotals, execution_total_line_);
     } else {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/format.h"
+#include "reports/text_input.h"
 
 namespace tileprof::report {
 namespace {
@@ -60,6 +61,13 @@ std::optional<SizeKey> KeyOf(std::string_view text) {
 }
 
 }  // namespace
+
+std::string Quoted(std::string_view token) {
+  constexpr size_t kMaxShownToken = 40;
+  if (token.size() > kMaxShownToken)
+    return "'" + EscapeControls(token.substr(0, kMaxShownToken)) + "...'";
+  return "'" + EscapeControls(token) + "'";
+}
 
 std::string_view Trim(std::string_view text) {
   size_t begin = text.find_first_not_of(" \t");

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace tileprof::report {
@@ -17,6 +18,10 @@ std::string_view TrimRight(std::string_view text);
 // Removes `prefix` / `suffix` from `text` if present; says whether it did.
 bool ConsumePrefix(std::string_view& text, std::string_view prefix);
 bool ConsumeSuffix(std::string_view& text, std::string_view suffix);
+
+// A token for an error message: quoted, cut after 40 characters, control
+// characters escaped.
+std::string Quoted(std::string_view token);
 
 // "1,216", "1216", "0". Commas, if any, must separate groups of three.
 // Rejects signs, blanks, and values beyond 2^64 - 1.

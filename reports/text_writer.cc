@@ -174,6 +174,21 @@ std::vector<std::string> ExecutionLines(const ExecutionReport& execution,
     row(fmt::format("{}:", TileAverageLabel(static_cast<CycleKind>(k))),
         fmt::format("{} ({}% of total)", WithThousands(shown, 1), WithThousands(percent, 1)));
   }
+  // The SDK 1.x sums over tiles, as that layout printed them.
+  auto total_row = [&](std::string_view label, const CycleTotal& total) {
+    std::string value = total.cycles ? WithThousands(*total.cycles) : "";
+    if (!total.cycles) {
+      value = "Must enable " + total.needs_option;
+    } else if (total.estimated) {
+      value += fmt::format(" Estimated (must enable {})", total.needs_option);
+    }
+    row(fmt::format("{}:", label), value);
+  };
+  for (size_t k = 0; k < kNumCycleKinds; ++k)
+    if (execution.tile_total_cycles[k].printed)
+      total_row(TileTotalLabel(static_cast<CycleKind>(k)), execution.tile_total_cycles[k]);
+  if (execution.shared_structure_copy_cycles.printed)
+    total_row(kSharedStructureCopyLabel, execution.shared_structure_copy_cycles);
 
   if (!execution.cycles_by_vertex_type.empty()) {
     std::vector<const VertexTypeCycles*> rows;

@@ -5,6 +5,7 @@
 # faster than JSON. Prints the best of three wall-clock runs, in seconds.
 #   bench/analyzer/run.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
 tileprof=$build/cli/tileprof
 work=$(mktemp -d)
@@ -13,20 +14,12 @@ cd "$work"
 "$build/bench/analyzer/make_analyzer_report" --ipus 64 --tiles-per-ipu 1472 bench64
 ls -l bench64.* | awk '{printf "  %-12s %12d bytes\n", $9, $5}'
 
-# "wall/cpu" seconds of the run with the smallest wall time, of three: on a
-# shared machine the CPU time (user + sys) is the steadier figure.
+# "wall/cpu" seconds of the best of three runs (bench/timing.sh).
+source "$here/../timing.sh"
 best() {
-  local best="" pair wall cpu
-  for _ in 1 2 3; do
-    /usr/bin/time -f "%e %U %S" -o time.txt "$@" >/dev/null 2>&1 || true
-    read -r wall user sys < <(tail -n 1 time.txt)
-    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-    if [[ -z "$best" ]] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-      best=$wall
-      pair="$wall/$cpu"
-    fi
-  done
-  printf "%s" "$pair"
+  local wall cpu
+  read -r wall cpu < <(best_of_three "$@")
+  printf "%s/%s" "$wall" "$cpu"
 }
 
 printf "\n%-36s %10s %10s %10s %10s\n" "command (wall/cpu s)" text json cbor sqlite

@@ -1,12 +1,14 @@
 // Fuzzes the analyzer views on whatever a reader accepts: the bytes are
 // sniffed as OpenReport does (text, JSON or CBOR; SQLite needs a file), and
 // every view, plot and the HTML page must then render without crashing,
-// however odd the numbers (elided rows, zero or huge sizes, unknown rows).
+// however odd the numbers (elided rows, zero or huge sizes, unknown rows),
+// the Execution views included.
 #include <cstdint>
 #include <cstdlib>
 #include <span>
 #include <string_view>
 
+#include "analyzer/execution_views.h"
 #include "analyzer/html_page.h"
 #include "analyzer/memory_views.h"
 #include "analyzer/oom.h"
@@ -30,6 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto read = tileprof::report::ReadTextReport(text, "fuzz");
       if (!read) return 0;
       document.compilation = std::move(read->compilation);
+      document.execution = std::move(read->execution);
       break;
     }
     case ta::ReportFormat::kJson: {
@@ -47,10 +50,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case ta::ReportFormat::kSqlite:
       return 0;
   }
-  if (!document.compilation) return 0;
+  if (!document.compilation && !document.execution) return 0;
   // Keep per-tile work bounded: the views are linear, the fuzzer is not patient.
-  if (document.compilation->tiles.size() > 4096) return 0;
-  loaded.compilation = std::move(*document.compilation);
+  if (document.compilation && document.compilation->tiles.size() > 4096) return 0;
+  if (document.compilation) loaded.compilation = std::move(*document.compilation);
+  loaded.execution = std::move(document.execution);
   for (auto format : {ta::OutputFormat::kTable, ta::OutputFormat::kCsv, ta::OutputFormat::kJson}) {
     auto render = [&](const tileprof::Expected<ta::Output>& out) {
       if (out)
@@ -63,8 +67,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     render(ta::TopTilesView(loaded, 5));
     render(ta::OomView(loaded, nullptr, {.bytes_per_tile = 1000}));
     render(ta::CompareView(loaded, loaded, 5));
+    render(ta::CompareView(loaded, ta::LoadedReport{}, 5));
+    render(ta::TopVertexTypesView(loaded, 3));
   }
-  for (auto kind : {ta::PlotKind::kTiles, ta::PlotKind::kHistogram, ta::PlotKind::kCategories})
+  for (auto kind : {ta::PlotKind::kTiles, ta::PlotKind::kHistogram, ta::PlotKind::kCategories,
+                    ta::PlotKind::kExecution})
     (void)ta::PlotSvg(loaded, kind);
   (void)ta::HtmlPage(loaded);
   return 0;

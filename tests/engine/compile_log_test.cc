@@ -59,7 +59,8 @@ TEST(PhaseScope, LogscanReadsOurOwnLog) {
     { PhaseScope phase(log, "graphConstruction"); }
     log.Verbose("poplar_compiler", "End XLA compilation: m (Hash: 0x00000000000001f0)");
   }
-  std::vector<analyzer::LogEvent> events = analyzer::ParseLog(capture.Text(), "own.log");
+  analyzer::ParsedLog parsed = analyzer::ParseLog(capture.Text());
+  const std::vector<analyzer::LogEvent>& events = parsed.events;
   ASSERT_EQ(events.size(), 4u) << capture.Text();
   EXPECT_EQ(events[0].kind, analyzer::LogEventKind::kBeginCompile);
   EXPECT_EQ(events[0].module, "m");
@@ -67,7 +68,7 @@ TEST(PhaseScope, LogscanReadsOurOwnLog) {
   EXPECT_EQ(events[1].kind, analyzer::LogEventKind::kPhaseStart);
   EXPECT_EQ(events[2].kind, analyzer::LogEventKind::kPhaseEnd);
   EXPECT_EQ(events[2].phase, "graphConstruction");
-  ASSERT_TRUE(events[2].duration_ms.has_value());
+  ASSERT_TRUE(events[2].seconds.has_value());
   EXPECT_TRUE(events[0].timestamp.has_value());
   EXPECT_EQ(events[3].kind, analyzer::LogEventKind::kEndCompile);
 }
@@ -103,7 +104,8 @@ TEST(ProgressBar, HeaderRedrawsAndFinalNewline) {
   EXPECT_THAT(text.substr(text.rfind("\33[2K")),
               MatchesRegex("\33\\[2K\\[#{50}\\] 100% Compilation Finished \\[Elapsed: "
                            "00:00:[0-9]{2}\\.[0-9]\\]\r\n"));
-  std::vector<analyzer::LogEvent> events = analyzer::ParseLog(text, "bar.log");
+  analyzer::ParsedLog parsed = analyzer::ParseLog(text);
+  const std::vector<analyzer::LogEvent>& events = parsed.events;
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events[0].kind, analyzer::LogEventKind::kProgressStart);
   EXPECT_EQ(events[0].module, "jit_f");
@@ -133,7 +135,8 @@ TEST(PhaseScope, BothConstructionLinesCountOnce) {
     PhaseScope phase(log, "graphConstruction");
     log.Verbose("poplar_compiler.cc", "Begin Poplar graph construction.");
   }
-  auto summary = analyzer::ScanLogs({analyzer::ParseLog(capture.Text(), "both.log")}, {});
+  analyzer::ParsedLog parsed = analyzer::ParseLog(capture.Text());
+  auto summary = analyzer::ScanLogs({parsed.events}, {"both.log"}, {});
   EXPECT_EQ(summary.graph_constructions, 1);
 }
 
