@@ -138,8 +138,10 @@ Expected<Output> TopVertexTypesView(const LoadedReport& loaded, size_t count) {
   size_t shown = std::min(count, rows.size());
   for (size_t i = 0; i < shown; ++i) {
     const auto& t = *rows[i];
-    Cell per = t.instances ? Cell{static_cast<double>(t.cycles) / static_cast<double>(t.instances)}
-                           : Cell{};
+    // Not `t.instances ? Cell{...} : Cell{}`: g++ 12 then warns that the
+    // string alternative of the moved temporary may be uninitialized.
+    Cell per;
+    if (t.instances) per = static_cast<double>(t.cycles) / static_cast<double>(t.instances);
     table.Add({uint64_t{i + 1}, t.name, t.instances, t.cycles, per, percent(t.cycles)});
   }
   if (shown < rows.size()) {
