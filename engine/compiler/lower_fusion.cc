@@ -122,7 +122,9 @@ Fusion AnalyseFusion(const hlo::Computation& computation) {
     if (IsScalarBroadcast(instruction)) {
       // Read as a scalar by every user, when all of them are fused ops.
       bool all = true;
-      for (uint32_t u : users[i]) all = all && eligible[u];
+      // (popops' binary ops take a scalar operand: an op reading one is not
+      // an outlined expression, so any elementwise user will do.)
+      for (uint32_t u : users[i]) all = all && node[u];
       if (all) fusion.role[i] = FusionRole::kScalar;
     } else if (eligible[i] && fusible_user(users[i][0])) {
       // Not a repeated use by its one user either (x * x reads x twice).
@@ -132,12 +134,14 @@ Fusion AnalyseFusion(const hlo::Computation& computation) {
     }
   }
   // An op is an expression's root when it is a node not inside another and
-  // reads at least one inner op or scalar broadcast: a lone op keeps its own
-  // codelet.
+  // reads at least one inner op (then it is eligible itself) or a scalar
+  // broadcast (any node): a lone op keeps its own codelet.
   for (size_t i = 0; i < n; ++i) {
-    if (!eligible[i] || fusion.role[i] != FusionRole::kNone) continue;
+    if (!node[i] || fusion.role[i] != FusionRole::kNone) continue;
     for (const hlo::Instruction* operand : instructions[i]->operands()) {
-      if (here(operand) && fusion.role[operand->index()] != FusionRole::kNone) {
+      if (!here(operand)) continue;
+      const FusionRole r = fusion.role[operand->index()];
+      if (r == FusionRole::kScalar || (r == FusionRole::kInner && eligible[i])) {
         fusion.role[i] = FusionRole::kRoot;
         break;
       }

@@ -133,6 +133,77 @@ class DistinctCounter {
   uint64_t generation_ = 0;
 };
 
+// The runs of small variables each tile has received in the current step.
+// A field that reads a broadcast view (a normalisation's scale, a bias)
+// reads the same few runs once per row; the source is spread over several
+// tiles, and with two or three such operands the repeats cycle through more
+// runs than TileStep::recent holds. Only small variables are looked up
+// here: a large one's runs rarely repeat, and a set of every run of a step
+// made each insertion a cache miss.
+class RepeatFilter {
+ public:
+  // Elements a variable may have to be looked up.
+  static constexpr uint64_t kSmallElements = 16384;
+
+  void NextStep() {
+    ++generation_;
+    count_ = 0;
+  }
+  // True when `reader` has not received `run` before in this step.
+  bool First(uint32_t reader, const LocalRun& run) {
+    if (2 * (count_ + 1) > slots_.size()) Grow();
+    const Key key{run.begin, run.end, run.variable, run.tile, reader};
+    for (size_t slot = Hash(key) & (slots_.size() - 1);; slot = (slot + 1) & (slots_.size() - 1)) {
+      Slot& entry = slots_[slot];
+      if (entry.generation != generation_) {
+        entry = {key, generation_};
+        ++count_;
+        return true;
+      }
+      if (entry.key == key) return false;
+    }
+  }
+
+ private:
+  struct Key {
+    uint64_t begin = 0, end = 0;
+    VariableId variable = 0;
+    uint32_t tile = 0, reader = 0;
+    bool operator==(const Key&) const = default;
+  };
+  struct Slot {
+    Key key;
+    uint64_t generation = 0;
+  };
+  static size_t Hash(const Key& k) {
+    uint64_t h = k.begin * 0x9E3779B97F4A7C15ull ^ (uint64_t{k.variable} << 32 | k.tile);
+    h ^= (h >> 29) ^ (uint64_t{k.reader} * 0xBF58476D1CE4E5B9ull) ^ k.end;
+    h *= 0x94D049BB133111EBull;
+    return static_cast<size_t>(h ^ (h >> 31));
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
+    const uint64_t live = generation_;
+    ++generation_;  // the new table's empty slots are of an older generation
+    count_ = 0;
+    for (const Slot& entry : old) {
+      if (entry.generation != live) continue;
+      for (size_t slot = Hash(entry.key) & (slots_.size() - 1);;
+           slot = (slot + 1) & (slots_.size() - 1)) {
+        if (slots_[slot].generation != generation_) {
+          slots_[slot] = {entry.key, generation_};
+          ++count_;
+          break;
+        }
+      }
+    }
+  }
+  std::vector<Slot> slots_;
+  uint64_t generation_ = 1;
+  size_t count_ = 0;
+};
+
 // The tiles one step touches.
 class StepTiles {
  public:
@@ -306,11 +377,13 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,
     walk.last[v] = std::max(walk.last[v], step);
   };
   StepTiles touched(num_tiles);
+  RepeatFilter repeats;
   uint64_t pending = 0;  // cost walked and not yet reported
   // The first step of the host exchange the current stream copy belongs to.
   uint64_t host_group = UINT64_MAX;
   for (uint64_t i = begin; i < end; ++i) {
     const Step& step = schedule.steps[i];
+    repeats.NextStep();
     if (step.kind == StepKind::kStreamIn || step.kind == StepKind::kStreamOut) {
       if (!ContinuesHostExchange(schedule, i) || host_group == UINT64_MAX) {
         host_group = i;
@@ -335,6 +408,9 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,
           const uint64_t local =
               at[static_cast<size_t>(run - runs.data())] + (piece.begin - run->begin);
           const LocalRun stored{piece.variable, run->tile, local, local + piece.size()};
+          if (graph.variable(piece.variable).num_elements <= RepeatFilter::kSmallElements &&
+              !repeats.First(reader, stored))
+            return;
           bool fresh = false;
           const uint64_t received = receiver->Receive(stored, &fresh);
           if (fresh) touched.Listen(reader, run->tile);

@@ -249,3 +249,34 @@ cmp {
 
 }  // namespace
 }  // namespace tileprof::engine::compiler
+
+namespace tileprof::engine::compiler {
+namespace {
+
+TEST(LoweringTest, ABroadcastViewIsReceivedOncePerStep) {
+  // m reads b, a view of the 1 KiB vector s, once per row: 64 rows of 256
+  // on 16 tiles, 4 rows a tile. s is spread over 8 tiles (32 elements
+  // each), so each row's reads cycle through 8 senders' runs; each tile
+  // receives each run once, not once per row (4 KiB), so its exchange
+  // buffer for m holds at most s.
+  const CompileResult result = MustCompile(R"(
+HloModule bias
+ENTRY main {
+  x = f32[64,256] parameter(0)
+  s = f32[256] parameter(1)
+  b = f32[64,256] broadcast(s), dimensions={1}
+  ROOT m = f32[64,256] multiply(x, b)
+}
+)",
+                                           16);
+  uint64_t buffers = 0;
+  for (const report::Variable& v : result.report.variables) {
+    if (v.name != "exchange buffer of m") continue;
+    ++buffers;
+    EXPECT_LE(v.bytes, 1024u) << "tile " << v.tile;
+  }
+  EXPECT_GT(buffers, 0u);
+}
+
+}  // namespace
+}  // namespace tileprof::engine::compiler
