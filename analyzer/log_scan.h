@@ -11,6 +11,7 @@
 // aggregation (log_builds.cc), which keeps compilations, not lines.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -82,6 +83,10 @@ struct ParsedLog {
   ParsedLog& operator=(const ParsedLog&) = delete;
 };
 ParsedLog ParseLog(std::string_view text);
+// The events view `text`: a temporary string would die before them.
+template <typename T>
+requires std::same_as<T, std::string> ParsedLog ParseLog(T&& text)
+= delete;
 
 enum class BuildKind { kCompile, kLoad, kPrecompile, kCompileOrLoad };
 std::string_view BuildKindName(BuildKind kind);  // "compile", "load", "pre-compile", ...
