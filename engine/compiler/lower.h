@@ -182,6 +182,14 @@ class Lowering {
   // lower_window.cc
   Expected<Value> LowerReduceWindow(const hlo::Instruction& instruction,
                                     std::span<const Value> operands, program::Sequence& program);
+  // reduce-window whose window is long along one dimension: a sliding
+  // reduction by doubling (lower_sliding.cc); nullopt when patches are the
+  // cheaper plan or the window is not of that form.
+  Expected<std::optional<Value>> LowerSlidingWindow(const hlo::Instruction& instruction,
+                                                    std::span<const Value> operands,
+                                                    std::span<const hlo::WindowDimension> window,
+                                                    std::span<const uint64_t> out_dims,
+                                                    program::Sequence& program);
   Expected<Value> LowerSelectAndScatter(const hlo::Instruction& instruction,
                                         std::span<const Value> operands,
                                         program::Sequence& program);
@@ -308,6 +316,10 @@ const Tensor& Leader(const Graph& graph, std::span<const Tensor* const> operands
 // Whether a reduction computation is one binary op (add, multiply, maximum,
 // minimum, and, or) of its two parameters: what popops::Reduce runs.
 bool IsSimpleReducer(const hlo::Computation& computation);
+std::optional<ReduceOp> ReduceOpOf(const hlo::Computation& computation);
+// True when `init` is a constant equal to the identity of `op` (integer
+// max/min identities are not recognised: that needs the type's range).
+bool IsReduceIdentity(const hlo::Instruction& init, ReduceOp op);
 
 // Runs of a contiguous tensor of `shape` after Dimshuffle(permutation),
 // without building the view: the trailing dimensions the permutation keeps

@@ -34,6 +34,15 @@ namespace {
 // ipu1 tile, a share that leaves room for everything else on the tile.
 constexpr uint64_t kMaxReduceInputBytes = 32 * 1024;
 
+// Runs per view beyond which the input is rearranged (lower_data.cc's
+// kMaxViewRegions).
+constexpr uint64_t kMaxReduceViewRegions = 4096;
+// A vertex per output costs ~16 B of state and a worker start; past 64 per
+// tile, rearranging the input (one pass) is the cheaper plan.
+constexpr uint64_t kMaxVerticesPerTile = 64;
+
+}  // namespace
+
 std::optional<ReduceOp> ReduceOpOf(const hlo::Computation& computation) {
   const hlo::Instruction* root = computation.root();
   if (root == nullptr || root->operand_count() != 2) return std::nullopt;
@@ -57,15 +66,8 @@ std::optional<ReduceOp> ReduceOpOf(const hlo::Computation& computation) {
   }
 }
 
-// Runs per view beyond which the input is rearranged (lower_data.cc's
-// kMaxViewRegions).
-constexpr uint64_t kMaxReduceViewRegions = 4096;
-// A vertex per output costs ~16 B of state and a worker start; past 64 per
-// tile, rearranging the input (one pass) is the cheaper plan.
-constexpr uint64_t kMaxVerticesPerTile = 64;
-
 // True when `init` is a constant equal to the identity of `op`.
-bool IsIdentity(const hlo::Instruction& init, ReduceOp op) {
+bool IsReduceIdentity(const hlo::Instruction& init, ReduceOp op) {
   if (init.opcode() != hlo::Opcode::kConstant || !init.shape().IsArray()) return false;
   Expected<hlo::Literal> literal = hlo::ParseLiteral(init.literal(), init.shape());
   if (!literal || literal->kind != hlo::Literal::Kind::kArray) return false;
@@ -95,8 +97,6 @@ bool IsIdentity(const hlo::Instruction& init, ReduceOp op) {
   }
   return false;
 }
-
-}  // namespace
 
 bool IsSimpleReducer(const hlo::Computation& computation) {
   return ReduceOpOf(computation).has_value();
@@ -135,7 +135,7 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     return LowerOpaque(instruction, operands, program);
   }
   const hlo::Instruction& init = *instruction.operand(1);
-  const bool update = !IsIdentity(init, *op);
+  const bool update = !IsReduceIdentity(init, *op);
   const Tensor& init_tensor = operands[1].tensor;
   if (operands[1].is_tuple || !init_tensor.valid() || init_tensor.NumElements() != 1 ||
       init_tensor.element_type() != storage.type || storage.per_element != 1) {

@@ -1,14 +1,16 @@
 // reduce-window and select-and-scatter.
 //
-// reduce-window gathers each output's window into a patches tensor laid out
-// [window..., output...] (a padded tileprof::Rearrange whose padding is the
-// init value, which is what XLA reduces for padding and base-dilation
-// holes), then reduces the leading window dimensions as a reduce would
-// (ReduceArray: popops::Reduce vertices, the init combined once). The
-// patches are materialised, so their memory and exchange are counted; the
-// window-major layout makes each Reduce vertex read one run per window
-// element. Variadic reduce-windows, window reversal and reducers that are
-// not one binary op stay opaque.
+// reduce-window with a long window along one dimension (a cumulative sum)
+// is a sliding reduction by doubling (lower_sliding.cc). Otherwise it
+// gathers each output's window into a patches tensor laid out [window...,
+// output...] (a padded tileprof::Rearrange whose padding is the init value,
+// which is what XLA reduces for padding and base-dilation holes), then
+// reduces the leading window dimensions as a reduce would (ReduceArray:
+// popops::Reduce vertices, the init combined once). The patches are
+// materialised, so their memory and exchange are counted; the window-major
+// layout makes each Reduce vertex read one run per window element.
+// Variadic reduce-windows, window reversal and reducers that are not one
+// binary op stay opaque.
 //
 // select-and-scatter runs tileprof::SelectAndScatter vertices (engine/
 // codelets/window.h) on the output's tiles, each connected to the boxes of
@@ -131,6 +133,9 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
     return MakeError("window has {} dimensions, the operand {} and the result {}", window.size(),
                      rank, out_dims.size());
   }
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> sliding,
+                            LowerSlidingWindow(instruction, operands, window, out_dims, program));
+  if (sliding) return *std::move(sliding);
   std::vector<SourceDim> map(rank);
   std::vector<uint64_t> patch_dims(2 * rank);
   std::vector<int64_t> reduced(rank);

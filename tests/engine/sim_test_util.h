@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,11 +39,14 @@ inline Compiled CompileText(std::string text, std::string_view preset = "ipu2", 
 }
 
 template <typename T>
-std::vector<std::byte> Encode(std::initializer_list<T> values) {
+std::vector<std::byte> Encode(std::span<const T> values) {
   std::vector<std::byte> bytes(values.size() * sizeof(T));
-  size_t i = 0;
-  for (T v : values) std::memcpy(bytes.data() + sizeof(T) * i++, &v, sizeof(T));
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
   return bytes;
+}
+template <typename T>
+std::vector<std::byte> Encode(std::initializer_list<T> values) {
+  return Encode(std::span<const T>(values.begin(), values.size()));
 }
 
 template <typename T>

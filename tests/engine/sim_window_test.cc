@@ -64,6 +64,38 @@ ENTRY main {
   EXPECT_THAT(Decode<float>(out["out.1"]), ElementsAre(13.0f, 32.0f, 23.0f, 52.0f, 33.0f));
 }
 
+TEST(SimWindow, LongWindowsSlideByDoubling) {
+  // Windows as long as the operand (a cumulative sum, jnp.cumsum's form,
+  // and its reverse) take lower_sliding.cc's doubling plan: 6 doublings of
+  // a 127-element padded operand instead of 64 x 64 patches. The init 1 is
+  // not the identity: it is every padding element and starts each sum, so
+  // out[i] = 1 + (63 - i) + (1 + ... + (i + 1)).
+  Compiled compiled = CompileText("HloModule scan\n" + std::string(kReducers) + R"(
+ENTRY main {
+  x = f32[64] parameter(0)
+  one = f32[] constant(1)
+  ninf = f32[] constant(-inf)
+  sum = f32[64] reduce-window(x, one), window={size=64 pad=63_0}, to_apply=add
+  revmax = f32[64] reduce-window(x, ninf), window={size=64 pad=0_63}, to_apply=max
+  ROOT out = (f32[64], f32[64]) tuple(sum, revmax)
+})");
+  auto simulator = MustCreate(compiled);
+  std::vector<float> x(64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i + 1);
+  x[10] = 100;  // the reversed running max is 100 up to index 10, then 64
+  sim::HostData out = MustRun(*simulator, {{"x", Encode(std::span<const float>(x))}});
+  const std::vector<float> sum = Decode<float>(out["out.0"]);
+  const std::vector<float> revmax = Decode<float>(out["out.1"]);
+  ASSERT_EQ(sum.size(), 64u);
+  ASSERT_EQ(revmax.size(), 64u);
+  float prefix = 0;
+  for (size_t i = 0; i < 64; ++i) {
+    prefix += x[i];
+    EXPECT_EQ(sum[i], 1 + static_cast<float>(63 - i) + prefix) << i;
+    EXPECT_EQ(revmax[i], i <= 10 ? 100.0f : 64.0f) << i;
+  }
+}
+
 TEST(SimWindow, SelectAndScatterTiesPaddingAndOverlaps) {
   Compiled compiled = CompileText("HloModule ss\n" + std::string(kReducers) + R"(
 ENTRY main {
