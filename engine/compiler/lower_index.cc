@@ -55,6 +55,54 @@ std::vector<Interval> RangeBox(std::span<const uint64_t> dims, uint64_t first, u
 // ordinary transposes in one vertex per tile.
 constexpr uint64_t kMaxBoxSlackElements = 4096;
 
+uint64_t SaturatingMul(uint64_t a, uint64_t b) {
+  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+// A contiguous run of a result's flat elements, computed on one tile.
+struct Run {
+  uint64_t first;
+  uint64_t count;
+  uint32_t tile;
+};
+
+// The runs of `flat`'s tile mapping, in order.
+Expected<std::vector<Run>> RunsOf(const Graph& graph, const Tensor& flat) {
+  std::vector<Run> runs;
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph.MapRegions(flat)) {
+    if (!piece.tile) return MakeError("{} is not mapped", flat.ShapeString());
+    runs.push_back({position, piece.region.size(), *piece.tile});
+    position += piece.region.size();
+  }
+  return runs;
+}
+
+// A run crossing a boundary of an outer result dimension can need a box of
+// most of the source (a window-major patches tensor whose run spans two
+// window positions; a dynamic-update-slice's run spanning two rows of the
+// outer dimension, whose update box is then the whole update): when the
+// box holds more than twice what the run needs (`needed`: its elements, a
+// dynamic slice's times the start positions) plus kMaxBoxSlackElements, the run is
+// split at the boundaries of its first differing dimension and the parts,
+// each then differing first in a deeper dimension, are appended to `runs`.
+// False when the box is small enough or the run cannot be cut that way.
+bool SplitWideRun(std::span<const uint64_t> dims, std::span<const Interval> box,
+                  uint64_t box_volume, uint64_t needed, Run run, std::vector<Run>& runs) {
+  if (box_volume <= 2 * needed + kMaxBoxSlackElements) return false;
+  size_t k = 0;
+  while (k < dims.size() && box[k].lo == box[k].hi) ++k;
+  uint64_t block = 1;
+  for (size_t d = k + 1; d < dims.size(); ++d) block *= dims[d];
+  if (k + 1 >= dims.size() || block >= run.count + (run.first % block)) return false;
+  for (uint64_t at = run.first; at < run.first + run.count;) {
+    const uint64_t end = std::min(run.first + run.count, (at / block + 1) * block);
+    runs.push_back({at, end - at, run.tile});
+    at = end;
+  }
+  return true;
+}
+
 bool FitsS32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 Expected<uint32_t> U32(uint64_t v, std::string_view what) {
@@ -105,18 +153,7 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
   const ComputeSetId cs = AddComputeSet(name, program);
   const Tensor flat_out = out.Flatten();
   const TensorIndex source_index(source);
-  struct Run {
-    uint64_t first;
-    uint64_t count;
-    uint32_t tile;
-  };
-  std::vector<Run> runs;
-  uint64_t position = 0;
-  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
-    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
-    runs.push_back({position, piece.region.size(), *piece.tile});
-    position += piece.region.size();
-  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
   for (size_t r = 0; r < runs.size(); ++r) {
     const uint64_t first = runs[r].first;
     const uint64_t count = runs[r].count;
@@ -154,26 +191,9 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
         size[j] = static_cast<uint64_t>(last_coordinate - first_coordinate + 1);
       }
     }
-    // A run crossing a boundary of an outer output dimension can need a box
-    // of most of the source (a window-major patches tensor whose run spans
-    // two window positions): split it at that dimension's boundaries, each
-    // part then differing first in a deeper dimension.
     uint64_t volume = 1;
     for (uint64_t v : size) volume *= v;
-    if (volume > 2 * count + kMaxBoxSlackElements) {
-      size_t k = 0;
-      while (k < out_dims.size() && out_box[k].lo == out_box[k].hi) ++k;
-      uint64_t block = 1;
-      for (size_t d = k + 1; d < out_dims.size(); ++d) block *= out_dims[d];
-      if (k + 1 < out_dims.size() && block < count + (first % block)) {
-        for (uint64_t at = first; at < first + count;) {
-          const uint64_t end = std::min(first + count, (at / block + 1) * block);
-          runs.push_back({at, end - at, tile});
-          at = end;
-        }
-        continue;
-      }
-    }
+    if (SplitWideRun(out_dims, out_box, volume, count, runs[r], runs)) continue;
     if (empty && padding == nullptr) {
       return MakeError("rearrangement of {} reads nothing for elements [{}, {})",
                        source.ShapeString(), first, first + count);
@@ -433,12 +453,11 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
   const Tensor flat_out = out.Flatten();
   const TensorIndex read_index(update ? *update_tensor : base);
   const Tensor flat_base = base.Flatten();
-  uint64_t position = 0;
-  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
-    const uint64_t first = position;
-    const uint64_t count = piece.region.size();
-    position += count;
-    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const uint64_t first = runs[r].first;
+    const uint64_t count = runs[r].count;
+    const uint32_t tile = runs[r].tile;
     const std::vector<Interval> box = RangeBox(*dims, first, count);
     std::vector<uint64_t> lo(rank), size(rank);
     for (size_t d = 0; d < rank; ++d) {
@@ -455,11 +474,19 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
         size[d] = static_cast<uint64_t>(box[d].hi - box[d].lo + slack + 1);
       }
     }
+    // The box grows to whole inner dimensions (the whole update) when the
+    // run spans rows of an outer dimension: split such runs.
+    uint64_t volume = 1, needed = count;
+    for (size_t d = 0; d < rank; ++d) {
+      volume = SaturatingMul(volume, size[d]);
+      if (!update) needed = SaturatingMul(needed, base.shape()[d] - sliced.shape()[d] + 1);
+    }
+    if (SplitWideRun(*dims, box, volume, needed, runs[r], runs)) continue;
     TILEPROF_ASSIGN_OR_RETURN(Tensor in, read_index.Box(lo, size));
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
                               graph_.AddVertex(cs, **codelet, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
     if (update) {
       TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part, flat_base.Slice(first, first + count));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand_part));

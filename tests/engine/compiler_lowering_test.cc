@@ -247,6 +247,33 @@ cmp {
   EXPECT_EQ(result.lowering.opaque_opcodes, std::vector<std::string>{"sort"});
 }
 
+TEST(LoweringTest, DynamicUpdateSliceRunsAcrossRowsReadTheirShareOfTheUpdate) {
+  // The result (32,768 elements) on 24 tiles: the run of the tile holding
+  // element 16,384 crosses from row 0 to row 1, whose update boxes are then
+  // whole (64 KiB). Split at the row boundary, each tile receives at most
+  // the rows of the update its run of 1,365 elements touches (at most 3 of
+  // 4 KiB) and the index, not 64 KiB.
+  const CompileResult result = MustCompile(R"(
+HloModule rows
+ENTRY main {
+  base = f32[2,16,32,32] parameter(0)
+  upd = f32[1,16,32,32] parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT put = f32[2,16,32,32] dynamic-update-slice(base, upd, i, z, z, z)
+}
+)",
+                                           24);
+  ExpectExecutable(result);
+  uint64_t buffers = 0;
+  for (const report::Variable& v : result.report.variables) {
+    if (v.name != "exchange buffer of put") continue;
+    ++buffers;
+    EXPECT_LE(v.bytes, 12288u + 64) << "tile " << v.tile;
+  }
+  EXPECT_GT(buffers, 0u);
+}
+
 }  // namespace
 }  // namespace tileprof::engine::compiler
 
