@@ -23,6 +23,13 @@ constexpr uint32_t kMaxRank = 16;
 
 int64_t Signed(uint32_t bits) { return static_cast<int32_t>(bits); }
 
+// The first element a vertex writes: parameter `first` holds its low 32
+// bits and the last parameter, `firstHigh`, the high ones (a result of a
+// large model's stacked layers has more than 2^32 elements).
+uint64_t First(std::span<const uint32_t> params) {
+  return params[0] | (static_cast<uint64_t>(params.back()) << 32);
+}
+
 std::string Ranks(uint32_t a) { return fmt::format("{}", a); }
 
 // Common base: the "first" parameter, the result's dimensions and the output
@@ -47,7 +54,7 @@ class IndexedCodelet : public Codelet {
   }
   Status CheckOutput(const VertexShape& shape) const {
     const uint64_t total = Product(OutDims(shape.params));
-    const uint64_t first = shape.params[0];
+    const uint64_t first = First(shape.params);
     const uint64_t count = shape.field_elements.back();
     if (first > total || count > total - first) {
       return MakeError("field 'out' has {} elements from element {}, beyond the {} of the result",
@@ -114,7 +121,7 @@ class RearrangeCodelet final : public IndexedCodelet {
     const std::span<const std::byte> in = io.fields[0];
     const std::span<std::byte> out = io.fields.back();
     const uint64_t count = Count(io, fields().size() - 1);
-    Odometer o(OutDims(io.params), io.params[0]);
+    Odometer o(OutDims(io.params), First(io.params));
     for (uint64_t q = 0; q < count; ++q, o.Next()) {
       uint64_t index = 0;
       bool is_padding = false;
@@ -128,14 +135,14 @@ class RearrangeCodelet final : public IndexedCodelet {
             break;
           }
           return MakeError("output element {} maps outside source dimension {} (coordinate {})",
-                           io.params[0] + q, j, c);
+                           First(io.params) + q, j, c);
         }
         c = c / div - static_cast<int64_t>(p[kBoxLo]);
         if (c < 0 || c >= static_cast<int64_t>(p[kBoxSize])) {
           return MakeError(
               "output element {} reads outside the connected box in source "
               "dimension {}",
-              io.params[0] + q, j);
+              First(io.params) + q, j);
         }
         index = index * p[kBoxSize] + static_cast<uint64_t>(c);
       }
@@ -157,6 +164,7 @@ class RearrangeCodelet final : public IndexedCodelet {
     for (uint32_t d = 0; d < out_rank; ++d) params.push_back(fmt::format("outSize{}", d));
     for (uint32_t j = 0; j < in_rank; ++j)
       for (const char* name : kRearrangeDimParams) params.push_back(fmt::format("{}{}", name, j));
+    params.push_back("firstHigh");
     return params;
   }
   std::span<const uint32_t> DimParams(std::span<const uint32_t> params, uint32_t j) const {
@@ -221,7 +229,7 @@ class DynamicSliceCodelet final : public IndexedCodelet {
     const std::span<const std::byte> box = io.fields[update_ ? 1 : 0];
     const std::span<std::byte> out = io.fields.back();
     const uint64_t count = Count(io, fields().size() - 1);
-    Odometer o(out_dims, io.params[0]);
+    Odometer o(out_dims, First(io.params));
     for (uint64_t q = 0; q < count; ++q, o.Next()) {
       uint64_t index = 0;
       bool from_box = true;
@@ -235,7 +243,7 @@ class DynamicSliceCodelet final : public IndexedCodelet {
         c -= BoxLo(io.params, d);
         if (c < 0 || c >= static_cast<int64_t>(BoxSize(io.params, d))) {
           return MakeError("output element {} reads outside the connected box in dimension {}",
-                           io.params[0] + q, d);
+                           First(io.params) + q, d);
         }
         index = index * BoxSize(io.params, d) + static_cast<uint64_t>(c);
       }
@@ -268,6 +276,7 @@ class DynamicSliceCodelet final : public IndexedCodelet {
       params.push_back(fmt::format("boxLo{}", d));
       params.push_back(fmt::format("boxSize{}", d));
     }
+    params.push_back("firstHigh");
     return params;
   }
   uint32_t Other(std::span<const uint32_t> params, uint32_t d) const {
@@ -292,7 +301,7 @@ class IotaCodelet final : public Codelet {
  public:
   explicit IotaCodelet(ElementType type)
       : Codelet(IotaCodeletName(type), ExecutionKind::kWorker,
-                {Out("out", type, VectorLayout::kSpan)}, {"first", "dimSize", "inner"},
+                {Out("out", type, VectorLayout::kSpan)}, {"first", "dimSize", "inner", "firstHigh"},
                 kIotaCodeBytes),
         type_(type) {}
 
@@ -309,7 +318,7 @@ class IotaCodelet final : public Codelet {
 
  protected:
   Status Compute(const VertexIo& io) const override {
-    const uint64_t first = io.params[0], dim = io.params[1], inner = io.params[2];
+    const uint64_t first = First(io.params), dim = io.params[1], inner = io.params[2];
     const uint64_t count = Count(io, 0);
     numeric::Dispatch(type_, [&](auto tag) {
       constexpr ElementType kType = decltype(tag)::value;

@@ -4,8 +4,9 @@
 // they are factories here rather than catalogue entries.
 //
 // Common conventions. A vertex writes elements [first, first + |out|) of the
-// row-major flattening of the whole result (parameter `first`, then the
-// result's dimensions `outSize<d>`), so the work can be split over tiles
+// row-major flattening of the whole result (parameter `first`, its low 32
+// bits, then the result's dimensions `outSize<d>`; the last parameter,
+// `firstHigh`, holds its high 32 bits), so the work can be split over tiles
 // along the flat order. Its `in` field holds a box of the source: per source
 // dimension j the coordinates [boxLo<j>, boxLo<j> + boxSize<j>), row-major;
 // the compiler connects exactly the box the vertex's outputs can touch, which

@@ -279,11 +279,12 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, Param(first, instruction));
-    std::vector<uint32_t> values = {first32};
+    // `first` in two words, low then (the last parameter) high.
+    std::vector<uint32_t> values = {static_cast<uint32_t>(first)};
     values.insert(values.end(), params.begin(), params.end());
     for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
     for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
+    values.push_back(static_cast<uint32_t>(first >> 32));
     TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, values));
   }
   return Value::Array(std::move(out));
@@ -385,11 +386,12 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["updates"], box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, Param(first, instruction));
-    std::vector<uint32_t> values = {first32};
+    // `first` in two words, low then (the last parameter) high.
+    std::vector<uint32_t> values = {static_cast<uint32_t>(first)};
     values.insert(values.end(), params.begin(), params.end());
     for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
     for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
+    values.push_back(static_cast<uint32_t>(first >> 32));
     TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, values));
   }
   return Value::Array(std::move(out));

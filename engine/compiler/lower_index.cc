@@ -110,6 +110,12 @@ Expected<uint32_t> U32(uint64_t v, std::string_view what) {
   return static_cast<uint32_t>(v);
 }
 
+// A vertex's first element, in parameters `first` and `firstHigh`.
+Status SetFirst(Graph& graph, VertexRef vertex, uint64_t first) {
+  TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["first"], static_cast<uint32_t>(first)));
+  return graph.SetInitialValue(vertex["firstHigh"], static_cast<uint32_t>(first >> 32));
+}
+
 // The storage dimensions of an array shape when they are the HLO dimensions
 // (no extra storage dimension).
 std::optional<std::vector<uint64_t>> PlainDims(const hlo::Shape& shape) {
@@ -205,13 +211,12 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], std::move(in)));
     if (padding != nullptr) TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["padding"], *padding));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    // The codelet's parameters in order (engine/codelets/indexed.h): first,
-    // outSize<d>, then src, mul, src2, mul2, add, div, extent, boxLo, boxSize
-    // of each source dimension.
+    // The codelet's parameters in order (engine/codelets/indexed.h): first
+    // (low 32 bits), outSize<d>, then src, mul, src2, mul2, add, div, extent,
+    // boxLo, boxSize of each source dimension, and firstHigh.
     std::vector<uint32_t> values;
-    values.reserve(1 + out_dims.size() + 9 * map.size());
-    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, U32(first, "first element"));
-    values.push_back(first32);
+    values.reserve(2 + out_dims.size() + 9 * map.size());
+    values.push_back(static_cast<uint32_t>(first));
     for (size_t d = 0; d < out_dims.size(); ++d) {
       TILEPROF_ASSIGN_OR_RETURN(uint32_t v, U32(out_dims[d], "dimension"));
       values.push_back(v);
@@ -225,6 +230,7 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
                                    static_cast<uint32_t>(m.div), extent,
                                    static_cast<uint32_t>(lo[j]), static_cast<uint32_t>(size[j])});
     }
+    values.push_back(static_cast<uint32_t>(first >> 32));
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, values));
   }
   return out;
@@ -389,8 +395,7 @@ Expected<Value> Lowering::LowerIota(const hlo::Instruction& instruction,
                               graph_.AddVertex(cs, **codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], part));
-    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, U32(first, "first element"));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
+    TILEPROF_RETURN_IF_ERROR(SetFirst(graph_, vertex, first));
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["dimSize"], dim32));
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["inner"], inner32));
   }
@@ -498,8 +503,7 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("start{}", d)], starts[d]));
     }
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    TILEPROF_ASSIGN_OR_RETURN(uint32_t first32, U32(first, "first element"));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], first32));
+    TILEPROF_RETURN_IF_ERROR(SetFirst(graph_, vertex, first));
     for (size_t d = 0; d < rank; ++d) {
       TILEPROF_ASSIGN_OR_RETURN(uint32_t out_size, U32((*dims)[d], "dimension"));
       TILEPROF_ASSIGN_OR_RETURN(

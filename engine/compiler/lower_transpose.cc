@@ -205,8 +205,8 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], std::move(in)));
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], std::move(out_part)));
         // Parameters as EmitRearrange's, the result being this block:
-        // first 0, outSize the block, and source dimension j at the block's
-        // corner of the output dimension that reads it.
+        // first 0, outSize the block, source dimension j at the block's
+        // corner of the output dimension that reads it, firstHigh 0.
         values.assign({0});
         for (size_t d = 0; d < rank; ++d) values.push_back(static_cast<uint32_t>(size[d]));
         for (size_t j = 0; j < rank; ++j) {
@@ -216,6 +216,7 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
               {d, 1, d, 0, static_cast<uint32_t>(src_lo[j]), 1, static_cast<uint32_t>(c.dims[j]),
                static_cast<uint32_t>(src_lo[j]), static_cast<uint32_t>(src_size[j])});
         }
+        values.push_back(0);  // firstHigh
         TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, values));
       }
     }

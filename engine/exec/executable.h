@@ -47,7 +47,7 @@
 namespace tileprof::engine::exec {
 
 inline constexpr std::string_view kExecutableMagic{"TPEXE\r\n\x1a", 8};
-inline constexpr uint32_t kExecutableFormatVersion = 3;
+inline constexpr uint32_t kExecutableFormatVersion = 4;
 inline constexpr size_t kExecutableHeaderBytes = 48;
 inline constexpr std::string_view kExecutableExtension = ".poplar_exec";
 

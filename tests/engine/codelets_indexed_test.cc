@@ -45,7 +45,7 @@ TEST(Rearrange, TransposesA2x3) {
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3, 4, 5, 6}),
                                            Bytes(std::vector<int32_t>(6))};
   const auto params =
-      Join({{0, 3, 2}, Dim(1, 1, 1, 0, 0, 1, 2, 0, 2), Dim(0, 1, 0, 0, 0, 1, 3, 0, 3)});
+      Join({{0, 3, 2}, Dim(1, 1, 1, 0, 0, 1, 2, 0, 2), Dim(0, 1, 0, 0, 0, 1, 3, 0, 3), {0}});
   ASSERT_TRUE(RunOn(*codelet, f, params));
   EXPECT_THAT(Values<int32_t>(f[1]), ElementsAre(1, 4, 2, 5, 3, 6));
 }
@@ -56,11 +56,11 @@ TEST(Rearrange, ReversesPartOfTheResultFromABox) {
   // (40, 30) and is connected to source elements [2, 4) only.
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{30, 40}),
                                            Bytes(std::vector<float>(2))};
-  const auto params = Join({{1, 5}, Dim(0, -1, 0, 0, 4, 1, 5, 2, 2)});
+  const auto params = Join({{1, 5}, Dim(0, -1, 0, 0, 4, 1, 5, 2, 2), {0}});
   ASSERT_TRUE(RunOn(*codelet, f, params));
   EXPECT_THAT(Values<float>(f[1]), ElementsAre(40, 30));
   // Element 0 would read source element 4, outside the box.
-  const auto bad = Join({{0, 5}, Dim(0, -1, 0, 0, 4, 1, 5, 2, 2)});
+  const auto bad = Join({{0, 5}, Dim(0, -1, 0, 0, 4, 1, 5, 2, 2), {0}});
   const Status status = RunOn(*codelet, f, bad);
   ASSERT_FALSE(status);
   EXPECT_THAT(status.error().message(), HasSubstr("outside the connected box"));
@@ -72,7 +72,7 @@ TEST(Rearrange, PadsWithLowHighAndInteriorPadding) {
   // pad([1, 2], 9), padding=1_1_1: [9, 1, 9, 2, 9].
   std::vector<std::vector<std::byte>> f = {
       Bytes(std::vector<float>{1, 2}), Bytes(std::vector<float>{9}), Bytes(std::vector<float>(5))};
-  const auto params = Join({{0, 5}, Dim(0, 1, 0, 0, -1, 2, 2, 0, 2)});
+  const auto params = Join({{0, 5}, Dim(0, 1, 0, 0, -1, 2, 2, 0, 2), {0}});
   ASSERT_TRUE(RunOn(*codelet, f, params));
   EXPECT_THAT(Values<float>(f[2]), ElementsAre(9, 1, 9, 2, 9));
 }
@@ -84,7 +84,7 @@ TEST(Rearrange, TakesWindowsWithStrideAndPadding) {
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3, 4}),
                                            Bytes(std::vector<int32_t>{0}),
                                            Bytes(std::vector<int32_t>(6))};
-  const auto params = Join({{0, 2, 3}, Dim(0, 2, 1, 1, -1, 1, 4, 0, 4)});
+  const auto params = Join({{0, 2, 3}, Dim(0, 2, 1, 1, -1, 1, 4, 0, 4), {0}});
   ASSERT_TRUE(RunOn(*codelet, f, params));
   EXPECT_THAT(Values<int32_t>(f[2]), ElementsAre(0, 1, 2, 2, 3, 4));
 }
@@ -93,7 +93,7 @@ TEST(Rearrange, RejectsABoxOfTheWrongSize) {
   auto codelet = Make(MakeRearrangeCodelet(kS32, 1, 1, false));
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3}),
                                            Bytes(std::vector<int32_t>(2))};
-  const Status status = RunOn(*codelet, f, Join({{0, 2}, Dim(0, 1, 0, 0, 0, 1, 3, 0, 2)}));
+  const Status status = RunOn(*codelet, f, Join({{0, 2}, Dim(0, 1, 0, 0, 0, 1, 3, 0, 2), {0}}));
   ASSERT_FALSE(status);
   EXPECT_THAT(status.error().message(), HasSubstr("its box has 2"));
 }
@@ -101,8 +101,8 @@ TEST(Rearrange, RejectsABoxOfTheWrongSize) {
 TEST(DynamicSlice, ClampsTheStartLikeXla) {
   auto codelet = Make(MakeDynamicSliceCodelet(kF32, kS32, 1));
   EXPECT_EQ(codelet->name(), "tileprof::DynamicSlice<float,int,1>");
-  // Params: first, outSize0, inSize0, boxLo0, boxSize0.
-  const std::vector<uint32_t> params = {0, 2, 5, 0, 5};
+  // Params: first, outSize0, inSize0, boxLo0, boxSize0, firstHigh.
+  const std::vector<uint32_t> params = {0, 2, 5, 0, 5, 0};
   for (const auto& [start, a, b] : {std::tuple{1, 20.f, 30.f}, {4, 40.f, 50.f}, {-3, 10.f, 20.f}}) {
     std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{10, 20, 30, 40, 50}),
                                              Bytes(std::vector<int32_t>{start}),
@@ -118,7 +118,7 @@ TEST(DynamicSlice, RowOfAMatrix) {
   std::vector<std::vector<std::byte>> f = {
       Bytes(std::vector<int32_t>{1, 2, 3, 4, 5, 6}), Bytes(std::vector<int32_t>{2}),
       Bytes(std::vector<int32_t>{0}), Bytes(std::vector<int32_t>(2))};
-  const std::vector<uint32_t> params = {0, 1, 2, 3, 0, 3, 2, 0, 2};
+  const std::vector<uint32_t> params = {0, 1, 2, 3, 0, 3, 2, 0, 2, 0};
   ASSERT_TRUE(RunOn(*codelet, f, params));
   EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(5, 6));
 }
@@ -126,26 +126,31 @@ TEST(DynamicSlice, RowOfAMatrix) {
 TEST(DynamicUpdateSlice, ClampsAndWritesTheUpdate) {
   auto codelet = Make(MakeDynamicUpdateSliceCodelet(kS32, kS32, 1));
   // operand [1,2,3,4], update [8,9] at 3 -> clamped to 2: [1,2,8,9].
-  // Params: first, outSize0, updSize0, boxLo0, boxSize0.
+  // Params: first, outSize0, updSize0, boxLo0, boxSize0, firstHigh.
   std::vector<std::vector<std::byte>> f = {
       Bytes(std::vector<int32_t>{1, 2, 3, 4}), Bytes(std::vector<int32_t>{8, 9}),
       Bytes(std::vector<int32_t>{3}), Bytes(std::vector<int32_t>(4))};
-  ASSERT_TRUE(RunOn(*codelet, f, {0, 4, 2, 0, 2}));
+  ASSERT_TRUE(RunOn(*codelet, f, {0, 4, 2, 0, 2, 0}));
   EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(1, 2, 8, 9));
   f[2] = Bytes(std::vector<int32_t>{1});
-  ASSERT_TRUE(RunOn(*codelet, f, {0, 4, 2, 0, 2}));
+  ASSERT_TRUE(RunOn(*codelet, f, {0, 4, 2, 0, 2, 0}));
   EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(1, 8, 9, 4));
 }
 
 TEST(Iota, CountsAlongTheIotaDimension) {
   auto s32 = Make(MakeIotaCodelet(kS32));
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>(6))};
-  ASSERT_TRUE(RunOn(*s32, f, {0, 3, 1}));  // [2,3], dimension 1
+  ASSERT_TRUE(RunOn(*s32, f, {0, 3, 1, 0}));  // [2,3], dimension 1
   EXPECT_THAT(Values<int32_t>(f[0]), ElementsAre(0, 1, 2, 0, 1, 2));
   auto f32 = Make(MakeIotaCodelet(kF32));
   std::vector<std::vector<std::byte>> g = {Bytes(std::vector<float>(4))};
-  ASSERT_TRUE(RunOn(*f32, g, {2, 2, 3}));  // [2,3], dimension 0, elements 2..5
+  ASSERT_TRUE(RunOn(*f32, g, {2, 2, 3, 0}));  // [2,3], dimension 0, elements 2..5
   EXPECT_THAT(Values<float>(g[0]), ElementsAre(0, 1, 1, 1));
+  // Elements from 2^32 + 2 (firstHigh 1, first 2) of a dimension of 3:
+  // 2^32 + 2 = 0 mod 3, so 0, 1, 2, 0 (the low word alone would give 2, 0, 1, 2).
+  std::vector<std::vector<std::byte>> h = {Bytes(std::vector<int32_t>(4))};
+  ASSERT_TRUE(RunOn(*s32, h, {2, 3, 1, 1}));
+  EXPECT_THAT(Values<int32_t>(h[0]), ElementsAre(0, 1, 2, 0));
   EXPECT_FALSE(MakeIotaCodelet(ElementType::kPred));
 }
 

@@ -274,6 +274,24 @@ ENTRY main {
   EXPECT_GT(buffers, 0u);
 }
 
+TEST(LoweringTest, ElementsBeyond32BitsAreVertexParameters) {
+  // A stacked-layers update as in Llama-3.1 70B's training step: 80 x 8192 x
+  // 8192 (5.4 G elements), whose vertices' first elements exceed 2^32; they
+  // are parameters `first` and `firstHigh`, not an error.
+  const CompileResult result = MustCompile(R"(
+HloModule stacked
+ENTRY main {
+  base = bf16[80,8192,8192] parameter(0)
+  upd = bf16[1,8192,8192] parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT put = bf16[80,8192,8192] dynamic-update-slice(base, upd, i, z, z)
+}
+)",
+                                           16);
+  ExpectExecutable(result);
+}
+
 }  // namespace
 }  // namespace tileprof::engine::compiler
 

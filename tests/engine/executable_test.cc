@@ -335,7 +335,8 @@ TEST(Executable, ForeignAndStaleFilesAreNamed) {
   auto stale = DeserializeExecutable(Bytes(header), "b.poplar_exec");
   ASSERT_FALSE(stale);
   EXPECT_EQ(stale.error().message(),
-            "b.poplar_exec: executable format version 1, this tileprof reads version 3");
+            "b.poplar_exec: executable format version 1, this tileprof reads version " +
+                std::to_string(kExecutableFormatVersion));
 }
 
 }  // namespace
