@@ -20,6 +20,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import resource
 import sqlite3
 import subprocess
@@ -48,22 +49,32 @@ def measure(tileprof, target, module, workdir):
     if stats.returncode != 0:
         return {"module": module, "error": stats.stderr.strip().splitlines()[-1:]}
     entries = json.loads(stats.stdout)
+    sources = [module]
     if len(entries) > 1:
-        # `tileprof compile` takes one module a file.
-        entries = entries[:1]
+        # `tileprof compile` takes one module a file: the modules of a file
+        # split with '// -----' (XLA's test files) are compiled one by one.
+        with open(module) as f:
+            parts = [p for p in re.split(r"^// -{5,}.*$", f.read(), flags=re.M) if "HloModule" in p]
+        if len(parts) != len(entries):
+            return {"module": module, "error": f"{len(entries)} modules, {len(parts)} parts"}
+        sources = []
+        for i, part in enumerate(parts):
+            sources.append(os.path.join(workdir, f"part{i}.hlo"))
+            with open(sources[-1], "w") as f:
+                f.write(part)
     rows = []
     for i, entry in enumerate(entries):
         db = os.path.join(workdir, f"m{i}.db")
         if os.path.exists(db):
             os.remove(db)
-        cmd = [tileprof, "compile", module, "--target", target, "--allow-out-of-memory",
+        cmd = [tileprof, "compile", sources[i], "--target", target, "--allow-out-of-memory",
                "-o", os.path.join(workdir, "r.rep"), "--profile-db", db, "--progress=false"]
         start = time.monotonic()
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         done = run(cmd)
         seconds = time.monotonic() - start
         rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        row = {"module": module if len(entries) == 1 else f"{module}:{entry['module']}",
+        row = {"module": module if len(entries) == 1 else f"{module} #{i + 1} ({entry['module']})",
                "bound": entry["peak_live_bytes"], "seconds": seconds,
                "rss_mb": rss / 1024 if rss > before else None}
         if not os.path.exists(db):
