@@ -20,6 +20,11 @@ function(tileprof_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  # A test's own code is assertions over what the layers it links compute,
+  # and those stay optimised; unoptimised, a test file compiles in half the
+  # time (report_views_test.cc: 29 s at -O2, 15 s at -O0), and the test
+  # files were 42% of a clean build's compile time. The last -O wins.
+  target_compile_options(${name} PRIVATE -O0)
   target_compile_definitions(${name} PRIVATE
     TILEPROF_SHARED_DIR="${TILEPROF_SHARED_DIR}"
     TILEPROF_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
