@@ -157,26 +157,6 @@ Status SetParams(Graph& graph, VertexRef vertex, const Codelet& codelet,
 
 }  // namespace
 
-std::vector<std::pair<uint64_t, uint64_t>> FlatRunBox(std::span<const uint64_t> dims,
-                                                      uint64_t first, uint64_t count) {
-  const size_t rank = dims.size();
-  std::vector<uint64_t> f(rank), l(rank);
-  uint64_t a = first, b = first + count - 1;
-  for (size_t d = rank; d-- > 0;) {
-    f[d] = a % dims[d];
-    a /= dims[d];
-    l[d] = b % dims[d];
-    b /= dims[d];
-  }
-  std::vector<std::pair<uint64_t, uint64_t>> box(rank);
-  bool split = false;
-  for (size_t d = 0; d < rank; ++d) {
-    box[d] = split ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{f[d], l[d]};
-    split = split || f[d] != l[d];
-  }
-  return box;
-}
-
 Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
                                       std::span<const Value> operands, program::Sequence& program) {
   const auto opaque = [&] { return LowerOpaque(instruction, operands, program); };

@@ -24,29 +24,11 @@ struct Interval {
   int64_t hi = 0;  // inclusive
 };
 
-// A box holding the coordinates of flat elements [first, first + count) of
-// `dims` (count > 0): exact in the dimensions before the first one where the
-// first and last element differ, whole after it.
+// FlatRunBox (lower.h) as signed intervals, for the index arithmetic.
 std::vector<Interval> RangeBox(std::span<const uint64_t> dims, uint64_t first, uint64_t count) {
-  const size_t rank = dims.size();
-  std::vector<uint64_t> f(rank), l(rank);
-  uint64_t a = first, b = first + count - 1;
-  for (size_t d = rank; d-- > 0;) {
-    f[d] = a % dims[d];
-    a /= dims[d];
-    l[d] = b % dims[d];
-    b /= dims[d];
-  }
-  std::vector<Interval> box(rank);
-  bool split = false;
-  for (size_t d = 0; d < rank; ++d) {
-    if (split) {
-      box[d] = {0, static_cast<int64_t>(dims[d]) - 1};
-    } else {
-      box[d] = {static_cast<int64_t>(f[d]), static_cast<int64_t>(l[d])};
-      split = f[d] != l[d];
-    }
-  }
+  std::vector<Interval> box;
+  for (const auto& [lo, hi] : FlatRunBox(dims, first, count))
+    box.push_back({static_cast<int64_t>(lo), static_cast<int64_t>(hi)});
   return box;
 }
 
@@ -234,6 +216,28 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, values));
   }
   return out;
+}
+
+// The one box-cutting algorithm of the index lowerings (gather, scatter,
+// sort, reduce-window, select-and-scatter and the ones here).
+std::vector<std::pair<uint64_t, uint64_t>> FlatRunBox(std::span<const uint64_t> dims,
+                                                      uint64_t first, uint64_t count) {
+  const size_t rank = dims.size();
+  std::vector<uint64_t> f(rank), l(rank);
+  uint64_t a = first, b = first + count - 1;
+  for (size_t d = rank; d-- > 0;) {
+    f[d] = a % dims[d];
+    a /= dims[d];
+    l[d] = b % dims[d];
+    b /= dims[d];
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> box(rank);
+  bool split = false;
+  for (size_t d = 0; d < rank; ++d) {
+    box[d] = split ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{f[d], l[d]};
+    split = split || f[d] != l[d];
+  }
+  return box;
 }
 
 Expected<Value> Lowering::LowerMapped(const hlo::Instruction& instruction, const Value& operand,

@@ -70,31 +70,6 @@ bool IsAddOfParameters(const hlo::Computation& computation) {
          root->operand(0) != root->operand(1);
 }
 
-// Per dimension the coordinates [lo, hi] that flat elements [first, first +
-// count) of `dims` span: exact up to the first dimension where the first
-// and last element differ, whole after it.
-std::vector<std::pair<int64_t, int64_t>> SpanBox(std::span<const uint64_t> dims, uint64_t first,
-                                                 uint64_t count) {
-  const size_t rank = dims.size();
-  std::vector<uint64_t> f(rank), l(rank);
-  uint64_t a = first, b = first + count - 1;
-  for (size_t d = rank; d-- > 0;) {
-    f[d] = a % dims[d];
-    a /= dims[d];
-    l[d] = b % dims[d];
-    b /= dims[d];
-  }
-  std::vector<std::pair<int64_t, int64_t>> box(rank);
-  bool split = false;
-  for (size_t d = 0; d < rank; ++d) {
-    box[d] =
-        split ? std::pair<int64_t, int64_t>{0, static_cast<int64_t>(dims[d]) - 1}
-              : std::pair<int64_t, int64_t>{static_cast<int64_t>(f[d]), static_cast<int64_t>(l[d])};
-    split = split || f[d] != l[d];
-  }
-  return box;
-}
-
 // The sub-tensor with coordinates [lo, lo + size) per dimension.
 Expected<Tensor> Box(const Tensor& tensor, std::span<const uint64_t> lo,
                      std::span<const uint64_t> size) {
@@ -231,15 +206,15 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
     const uint64_t count = piece.region.size();
     position += count;
     if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
-    const auto box = SpanBox(dims, first, count);
+    const auto box = FlatRunBox(dims, first, count);
     std::vector<uint64_t> op_lo(rank), op_size(rank), src_lo(rank), src_size(rank);
     for (size_t d = 0; d < rank; ++d) {
       const hlo::WindowDimension& w = window[d];
       const auto extent = static_cast<int64_t>(dims[d]);
       const auto windows = static_cast<int64_t>(source.shape()[d]);
       // Windows s with s * stride - padLow <= q <= that + size - 1 for q in the box.
-      const int64_t lo = box[d].first + w.padding_low - w.size + 1,
-                    hi = box[d].second + w.padding_low;
+      const int64_t lo = static_cast<int64_t>(box[d].first) + w.padding_low - w.size + 1,
+                    hi = static_cast<int64_t>(box[d].second) + w.padding_low;
       int64_t s_lo = lo <= 0 ? 0 : (lo + w.stride - 1) / w.stride;
       int64_t s_hi = hi < 0 ? -1 : std::min(windows - 1, hi / w.stride);
       if (s_lo > s_hi) s_lo = s_hi = std::min<int64_t>(s_lo, windows - 1);  // none: any one
