@@ -14,6 +14,7 @@
 namespace tileprof::engine {
 namespace {
 
+using index_walk::FirstElement;
 using index_walk::IsIndexType;
 using index_walk::LoadIndex;
 using index_walk::Odometer;
@@ -65,12 +66,6 @@ struct Layout {
     return names;
   }
 };
-
-// The first element a vertex writes: `first` holds its low 32 bits, the
-// last parameter `firstHigh` the high ones.
-uint64_t FirstOf(std::span<const uint32_t> params) {
-  return params[0] | (static_cast<uint64_t>(params.back()) << 32);
-}
 
 // Per-vertex decoding of the dimension numbers, checked.
 struct Decoded {
@@ -186,7 +181,7 @@ class GatherCodelet final : public Codelet {
   Status CheckShape(const VertexShape& shape) const override {
     TILEPROF_ASSIGN_OR_RETURN(Decoded d, Decode(layout_, shape.params));
     TILEPROF_RETURN_IF_ERROR(CheckFields(shape, d));
-    const uint64_t total = Product(d.res_dims), first = FirstOf(shape.params);
+    const uint64_t total = Product(d.res_dims), first = FirstElement(shape.params);
     if (first > total || shape.field_elements[2] > total - first) {
       return MakeError("field 'out' has {} elements from element {}, beyond the {} of the result",
                        shape.field_elements[2], first, total);
@@ -204,7 +199,7 @@ class GatherCodelet final : public Codelet {
     const uint64_t count = Count(io, 2);
     std::vector<uint64_t> idx(layout_.idx_rank, 0), offset(layout_.op_rank), op(layout_.op_rank);
     std::vector<int64_t> start(layout_.op_rank);
-    Odometer o(d.res_dims, FirstOf(io.params));
+    Odometer o(d.res_dims, FirstElement(io.params));
     for (uint64_t q = 0; q < count; ++q, o.Next()) {
       std::fill(offset.begin(), offset.end(), 0);
       for (uint32_t r = 0; r < layout_.res_rank; ++r) {
@@ -221,7 +216,7 @@ class GatherCodelet final : public Codelet {
           return MakeError(
               "output element {} reads outside the connected box in operand "
               "dimension {}",
-              FirstOf(io.params) + q, j);
+              FirstElement(io.params) + q, j);
         }
         op[j] = c - d.box_lo[j];
       }
@@ -315,7 +310,7 @@ class ScatterCodelet final : public Codelet {
         return MakeError("operand dimension {} is a batching dimension with a window", j);
       }
     }
-    const uint64_t total = Product(d.op_dims), first = FirstOf(shape.params);
+    const uint64_t total = Product(d.op_dims), first = FirstElement(shape.params);
     if (first > total || shape.field_elements[3] > total - first) {
       return MakeError("field 'out' has {} elements from element {}, beyond the {} of the result",
                        shape.field_elements[3], first, total);
@@ -332,7 +327,7 @@ class ScatterCodelet final : public Codelet {
   Status Compute(const VertexIo& io) const override {
     TILEPROF_ASSIGN_OR_RETURN(Decoded d, Decode(layout_, io.params));
     const size_t size = SizeOf(type_);
-    const uint64_t first = FirstOf(io.params), count = Count(io, 3);
+    const uint64_t first = FirstElement(io.params), count = Count(io, 3);
     std::memcpy(io.fields[3].data(), io.fields[0].data(), count * size);
     const uint64_t updates = Count(io, 2);
     std::vector<uint64_t> idx(layout_.idx_rank, 0), offset(layout_.op_rank), op(layout_.op_rank);

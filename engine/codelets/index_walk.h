@@ -19,6 +19,13 @@ inline uint64_t Product(std::span<const uint32_t> dims) {
   return n;
 }
 
+// The first element a vertex writes: parameter `first` (the first one) holds
+// its low 32 bits and the last parameter, `firstHigh`, the high ones (a
+// result of a large model's stacked layers has more than 2^32 elements).
+inline uint64_t FirstElement(std::span<const uint32_t> params) {
+  return params.front() | (static_cast<uint64_t>(params.back()) << 32);
+}
+
 inline bool IsIndexType(ElementType type) {
   switch (type) {
     case ElementType::kS8:

@@ -14,6 +14,7 @@
 namespace tileprof::engine {
 namespace {
 
+using index_walk::FirstElement;
 using index_walk::IsIndexType;
 using index_walk::LoadIndex;
 using index_walk::Product;
@@ -22,13 +23,6 @@ using Odometer = index_walk::SignedOdometer;
 constexpr uint32_t kMaxRank = 16;
 
 int64_t Signed(uint32_t bits) { return static_cast<int32_t>(bits); }
-
-// The first element a vertex writes: parameter `first` holds its low 32
-// bits and the last parameter, `firstHigh`, the high ones (a result of a
-// large model's stacked layers has more than 2^32 elements).
-uint64_t First(std::span<const uint32_t> params) {
-  return params[0] | (static_cast<uint64_t>(params.back()) << 32);
-}
 
 std::string Ranks(uint32_t a) { return fmt::format("{}", a); }
 
@@ -54,7 +48,7 @@ class IndexedCodelet : public Codelet {
   }
   Status CheckOutput(const VertexShape& shape) const {
     const uint64_t total = Product(OutDims(shape.params));
-    const uint64_t first = First(shape.params);
+    const uint64_t first = FirstElement(shape.params);
     const uint64_t count = shape.field_elements.back();
     if (first > total || count > total - first) {
       return MakeError("field 'out' has {} elements from element {}, beyond the {} of the result",
@@ -121,7 +115,7 @@ class RearrangeCodelet final : public IndexedCodelet {
     const std::span<const std::byte> in = io.fields[0];
     const std::span<std::byte> out = io.fields.back();
     const uint64_t count = Count(io, fields().size() - 1);
-    Odometer o(OutDims(io.params), First(io.params));
+    Odometer o(OutDims(io.params), FirstElement(io.params));
     for (uint64_t q = 0; q < count; ++q, o.Next()) {
       uint64_t index = 0;
       bool is_padding = false;
@@ -135,14 +129,14 @@ class RearrangeCodelet final : public IndexedCodelet {
             break;
           }
           return MakeError("output element {} maps outside source dimension {} (coordinate {})",
-                           First(io.params) + q, j, c);
+                           FirstElement(io.params) + q, j, c);
         }
         c = c / div - static_cast<int64_t>(p[kBoxLo]);
         if (c < 0 || c >= static_cast<int64_t>(p[kBoxSize])) {
           return MakeError(
               "output element {} reads outside the connected box in source "
               "dimension {}",
-              First(io.params) + q, j);
+              FirstElement(io.params) + q, j);
         }
         index = index * p[kBoxSize] + static_cast<uint64_t>(c);
       }
@@ -229,7 +223,7 @@ class DynamicSliceCodelet final : public IndexedCodelet {
     const std::span<const std::byte> box = io.fields[update_ ? 1 : 0];
     const std::span<std::byte> out = io.fields.back();
     const uint64_t count = Count(io, fields().size() - 1);
-    Odometer o(out_dims, First(io.params));
+    Odometer o(out_dims, FirstElement(io.params));
     for (uint64_t q = 0; q < count; ++q, o.Next()) {
       uint64_t index = 0;
       bool from_box = true;
@@ -243,7 +237,7 @@ class DynamicSliceCodelet final : public IndexedCodelet {
         c -= BoxLo(io.params, d);
         if (c < 0 || c >= static_cast<int64_t>(BoxSize(io.params, d))) {
           return MakeError("output element {} reads outside the connected box in dimension {}",
-                           First(io.params) + q, d);
+                           FirstElement(io.params) + q, d);
         }
         index = index * BoxSize(io.params, d) + static_cast<uint64_t>(c);
       }
@@ -318,7 +312,7 @@ class IotaCodelet final : public Codelet {
 
  protected:
   Status Compute(const VertexIo& io) const override {
-    const uint64_t first = First(io.params), dim = io.params[1], inner = io.params[2];
+    const uint64_t first = FirstElement(io.params), dim = io.params[1], inner = io.params[2];
     const uint64_t count = Count(io, 0);
     numeric::Dispatch(type_, [&](auto tag) {
       constexpr ElementType kType = decltype(tag)::value;

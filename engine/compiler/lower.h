@@ -19,6 +19,7 @@
 #include "engine/compiler/conv_plan.h"
 #include "engine/compiler/mapping.h"
 #include "engine/compiler/opaque.h"
+#include "engine/compiler/runs.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/program.h"
 #include "engine/hlo/attributes.h"
@@ -329,12 +330,6 @@ uint64_t EstimatedRuns(std::span<const uint64_t> shape, std::span<const size_t> 
 // An integer attribute such as iota_dimension=1 (nullopt when absent).
 Expected<std::optional<int64_t>> IntAttribute(const hlo::Instruction& instruction,
                                               std::string_view name);
-
-// A box holding flat elements [first, first + count) (count > 0) of a
-// row-major tensor of `dims`: per dimension the [lo, hi] coordinates,
-// exact before the first dimension where the run's ends differ, whole after.
-std::vector<std::pair<uint64_t, uint64_t>> FlatRunBox(std::span<const uint64_t> dims,
-                                                      uint64_t first, uint64_t count);
 
 // Error prefix naming the instruction: "add.3 (add)".
 std::string Describe(const hlo::Instruction& instruction);

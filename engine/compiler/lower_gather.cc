@@ -142,8 +142,17 @@ std::optional<ScatterCombiner> CombinerOf(const hlo::Computation& computation) {
   }
 }
 
-Status SetParams(Graph& graph, VertexRef vertex, const Codelet& codelet,
-                 std::span<const uint32_t> values) {
+// Sets a gather or scatter vertex's parameters in the codelets' order:
+// `first` (low 32 bits), the op's shared `params`, the box's lows and
+// sizes, and `firstHigh` last.
+Status SetParams(Graph& graph, VertexRef vertex, const Codelet& codelet, uint64_t first,
+                 std::span<const uint32_t> params, std::span<const uint64_t> lo,
+                 std::span<const uint64_t> size) {
+  std::vector<uint32_t> values = {static_cast<uint32_t>(first)};
+  values.insert(values.end(), params.begin(), params.end());
+  for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
+  for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
+  values.push_back(static_cast<uint32_t>(first >> 32));
   const auto names = codelet.params();
   if (names.size() != values.size()) {
     return MakeError("{}: {} parameter values for {} parameters", codelet.name(), values.size(),
@@ -259,13 +268,7 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    // `first` in two words, low then (the last parameter) high.
-    std::vector<uint32_t> values = {static_cast<uint32_t>(first)};
-    values.insert(values.end(), params.begin(), params.end());
-    for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
-    for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
-    values.push_back(static_cast<uint32_t>(first >> 32));
-    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, values));
+    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, first, params, lo, size));
   }
   return Value::Array(std::move(out));
 }
@@ -366,13 +369,7 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["updates"], box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    // `first` in two words, low then (the last parameter) high.
-    std::vector<uint32_t> values = {static_cast<uint32_t>(first)};
-    values.insert(values.end(), params.begin(), params.end());
-    for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
-    for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
-    values.push_back(static_cast<uint32_t>(first >> 32));
-    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, values));
+    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, first, params, lo, size));
   }
   return Value::Array(std::move(out));
 }

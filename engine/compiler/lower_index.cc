@@ -19,71 +19,11 @@ namespace {
 
 bool IsArrayValue(const Value& value) { return !value.is_tuple && value.tensor.valid(); }
 
+// A signed coordinate range [lo, hi], for the index arithmetic.
 struct Interval {
   int64_t lo = 0;
-  int64_t hi = 0;  // inclusive
+  int64_t hi = 0;
 };
-
-// FlatRunBox (lower.h) as signed intervals, for the index arithmetic.
-std::vector<Interval> RangeBox(std::span<const uint64_t> dims, uint64_t first, uint64_t count) {
-  std::vector<Interval> box;
-  for (const auto& [lo, hi] : FlatRunBox(dims, first, count))
-    box.push_back({static_cast<int64_t>(lo), static_cast<int64_t>(hi)});
-  return box;
-}
-
-// Source elements a rearrangement vertex may read beyond twice its outputs
-// before its run is split (EmitRearrange): 4096 (16 KiB of f32) keeps
-// ordinary transposes in one vertex per tile.
-constexpr uint64_t kMaxBoxSlackElements = 4096;
-
-uint64_t SaturatingMul(uint64_t a, uint64_t b) {
-  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
-// A contiguous run of a result's flat elements, computed on one tile.
-struct Run {
-  uint64_t first;
-  uint64_t count;
-  uint32_t tile;
-};
-
-// The runs of `flat`'s tile mapping, in order.
-Expected<std::vector<Run>> RunsOf(const Graph& graph, const Tensor& flat) {
-  std::vector<Run> runs;
-  uint64_t position = 0;
-  for (const MappedRegion& piece : graph.MapRegions(flat)) {
-    if (!piece.tile) return MakeError("{} is not mapped", flat.ShapeString());
-    runs.push_back({position, piece.region.size(), *piece.tile});
-    position += piece.region.size();
-  }
-  return runs;
-}
-
-// A run crossing a boundary of an outer result dimension can need a box of
-// most of the source (a window-major patches tensor whose run spans two
-// window positions; a dynamic-update-slice's run spanning two rows of the
-// outer dimension, whose update box is then the whole update): when the
-// box holds more than twice what the run needs (`needed`: its elements, a
-// dynamic slice's times the start positions) plus kMaxBoxSlackElements, the run is
-// split at the boundaries of its first differing dimension and the parts,
-// each then differing first in a deeper dimension, are appended to `runs`.
-// False when the box is small enough or the run cannot be cut that way.
-bool SplitWideRun(std::span<const uint64_t> dims, std::span<const Interval> box,
-                  uint64_t box_volume, uint64_t needed, Run run, std::vector<Run>& runs) {
-  if (box_volume <= 2 * needed + kMaxBoxSlackElements) return false;
-  size_t k = 0;
-  while (k < dims.size() && box[k].lo == box[k].hi) ++k;
-  uint64_t block = 1;
-  for (size_t d = k + 1; d < dims.size(); ++d) block *= dims[d];
-  if (k + 1 >= dims.size() || block >= run.count + (run.first % block)) return false;
-  for (uint64_t at = run.first; at < run.first + run.count;) {
-    const uint64_t end = std::min(run.first + run.count, (at / block + 1) * block);
-    runs.push_back({at, end - at, run.tile});
-    at = end;
-  }
-  return true;
-}
 
 bool FitsS32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
@@ -146,15 +86,16 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     const uint64_t first = runs[r].first;
     const uint64_t count = runs[r].count;
     const uint32_t tile = runs[r].tile;
-    const std::vector<Interval> out_box = RangeBox(out_dims, first, count);
+    const auto out_box = FlatRunBox(out_dims, first, count);
     std::vector<uint64_t> lo(map.size()), size(map.size());
     bool empty = false;
     for (size_t j = 0; j < map.size(); ++j) {
       const SourceDim& m = map[j];
       // The range of c = add + mul * o[src] + mul2 * o[src2] over the box.
       auto term = [&](int64_t mul, uint32_t d) -> Interval {
-        const Interval o = out_box[d];
-        return mul >= 0 ? Interval{mul * o.lo, mul * o.hi} : Interval{mul * o.hi, mul * o.lo};
+        const auto lo = static_cast<int64_t>(out_box[d].first);
+        const auto hi = static_cast<int64_t>(out_box[d].second);
+        return mul >= 0 ? Interval{mul * lo, mul * hi} : Interval{mul * hi, mul * lo};
       };
       Interval c;
       if (m.src == m.src2) {
@@ -216,28 +157,6 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, values));
   }
   return out;
-}
-
-// The one box-cutting algorithm of the index lowerings (gather, scatter,
-// sort, reduce-window, select-and-scatter and the ones here).
-std::vector<std::pair<uint64_t, uint64_t>> FlatRunBox(std::span<const uint64_t> dims,
-                                                      uint64_t first, uint64_t count) {
-  const size_t rank = dims.size();
-  std::vector<uint64_t> f(rank), l(rank);
-  uint64_t a = first, b = first + count - 1;
-  for (size_t d = rank; d-- > 0;) {
-    f[d] = a % dims[d];
-    a /= dims[d];
-    l[d] = b % dims[d];
-    b /= dims[d];
-  }
-  std::vector<std::pair<uint64_t, uint64_t>> box(rank);
-  bool split = false;
-  for (size_t d = 0; d < rank; ++d) {
-    box[d] = split ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{f[d], l[d]};
-    split = split || f[d] != l[d];
-  }
-  return box;
 }
 
 Expected<Value> Lowering::LowerMapped(const hlo::Instruction& instruction, const Value& operand,
@@ -467,20 +386,22 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
     const uint64_t first = runs[r].first;
     const uint64_t count = runs[r].count;
     const uint32_t tile = runs[r].tile;
-    const std::vector<Interval> box = RangeBox(*dims, first, count);
+    const auto box = FlatRunBox(*dims, first, count);
     std::vector<uint64_t> lo(rank), size(rank);
     for (size_t d = 0; d < rank; ++d) {
       const auto slack = static_cast<int64_t>(base.shape()[d] - sliced.shape()[d]);
       if (update) {
         // Update coordinates o - s for s in [0, slack].
-        const int64_t a = std::max<int64_t>(box[d].lo - slack, 0);
-        const int64_t b = std::min<int64_t>(box[d].hi, static_cast<int64_t>(sliced.shape()[d]) - 1);
+        const int64_t a = std::max<int64_t>(static_cast<int64_t>(box[d].first) - slack, 0);
+        const int64_t b =
+            std::min<int64_t>(static_cast<int64_t>(box[d].second),
+                              static_cast<int64_t>(sliced.shape()[d]) - 1);
         lo[d] = static_cast<uint64_t>(std::min(a, b));
         size[d] = static_cast<uint64_t>(std::max<int64_t>(b - a, 0) + 1);
       } else {
         // Source coordinates o + s for s in [0, slack].
-        lo[d] = static_cast<uint64_t>(box[d].lo);
-        size[d] = static_cast<uint64_t>(box[d].hi - box[d].lo + slack + 1);
+        lo[d] = box[d].first;
+        size[d] = box[d].second - box[d].first + static_cast<uint64_t>(slack) + 1;
       }
     }
     // The box grows to whole inner dimensions (the whole update) when the

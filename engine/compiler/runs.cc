@@ -1,0 +1,63 @@
+#include "engine/compiler/runs.h"
+
+#include <algorithm>
+
+namespace tileprof::engine::compiler {
+namespace {
+
+// Source elements a vertex may read beyond twice its outputs before its run
+// is split (SplitWideRun): 4096 (16 KiB of f32) keeps ordinary transposes in
+// one vertex per tile.
+constexpr uint64_t kMaxBoxSlackElements = 4096;
+
+}  // namespace
+
+std::vector<std::pair<uint64_t, uint64_t>> FlatRunBox(std::span<const uint64_t> dims,
+                                                      uint64_t first, uint64_t count) {
+  const size_t rank = dims.size();
+  std::vector<uint64_t> f(rank), l(rank);
+  uint64_t a = first, b = first + count - 1;
+  for (size_t d = rank; d-- > 0;) {
+    f[d] = a % dims[d];
+    a /= dims[d];
+    l[d] = b % dims[d];
+    b /= dims[d];
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> box(rank);
+  bool split = false;
+  for (size_t d = 0; d < rank; ++d) {
+    box[d] = split ? std::pair<uint64_t, uint64_t>{0, dims[d] - 1} : std::pair{f[d], l[d]};
+    split = split || f[d] != l[d];
+  }
+  return box;
+}
+
+Expected<std::vector<Run>> RunsOf(const Graph& graph, const Tensor& flat) {
+  std::vector<Run> runs;
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph.MapRegions(flat)) {
+    if (!piece.tile) return MakeError("{} is not mapped", flat.ShapeString());
+    runs.push_back({position, piece.region.size(), *piece.tile});
+    position += piece.region.size();
+  }
+  return runs;
+}
+
+bool SplitWideRun(std::span<const uint64_t> dims,
+                  std::span<const std::pair<uint64_t, uint64_t>> box, uint64_t box_volume,
+                  uint64_t needed, Run run, std::vector<Run>& runs) {
+  if (box_volume <= 2 * needed + kMaxBoxSlackElements) return false;
+  size_t k = 0;
+  while (k < dims.size() && box[k].first == box[k].second) ++k;
+  uint64_t block = 1;
+  for (size_t d = k + 1; d < dims.size(); ++d) block *= dims[d];
+  if (k + 1 >= dims.size() || block >= run.count + (run.first % block)) return false;
+  for (uint64_t at = run.first; at < run.first + run.count;) {
+    const uint64_t end = std::min(run.first + run.count, (at / block + 1) * block);
+    runs.push_back({at, end - at, run.tile});
+    at = end;
+  }
+  return true;
+}
+
+}  // namespace tileprof::engine::compiler
