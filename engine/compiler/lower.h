@@ -154,6 +154,19 @@ class Lowering {
   Expected<Value> LowerDynamicSlice(const hlo::Instruction& instruction,
                                     std::span<const Value> operands, program::Sequence& program);
   // lower_gather.cc, lower_sort.cc
+  // lower_lookup.cc: a gather of whole table rows planned over the tiles
+  // holding the table; nullopt when the gather is not of that form or the
+  // unplanned gather receives less.
+  struct LookupForm {
+    std::span<const uint64_t> dims;        // the result's
+    std::span<const uint32_t> res_src;     // per result dimension (gather.h)
+    std::span<const uint32_t> start;       // per operand dimension
+    std::span<const int64_t> slice_sizes;  // per operand dimension
+    uint64_t components = 1;               // of the index vector
+  };
+  Expected<std::optional<Value>> LowerLookup(const hlo::Instruction& instruction,
+                                             const Tensor& table, const Tensor& indices,
+                                             const LookupForm& form, program::Sequence& program);
   Expected<Value> LowerGather(const hlo::Instruction& instruction, std::span<const Value> operands,
                               program::Sequence& program);
   Expected<Value> LowerScatter(const hlo::Instruction& instruction, std::span<const Value> operands,

@@ -210,6 +210,21 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
     return MakeError("{}: start_index_map has {} entries, the index vector {}",
                      Describe(instruction), start_map.size(), components);
   }
+  for (size_t r = 0; r < dims->size(); ++r) {
+    const uint64_t expected = n.res_src[r] < operand.Rank()
+                                  ? static_cast<uint64_t>(slice_sizes[n.res_src[r]])
+                                  : indices.shape()[n.res_src[r] - operand.Rank()];
+    if ((*dims)[r] != expected) {
+      return MakeError("{}: result dimension {} has {} elements, expected {}",
+                       Describe(instruction), r, (*dims)[r], expected);
+    }
+  }
+  if (op_batch.empty()) {
+    const LookupForm form{*dims, n.res_src, n.start, slice_sizes, components};
+    TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> planned,
+                              LowerLookup(instruction, operand, indices, form, program));
+    if (planned) return std::move(*planned);
+  }
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(storage.type, *dims, instruction.name(), true));
   if (out.NumElements() == 0) return Value::Array(std::move(out));
   TILEPROF_ASSIGN_OR_RETURN(
@@ -231,15 +246,6 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
   params.insert(params.end(), n.res_src.begin(), n.res_src.end());
   params.insert(params.end(), n.start.begin(), n.start.end());
   for (int64_t s : slice_sizes) params.push_back(static_cast<uint32_t>(s));
-  for (size_t r = 0; r < dims->size(); ++r) {
-    const uint64_t expected = n.res_src[r] < operand.Rank()
-                                  ? static_cast<uint64_t>(slice_sizes[n.res_src[r]])
-                                  : indices.shape()[n.res_src[r] - operand.Rank()];
-    if ((*dims)[r] != expected) {
-      return MakeError("{}: result dimension {} has {} elements, expected {}",
-                       Describe(instruction), r, (*dims)[r], expected);
-    }
-  }
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten();
   const TensorIndex operand_index(operand);

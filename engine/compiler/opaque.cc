@@ -9,6 +9,7 @@
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/families.h"
 #include "engine/codelets/indexed.h"
+#include "engine/codelets/lookup.h"
 #include "engine/codelets/random.h"
 #include "engine/codelets/reduce_expr.h"
 #include "engine/codelets/window.h"
@@ -131,6 +132,13 @@ Expected<const Codelet*> CompilerCodelets::Gather(ElementType type, ElementType 
   return Register(MakeGatherCodelet(type, index, op_rank, idx_rank, out_rank));
 }
 
+Expected<const Codelet*> CompilerCodelets::LookupPartial(ElementType type, ElementType index) {
+  if (auto it = by_name_.find(LookupPartialCodeletName(type, index)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeLookupPartialCodelet(type, index));
+}
+
 Expected<const Codelet*> CompilerCodelets::Scatter(ElementType type, ElementType index,
                                                    ScatterCombiner combiner, uint32_t op_rank,
                                                    uint32_t idx_rank, uint32_t upd_rank) {
@@ -161,6 +169,7 @@ constexpr std::string_view kKinds[] = {"OpaqueOp",
                                        "SelectAndScatter",
                                        "RngUniform",
                                        "RngNormal",
+                                       "LookupPartial",
                                        "ReduceExpr",
                                        "Gather",
                                        "Scatter",
@@ -259,6 +268,8 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
     auto nodes = Rank(parts.back());
     if (!nodes) return bad();
     codelet = ReduceExpr(types, *nodes);
+  } else if (kind == "LookupPartial" && types.size() == 2 && parts.size() == 2) {
+    codelet = LookupPartial(types[0], types[1]);
   } else if (kind == "Gather" && types.size() == 2 && parts.size() == 5) {
     auto op = Rank(parts[2]), idx = Rank(parts[3]), out = Rank(parts[4]);
     if (!op || !idx || !out) return bad();

@@ -59,6 +59,8 @@ class CompilerCodelets {
   // engine/codelets/gather.h and sort.h.
   Expected<const Codelet*> Gather(ElementType type, ElementType index, uint32_t op_rank,
                                   uint32_t idx_rank, uint32_t out_rank);
+  // engine/codelets/lookup.h: a planned gather's partial.
+  Expected<const Codelet*> LookupPartial(ElementType type, ElementType index);
   Expected<const Codelet*> Scatter(ElementType type, ElementType index, ScatterCombiner combiner,
                                    uint32_t op_rank, uint32_t idx_rank, uint32_t upd_rank);
   Expected<const Codelet*> Sort(uint32_t rank, uint32_t key, SortOrder order,

@@ -406,6 +406,75 @@ ENTRY main {
   EXPECT_EQ(Decode<int32_t>(sorted["out.1"]), want_rows);
 }
 
+bool UsesCodelet(const Compiled& compiled, std::string_view prefix) {
+  for (const auto& usage : compiled.result.graph_stats.by_codelet)
+    if (usage.codelet->name().starts_with(prefix)) return true;
+  return false;
+}
+
+TEST(SimGather, TableLookupsArePlannedOverTheTablesTilesAndExact) {
+  // 512 rows of 4 on 8 tiles (64 rows each): the lookups are computed as
+  // partials on the tiles holding the rows and summed across them. Row 63
+  // holds -0.0, whose sign the sum keeps (the partials' identity is -0.0);
+  // indices -1 and 700 clamp to rows 0 and 511 as XLA's gather clamps.
+  const std::string text = R"(
+HloModule lookup
+ENTRY main {
+  t = f32[512,4] parameter(0)
+  i = s32[2,3,1] parameter(1)
+  ROOT g = f32[2,3,4] gather(t, i), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,4}
+})";
+  const Compiled compiled = CompileText(text);
+  EXPECT_TRUE(UsesCodelet(compiled, "tileprof::LookupPartial<float,int>"));
+  EXPECT_FALSE(UsesCodelet(compiled, "tileprof::Gather<"));
+  std::vector<float> table(512 * 4);
+  for (size_t k = 0; k < table.size(); ++k) table[k] = static_cast<float>(k);
+  table[63 * 4 + 1] = -0.0f;
+  table[64 * 4 + 2] = std::nanf("");
+  // On 8 tiles the 8 blocks' partials are summed at once; on 64 tiles (8
+  // rows a block) in two stages, groups of 8 blocks first.
+  for (uint32_t tiles : {8u, 64u}) {
+    SCOPED_TRACE(tiles);
+    sim::HostData out = RunText(text,
+                                {{"t", Encode(std::span<const float>(table))},
+                                 {"i", Encode<int32_t>({511, -1, 700, 63, 64, 128})}},
+                                tiles);
+    const std::vector<float> got = Decode<float>(out["out.0"]);
+    ASSERT_EQ(got.size(), 24u);
+    const int rows[] = {511, 0, 511, 63, 64, 128};
+    for (size_t l = 0; l < 6; ++l) {
+      for (size_t w = 0; w < 4; ++w) {
+        const float want = table[static_cast<size_t>(rows[l]) * 4 + w];
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(got[l * 4 + w]));
+        } else {
+          EXPECT_EQ(got[l * 4 + w], want) << "lookup " << l << " element " << w;
+          EXPECT_EQ(std::signbit(got[l * 4 + w]), std::signbit(want)) << "lookup " << l;
+        }
+      }
+    }
+  }
+  const Compiled two_stage = CompileText(text, "ipu2", 64);
+  bool grouped = false;
+  for (const report::Variable& v : two_stage.result.report.variables)
+    grouped = grouped || v.name == "g/group sums";
+  EXPECT_TRUE(grouped);
+}
+
+TEST(SimGather, SmallTablesStayUnplanned) {
+  // Four rows read by many lookups: every tile reading the whole table (64
+  // B) costs less than partials of every lookup on each table tile.
+  const Compiled compiled = CompileText(R"(
+HloModule lookup
+ENTRY main {
+  t = s32[4,4] parameter(0)
+  i = s32[256] parameter(1)
+  ROOT g = s32[256,4] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+})");
+  EXPECT_TRUE(UsesCodelet(compiled, "tileprof::Gather<"));
+  EXPECT_FALSE(UsesCodelet(compiled, "tileprof::LookupPartial<"));
+}
+
 TEST(SimGather, BadDimensionNumbersAreCompileErrorsNamingTheInstruction) {
   Expected<hlo::Module> module = hlo::ParseModule(R"(
 HloModule g
@@ -429,7 +498,8 @@ TEST(SimGather, CompilerCodeletNamesRoundTrip) {
        {"tileprof::Gather<float,int,2,1,2>", "tileprof::Gather<half,long long,3,0,2>",
         "tileprof::Scatter<float,int,add,2,1,2>",
         "tileprof::Scatter<int,unsigned int,assign,1,2,0>", "tileprof::Sort<2,0,lt,float,int>",
-        "tileprof::Sort<1,1,gt_nanlast,int,float>", "tileprof::Sort<1,0,lt_total,double>"}) {
+        "tileprof::Sort<1,1,gt_nanlast,int,float>", "tileprof::Sort<1,0,lt_total,double>",
+        "tileprof::LookupPartial<half,int>", "tileprof::LookupPartial<bool,unsigned int>"}) {
     EXPECT_TRUE(compiler::CompilerCodelets::IsCompilerCodeletName(name)) << name;
     Expected<const Codelet*> codelet = codelets.FromName(name);
     ASSERT_TRUE(codelet.has_value()) << name << ": " << codelet.error().message();
@@ -438,7 +508,8 @@ TEST(SimGather, CompilerCodeletNamesRoundTrip) {
   for (std::string_view bad :
        {"tileprof::Gather<float,float,2,1,2>", "tileprof::Scatter<float,int,sub,2,1,2>",
         "tileprof::Scatter<float,int,and,1,1,1>", "tileprof::Sort<1,2,lt,float,int>",
-        "tileprof::Sort<1,0,lt_total,int>", "tileprof::Sort<1,0,lt>"}) {
+        "tileprof::Sort<1,0,lt_total,int>", "tileprof::Sort<1,0,lt>",
+        "tileprof::LookupPartial<float,float>", "tileprof::LookupPartial<float>"}) {
     EXPECT_FALSE(codelets.FromName(bad).has_value()) << bad;
   }
 }
