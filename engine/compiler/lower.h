@@ -154,6 +154,26 @@ class Lowering {
   Expected<Value> LowerDynamicSlice(const hlo::Instruction& instruction,
                                     std::span<const Value> operands, program::Sequence& program);
   // lower_gather.cc, lower_sort.cc
+  // lower_sum.cc: sums rows of partials (each flat, as many elements as
+  // its job's target) into each job's flat, mapped target; `tiles` holds
+  // the tile of each row (where a two-stage sum puts its group sums).
+  struct SumJob {
+    std::vector<Tensor> rows;
+    std::vector<uint32_t> tiles;
+    Tensor target;
+  };
+  struct RowSum {
+    ReduceOp op = ReduceOp::kAdd;
+    ElementType type = ElementType::kF32;
+    // Whether the targets hold a value the sum adds to (filled by the
+    // caller); else the sum starts from the op's identity.
+    bool into_target = false;
+    // Fills the group sums of a two-stage sum before they are summed into
+    // (null: the first stage starts from the op's identity).
+    std::function<Status(const Tensor&)> fill_groups;
+  };
+  Status SumRows(std::span<SumJob> jobs, const RowSum& how, std::string_view name,
+                 program::Sequence& program);
   // lower_lookup.cc: a gather of whole table rows planned over the tiles
   // holding the table; nullopt when the gather is not of that form or the
   // unplanned gather receives less.
@@ -173,6 +193,9 @@ class Lowering {
                                program::Sequence& program);
   Expected<Value> LowerSort(const hlo::Instruction& instruction, std::span<const Value> operands,
                             program::Sequence& program);
+  // Maps a sort's first result, whole lines of `dimension` per tile when it
+  // is the innermost.
+  Status MapSortLines(const Tensor& out, size_t dimension);
   // lower_dot.cc
   Expected<Value> LowerDotLike(const hlo::Instruction& instruction, std::span<const Value> operands,
                                program::Sequence& program);
@@ -184,6 +207,16 @@ class Lowering {
   Expected<Value> ReduceArray(const hlo::Instruction& instruction, std::span<const Value> operands,
                               const Tensor& in, std::span<const int64_t> reduced,
                               program::Sequence& program);
+  using FillFn = std::function<Status(const Tensor&)>;
+  // lower_reduce_held.cc: a reduction of [A, R, I] over R (I > 1) computed
+  // on the input's tiles into a new result of `shape`; nullopt
+  // when not of that form or the [F, outputs] view receives less.
+  // `fill_init`: fills `out` with a non-identity init (else null).
+  Expected<std::optional<Value>> ReduceWhereHeld(const hlo::Instruction& instruction,
+                                                 const Tensor& in, const std::vector<bool>& is_reduced,
+                                                 ReduceOp op, const hlo::Shape& shape,
+                                                 const FillFn& fill_init,
+                                                 program::Sequence& program);
   // Reduces each run of in.NumElements() / out.NumElements() consecutive
   // elements of `in` into one element of the mapped `out`: a compute set of
   // ContinuousReduce vertices (`codelet`), one per mapped piece of `out`.
@@ -343,6 +376,11 @@ uint64_t EstimatedRuns(std::span<const uint64_t> shape, std::span<const size_t> 
 // An integer attribute such as iota_dimension=1 (nullopt when absent).
 Expected<std::optional<int64_t>> IntAttribute(const hlo::Instruction& instruction,
                                               std::string_view name);
+
+// Rows one popops::Reduce vertex of SumRows sums; more take two stages.
+inline constexpr size_t kMaxSumFanIn = 32;
+// The rows per group of a two-stage sum of `rows` rows (rows when one).
+size_t SumFanIn(size_t rows);
 
 // Error prefix naming the instruction: "add.3 (add)".
 std::string Describe(const hlo::Instruction& instruction);

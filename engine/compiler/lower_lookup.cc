@@ -11,7 +11,6 @@
 // summed across the blocks. The cost model choosing between the two is in
 // docs/memory-model.md, "Lowering choices".
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -20,19 +19,6 @@
 
 namespace tileprof::engine::compiler {
 namespace {
-
-// Blocks whose partials one vertex sums; more take two stages (groups of
-// about the square root of the blocks, then the groups' sums), so no tile
-// receives a partial from each of ~1,472 blocks.
-constexpr size_t kMaxSumFanIn = 32;
-
-// A block of table rows [first_row, end_row) held (mostly) on one tile.
-struct RowBlock {
-  uint32_t tile;
-  uint64_t first_row;
-  uint64_t end_row;
-  uint64_t local;  // elements of its rows mapped to that tile
-};
 
 // Whether the result's flat order is [lookups, row]: its dimensions (of
 // more than one element) are the indices' dimensions in order, then the
@@ -54,55 +40,6 @@ bool IsLookupMajor(std::span<const uint64_t> dims, std::span<const uint32_t> res
     }
   }
   return true;
-}
-
-// Each tile's piece of the flat table owns the rows that start in it.
-std::vector<RowBlock> RowBlocks(const Graph& graph, const Tensor& flat_table, uint64_t width) {
-  std::vector<RowBlock> blocks;
-  uint64_t position = 0;
-  for (const MappedRegion& piece : graph.MapRegions(flat_table)) {
-    const uint64_t a = position, b = position + piece.region.size();
-    position = b;
-    if (!piece.tile) continue;  // the caller has checked the table is mapped
-    const uint64_t first = (a + width - 1) / width, end = (b + width - 1) / width;
-    if (!blocks.empty() && blocks.back().tile == *piece.tile && blocks.back().end_row == first) {
-      blocks.back().end_row = end;
-    } else if (end > first) {
-      blocks.push_back({*piece.tile, first, end, 0});
-    }
-    // Elements of this piece inside rows its tile's blocks own.
-    for (auto it = blocks.rbegin(); it != blocks.rend() && it->tile == *piece.tile; ++it) {
-      const uint64_t lo = std::max(a, it->first_row * width);
-      const uint64_t hi = std::min(b, it->end_row * width);
-      if (hi > lo) it->local += hi - lo;
-      break;
-    }
-  }
-  return blocks;
-}
-
-// Adds to `cs` one popops::Reduce vertex per mapped piece of `target` (flat,
-// M elements), summing that piece of every row of `rows` (each flat, M
-// elements) into it, partial-major as the codelet takes them.
-Status AddSumVertices(Graph& graph, ComputeSetId cs, const Codelet& sum,
-                      std::span<const Tensor> rows, const Tensor& target, std::string_view name) {
-  std::vector<Tensor> pieces(rows.size());
-  uint64_t position = 0;
-  for (const MappedRegion& piece : graph.MapRegions(target)) {
-    const uint64_t begin = position, end = position + piece.region.size();
-    position = end;
-    if (!piece.tile) return MakeError("{} is not mapped", target.ShapeString());
-    for (size_t s = 0; s < rows.size(); ++s) {
-      TILEPROF_ASSIGN_OR_RETURN(pieces[s], rows[s].Slice(begin, end));
-    }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor in, Tensor::Concat(pieces));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out, target.Slice(begin, end));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, sum, name));
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, *piece.tile));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], in));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], out));
-  }
-  return {};
 }
 
 // Neighbouring blocks merged until each holds at least `lookups` rows: a
@@ -167,9 +104,7 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
   // partial), and a result run's tile receives the run from every block
   // (or every group of fan_in blocks).
   const uint64_t unplanned = SaturatingMul(rows, std::min(width, out_run));
-  const size_t fan_in = blocks.size() <= kMaxSumFanIn
-                            ? blocks.size()
-                            : static_cast<size_t>(std::ceil(std::sqrt(blocks.size())));
+  const size_t fan_in = SumFanIn(blocks.size());
   const uint64_t sums = (blocks.size() + fan_in - 1) / fan_in;
   const uint64_t partial = lookups * width * (fan_in < blocks.size() ? 2 : 1);
   uint64_t planned = 0;
@@ -202,70 +137,34 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
         graph_.SetInitialValue(vertex["rowLo"], static_cast<uint32_t>(b.first_row)));
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["width"], static_cast<uint32_t>(width)));
   }
-  // The sum across blocks. Floats start from -0.0, the identity the
-  // partials hold, so a -0.0 row keeps its sign (popops::Reduce starts from
-  // +0.0): the targets are filled with it and summed into.
+  // The sum across blocks (lower_sum.cc). Floats start from -0.0, the
+  // identity the partials hold, so a -0.0 row keeps its sign
+  // (popops::Reduce starts from +0.0): targets and group sums are filled
+  // with it and summed into.
   const ElementType type = table.element_type();
-  const bool from_negative_zero = IsFloat(type);
-  const ReduceOp op = type == ElementType::kPred ? ReduceOp::kOr : ReduceOp::kAdd;
-  TILEPROF_ASSIGN_OR_RETURN(const Codelet* sum, GetReduceCodelet(op, type, from_negative_zero));
-  std::optional<Tensor> negative_zero;
-  if (from_negative_zero) {
+  RowSum how{type == ElementType::kPred ? ReduceOp::kOr : ReduceOp::kAdd, type, false, nullptr};
+  if (IsFloat(type)) {
     const double value[] = {-0.0};
     TILEPROF_ASSIGN_OR_RETURN(
-        negative_zero,
+        Tensor zero,
         graph_.AddConstantFromDoubles(type, {}, value, fmt::format("{}/-0", instruction.name())));
-    TILEPROF_RETURN_IF_ERROR(mapper_.Map(*negative_zero));
+    TILEPROF_RETURN_IF_ERROR(mapper_.Map(zero));
+    TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(type));
+    how.fill_groups = [this, zero, fill, &instruction, &program](const Tensor& target) -> Status {
+      const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
+      const FieldInput in_field{"in", zero, Access::kWhole};
+      return EmitPerTile(cs, *fill, "out", target, {&in_field, 1}, instruction.name());
+    };
+    how.into_target = true;
+    TILEPROF_RETURN_IF_ERROR(how.fill_groups(out));
   }
-  const auto fill = [&](const Tensor& target, std::string_view stage) -> Status {
-    if (!negative_zero) return {};
-    TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, GetFillCodelet(type));
-    const ComputeSetId fill_cs =
-        AddComputeSet(fmt::format("{}/{}/init", instruction.name(), stage), program);
-    const FieldInput in_field{"in", *negative_zero, Access::kWhole};
-    return EmitPerTile(fill_cs, *codelet, "out", target, {&in_field, 1}, instruction.name());
-  };
-  std::vector<Tensor> rows_to_sum(blocks.size());
+  SumJob job{{}, {}, flat_out};
   for (size_t s = 0; s < blocks.size(); ++s) {
     TILEPROF_ASSIGN_OR_RETURN(Tensor row, partials.Slice(s, s + 1));
-    rows_to_sum[s] = row.Flatten();
+    job.rows.push_back(row.Flatten());
+    job.tiles.push_back(blocks[s].tile);
   }
-  if (fan_in < blocks.size()) {
-    // Stage 1: each group of fan_in blocks sums its partials into one row,
-    // cut into as many pieces as the group has blocks, each piece on the
-    // tile of one of them, so a block's tile receives about one partial.
-    const size_t groups = (blocks.size() + fan_in - 1) / fan_in;
-    TILEPROF_ASSIGN_OR_RETURN(Tensor group_sums,
-                              NewTensor(type, {groups, lookups * width},
-                                        fmt::format("{}/group sums", instruction.name()), false));
-    std::vector<Tensor> group_rows(groups);
-    for (size_t g = 0; g < groups; ++g) {
-      const size_t first = g * fan_in, count = std::min(fan_in, blocks.size() - first);
-      TILEPROF_ASSIGN_OR_RETURN(Tensor row, group_sums.Slice(g, g + 1));
-      group_rows[g] = row.Flatten();
-      for (size_t j = 0; j < count; ++j) {
-        const uint64_t begin = lookups * width * j / count;
-        const uint64_t end = lookups * width * (j + 1) / count;
-        if (end == begin) continue;
-        TILEPROF_ASSIGN_OR_RETURN(Tensor piece, group_rows[g].Slice(begin, end));
-        TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(piece, blocks[first + j].tile));
-      }
-    }
-    TILEPROF_RETURN_IF_ERROR(fill(group_sums, "group sum"));
-    const ComputeSetId group_cs =
-        AddComputeSet(fmt::format("{}/group sum", instruction.name()), program);
-    for (size_t g = 0; g < groups; ++g) {
-      const size_t first = g * fan_in, count = std::min(fan_in, blocks.size() - first);
-      TILEPROF_RETURN_IF_ERROR(AddSumVertices(graph_, group_cs, *sum,
-                                              std::span(rows_to_sum).subspan(first, count),
-                                              group_rows[g], instruction.name()));
-    }
-    rows_to_sum = std::move(group_rows);
-  }
-  TILEPROF_RETURN_IF_ERROR(fill(out, "sum"));
-  const ComputeSetId sum_cs = AddComputeSet(fmt::format("{}/sum", instruction.name()), program);
-  TILEPROF_RETURN_IF_ERROR(
-      AddSumVertices(graph_, sum_cs, *sum, rows_to_sum, flat_out, instruction.name()));
+  TILEPROF_RETURN_IF_ERROR(SumRows({&job, 1}, how, instruction.name(), program));
   return std::optional(Value::Array(std::move(out)));
 }
 

@@ -1,8 +1,9 @@
 // Sort (engine/codelets/sort.h): one vertex per tile run of the first
 // result; every result is mapped like the first, so a vertex writes the
 // same run of each, reading the box of every operand that holds the whole
-// lines its run touches. The comparator must be
-// one of the forms sort.h lists; others stay opaque, and the simulator then
+// lines its run touches (lines along the innermost dimension are mapped
+// whole to a tile, MapSortLines). The comparator must be one of the forms
+// sort.h lists; others stay opaque, and the simulator then
 // refuses the program naming the sort.
 #include <bit>
 #include <cmath>
@@ -209,16 +210,18 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
   for (uint64_t d : first.shape()) {
     if (d > UINT32_MAX) return MakeError("{}: dimension {} too large", Describe(instruction), d);
   }
-  // Results: the first mapped linearly, the others like it.
+  // Results: the first mapped linearly (in whole lines when the lines are
+  // the innermost dimension), the others like it.
   std::vector<Tensor> outs;
   for (size_t k = 0; k < operands.size(); ++k) {
     TILEPROF_ASSIGN_OR_RETURN(
         Tensor out, NewTensor(types[k], first.shape(),
                               operands.size() == 1 ? instruction.name()
                                                    : fmt::format("{}.{}", instruction.name(), k),
-                              k == 0));
+                              false));
     outs.push_back(std::move(out));
   }
+  TILEPROF_RETURN_IF_ERROR(MapSortLines(outs[0], static_cast<size_t>(dimension[0])));
   const auto result = [&] {
     if (outs.size() == 1) return Value::Array(outs[0]);
     Value tuple;
@@ -271,6 +274,32 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
     }
   }
   return result();
+}
+
+Status Lowering::MapSortLines(const Tensor& out, size_t dimension) {
+  const uint64_t n = out.NumElements();
+  const uint64_t line = out.Rank() == 0 ? 1 : out.shape()[dimension];
+  if (n == 0 || dimension + 1 != out.Rank() || line <= 1) return mapper_.Map(out);
+  // Each vertex reads the whole lines its run touches: a line split across
+  // tiles is received whole by each of them (an argsort over a 65,536-word
+  // vocabulary: 512 KiB on every tile). Whole lines per tile instead; a
+  // line larger than a tile overflows that tile alone, and the report's
+  // largest variable there names the sort.
+  const uint64_t lines = n / line;
+  const uint64_t tiles = graph_.target().NumTiles();
+  const uint64_t chunk = mapper_.ChunkElements(n, out.element_type());
+  const uint64_t per_tile =
+      std::max<uint64_t>((lines + tiles - 1) / tiles, std::max<uint64_t>(1, chunk / line));
+  const uint64_t used = (lines + per_tile - 1) / per_tile;
+  const uint32_t first_tile = mapper_.TakeTiles(used);
+  const Tensor flat = out.Flatten();
+  for (uint64_t i = 0; i < used; ++i) {
+    const uint64_t begin = i * per_tile * line, end = std::min(n, (i + 1) * per_tile * line);
+    TILEPROF_ASSIGN_OR_RETURN(Tensor piece, flat.Slice(begin, end));
+    TILEPROF_RETURN_IF_ERROR(
+        graph_.SetTileMapping(piece, static_cast<uint32_t>((first_tile + i) % tiles)));
+  }
+  return {};
 }
 
 }  // namespace tileprof::engine::compiler

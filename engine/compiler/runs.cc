@@ -60,4 +60,40 @@ bool SplitWideRun(std::span<const uint64_t> dims,
   return true;
 }
 
+std::vector<RowBlock> RowBlocks(const Graph& graph, const Tensor& flat, uint64_t width,
+                                uint64_t group) {
+  std::vector<RowBlock> blocks;
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph.MapRegions(flat)) {
+    const uint64_t a = position, b = position + piece.region.size();
+    position = b;
+    if (!piece.tile) continue;  // callers check the tensor is mapped
+    const uint64_t first = (a + width - 1) / width, end = (b + width - 1) / width;
+    if (!blocks.empty() && blocks.back().tile == *piece.tile && blocks.back().end_row == first) {
+      blocks.back().end_row = end;
+    } else if (end > first) {
+      blocks.push_back({*piece.tile, first, end, 0});
+    }
+    // Elements of this piece inside rows its tile's block owns.
+    if (!blocks.empty() && blocks.back().tile == *piece.tile) {
+      RowBlock& last = blocks.back();
+      const uint64_t lo = std::max(a, last.first_row * width);
+      const uint64_t hi = std::min(b, last.end_row * width);
+      if (hi > lo) last.local += hi - lo;
+    }
+  }
+  if (group == UINT64_MAX) return blocks;
+  // Cut at the group boundaries, sharing `local` out by rows.
+  std::vector<RowBlock> cut;
+  for (const RowBlock& b : blocks) {
+    const uint64_t rows = b.end_row - b.first_row;
+    for (uint64_t at = b.first_row; at < b.end_row;) {
+      const uint64_t end = std::min(b.end_row, (at / group + 1) * group);
+      cut.push_back({b.tile, at, end, b.local / rows * (end - at)});
+      at = end;
+    }
+  }
+  return cut;
+}
+
 }  // namespace tileprof::engine::compiler

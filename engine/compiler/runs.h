@@ -43,6 +43,22 @@ bool SplitWideRun(std::span<const uint64_t> dims,
                   std::span<const std::pair<uint64_t, uint64_t>> box, uint64_t box_volume,
                   uint64_t needed, Run run, std::vector<Run>& runs);
 
+// A block of rows [first_row, end_row) of a flat tensor cut in rows of
+// `width` elements, held (mostly) on one tile: where a plan that computes
+// where the data lives (lookups, reductions over outer dimensions) reads
+// them.
+struct RowBlock {
+  uint32_t tile;
+  uint64_t first_row;
+  uint64_t end_row;
+  uint64_t local;  // elements of its rows mapped to that tile
+};
+
+// Each tile's piece of `flat` (mapped) owns the rows that start in it; a
+// block never crosses a multiple of `group` rows (the rows of one output).
+std::vector<RowBlock> RowBlocks(const Graph& graph, const Tensor& flat, uint64_t width,
+                                uint64_t group = UINT64_MAX);
+
 inline uint64_t SaturatingMul(uint64_t a, uint64_t b) {
   return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }

@@ -1,6 +1,8 @@
 // The lowering of data movement, dynamic slices, iota, reduce, dot and
 // convolution to executable codelets: no opaque ops, and a graph and
 // program that validate.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "engine/compiler/compiler.h"
@@ -272,6 +274,33 @@ ENTRY main {
     EXPECT_LE(v.bytes, 12288u + 64) << "tile " << v.tile;
   }
   EXPECT_GT(buffers, 0u);
+}
+
+TEST(LoweringTest, LongSortLinesAreSortedOnOneTileNotReceivedByEach) {
+  // An argsort over a 16,384-word vocabulary (128 KiB of keys and values):
+  // spread linearly, each of the ~50 tiles holding a run of the line would
+  // receive the whole line; mapped in whole lines, one tile sorts it.
+  const CompileResult result = MustCompile(R"(
+HloModule argsort
+compare {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+ENTRY main {
+  logits = f32[2,16384] parameter(0)
+  iota = s32[2,16384] iota(), iota_dimension=1
+  ROOT s = (f32[2,16384], s32[2,16384]) sort(logits, iota), dimensions={1}, is_stable=true, to_apply=compare
+}
+)");
+  ExpectExecutable(result);
+  std::set<uint32_t> tiles;
+  for (const report::Variable& v : result.report.variables) {
+    if (v.name == "exchange buffer of s") tiles.insert(v.tile);
+  }
+  EXPECT_EQ(tiles.size(), 2u);  // one per line
 }
 
 TEST(LoweringTest, ElementsBeyond32BitsAreVertexParameters) {

@@ -2,6 +2,7 @@
 // tileprof::MapExpr vertex, the TensorFlow IPU backend's one-user rule, a
 // scalar broadcast read as a scalar, and that fused expressions compute what
 // the ops compute.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -94,6 +95,25 @@ ENTRY main {
   sim::HostData out = MustRun(*simulator, {{"x", Encode<float>({-1, 2, -0.5f, 0, 7})}});
   // The result stream is out.0 whatever the root's name.
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(0.0f, 2.0f, 0.0f, 0.0f, 7.0f));
+}
+
+TEST(Fusion, LongChainsAreCutIntoExpressionsTheCodeletTakes) {
+  // 150 single-user adds then a tuple: one tree would have 301 nodes, past
+  // the codelet's 128; the chain is cut into several expressions (each
+  // subtree past a third of the limit stored as a root) and still adds up.
+  std::string text =
+      "HloModule chain\nENTRY main {\n  x = f32[4] parameter(0)\n"
+      "  y = f32[4] parameter(1)\n  a0 = f32[4] add(x, y)\n";
+  for (int i = 1; i < 150; ++i) text += fmt::format("  a{} = f32[4] add(a{}, y)\n", i, i - 1);
+  text += "  ROOT out = (f32[4]) tuple(a149)\n}\n";
+  Compiled compiled = CompileText(text);
+  EXPECT_GT(compiled.result.lowering.fused_expressions, 3u);
+  EXPECT_EQ(compiled.result.lowering.fused_ops, 150u);
+  auto simulator = MustCreate(compiled);
+  sim::HostData out = MustRun(
+      *simulator, {{"x", Encode<float>({1, 2, 3, 4})}, {"y", Encode<float>({1, 0, -1, 0.5f})}});
+  // x + 150 y
+  EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(151.0f, 2.0f, -147.0f, 79.0f));
 }
 
 }  // namespace
