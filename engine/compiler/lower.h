@@ -213,9 +213,9 @@ class Lowering {
   // when not of that form or the [F, outputs] view receives less.
   // `fill_init`: fills `out` with a non-identity init (else null).
   Expected<std::optional<Value>> ReduceWhereHeld(const hlo::Instruction& instruction,
-                                                 const Tensor& in, const std::vector<bool>& is_reduced,
-                                                 ReduceOp op, const hlo::Shape& shape,
-                                                 const FillFn& fill_init,
+                                                 const Tensor& in,
+                                                 const std::vector<bool>& is_reduced, ReduceOp op,
+                                                 const hlo::Shape& shape, const FillFn& fill_init,
                                                  program::Sequence& program);
   // Reduces each run of in.NumElements() / out.NumElements() consecutive
   // elements of `in` into one element of the mapped `out`: a compute set of

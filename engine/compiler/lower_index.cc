@@ -393,9 +393,8 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
       if (update) {
         // Update coordinates o - s for s in [0, slack].
         const int64_t a = std::max<int64_t>(static_cast<int64_t>(box[d].first) - slack, 0);
-        const int64_t b =
-            std::min<int64_t>(static_cast<int64_t>(box[d].second),
-                              static_cast<int64_t>(sliced.shape()[d]) - 1);
+        const int64_t b = std::min<int64_t>(static_cast<int64_t>(box[d].second),
+                                            static_cast<int64_t>(sliced.shape()[d]) - 1);
         lo[d] = static_cast<uint64_t>(std::min(a, b));
         size[d] = static_cast<uint64_t>(std::max<int64_t>(b - a, 0) + 1);
       } else {

@@ -203,10 +203,9 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     return Value::Array(out);
   }
   if (!row_reduction) {
-    TILEPROF_ASSIGN_OR_RETURN(
-        std::optional<Value> held,
-        ReduceWhereHeld(instruction, in, is_reduced, *op, shape,
-                        update ? FillFn(fill_init) : FillFn(), program));
+    TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> held,
+                              ReduceWhereHeld(instruction, in, is_reduced, *op, shape,
+                                              update ? FillFn(fill_init) : FillFn(), program));
     if (held) return std::move(*held);
   }
   // Otherwise the input is viewed as [F, outputs], rearranged first when

@@ -160,20 +160,10 @@ Expected<const Codelet*> CompilerCodelets::Sort(uint32_t rank, uint32_t key, Sor
 
 namespace {
 constexpr std::string_view kPrefix = "tileprof::";
-constexpr std::string_view kKinds[] = {"OpaqueOp",
-                                       "Rearrange",
-                                       "RearrangePadded",
-                                       "DynamicSlice",
-                                       "DynamicUpdateSlice",
-                                       "Iota",
-                                       "SelectAndScatter",
-                                       "RngUniform",
-                                       "RngNormal",
-                                       "LookupPartial",
-                                       "ReduceExpr",
-                                       "Gather",
-                                       "Scatter",
-                                       "Sort"};
+constexpr std::string_view kKinds[] = {
+    "OpaqueOp",   "Rearrange",        "RearrangePadded", "DynamicSlice", "DynamicUpdateSlice",
+    "Iota",       "SelectAndScatter", "RngUniform",      "RngNormal",    "LookupPartial",
+    "ReduceExpr", "Gather",           "Scatter",         "Sort"};
 
 // "tileprof::Kind<a,b,c>" -> {"Kind", {"a","b","c"}}; nullopt otherwise.
 std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(
