@@ -120,6 +120,7 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
                             NewTensor(table.element_type(), {blocks.size(), lookups * width},
                                       fmt::format("{}/partials", instruction.name()), false));
   const Tensor flat_indices = indices.Flatten();
+  SumJob job{{}, {}, flat_out};
   const ComputeSetId cs = AddComputeSet(fmt::format("{}/lookup", instruction.name()), program);
   for (size_t s = 0; s < blocks.size(); ++s) {
     const RowBlock& b = blocks[s];
@@ -131,7 +132,9 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, b.tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["table"], rows_held));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], flat_indices));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], partial.Flatten()));
+    job.rows.push_back(partial.Flatten());
+    job.tiles.push_back(b.tile);
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], job.rows.back()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["rows"], static_cast<uint32_t>(rows)));
     TILEPROF_RETURN_IF_ERROR(
         graph_.SetInitialValue(vertex["rowLo"], static_cast<uint32_t>(b.first_row)));
@@ -150,19 +153,15 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
         graph_.AddConstantFromDoubles(type, {}, value, fmt::format("{}/-0", instruction.name())));
     TILEPROF_RETURN_IF_ERROR(mapper_.Map(zero));
     TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(type));
-    how.fill_groups = [this, zero, fill, &instruction, &program](const Tensor& target) -> Status {
+    const FillFn fill_negative_zero = [this, zero, fill, &instruction,
+                                       &program](const Tensor& target) -> Status {
       const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
       const FieldInput in_field{"in", zero, Access::kWhole};
       return EmitPerTile(cs, *fill, "out", target, {&in_field, 1}, instruction.name());
     };
+    TILEPROF_RETURN_IF_ERROR(fill_negative_zero(out));
     how.into_target = true;
-    TILEPROF_RETURN_IF_ERROR(how.fill_groups(out));
-  }
-  SumJob job{{}, {}, flat_out};
-  for (size_t s = 0; s < blocks.size(); ++s) {
-    TILEPROF_ASSIGN_OR_RETURN(Tensor row, partials.Slice(s, s + 1));
-    job.rows.push_back(row.Flatten());
-    job.tiles.push_back(blocks[s].tile);
+    how.fill_groups = fill_negative_zero;
   }
   TILEPROF_RETURN_IF_ERROR(SumRows({&job, 1}, how, instruction.name(), program));
   return std::optional(Value::Array(std::move(out)));
