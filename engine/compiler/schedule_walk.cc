@@ -354,6 +354,15 @@ std::vector<std::vector<uint64_t>> StorageOffsets(const Graph& graph) {
   return offsets;
 }
 
+// The tile holding every element of `region`, if one tile does.
+std::optional<uint32_t> OneTile(const Graph& graph, const TensorRegion& region) {
+  const std::vector<TileRun>& runs = graph.TileMapping(region.variable);
+  const auto it = std::upper_bound(runs.begin(), runs.end(), region.begin,
+                                   [](uint64_t at, const TileRun& run) { return at < run.end; });
+  if (it == runs.end() || it->begin > region.begin || it->end < region.end) return std::nullopt;
+  return it->tile;
+}
+
 // Whether step i continues a host exchange started by the step before: a
 // sequence of stream copies in one direction with nothing between them is
 // one host exchange (one sync, one exchange program), as Poplar merges
@@ -392,7 +401,7 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,
     }
     // Elements of `regions` read on `reader` (or written there by a copy,
     // when `buffered` is false).
-    auto read_on = [&](uint32_t reader, std::span<const TensorRegion> regions, bool buffered) {
+    auto read_on = [&](uint32_t reader, const auto& regions, bool buffered) {
       TileStep* receiver = nullptr;  // touched on the first remote piece
       for (const TensorRegion& region : regions) {
         // Once per region, not per tile piece of it: a region spans 3.6
@@ -425,7 +434,17 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,
           const VertexInfo& vertex = graph.vertex(id);
           touched[*vertex.tile].active = true;
           for (const FieldView& field : graph.fields(id)) {
-            if (field.connected()) read_on(*vertex.tile, field.regions(), true);
+            if (!field.connected()) continue;
+            // A strided run of rows all on the vertex's own tile receives
+            // nothing: one lookup for the run, not one per row (Llama-3.1
+            // 8B's fields hold 1.3 G rows in 66 M runs).
+            for (const StridedRegion& run : field.regions().runs()) {
+              if (run.length > 0 && OneTile(graph, run.Hull()) == vertex.tile) {
+                touch(run.variable, i);
+                continue;
+              }
+              read_on(*vertex.tile, RegionRange({&run, 1}, run.count), true);
+            }
           }
         }
         break;

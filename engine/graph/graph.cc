@@ -275,14 +275,16 @@ Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
     return MakeError("{}: the tensor {} has too many runs or dimensions", place(),
                      ShapeString(type, shape));
   }
-  const std::span<TensorRegion> stored_regions = field_regions_.Allocate(regions.size());
-  std::copy(regions.begin(), regions.end(), stored_regions.begin());
+  const std::span<StridedRegion> stored_runs = field_runs_.Allocate(CountStridedRuns(regions));
+  size_t used = 0;
+  for (const TensorRegion& region : regions) AppendStrided(stored_runs.data(), used, region);
   std::span<uint64_t> stored_dims;
   if (shape.size() != 1) {
     stored_dims = field_dims_.Allocate(shape.size());
     std::copy(shape.begin(), shape.end(), stored_dims.begin());
   }
-  slot.regions_ = stored_regions.data();
+  slot.runs_ = stored_runs.data();
+  slot.num_runs_ = static_cast<uint32_t>(used);
   slot.num_regions_ = static_cast<uint32_t>(regions.size());
   slot.dims_ = stored_dims.data();
   slot.rank_ = static_cast<uint8_t>(shape.size());

@@ -33,6 +33,7 @@
 #include "common/expected.h"
 #include "engine/codelets/codelet.h"
 #include "engine/graph/chunk_ahead.h"
+#include "engine/graph/region_list.h"
 #include "engine/graph/stable_vector.h"
 #include "engine/graph/tensor.h"
 #include "engine/graph/tile_map.h"
@@ -92,7 +93,7 @@ class FieldView {
   // itself (the span then views this FieldView, which the graph keeps in
   // place): most fields are flat, and an arena slot each was 4 M of them.
   std::span<const uint64_t> shape() const { return {rank_ == 1 ? &elements_ : dims_, rank_}; }
-  std::span<const TensorRegion> regions() const { return {regions_, num_regions_}; }
+  RegionRange regions() const { return {{runs_, num_runs_}, num_regions_}; }
   uint64_t NumElements() const { return elements_; }
   uint64_t NumBytes() const { return elements_ * SizeOf(type_); }
   // "f32[4,2]" (HLO style shape).
@@ -100,10 +101,11 @@ class FieldView {
 
  private:
   friend class Graph;
-  const TensorRegion* regions_ = nullptr;
+  const StridedRegion* runs_ = nullptr;
   const uint64_t* dims_ = nullptr;
   uint64_t elements_ = 0;
   uint32_t num_regions_ = 0;
+  uint32_t num_runs_ = 0;
   uint8_t rank_ = 0;
   ElementType type_ = ElementType::kF32;
   bool connected_ = false;
@@ -315,8 +317,8 @@ class Graph {
   std::vector<MappedRegion> MapRegions(const Tensor& tensor) const;
   // Calls f(const MappedRegion&) for each piece MapRegions would return,
   // without building the vector (the memory model walks every field).
-  template <typename F>
-  void ForEachMappedRegion(std::span<const TensorRegion> regions, F&& f) const;
+  template <typename Regions, typename F>
+  void ForEachMappedRegion(const Regions& regions, F&& f) const;
   template <typename F>
   void ForEachMappedRegion(const Tensor& tensor, F&& f) const {
     ForEachMappedRegion(tensor.regions(), std::forward<F>(f));
@@ -382,7 +384,7 @@ class Graph {
   std::unordered_map<VertexId, uint64_t> perf_estimates_;
   FieldArena<FieldView> field_slots_;
   FieldArena<std::optional<uint32_t>> param_slots_;
-  FieldArena<TensorRegion> field_regions_;
+  FieldArena<StridedRegion> field_runs_;
   FieldArena<uint64_t> field_dims_;
   // The vertices' debug names (node-based: the views stay valid on insert
   // and on a move of the graph).
@@ -391,8 +393,8 @@ class Graph {
   std::unordered_map<std::string, std::shared_ptr<const Codelet>> custom_codelets_;
 };
 
-template <typename F>
-void Graph::ForEachMappedRegion(std::span<const TensorRegion> regions, F&& f) const {
+template <typename Regions, typename F>
+void Graph::ForEachMappedRegion(const Regions& regions, F&& f) const {
   for (const TensorRegion& region : regions) {
     if (region.variable >= tile_maps_.size()) {
       f(MappedRegion{region, std::nullopt});

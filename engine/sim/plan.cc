@@ -17,8 +17,8 @@ struct Piece {
   uint32_t tile = 0;
 };
 
-Expected<std::vector<Piece>> Pieces(const Graph& graph, ElementType type,
-                                    std::span<const TensorRegion> regions) {
+template <typename Regions>
+Expected<std::vector<Piece>> Pieces(const Graph& graph, ElementType type, const Regions& regions) {
   const uint64_t size = SizeOf(type);
   std::vector<Piece> pieces;
   std::optional<TensorRegion> unmapped;

@@ -125,8 +125,8 @@ void Print(const SeedGraph& seed) {
     fmt::print(
         "  {} on tile {}: sums v1[{}..{}) into v2[{}], {} cycles (perf estimate; "
         "the codelet's own estimate is {})\n",
-        graph.DescribeVertex(id), *vertex.tile, in.regions()[0].begin, in.regions()[0].end,
-        fields[1].regions()[0].begin, graph.VertexCycles(id),
+        graph.DescribeVertex(id), *vertex.tile, in.regions().front().begin,
+        in.regions().front().end, fields[1].regions().front().begin, graph.VertexCycles(id),
         vertex.codelet->EstimateCycles({graph.FieldElements(id), graph.ParamValues(id)}, target));
   }
 

@@ -10,6 +10,7 @@ namespace tileprof::engine {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 constexpr ElementType kF32 = ElementType::kF32;
 
@@ -457,11 +458,13 @@ TEST(Graph, FieldViewsStayValidAcrossGrowthAndMove) {
     Ok(g.Connect(vtx["in"], Ok(v.Slice(i * 10, i * 10 + 10))));
     vertices.push_back(vtx);
   }
-  // One field of many runs: a block of its own.
+  // One field of many runs at no common stride: a block of its own.
   VertexRef big = Ok(g.AddVertex(cs, "SumVertex"));
-  std::vector<Tensor> every_other;
-  for (uint64_t i = 0; i < 40000; ++i) every_other.push_back(Ok(v.Slice(i * 5, i * 5 + 1)));
-  Ok(g.Connect(big["in"], Ok(Tensor::Concat(every_other))));
+  std::vector<Tensor> uneven;
+  for (uint64_t i = 0; i < 40000; ++i) {
+    uneven.push_back(Ok(v.Slice(i * 5 + i % 2, i * 5 + i % 2 + 1)));
+  }
+  Ok(g.Connect(big["in"], Ok(Tensor::Concat(uneven))));
   const Graph moved = std::move(g);
   for (uint64_t i = 0; i < vertices.size(); ++i) {
     ASSERT_THAT(moved.fields(vertices[i].id)[0].regions(),
@@ -469,7 +472,54 @@ TEST(Graph, FieldViewsStayValidAcrossGrowthAndMove) {
   }
   const auto regions = moved.fields(big.id)[0].regions();
   ASSERT_EQ(regions.size(), 40000u);
-  EXPECT_EQ(regions.back(), (TensorRegion{0, 199995, 199996}));
+  EXPECT_GT(regions.runs().size(), 10000u);
+  EXPECT_EQ(regions.back(), (TensorRegion{0, 199996, 199997}));
+}
+
+// A field cut from a transposed, reversed or broadcast view lists a region
+// per row; the graph keeps rows at a constant distance as one strided run
+// and gives back exactly the regions it was connected to.
+TEST(Graph, FieldsKeepRowsAtOneStrideAsOneRunAndReadBackExactly) {
+  Graph g(SmallTarget());
+  const Tensor v = Ok(g.AddVariable(kF32, {64, 8}, "v"));
+  const ComputeSetId cs = g.AddComputeSet("cs");
+  const auto expect_same = [&](const Tensor& view, size_t runs) {
+    VertexRef vtx = Ok(g.AddVertex(cs, "SumVertex"));
+    Ok(g.Connect(vtx["in"], view.Flatten()));
+    const RegionRange stored = g.fields(vtx.id)[0].regions();
+    EXPECT_THAT(std::vector<TensorRegion>(stored.begin(), stored.end()),
+                ElementsAreArray(view.regions()));
+    EXPECT_EQ(stored.size(), view.regions().size());
+    EXPECT_EQ(stored.runs().size(), runs);
+  };
+  // Columns 1..6 of each row: 64 regions 8 apart.
+  expect_same(Ok(v.Slice(1, 7, 1)), 1);
+  // The rows backwards: 64 regions -8 apart.
+  std::vector<Tensor> backwards;
+  for (uint64_t r = 64; r-- > 0;) backwards.push_back(Ok(Ok(v.Slice(r, r + 1, 0)).Slice(1, 7, 1)));
+  expect_same(Ok(Tensor::Concat(backwards)), 1);
+  // One row read 5 times (a broadcast): stride 0.
+  const std::vector<Tensor> repeated(5, Ok(v.Slice(3, 4, 0)));
+  expect_same(Ok(Tensor::Concat(repeated)), 1);
+  // Two strides in a row: two runs.
+  const std::vector<Tensor> two = {Ok(Ok(v.Slice(0, 16, 0)).Slice(0, 1, 1)).Flatten(),
+                                   Ok(Ok(v.Slice(16, 32, 0)).Slice(0, 2, 1)).Flatten()};
+  expect_same(Ok(Tensor::Concat(two)), 2);
+}
+
+TEST(RegionList, CountsTheRunsAppendStridedMakes) {
+  const std::vector<TensorRegion> regions = {{0, 0, 2},  {0, 4, 6},  {0, 8, 10}, {1, 12, 14},
+                                             {0, 3, 4},  {0, 2, 3},  {0, 1, 2},  {0, 1, 2},
+                                             {0, 9, 12}, {0, 20, 23}};
+  std::vector<StridedRegion> runs(regions.size());
+  size_t used = 0;
+  for (const TensorRegion& region : regions) AppendStrided(runs.data(), used, region);
+  EXPECT_EQ(CountStridedRuns(regions), used);
+  const RegionRange range({runs.data(), used}, regions.size());
+  EXPECT_THAT(std::vector<TensorRegion>(range.begin(), range.end()), ElementsAreArray(regions));
+  EXPECT_EQ(range.front(), regions.front());
+  EXPECT_EQ(range.back(), regions.back());
+  EXPECT_EQ(CountStridedRuns({}), 0u);
 }
 
 TEST(Graph, MapsARangeOfAVariableByIdWithItsChecks) {
