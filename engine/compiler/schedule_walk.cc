@@ -354,15 +354,6 @@ std::vector<std::vector<uint64_t>> StorageOffsets(const Graph& graph) {
   return offsets;
 }
 
-// The tile holding every element of `region`, if one tile does.
-std::optional<uint32_t> OneTile(const Graph& graph, const TensorRegion& region) {
-  const std::vector<TileRun>& runs = graph.TileMapping(region.variable);
-  const auto it = std::upper_bound(runs.begin(), runs.end(), region.begin,
-                                   [](uint64_t at, const TileRun& run) { return at < run.end; });
-  if (it == runs.end() || it->begin > region.begin || it->end < region.end) return std::nullopt;
-  return it->tile;
-}
-
 // Whether step i continues a host exchange started by the step before: a
 // sequence of stream copies in one direction with nothing between them is
 // one host exchange (one sync, one exchange program), as Poplar merges
@@ -439,7 +430,7 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,
             // nothing: one lookup for the run, not one per row (Llama-3.1
             // 8B's fields hold 1.3 G rows in 66 M runs).
             for (const StridedRegion& run : field.regions().runs()) {
-              if (run.length > 0 && OneTile(graph, run.Hull()) == vertex.tile) {
+              if (run.length > 0 && graph.TileHolding(run.Hull()) == vertex.tile) {
                 touch(run.variable, i);
                 continue;
               }

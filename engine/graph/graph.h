@@ -337,6 +337,11 @@ class Graph {
           f(TensorRegion{region.variable, begin, end}, run);
         });
   }
+  // The tile holding every element of `region`, if one tile run does.
+  std::optional<uint32_t> TileHolding(const TensorRegion& region) const {
+    if (region.variable >= tile_maps_.size()) return std::nullopt;
+    return tile_maps_[region.variable].TileHolding(region.begin, region.end);
+  }
   // The vertex's perf-estimate override, else its codelet's estimate.
   uint64_t VertexCycles(VertexId id) const;
   // "vertex 3 'add.1' (SumVertex)" for messages.

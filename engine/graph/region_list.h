@@ -2,8 +2,8 @@
 // regions at a fixed stride, expanded back to TensorRegions when read.
 // A field cut from a transposed or sliced tensor lists one region per row
 // (RoPE's x[..., :-1] of [2,8192,32,128]: 524,288 of them); kept one by one
-// at 24 bytes each, the fields of Llama-3.1 8B's training step needed 360 M
-// regions and more host memory than the machine had. Rows of such a view
+// at 24 bytes each, the fields of Llama-3.1 8B's training step needed 1.3 G
+// regions (31 GB), more host memory than the machine had. Rows of such a view
 // are at a constant distance from one another, so a run of them is stored
 // in 32 bytes, whatever its length.
 #pragma once

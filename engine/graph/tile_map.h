@@ -59,6 +59,12 @@ class TileMap {
   // The first run that ends after element `at`: the one holding it, or the
   // next (end of Runs() if none).
   std::vector<TileRun>::const_iterator FirstEndingAfter(uint64_t at) const;
+  // The tile holding all of [begin, end), if one run holds it.
+  std::optional<uint32_t> TileHolding(uint64_t begin, uint64_t end) const {
+    const auto it = FirstEndingAfter(begin);
+    if (it == runs_.end() || it->begin > begin || it->end < end) return std::nullopt;
+    return it->tile;
+  }
 
  private:
   // Disjoint and in element order. A sorted vector rather than a tree: the
