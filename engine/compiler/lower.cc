@@ -346,6 +346,37 @@ Status Lowering::LowerEntry(const hlo::Module& module, program::Sequence& progra
   return {};
 }
 
+// For each position in the computation's order, the instructions whose
+// values are read for the last time there, so the scope can drop them: a
+// view with a region per row, kept to the end of a training step's
+// backward pass, held gigabytes. An instruction computed inside its users'
+// expressions reads its operands where its outermost user is lowered.
+static std::vector<std::vector<const hlo::Instruction*>> LastReads(
+    const hlo::Computation& computation, const Fusion& fusion) {
+  const auto instructions = computation.instructions();
+  const size_t n = instructions.size();
+  std::unordered_map<const hlo::Instruction*, size_t> read_at;
+  std::vector<std::vector<const hlo::Instruction*>> last(n);
+  for (size_t p = n; p-- > 0;) {
+    const hlo::Instruction* instruction = instructions[p];
+    const FusionRole role = instruction->index() < fusion.role.size()
+                                ? fusion.role[instruction->index()]
+                                : FusionRole::kNone;
+    const auto it = read_at.find(instruction);
+    const bool inner = role == FusionRole::kInner || role == FusionRole::kScalar;
+    if (it != read_at.end() && instruction != computation.root())
+      last[it->second].push_back(instruction);
+    // An unread inner instruction is read nowhere: its operands need not wait.
+    if (inner && it == read_at.end()) continue;
+    const size_t at = inner ? it->second : p;
+    for (const hlo::Instruction* operand : instruction->operands()) {
+      size_t& slot = read_at[operand];
+      slot = std::max(slot, at);
+    }
+  }
+  return last;
+}
+
 Status Lowering::LowerComputation(const hlo::Computation& computation, std::span<const Value> args,
                                   program::Sequence& program, Value* result) {
   // Calls nest at most as deep as the module's call graph; a recursive call
@@ -356,7 +387,14 @@ Status Lowering::LowerComputation(const hlo::Computation& computation, std::span
   ++call_depth_;
   Scope scope;
   const Fusion fusion = options_.fuse_elementwise ? AnalyseFusion(computation) : Fusion{};
+  const std::vector<std::vector<const hlo::Instruction*>> last_reads =
+      LastReads(computation, fusion);
+  size_t position = 0;
   for (const hlo::Instruction* instruction : computation.instructions()) {
+    if (position > 0) {
+      for (const hlo::Instruction* done : last_reads[position - 1]) scope.erase(done);
+    }
+    ++position;
     if (visited_) visited_();
     const FusionRole role = instruction->index() < fusion.role.size()
                                 ? fusion.role[instruction->index()]
