@@ -294,136 +294,31 @@ class Differ {
     return changes;
   }
 
+  // One computation of B against its aligned partner in A: each B instruction
+  // is added, a re-shaped entry parameter, derived from an earlier cause, or a
+  // cause of its own; each unaligned A instruction is removed.
   void CompareComputation(const Computation& ca, const Computation& cb, ModuleDiff& out) {
     if (cb.is_entry()) EntrySignature(ca, cb, out);
     for (const Instruction* y : cb.instructions()) {
       const Instruction* partner = align_.b_to_a.Find(y);
       if (!partner) {
-        Where w = WhereOf(y);
-        std::string what = y->opcode() == hlo::Opcode::kParameter && cb.is_entry()
-                               ? fmt::format("parameter {} '{}' added: {}", y->parameter_number(),
-                                             y->name(), ShapeText(y->shape()))
-                               : fmt::format("{} '{}' added: {}", hlo::OpcodeName(y->opcode()),
-                                             y->name(), ShapeText(y->shape()));
-        cause_of_[y] = out.causes.size();
-        AddCause(out,
-                 {y->opcode() == hlo::Opcode::kParameter && cb.is_entry() ? ChangeKind::kParameter
-                                                                          : ChangeKind::kAdded,
-                  std::string(cb.name()),
-                  std::string(y->name()),
-                  std::string(hlo::OpcodeName(y->opcode())),
-                  what,
-                  "",
-                  w.op_name,
-                  w.source,
-                  {},
-                  "",
-                  ""});
+        AddedInstruction(cb, *y, out);
         continue;
       }
       const Instruction& x = *partner;
       bool shape_changed = !(x.shape() == y->shape());
       if (y->opcode() == hlo::Opcode::kParameter && cb.is_entry() && shape_changed) {
-        AddSubstitutions(x.shape(), y->shape(), subst_);
-        Where w = WhereOf(y);
-        cause_of_[y] = out.causes.size();
-        AddCause(out, {ChangeKind::kParameter,
-                       std::string(cb.name()),
-                       std::string(y->name()),
-                       "parameter",
-                       fmt::format("parameter {} '{}': {} -> {}", y->parameter_number(), y->name(),
-                                   ShapeText(x.shape()), ShapeText(y->shape())),
-                       ParameterDetail(x.shape(), y->shape()),
-                       w.op_name,
-                       w.source,
-                       {},
-                       "",
-                       ""});
+        ReshapedParameter(cb, x, *y, out);
         continue;
       }
       bool derived_only = true;
       std::vector<Change> own = OwnChanges(x, *y, &derived_only, out);
       if (!shape_changed && own.empty()) continue;
-      // Blame: the first operand that changed, else a matching substitution.
-      std::optional<size_t> blamed;
-      for (const Instruction* o : y->operands()) {
-        auto c = cause_of_.find(o);
-        if (c != cause_of_.end()) {
-          blamed = c->second;
-          break;
-        }
-      }
-      bool shape_follows = !shape_changed || FollowsSubstitutions(ShapeText(x.shape()),
-                                                                  ShapeText(y->shape()), subst_);
-      if (!blamed && shape_follows && derived_only && !subst_.empty()) {
-        for (size_t i = 0; i < out.causes.size() && !blamed; ++i)
-          if (out.causes[i].kind == ChangeKind::kParameter ||
-              out.causes[i].kind == ChangeKind::kResult)
-            blamed = i;
-      }
-      if (blamed && derived_only && (shape_follows || y->operand_count() > 0)) {
-        cause_of_[y] = *blamed;
-        std::string note = std::string(y->name());
-        for (const Change& c : own)
-          if (c.kind == ChangeKind::kAttribute && c.detail == "backend_config changed")
-            note += " (backend_config changed, derived from the shape)";
-        Change& cause = out.causes[*blamed];
-        if (cause.source.empty() && cause.dependent_source.empty()) {
-          Where w = WhereOf(y);
-          cause.dependent_op_name = w.op_name;
-          cause.dependent_source = w.source;
-        }
-        cause.dependents.push_back(std::move(note));
-        ++out.dependent_changes;
-        continue;
-      }
-      Where w = WhereOf(y);
-      if (w.source.empty()) w = WhereOf(&x);
-      cause_of_[y] = out.causes.size();
-      if (own.empty()) {
-        own.push_back({ChangeKind::kShape,
-                       std::string(cb.name()),
-                       std::string(y->name()),
-                       std::string(hlo::OpcodeName(y->opcode())),
-                       fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y->shape())),
-                       "",
-                       "",
-                       "",
-                       {},
-                       "",
-                       ""});
-      } else if (shape_changed) {
-        own.front().detail +=
-            (own.front().detail.empty() ? "" : "; ") +
-            fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y->shape()));
-      }
-      for (Change& c : own) {
-        c.op_name = w.op_name;
-        c.source = w.source;
-        AddCause(out, std::move(c));
-      }
+      if (derived_only && BlameEarlierCause(x, *y, shape_changed, own, out)) continue;
+      OwnCause(cb, x, *y, shape_changed, std::move(own), out);
     }
-    for (const Instruction* x : ca.instructions()) {
-      if (align_.a_to_b.Has(x)) continue;
-      Where w = WhereOf(x);
-      AddCause(out,
-               {x->opcode() == hlo::Opcode::kParameter && ca.is_entry() ? ChangeKind::kParameter
-                                                                        : ChangeKind::kRemoved,
-                std::string(ca.name()),
-                std::string(x->name()),
-                std::string(hlo::OpcodeName(x->opcode())),
-                x->opcode() == hlo::Opcode::kParameter && ca.is_entry()
-                    ? fmt::format("parameter {} '{}' removed: {}", x->parameter_number(), x->name(),
-                                  ShapeText(x->shape()))
-                    : fmt::format("{} '{}' removed: {}", hlo::OpcodeName(x->opcode()), x->name(),
-                                  ShapeText(x->shape())),
-                "",
-                w.op_name,
-                w.source,
-                {},
-                "",
-                ""});
-    }
+    for (const Instruction* x : ca.instructions())
+      if (!align_.a_to_b.Has(x)) RemovedInstruction(ca, *x, out);
     if (cb.is_entry() && !layout_change_.empty()) {
       bool explained = std::any_of(out.causes.begin(), out.causes.end(), [](const Change& c) {
         return c.kind == ChangeKind::kParameter;
@@ -435,6 +330,132 @@ class Differ {
       }
       layout_change_.clear();
     }
+  }
+
+  void AddedInstruction(const Computation& cb, const Instruction& y, ModuleDiff& out) {
+    Where w = WhereOf(&y);
+    bool parameter = y.opcode() == hlo::Opcode::kParameter && cb.is_entry();
+    std::string what = parameter ? fmt::format("parameter {} '{}' added: {}", y.parameter_number(),
+                                               y.name(), ShapeText(y.shape()))
+                                 : fmt::format("{} '{}' added: {}", hlo::OpcodeName(y.opcode()),
+                                               y.name(), ShapeText(y.shape()));
+    cause_of_[&y] = out.causes.size();
+    AddCause(out, {parameter ? ChangeKind::kParameter : ChangeKind::kAdded,
+                   std::string(cb.name()),
+                   std::string(y.name()),
+                   std::string(hlo::OpcodeName(y.opcode())),
+                   what,
+                   "",
+                   w.op_name,
+                   w.source,
+                   {},
+                   "",
+                   ""});
+  }
+
+  void ReshapedParameter(const Computation& cb, const Instruction& x, const Instruction& y,
+                         ModuleDiff& out) {
+    AddSubstitutions(x.shape(), y.shape(), subst_);
+    Where w = WhereOf(&y);
+    cause_of_[&y] = out.causes.size();
+    AddCause(out, {ChangeKind::kParameter,
+                   std::string(cb.name()),
+                   std::string(y.name()),
+                   "parameter",
+                   fmt::format("parameter {} '{}': {} -> {}", y.parameter_number(), y.name(),
+                               ShapeText(x.shape()), ShapeText(y.shape())),
+                   ParameterDetail(x.shape(), y.shape()),
+                   w.op_name,
+                   w.source,
+                   {},
+                   "",
+                   ""});
+  }
+
+  // Files y as a dependent of an earlier cause when its only changes follow
+  // from it: the first operand that changed, else (its shape following the
+  // substitutions) the first parameter or result change. False if none fits.
+  bool BlameEarlierCause(const Instruction& x, const Instruction& y, bool shape_changed,
+                         const std::vector<Change>& own, ModuleDiff& out) {
+    std::optional<size_t> blamed;
+    for (const Instruction* o : y.operands()) {
+      auto c = cause_of_.find(o);
+      if (c != cause_of_.end()) {
+        blamed = c->second;
+        break;
+      }
+    }
+    bool shape_follows =
+        !shape_changed || FollowsSubstitutions(ShapeText(x.shape()), ShapeText(y.shape()), subst_);
+    if (!blamed && shape_follows && !subst_.empty()) {
+      for (size_t i = 0; i < out.causes.size() && !blamed; ++i)
+        if (out.causes[i].kind == ChangeKind::kParameter ||
+            out.causes[i].kind == ChangeKind::kResult)
+          blamed = i;
+    }
+    if (!blamed || !(shape_follows || y.operand_count() > 0)) return false;
+    cause_of_[&y] = *blamed;
+    std::string note = std::string(y.name());
+    for (const Change& c : own)
+      if (c.kind == ChangeKind::kAttribute && c.detail == "backend_config changed")
+        note += " (backend_config changed, derived from the shape)";
+    Change& cause = out.causes[*blamed];
+    if (cause.source.empty() && cause.dependent_source.empty()) {
+      Where w = WhereOf(&y);
+      cause.dependent_op_name = w.op_name;
+      cause.dependent_source = w.source;
+    }
+    cause.dependents.push_back(std::move(note));
+    ++out.dependent_changes;
+    return true;
+  }
+
+  void OwnCause(const Computation& cb, const Instruction& x, const Instruction& y,
+                bool shape_changed, std::vector<Change> own, ModuleDiff& out) {
+    Where w = WhereOf(&y);
+    if (w.source.empty()) w = WhereOf(&x);
+    cause_of_[&y] = out.causes.size();
+    if (own.empty()) {
+      own.push_back({ChangeKind::kShape,
+                     std::string(cb.name()),
+                     std::string(y.name()),
+                     std::string(hlo::OpcodeName(y.opcode())),
+                     fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y.shape())),
+                     "",
+                     "",
+                     "",
+                     {},
+                     "",
+                     ""});
+    } else if (shape_changed) {
+      own.front().detail +=
+          (own.front().detail.empty() ? "" : "; ") +
+          fmt::format("shape {} -> {}", ShapeText(x.shape()), ShapeText(y.shape()));
+    }
+    for (Change& c : own) {
+      c.op_name = w.op_name;
+      c.source = w.source;
+      AddCause(out, std::move(c));
+    }
+  }
+
+  void RemovedInstruction(const Computation& ca, const Instruction& x, ModuleDiff& out) {
+    Where w = WhereOf(&x);
+    bool parameter = x.opcode() == hlo::Opcode::kParameter && ca.is_entry();
+    AddCause(out, {parameter ? ChangeKind::kParameter : ChangeKind::kRemoved,
+                   std::string(ca.name()),
+                   std::string(x.name()),
+                   std::string(hlo::OpcodeName(x.opcode())),
+                   parameter ? fmt::format("parameter {} '{}' removed: {}", x.parameter_number(),
+                                           x.name(), ShapeText(x.shape()))
+                             : fmt::format("{} '{}' removed: {}", hlo::OpcodeName(x.opcode()),
+                                           x.name(), ShapeText(x.shape())),
+                   "",
+                   w.op_name,
+                   w.source,
+                   {},
+                   "",
+                   ""});
   }
 
   const Module& a_;

@@ -89,30 +89,8 @@ void WriteTable(XmlWriter& w, const Table& table, const char* id = nullptr) {
   w.Close();
 }
 
-}  // namespace
-
-std::string HtmlPage(const LoadedReport& loaded) {
+Table SummaryTable(const LoadedReport& loaded) {
   const auto& report = loaded.compilation;
-  XmlWriter w;
-  w.Raw("<!DOCTYPE html>\n");
-  w.Open("html", {{"lang", "en"}});
-  w.Open("head");
-  w.Empty("meta", {{"charset", "utf-8"}});
-  w.Open("title");
-  w.Text("tileprof: " + loaded.path);
-  w.Close();
-  w.Open("style");
-  w.Raw(kStyle);
-  w.Close();
-  w.Close();
-  w.Open("body");
-  w.Open("h1");
-  w.Text("Memory report: " + loaded.path);
-  w.Close();
-
-  w.Open("h2");
-  w.Text("Summary");
-  w.Close();
   Table summary{"summary", "", {"measure", "value"}, {}};
   if (report.target) {
     const auto& t = *report.target;
@@ -135,8 +113,10 @@ std::string HtmlPage(const LoadedReport& loaded) {
     if (by_tile->tiles_out_of_memory)
       summary.Add({std::string("tiles out of memory"), *by_tile->tiles_out_of_memory});
   }
-  WriteTable(w, summary);
+  return summary;
+}
 
+void WritePlots(XmlWriter& w, const LoadedReport& loaded) {
   for (PlotKind kind : {PlotKind::kTiles, PlotKind::kHistogram, PlotKind::kCategories}) {
     w.Open("h2");
     w.Text(kind == PlotKind::kTiles       ? "Memory per tile"
@@ -154,12 +134,15 @@ std::string HtmlPage(const LoadedReport& loaded) {
       w.Close();
     }
   }
+}
 
+// The most-used tiles' breakdown, with only the columns that have a non-zero
+// value, so the table fits.
+void WriteTopTiles(XmlWriter& w, const report::CompilationReport& report) {
   w.Open("h2");
   w.Text("Most-used tiles");
   w.Close();
   Table tiles = TileBreakdownTable(report, TopBlocks(report, kHtmlTopTiles));
-  // Only the columns with at least one non-zero value, so the table fits.
   std::vector<size_t> keep;
   for (size_t c = 0; c < tiles.columns.size(); ++c) {
     bool any = c < 4;
@@ -175,16 +158,42 @@ std::string HtmlPage(const LoadedReport& loaded) {
     for (size_t c : keep) cells.push_back(row[c]);
     shown.Add(std::move(cells));
   }
+  w.Open("p", {{"class", "note"}});
   if (shown.rows.empty()) {
-    w.Open("p", {{"class", "note"}});
     w.Text("The report has no tile blocks.");
     w.Close();
-  } else {
-    w.Open("p", {{"class", "note"}});
-    w.Text("Bytes, excluding gaps unless named otherwise. Click a column heading to sort.");
-    w.Close();
-    WriteTable(w, shown, "tiles");
+    return;
   }
+  w.Text("Bytes, excluding gaps unless named otherwise. Click a column heading to sort.");
+  w.Close();
+  WriteTable(w, shown, "tiles");
+}
+
+}  // namespace
+
+std::string HtmlPage(const LoadedReport& loaded) {
+  XmlWriter w;
+  w.Raw("<!DOCTYPE html>\n");
+  w.Open("html", {{"lang", "en"}});
+  w.Open("head");
+  w.Empty("meta", {{"charset", "utf-8"}});
+  w.Open("title");
+  w.Text("tileprof: " + loaded.path);
+  w.Close();
+  w.Open("style");
+  w.Raw(kStyle);
+  w.Close();
+  w.Close();
+  w.Open("body");
+  w.Open("h1");
+  w.Text("Memory report: " + loaded.path);
+  w.Close();
+  w.Open("h2");
+  w.Text("Summary");
+  w.Close();
+  WriteTable(w, SummaryTable(loaded));
+  WritePlots(w, loaded);
+  WriteTopTiles(w, loaded.compilation);
   w.Open("script");
   w.Raw(kScript);
   w.Close();

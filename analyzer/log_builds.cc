@@ -118,17 +118,9 @@ void LogScanner::Builds::Add(const LogEvent& e) {
       Open(e, e.framework, e.module, "Begin/End XLA compilation", BuildKind::kCompile).hash =
           std::string(e.hash);
       break;
-    case LogEventKind::kEndCompile: {
-      ModuleBuild* b = Current();
-      if (!b || !open_has_begin_ || !NamesMatch(e.module, b->module)) {
-        ++s_.unmatched_ends;
-        break;
-      }
-      b->complete = true;
-      FromTimestamps(*b, e);
-      Close();
+    case LogEventKind::kEndCompile:
+      EndCompile(e);
       break;
-    }
     case LogEventKind::kProgressStart:
       if (CurrentIs({"tensorflow", "jax"}) && open_has_begin_ &&
           NamesMatch(e.module, Current()->module)) {
@@ -144,45 +136,13 @@ void LogScanner::Builds::Add(const LogEvent& e) {
       TorchProgress(e);
       break;
     case LogEventKind::kFrameworkCompileStart:
-      if (e.framework == "popart" && CurrentIs({"poptorch", "popart"}) && !Current()->complete) {
-        AddEvidence(*Current(), "Starting compilation");
-        open_began_ = e.timestamp;
-      } else {
-        Open(e, e.framework, "",
-             e.framework == "popart" ? "Starting compilation" : "Compiling Model...",
-             BuildKind::kCompile);
-      }
+      FrameworkCompileStart(e);
       break;
     case LogEventKind::kFrameworkCompileEnd:
-      if (CurrentIs({"poptorch", "popart"})) {
-        ModuleBuild& b = *Current();
-        b.complete = true;
-        AddEvidence(b, "Graph compiled");
-        if (!b.seconds) FromTimestamps(b, e);
-        if (b.framework == "popart") Close();
-      }
+      FrameworkCompileEnd(e);
       break;
     case LogEventKind::kCompiledOrLoaded:
-      if (last_torch_ != kNone && !s_.builds[last_torch_].reported_seconds) {
-        ModuleBuild& b = s_.builds[last_torch_];
-        b.reported_seconds = e.seconds;
-        // "Compiling Model..." and no bar: PopTorch shows none when it loads
-        // the executable from its cache, so either may have happened.
-        if (!b.progress) b.kind = BuildKind::kCompileOrLoad;
-        b.complete = true;
-        if (!b.seconds) {
-          b.seconds = e.seconds;
-          b.seconds_from = "Compiled/Loaded line";
-        }
-        if (open_ == last_torch_) Close();
-      } else {
-        ModuleBuild& b =
-            Open(e, "poptorch", "", "Compiled/Loaded model line", BuildKind::kCompileOrLoad);
-        b.seconds = b.reported_seconds = e.seconds;
-        b.seconds_from = "Compiled/Loaded line";
-        b.complete = true;
-        Close();
-      }
+      CompiledOrLoaded(e);
       break;
     case LogEventKind::kCacheHit:
       CacheHit(e);
@@ -198,16 +158,7 @@ void LogScanner::Builds::Add(const LogEvent& e) {
       CacheSaved(e);
       break;
     case LogEventKind::kPhaseStart:
-      if (e.phase == "graphConstruction") {
-        ++phase_constructions_;
-        if (CurrentIs({"poplar"}) || (Current() && open_has_construction_)) Close();
-        if (!Current()) Open(e, "poplar", "", "Poplar phase lines", BuildKind::kCompile);
-        open_has_construction_ = true;
-      } else if (!Current() && e.phase != "Loading executable") {
-        Open(e, "poplar", "", "Poplar phase lines", BuildKind::kCompile);
-      }
-      if (phase_stack_.size() == kMaxPhaseDepth) phase_stack_.erase(phase_stack_.begin());
-      phase_stack_.emplace_back(e.phase);
+      PhaseStarted(e);
       break;
     case LogEventKind::kPhaseEnd:
       PhaseEnded(e, false);
@@ -244,6 +195,72 @@ void LogScanner::Builds::Add(const LogEvent& e) {
         s_.poplar_versions.emplace_back(e.module);
       break;
   }
+}
+
+void LogScanner::Builds::EndCompile(const LogEvent& e) {
+  ModuleBuild* b = Current();
+  if (!b || !open_has_begin_ || !NamesMatch(e.module, b->module)) {
+    ++s_.unmatched_ends;
+    return;
+  }
+  b->complete = true;
+  FromTimestamps(*b, e);
+  Close();
+}
+
+void LogScanner::Builds::FrameworkCompileStart(const LogEvent& e) {
+  if (e.framework == "popart" && CurrentIs({"poptorch", "popart"}) && !Current()->complete) {
+    AddEvidence(*Current(), "Starting compilation");
+    open_began_ = e.timestamp;
+  } else {
+    Open(e, e.framework, "",
+         e.framework == "popart" ? "Starting compilation" : "Compiling Model...",
+         BuildKind::kCompile);
+  }
+}
+
+void LogScanner::Builds::FrameworkCompileEnd(const LogEvent& e) {
+  if (!CurrentIs({"poptorch", "popart"})) return;
+  ModuleBuild& b = *Current();
+  b.complete = true;
+  AddEvidence(b, "Graph compiled");
+  if (!b.seconds) FromTimestamps(b, e);
+  if (b.framework == "popart") Close();
+}
+
+void LogScanner::Builds::CompiledOrLoaded(const LogEvent& e) {
+  if (last_torch_ != kNone && !s_.builds[last_torch_].reported_seconds) {
+    ModuleBuild& b = s_.builds[last_torch_];
+    b.reported_seconds = e.seconds;
+    // "Compiling Model..." and no bar: PopTorch shows none when it loads
+    // the executable from its cache, so either may have happened.
+    if (!b.progress) b.kind = BuildKind::kCompileOrLoad;
+    b.complete = true;
+    if (!b.seconds) {
+      b.seconds = e.seconds;
+      b.seconds_from = "Compiled/Loaded line";
+    }
+    if (open_ == last_torch_) Close();
+    return;
+  }
+  ModuleBuild& b = Open(e, "poptorch", "", "Compiled/Loaded model line", BuildKind::kCompileOrLoad);
+  b.seconds = b.reported_seconds = e.seconds;
+  b.seconds_from = "Compiled/Loaded line";
+  b.complete = true;
+  Close();
+}
+
+void LogScanner::Builds::PhaseStarted(const LogEvent& e) {
+  if (e.phase == "graphConstruction") {
+    ++phase_constructions_;
+    if (CurrentIs({"poplar"}) || (Current() && open_has_construction_)) Close();
+    if (!Current()) Open(e, "poplar", "", "Poplar phase lines", BuildKind::kCompile);
+    open_has_construction_ = true;
+  } else if (!Current() && e.phase != "Loading executable") {
+    Open(e, "poplar", "", "Poplar phase lines", BuildKind::kCompile);
+  }
+  if (phase_stack_.size() == kMaxPhaseDepth) phase_stack_.erase(phase_stack_.begin());
+  phase_stack_.emplace_back(e.phase);
 }
 
 void LogScanner::Builds::Progress(const LogEvent& e) {

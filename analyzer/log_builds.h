@@ -49,6 +49,11 @@ class LogScanner::Builds {
   bool CurrentIs(std::initializer_list<std::string_view> frameworks) const;
   void AddEvidence(ModuleBuild& b, std::string_view evidence);
   void FromTimestamps(ModuleBuild& b, const LogEvent& end);
+  void EndCompile(const LogEvent& e);
+  void FrameworkCompileStart(const LogEvent& e);
+  void FrameworkCompileEnd(const LogEvent& e);
+  void CompiledOrLoaded(const LogEvent& e);
+  void PhaseStarted(const LogEvent& e);
   void PhaseEnded(const LogEvent& e, bool perf);
   void Progress(const LogEvent& e);
   void TorchProgress(const LogEvent& e);

@@ -230,21 +230,13 @@ std::optional<double> ClockAt(std::string_view s, size_t pos) {
   return value;
 }
 
-LogLine ParseLogLine(std::string_view frame, uint64_t number) {
-  LogLine out;
-  out.number = number;
-  std::string_view s = frame;
-  // mpirun --tag-output: "[1,0]<stderr>:" in front, possibly repeated.
-  while (s.starts_with("[")) {
-    size_t tag = s.find(">:");
-    if (tag == std::string_view::npos || tag > 24 || s.find("]<") >= tag) break;
-    s.remove_prefix(tag + 2);
-  }
-  size_t pos = 0;
-  while (pos < s.size() && IsSpace(s[pos])) ++pos;
+namespace {
 
-  // 2022-05-18T12:39:14.459868Z popart:devicex 90915.91186 D: msg
-  // 2022-09-06 23:59:34.180032: I tensorflow/...cc:43] msg
+// Each of these recognises one log layout at s[pos] and fills `out`.
+
+// 2022-05-18T12:39:14.459868Z popart:devicex 90915.91186 D: msg
+// 2022-09-06 23:59:34.180032: I tensorflow/...cc:43] msg
+bool PopartLine(std::string_view s, size_t pos, LogLine& out) {
   if (auto date = DateTimeAt(s, pos)) {
     out.timestamp = date->first;
     size_t after = pos + date->second;
@@ -259,11 +251,15 @@ LogLine ParseLogLine(std::string_view frame, uint64_t number) {
         out.level = LevelLetter(level);
         if (cursor < s.size()) ++cursor;  // the one space after "I:"
         SetMessage(out, s.substr(std::min(cursor, s.size())));
-        return out;
+        return true;
       }
     }
   }
-  // [2020-07-29 08:59:03.333] [popart:session] [info] msg, [18:06:02.520] [poptorch:cpp] [warning]
+  return false;
+}
+
+// [2020-07-29 08:59:03.333] [popart:session] [info] msg, [18:06:02.520] [poptorch:cpp] [warning]
+bool BracketedLine(std::string_view s, size_t pos, LogLine& out) {
   if (pos < s.size() && s[pos] == '[') {
     size_t close = s.find(']', pos);
     if (close != std::string_view::npos && close < pos + 40) {
@@ -292,12 +288,16 @@ LogLine ParseLogLine(std::string_view frame, uint64_t number) {
             }
           }
           SetMessage(out, s.substr(std::min(cursor, s.size())));
-          return out;
+          return true;
         }
       }
     }
   }
-  // 09:38:52.878 15288 PO:ENGINE   [I]     msg   (Poplar SDK 1-2, POPRUN)
+  return false;
+}
+
+// 09:38:52.878 15288 PO:ENGINE   [I]     msg   (Poplar SDK 1-2, POPRUN)
+bool PoplarLine(std::string_view s, size_t pos, LogLine& out) {
   if (size_t clock = ClockLength(s, pos); clock > 0) {
     size_t cursor = pos + clock;
     std::string_view pid = TokenAt(s, cursor);
@@ -310,10 +310,14 @@ LogLine ParseLogLine(std::string_view frame, uint64_t number) {
       out.level = LevelLetter(level.substr(1, 1));
       if (cursor < s.size()) ++cursor;
       SetMessage(out, s.substr(std::min(cursor, s.size())));
-      return out;
+      return true;
     }
   }
-  // TensorFlow, glog, absl: "... <L> <path>:<line>] msg".
+  return false;
+}
+
+// TensorFlow, glog, absl: "... <L> <path>:<line>] msg".
+bool SourceLocationLine(std::string_view s, size_t pos, LogLine& out) {
   if (std::optional<size_t> start = SourceLocation(s.substr(pos), out)) {
     if (auto date = DateTimeAt(s, pos)) {
       out.timestamp = date->first;
@@ -331,8 +335,28 @@ LogLine ParseLogLine(std::string_view frame, uint64_t number) {
       }
     }
     SetMessage(out, s.substr(pos + *start));
-    return out;
+    return true;
   }
+  return false;
+}
+
+}  // namespace
+
+LogLine ParseLogLine(std::string_view frame, uint64_t number) {
+  LogLine out;
+  out.number = number;
+  std::string_view s = frame;
+  // mpirun --tag-output: "[1,0]<stderr>:" in front, possibly repeated.
+  while (s.starts_with("[")) {
+    size_t tag = s.find(">:");
+    if (tag == std::string_view::npos || tag > 24 || s.find("]<") >= tag) break;
+    s.remove_prefix(tag + 2);
+  }
+  size_t pos = 0;
+  while (pos < s.size() && IsSpace(s[pos])) ++pos;
+  if (PopartLine(s, pos, out) || BracketedLine(s, pos, out) || PoplarLine(s, pos, out) ||
+      SourceLocationLine(s, pos, out))
+    return out;
   SetMessage(out, s.substr(pos));
   return out;
 }

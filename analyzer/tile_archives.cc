@@ -48,7 +48,22 @@ Status WriteReportArchive(const std::string& path, const report::CompilationRepo
   return {};
 }
 
-Expected<Output> ArchiveView(const std::string& path) {
+namespace {
+
+// Each member's total (its .text size) and per-kind bytes (its category
+// sections), with the kinds interned.
+struct ArchiveMember {
+  std::string name;
+  uint64_t total = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> kinds;  // (kind index, bytes)
+};
+struct ArchiveMembers {
+  std::vector<std::string> kinds;
+  std::unordered_map<std::string, uint32_t> kind_index;
+  std::vector<ArchiveMember> members;
+};
+
+Expected<ArchiveMembers> ReadArchiveMembers(const std::string& path) {
   elf::DiskFileProvider files;
   auto contents = files.Open(path);
   if (!contents) return contents.error().Within(path);
@@ -60,14 +75,10 @@ Expected<Output> ArchiveView(const std::string& path) {
 
   // Kinds are interned once: 94,208 members times a dozen sections must not
   // cost a dozen string-keyed maps each.
-  std::vector<std::string> kinds;
-  std::unordered_map<std::string, uint32_t> kind_index;
-  struct Member {
-    std::string name;
-    uint64_t total = 0;
-    std::vector<std::pair<uint32_t, uint64_t>> kinds;  // (kind index, bytes)
-  };
-  std::vector<Member> members;
+  ArchiveMembers out;
+  std::vector<std::string>& kinds = out.kinds;
+  std::unordered_map<std::string, uint32_t>& kind_index = out.kind_index;
+  std::vector<ArchiveMember>& members = out.members;
   std::optional<Error> problem;
   elf::ElfReader reader;
   std::string diagnostic;
@@ -81,7 +92,7 @@ Expected<Output> ArchiveView(const std::string& path) {
           problem = MakeError("{}: not an ELF object", diagnostic);
           return;
         }
-        Member member{std::string(m.name), 0, {}};
+        ArchiveMember member{std::string(m.name), 0, {}};
         bool has_text = false;
         for (const elf::ElfSection& s : object.sections) {
           if (s.name == ".text") {
@@ -109,7 +120,16 @@ Expected<Output> ArchiveView(const std::string& path) {
   if (problem) return *problem;
   if (!walked) return walked.error().Within(path);
   if (members.empty()) return MakeError("{}: the archive has no members", path);
+  return out;
+}
 
+}  // namespace
+
+Expected<Output> ArchiveView(const std::string& path) {
+  TILEPROF_ASSIGN_OR_RETURN(ArchiveMembers archive, ReadArchiveMembers(path));
+  const std::vector<std::string>& kinds = archive.kinds;
+  const std::unordered_map<std::string, uint32_t>& kind_index = archive.kind_index;
+  std::vector<ArchiveMember>& members = archive.members;
   // Columns: the categories in report order, then any other kind found.
   std::vector<uint32_t> order;  // column -> kind index
   for (size_t c = 0; c < report::kNumCategories; ++c) {
@@ -129,7 +149,7 @@ Expected<Output> ArchiveView(const std::string& path) {
   totals.reserve(members.size());
   report::ByTileSummary summary;
   for (size_t i = 0; i < members.size(); ++i) {
-    Member& m = members[i];
+    ArchiveMember& m = members[i];
     std::vector<Cell> row(3 + order.size(), Cell{uint64_t{0}});
     row[0] = uint64_t{i};
     row[1] = std::move(m.name);

@@ -19,7 +19,15 @@ set(TILEPROF_SHARED_DIR "${PROJECT_SOURCE_DIR}/../shared" CACHE PATH "The shared
 function(tileprof_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
+  tileprof_test_options(${name})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  target_precompile_headers(${name} REUSE_FROM tileprof_test_pch)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endfunction()
+
+# The flags every test file compiles with; the shared precompiled header below
+# is only valid for files compiled with the same ones.
+function(tileprof_test_options name)
   # A test's own code is assertions over what the layers it links compute,
   # and those stay optimised; unoptimised, a test file compiles in half the
   # time (report_views_test.cc: 29 s at -O2, 15 s at -O0), and the test
@@ -29,7 +37,19 @@ function(tileprof_test name)
     TILEPROF_SHARED_DIR="${TILEPROF_SHARED_DIR}"
     TILEPROF_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     TILEPROF_CLI="$<TARGET_FILE:tileprof>")
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endfunction()
+
+# Every test file includes gtest (most gmock) and much the same standard
+# headers: parsed once into one precompiled header that all ~90 test binaries
+# reuse, a small test file compiles in 2.2 s instead of 4.6 s (tile_map_test.cc,
+# g++ 12); the files that stay slow are slow in their own code.
+function(tileprof_test_pch)
+  add_library(tileprof_test_pch STATIC ${PROJECT_SOURCE_DIR}/tests/test_pch.cc)
+  tileprof_test_options(tileprof_test_pch)
+  target_link_libraries(tileprof_test_pch PRIVATE GTest::gtest GTest::gmock tileprof_fmt)
+  target_precompile_headers(tileprof_test_pch PRIVATE
+    <gmock/gmock.h> <gtest/gtest.h> <fmt/format.h> <nlohmann/json.hpp>
+    <algorithm> <filesystem> <fstream> <map> <sstream> <string> <vector>)
 endfunction()
 
 # tileprof_fuzzer(NAME SOURCE LIBS... CORPUS dir): a libFuzzer target when

@@ -125,110 +125,119 @@ bool Parser::String(std::string_view context) {
       return Fail(context,
                   fmt::format("invalid string: control character U+{:04X} must be escaped", c));
     if (c == '\\') {
-      Advance();
-      int e = Peek();
-      switch (e) {
-        case '"':
-          buffer_ += '"';
-          break;
-        case '\\':
-          buffer_ += '\\';
-          break;
-        case '/':
-          buffer_ += '/';
-          break;
-        case 'b':
-          buffer_ += '\b';
-          break;
-        case 'f':
-          buffer_ += '\f';
-          break;
-        case 'n':
-          buffer_ += '\n';
-          break;
-        case 'r':
-          buffer_ += '\r';
-          break;
-        case 't':
-          buffer_ += '\t';
-          break;
-        case 'u': {
-          auto hex4 = [&](uint32_t& out) {
-            out = 0;
-            for (int i = 0; i < 4; ++i) {
-              int h = HexValue(Peek());
-              if (h < 0)
-                return Fail(context, "invalid string: '\\u' must be followed by 4 hex digits");
-              out = out * 16 + static_cast<uint32_t>(h);
-              Advance();
-            }
-            return true;
-          };
-          Advance();
-          uint32_t code = 0;
-          if (!hex4(code)) return false;
-          if (code >= 0xdc00 && code <= 0xdfff)
-            return Fail(context,
-                        "invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF");
-          if (code >= 0xd800 && code <= 0xdbff) {
-            if (Peek() != '\\')
-              return Fail(
-                  context,
-                  "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
-            Advance();
-            if (Peek() != 'u')
-              return Fail(
-                  context,
-                  "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
-            Advance();
-            uint32_t low = 0;
-            if (!hex4(low)) return false;
-            if (low < 0xdc00 || low > 0xdfff)
-              return Fail(
-                  context,
-                  "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
-            code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-          }
-          AppendUtf8(buffer_, code);
-          continue;  // hex4 consumed the digits
-        }
-        default:
-          return Fail(context, "invalid string: forbidden character after backslash");
-      }
-      Advance();
+      if (!Escape(context)) return false;
       continue;
     }
-    // A UTF-8 sequence (RFC 3629 well-formed ranges, as nlohmann checks).
-    int lead = c;
-    int count = 0;
-    int low = 0x80, high = 0xbf;
-    if (lead >= 0xc2 && lead <= 0xdf) {
-      count = 1;
-    } else if (lead == 0xe0) {
-      count = 2, low = 0xa0;
-    } else if ((lead >= 0xe1 && lead <= 0xec) || lead == 0xee || lead == 0xef) {
-      count = 2;
-    } else if (lead == 0xed) {
-      count = 2, high = 0x9f;
-    } else if (lead == 0xf0) {
-      count = 3, low = 0x90;
-    } else if (lead >= 0xf1 && lead <= 0xf3) {
-      count = 3;
-    } else if (lead == 0xf4) {
-      count = 3, high = 0x8f;
-    } else {
-      return Fail(context, "invalid string: ill-formed UTF-8 byte");
-    }
-    buffer_ += static_cast<char>(lead);
-    Advance();
-    for (int i = 0; i < count; ++i) {
-      int next = Peek();
-      if (next < low || next > high) return Fail(context, "invalid string: ill-formed UTF-8 byte");
-      buffer_ += static_cast<char>(next);
-      Advance();
-      low = 0x80, high = 0xbf;
-    }
+    if (!Utf8Sequence(context, c)) return false;
   }
+}
+
+// After a backslash: one escape, appended to buffer_ (a u escape as UTF-8,
+// surrogate pairs joined).
+bool Parser::Escape(std::string_view context) {
+  Advance();
+  int e = Peek();
+  switch (e) {
+    case '"':
+      buffer_ += '"';
+      break;
+    case '\\':
+      buffer_ += '\\';
+      break;
+    case '/':
+      buffer_ += '/';
+      break;
+    case 'b':
+      buffer_ += '\b';
+      break;
+    case 'f':
+      buffer_ += '\f';
+      break;
+    case 'n':
+      buffer_ += '\n';
+      break;
+    case 'r':
+      buffer_ += '\r';
+      break;
+    case 't':
+      buffer_ += '\t';
+      break;
+    case 'u': {
+      auto hex4 = [&](uint32_t& out) {
+        out = 0;
+        for (int i = 0; i < 4; ++i) {
+          int h = HexValue(Peek());
+          if (h < 0) return Fail(context, "invalid string: '\\u' must be followed by 4 hex digits");
+          out = out * 16 + static_cast<uint32_t>(h);
+          Advance();
+        }
+        return true;
+      };
+      Advance();
+      uint32_t code = 0;
+      if (!hex4(code)) return false;
+      if (code >= 0xdc00 && code <= 0xdfff)
+        return Fail(context, "invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF");
+      if (code >= 0xd800 && code <= 0xdbff) {
+        if (Peek() != '\\')
+          return Fail(
+              context,
+              "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
+        Advance();
+        if (Peek() != 'u')
+          return Fail(
+              context,
+              "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
+        Advance();
+        uint32_t low = 0;
+        if (!hex4(low)) return false;
+        if (low < 0xdc00 || low > 0xdfff)
+          return Fail(
+              context,
+              "invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF");
+        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+      }
+      AppendUtf8(buffer_, code);
+      return true;  // hex4 consumed the digits
+    }
+    default:
+      return Fail(context, "invalid string: forbidden character after backslash");
+  }
+  Advance();
+  return true;
+}
+
+bool Parser::Utf8Sequence(std::string_view context, int lead) {
+  // A UTF-8 sequence (RFC 3629 well-formed ranges, as nlohmann checks).
+  int count = 0;
+  int low = 0x80, high = 0xbf;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    count = 1;
+  } else if (lead == 0xe0) {
+    count = 2, low = 0xa0;
+  } else if ((lead >= 0xe1 && lead <= 0xec) || lead == 0xee || lead == 0xef) {
+    count = 2;
+  } else if (lead == 0xed) {
+    count = 2, high = 0x9f;
+  } else if (lead == 0xf0) {
+    count = 3, low = 0x90;
+  } else if (lead >= 0xf1 && lead <= 0xf3) {
+    count = 3;
+  } else if (lead == 0xf4) {
+    count = 3, high = 0x8f;
+  } else {
+    return Fail(context, "invalid string: ill-formed UTF-8 byte");
+  }
+  buffer_ += static_cast<char>(lead);
+  Advance();
+  for (int i = 0; i < count; ++i) {
+    int next = Peek();
+    if (next < low || next > high) return Fail(context, "invalid string: ill-formed UTF-8 byte");
+    buffer_ += static_cast<char>(next);
+    Advance();
+    low = 0x80, high = 0xbf;
+  }
+  return true;
 }
 
 bool Parser::Number() {

@@ -67,7 +67,11 @@ class Parser {
   bool Literal(std::string_view word);
   bool Bom();
   // Scans a string after its opening quote into buffer_.
+  template <typename Sax>
+  bool Scalar(int c, Sax& sax);
   bool String(std::string_view context);
+  bool Escape(std::string_view context);
+  bool Utf8Sequence(std::string_view context, int lead);
   // Scans a number; sets kind_ and the value.
   bool Number();
 
@@ -88,6 +92,42 @@ class Parser {
   int64_t integer_ = 0;
   double float_ = 0;
 };
+
+// A string, literal or number value starting with `c`, passed to sax.
+template <typename Sax>
+bool Parser::Scalar(int c, Sax& sax) {
+  switch (c) {
+    case '"':
+      Advance();
+      return String("value") && sax.string(buffer_);
+    case 't':
+      return Literal("true") && sax.boolean(true);
+    case 'f':
+      return Literal("false") && sax.boolean(false);
+    case 'n':
+      return Literal("null") && sax.null();
+    case '-':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9': {
+      if (!Number()) return false;
+      return kind_ == NumberKind::kUnsigned  ? sax.number_unsigned(unsigned_)
+             : kind_ == NumberKind::kInteger ? sax.number_integer(integer_)
+                                             : sax.number_float(float_, buffer_);
+    }
+    case -1:
+      return Fail("value", "unexpected end of input; expected '[', '{', or a literal");
+    default:
+      return Fail("value", "invalid literal");
+  }
+}
 
 template <typename Sax>
 bool Parser::Parse(Sax& sax) {
@@ -137,42 +177,8 @@ bool Parser::Parse(Sax& sax) {
             if (!sax.start_array(static_cast<std::size_t>(-1))) return false;
             expect = Expect::kValueOrEnd;
             continue;
-          case '"':
-            Advance();
-            if (!String("value")) return false;
-            if (!sax.string(buffer_)) return false;
-            break;
-          case 't':
-            if (!Literal("true") || !sax.boolean(true)) return false;
-            break;
-          case 'f':
-            if (!Literal("false") || !sax.boolean(false)) return false;
-            break;
-          case 'n':
-            if (!Literal("null") || !sax.null()) return false;
-            break;
-          case '-':
-          case '0':
-          case '1':
-          case '2':
-          case '3':
-          case '4':
-          case '5':
-          case '6':
-          case '7':
-          case '8':
-          case '9': {
-            if (!Number()) return false;
-            bool ok = kind_ == NumberKind::kUnsigned  ? sax.number_unsigned(unsigned_)
-                      : kind_ == NumberKind::kInteger ? sax.number_integer(integer_)
-                                                      : sax.number_float(float_, buffer_);
-            if (!ok) return false;
-            break;
-          }
-          case -1:
-            return Fail("value", "unexpected end of input; expected '[', '{', or a literal");
           default:
-            return Fail("value", "invalid literal");
+            if (!Scalar(c, sax)) return false;
         }
       }
     }

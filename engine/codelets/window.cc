@@ -2,6 +2,8 @@
 #include "engine/codelets/window.h"
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include <fmt/format.h>
@@ -96,6 +98,60 @@ class SelectAndScatterCodelet final : public Codelet {
     return params.subspan(2 + rank_ + d * kDimParamCount, kDimParamCount);
   }
 
+  // The flat index of coordinates c in the box whose per-dimension origin and
+  // size are the `lo` and `size` parameters, or nullopt outside it.
+  std::optional<uint64_t> BoxIndex(std::span<const uint32_t> params, std::span<const int64_t> c,
+                                   uint32_t lo, uint32_t size) const {
+    uint64_t index = 0;
+    for (uint32_t d = 0; d < rank_; ++d) {
+      const auto p = Dim(params, d);
+      const int64_t local = c[d] - p[lo];
+      if (local < 0 || local >= static_cast<int64_t>(p[size])) return std::nullopt;
+      index = index * p[size] + static_cast<uint64_t>(local);
+    }
+    return index;
+  }
+
+  // Selects within window s (operand positions s*stride - padLo + w): `sel`
+  // gets the position the select function keeps; false if every position of
+  // the window is padding. `pos` is scratch.
+  template <ElementType kType, typename Select>
+  Expected<bool> SelectInWindow(const VertexIo& io, std::span<const int64_t> s,
+                                std::span<const uint32_t> extent, const Select& select, uint64_t k,
+                                std::vector<int64_t>& pos, std::vector<int64_t>& sel) const {
+    using C = typename numeric::Traits<kType>::Compute;
+    bool have = false;
+    C best{};
+    std::vector<int64_t> w(rank_, 0);
+    while (true) {
+      bool inside = true;
+      for (uint32_t d = 0; d < rank_; ++d) {
+        const auto p = Dim(io.params, d);
+        pos[d] = s[d] * p[kStride] - Signed(p[kPadLo]) + w[d];
+        inside = inside && pos[d] >= 0 && pos[d] < static_cast<int64_t>(extent[d]);
+      }
+      if (inside) {
+        const std::optional<uint64_t> index = BoxIndex(io.params, pos, kOpLo, kOpSize);
+        if (!index) {
+          return MakeError("{}: output element {} reads outside the connected operand box", name(),
+                           io.params[0] + k);
+        }
+        const C value = numeric::Get<kType>(io.fields[0], *index);
+        if (!have || !select(best, value)) {
+          best = value;
+          sel = pos;
+          have = true;
+        }
+      }
+      uint32_t d = rank_;
+      while (d-- > 0) {
+        if (++w[d] < static_cast<int64_t>(Dim(io.params, d)[kWindow])) break;
+        w[d] = 0;
+      }
+      if (d == static_cast<uint32_t>(-1)) return have;
+    }
+  }
+
   template <ElementType kType>
   Status Run(const VertexIo& io) const {
     using C = typename numeric::Traits<kType>::Compute;
@@ -115,8 +171,7 @@ class SelectAndScatterCodelet final : public Codelet {
     };
     const C init = numeric::Get<kType>(io.fields[2], 0);
     const uint64_t count = Count(io, 3);
-    std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_), w(rank_), sel(rank_),
-        pos(rank_);
+    std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_), sel(rank_), pos(rank_);
     std::vector<uint32_t> extent(io.params.begin() + 1, io.params.begin() + 1 + rank_);
     // q: the output coordinates, advanced as an odometer.
     {
@@ -126,18 +181,6 @@ class SelectAndScatterCodelet final : public Codelet {
         flat /= extent[d];
       }
     }
-    // Operand element at coordinates c, which must be inside the box.
-    auto operand_at = [&](std::span<const int64_t> c, C& value) -> bool {
-      uint64_t index = 0;
-      for (uint32_t d = 0; d < rank_; ++d) {
-        const auto p = Dim(io.params, d);
-        const int64_t local = c[d] - p[kOpLo];
-        if (local < 0 || local >= static_cast<int64_t>(p[kOpSize])) return false;
-        index = index * p[kOpSize] + static_cast<uint64_t>(local);
-      }
-      value = numeric::Get<kType>(io.fields[0], index);
-      return true;
-    };
     for (uint64_t k = 0; k < count; ++k) {
       C acc = init;
       // The windows s (per dimension s*stride - padLo <= q < that + window).
@@ -153,48 +196,15 @@ class SelectAndScatterCodelet final : public Codelet {
         s[d] = s_lo[d];
       }
       while (!none) {
-        // Select within window s.
-        bool have = false;
-        C best{};
-        std::fill(w.begin(), w.end(), 0);
-        while (true) {
-          bool inside = true;
-          for (uint32_t d = 0; d < rank_; ++d) {
-            const auto p = Dim(io.params, d);
-            pos[d] = s[d] * p[kStride] - Signed(p[kPadLo]) + w[d];
-            inside = inside && pos[d] >= 0 && pos[d] < static_cast<int64_t>(extent[d]);
-          }
-          if (inside) {
-            C value{};
-            if (!operand_at(pos, value)) {
-              return MakeError("{}: output element {} reads outside the connected operand box",
-                               name(), io.params[0] + k);
-            }
-            if (!have || !select(best, value)) {
-              best = value;
-              sel = pos;
-              have = true;
-            }
-          }
-          uint32_t d = rank_;
-          while (d-- > 0) {
-            if (++w[d] < static_cast<int64_t>(Dim(io.params, d)[kWindow])) break;
-            w[d] = 0;
-          }
-          if (d == static_cast<uint32_t>(-1)) break;
-        }
+        TILEPROF_ASSIGN_OR_RETURN(const bool have,
+                                  SelectInWindow<kType>(io, s, extent, select, k, pos, sel));
         if (have && sel == q) {
-          uint64_t index = 0;
-          for (uint32_t d = 0; d < rank_; ++d) {
-            const auto p = Dim(io.params, d);
-            const int64_t local = s[d] - p[kSrcLo];
-            if (local < 0 || local >= static_cast<int64_t>(p[kSrcSize])) {
-              return MakeError("{}: output element {} reads outside the connected source box",
-                               name(), io.params[0] + k);
-            }
-            index = index * p[kSrcSize] + static_cast<uint64_t>(local);
+          const std::optional<uint64_t> index = BoxIndex(io.params, s, kSrcLo, kSrcSize);
+          if (!index) {
+            return MakeError("{}: output element {} reads outside the connected source box", name(),
+                             io.params[0] + k);
           }
-          const C v = numeric::Get<kType>(io.fields[1], index);
+          const C v = numeric::Get<kType>(io.fields[1], *index);
           if constexpr (numeric::kIsInt<C>)
             acc = numeric::WrapAdd(acc, v);
           else

@@ -87,6 +87,53 @@ uint64_t Elements(const hlo::Instruction& instruction) {
       std::max<int64_t>(instruction.shape().ElementCount().value_or(-1), 0));
 }
 
+// Whether `i` is an instruction of `computation` (operands may be parameters
+// of an enclosing one).
+bool InComputation(const hlo::Computation& computation, const hlo::Instruction* i) {
+  const std::span<hlo::Instruction* const> instructions = computation.instructions();
+  return i->parent() == &computation && i->index() < instructions.size() &&
+         instructions[i->index()] == i;
+}
+
+void CutLargeExpressions(const hlo::Computation& computation, Fusion& fusion) {
+  // An expression has at most kMaxMapExprNodes nodes (each op, and each
+  // leaf read): an inner op whose subtree passes a third of that becomes a
+  // root of its own, stored and read by its user as a leaf, so a tree of
+  // ternary ops stays within the limit (torax's long polynomial chains made
+  // 256-node trees). Post-order with an explicit stack: chains can be long.
+  const std::span<hlo::Instruction* const> instructions = computation.instructions();
+  const size_t n = instructions.size();
+  auto here = [&](const hlo::Instruction* i) { return InComputation(computation, i); };
+  std::vector<uint64_t> size(n, 0);
+  for (size_t start = 0; start < n; ++start) {
+    if (size[start] != 0) continue;
+    std::vector<std::pair<size_t, bool>> stack = {{start, false}};
+    while (!stack.empty()) {
+      const auto [i, expanded] = stack.back();
+      stack.pop_back();
+      if (size[i] != 0) continue;
+      const auto inner = [&](const hlo::Instruction* operand) {
+        return here(operand) && fusion.role[operand->index()] == FusionRole::kInner;
+      };
+      if (!expanded) {
+        stack.push_back({i, true});
+        for (const hlo::Instruction* operand : instructions[i]->operands())
+          if (inner(operand) && size[operand->index()] == 0)
+            stack.push_back({operand->index(), false});
+        continue;
+      }
+      uint64_t total = 1;
+      for (const hlo::Instruction* operand : instructions[i]->operands())
+        total += inner(operand) ? size[operand->index()] : 1;
+      if (fusion.role[i] == FusionRole::kInner && total > kMaxMapExprNodes / 3) {
+        fusion.role[i] = FusionRole::kRoot;
+        total = 1;  // as its user counts it: one leaf
+      }
+      size[i] = std::max<uint64_t>(total, 1);
+    }
+  }
+}
+
 }  // namespace
 
 Fusion AnalyseFusion(const hlo::Computation& computation) {
@@ -95,9 +142,7 @@ Fusion AnalyseFusion(const hlo::Computation& computation) {
   Fusion fusion;
   fusion.role.assign(n, FusionRole::kNone);
   std::vector<std::vector<uint32_t>> users(n);
-  auto here = [&](const hlo::Instruction* i) {
-    return i->parent() == &computation && i->index() < n && instructions[i->index()] == i;
-  };
+  auto here = [&](const hlo::Instruction* i) { return InComputation(computation, i); };
   for (size_t i = 0; i < n; ++i) {
     for (const hlo::Instruction* operand : instructions[i]->operands())
       if (here(operand)) users[operand->index()].push_back(static_cast<uint32_t>(i));
@@ -147,39 +192,7 @@ Fusion AnalyseFusion(const hlo::Computation& computation) {
       }
     }
   }
-  // An expression has at most kMaxMapExprNodes nodes (each op, and each
-  // leaf read): an inner op whose subtree passes a third of that becomes a
-  // root of its own, stored and read by its user as a leaf, so a tree of
-  // ternary ops stays within the limit (torax's long polynomial chains made
-  // 256-node trees). Post-order with an explicit stack: chains can be long.
-  std::vector<uint64_t> size(n, 0);
-  for (size_t start = 0; start < n; ++start) {
-    if (size[start] != 0) continue;
-    std::vector<std::pair<size_t, bool>> stack = {{start, false}};
-    while (!stack.empty()) {
-      const auto [i, expanded] = stack.back();
-      stack.pop_back();
-      if (size[i] != 0) continue;
-      const auto inner = [&](const hlo::Instruction* operand) {
-        return here(operand) && fusion.role[operand->index()] == FusionRole::kInner;
-      };
-      if (!expanded) {
-        stack.push_back({i, true});
-        for (const hlo::Instruction* operand : instructions[i]->operands())
-          if (inner(operand) && size[operand->index()] == 0)
-            stack.push_back({operand->index(), false});
-        continue;
-      }
-      uint64_t total = 1;
-      for (const hlo::Instruction* operand : instructions[i]->operands())
-        total += inner(operand) ? size[operand->index()] : 1;
-      if (fusion.role[i] == FusionRole::kInner && total > kMaxMapExprNodes / 3) {
-        fusion.role[i] = FusionRole::kRoot;
-        total = 1;  // as its user counts it: one leaf
-      }
-      size[i] = std::max<uint64_t>(total, 1);
-    }
-  }
+  CutLargeExpressions(computation, fusion);
   return fusion;
 }
 

@@ -131,6 +131,32 @@ class LayoutProgress {
   const ProgressCallback& callback_;
 };
 
+// The categories of a tile that follow from what its steps and vertices
+// use (all but the variables and what has no model yet).
+void SetFixedCategories(const TileAccount& account, uint64_t steps, uint64_t host_steps,
+                        bool instrument_vertices, report::CategoryBytes& cat) {
+  report::At(cat, Category::kVertexCode) = account.vertex_code;
+  report::At(cat, Category::kControlCode) =
+      memory::kControlCodeBaseBytes + account.active_steps * memory::kControlCodePerActiveStep +
+      (steps - std::min(steps, account.active_steps)) * memory::kControlCodePerIdleStep;
+  report::At(cat, Category::kInternalExchangeCode) =
+      account.exchange_steps * memory::kExchangeCodePerStep +
+      account.exchange_regions * memory::kExchangeCodePerRegion;
+  report::At(cat, Category::kHostExchangeCode) =
+      host_steps * memory::kHostExchangeCodePerStep +
+      account.host_steps * memory::kHostExchangeCodePerActiveStep +
+      account.host_regions * memory::kHostExchangeCodePerRegion;
+  report::At(cat, Category::kVertexInstances) = account.internal_state + account.edge_pointers;
+  report::At(cat, Category::kCopyDescriptors) = account.copy_regions * memory::kCopyDescriptorBytes;
+  report::At(cat, Category::kHostExchangePacketHeaders) =
+      (host_steps > 0 ? memory::kHostSyncPacketHeaderBytes : 0) +
+      account.host_regions * memory::kHostPacketHeaderBytes;
+  report::At(cat, Category::kInstrumentationResults) =
+      instrument_vertices ? account.vertices * memory::kInstrumentationBytesPerVertex : 0;
+  report::At(cat, Category::kStack) = memory::kStackBytes;
+  report::At(cat, Category::kConstants) = account.constant_bytes;
+}
+
 }  // namespace
 
 Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& program,
@@ -293,28 +319,8 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     report::TileMemory& tile = layout.tiles[t];
     tile.tile = t;
     auto& cat = tile.by_category;
-    const uint64_t steps = schedule.steps.size();
-    report::At(cat, Category::kVertexCode) = account.vertex_code;
-    report::At(cat, Category::kControlCode) =
-        memory::kControlCodeBaseBytes + account.active_steps * memory::kControlCodePerActiveStep +
-        (steps - std::min(steps, account.active_steps)) * memory::kControlCodePerIdleStep;
-    report::At(cat, Category::kInternalExchangeCode) =
-        account.exchange_steps * memory::kExchangeCodePerStep +
-        account.exchange_regions * memory::kExchangeCodePerRegion;
-    report::At(cat, Category::kHostExchangeCode) =
-        host_steps * memory::kHostExchangeCodePerStep +
-        account.host_steps * memory::kHostExchangeCodePerActiveStep +
-        account.host_regions * memory::kHostExchangeCodePerRegion;
-    report::At(cat, Category::kVertexInstances) = account.internal_state + account.edge_pointers;
-    report::At(cat, Category::kCopyDescriptors) =
-        account.copy_regions * memory::kCopyDescriptorBytes;
-    report::At(cat, Category::kHostExchangePacketHeaders) =
-        (host_steps > 0 ? memory::kHostSyncPacketHeaderBytes : 0) +
-        account.host_regions * memory::kHostPacketHeaderBytes;
-    report::At(cat, Category::kInstrumentationResults) =
-        options.instrument_vertices ? account.vertices * memory::kInstrumentationBytesPerVertex : 0;
-    report::At(cat, Category::kStack) = memory::kStackBytes;
-    report::At(cat, Category::kConstants) = account.constant_bytes;
+    SetFixedCategories(account, schedule.steps.size(), host_steps, options.instrument_vertices,
+                       cat);
     const PoolExtent pool = FirstFitExtent(account.pieces);
     const uint64_t live_peak = pool.peak;
     report::At(cat, Category::kVariables) = runtime_variables + live_peak;

@@ -88,12 +88,47 @@ bool Parser::CaptureValue(std::string_view attribute, bool single_atom, std::str
   return true;
 }
 
+// A {name, ...} list: the computations a call-like attribute names, or an
+// instruction's control predecessors (resolved once the module is read).
+bool Parser::ParseNameList(std::string_view name, Instruction* instruction) {
+  const bool is_control = name == "control-predecessors";
+  Token open = tok_;
+  if (!Expect(TokKind::kLbrace, "to open the list of " + std::string(name))) return false;
+  uint32_t first = static_cast<uint32_t>(is_control ? control_.size() : called_.size());
+  while (tok_.kind != TokKind::kRbrace) {
+    if (tok_.kind != TokKind::kIdent)
+      return FailAt(tok_, "expected a name in " + std::string(name) + ", got " + Describe(tok_));
+    if (is_control) {
+      pending_controls_.push_back(
+          {instruction, static_cast<uint32_t>(control_.size()), tok_.text, tok_.offset});
+      control_.push_back(nullptr);
+    } else {
+      pending_calls_.push_back(
+          {instruction, static_cast<uint32_t>(called_.size()), tok_.text, tok_.offset});
+      called_.push_back(nullptr);
+    }
+    Advance();
+    if (tok_.kind == TokKind::kComma) {
+      Advance();
+    } else if (tok_.kind != TokKind::kRbrace) {
+      return FailAt(tok_,
+                    "expected ',' or '}' in " + std::string(name) + ", got " + Describe(tok_));
+    }
+  }
+  uint32_t count = static_cast<uint32_t>(is_control ? control_.size() : called_.size()) - first;
+  std::string_view value = text_.substr(open.offset, tok_.offset + 1 - open.offset);
+  attributes_.emplace_back(
+      name, value,
+      is_control ? AttributeKind::kControlPredecessors : AttributeKind::kComputationList, first,
+      count);
+  Advance();
+  return true;
+}
+
 bool Parser::ParseAttributes(Instruction* instruction) {
   attributes_.clear();
   called_.clear();
   control_.clear();
-  const size_t pending_calls_before = pending_calls_.size();
-  const size_t pending_controls_before = pending_controls_.size();
   while (tok_.kind == TokKind::kComma) {
     Advance();
     Token key = tok_;
@@ -126,39 +161,8 @@ bool Parser::ParseAttributes(Instruction* instruction) {
       Advance();
       continue;
     }
-    const bool is_control = name == "control-predecessors";
-    if (is_control || IsComputationListAttribute(name)) {
-      Token open = tok_;
-      if (!Expect(TokKind::kLbrace, "to open the list of " + std::string(name))) return false;
-      uint32_t first = static_cast<uint32_t>(is_control ? control_.size() : called_.size());
-      while (tok_.kind != TokKind::kRbrace) {
-        if (tok_.kind != TokKind::kIdent)
-          return FailAt(tok_,
-                        "expected a name in " + std::string(name) + ", got " + Describe(tok_));
-        if (is_control) {
-          pending_controls_.push_back(
-              {instruction, static_cast<uint32_t>(control_.size()), tok_.text, tok_.offset});
-          control_.push_back(nullptr);
-        } else {
-          pending_calls_.push_back(
-              {instruction, static_cast<uint32_t>(called_.size()), tok_.text, tok_.offset});
-          called_.push_back(nullptr);
-        }
-        Advance();
-        if (tok_.kind == TokKind::kComma) {
-          Advance();
-        } else if (tok_.kind != TokKind::kRbrace) {
-          return FailAt(tok_,
-                        "expected ',' or '}' in " + std::string(name) + ", got " + Describe(tok_));
-        }
-      }
-      uint32_t count = static_cast<uint32_t>(is_control ? control_.size() : called_.size()) - first;
-      std::string_view value = text_.substr(open.offset, tok_.offset + 1 - open.offset);
-      attributes_.emplace_back(
-          name, value,
-          is_control ? AttributeKind::kControlPredecessors : AttributeKind::kComputationList, first,
-          count);
-      Advance();
+    if (name == "control-predecessors" || IsComputationListAttribute(name)) {
+      if (!ParseNameList(name, instruction)) return false;
       continue;
     }
     std::string_view value;
@@ -183,8 +187,6 @@ bool Parser::ParseAttributes(Instruction* instruction) {
     instruction->control_ = arena.Copy(std::span<Instruction* const>(control_)).data();
     instruction->control_count_ = static_cast<uint32_t>(control_.size());
   }
-  (void)pending_calls_before;
-  (void)pending_controls_before;
   return true;
 }
 

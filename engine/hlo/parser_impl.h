@@ -69,6 +69,7 @@ class Parser {
   bool ParseHeader(Module* module);
   bool ParseStackFrameTables(Module* module);
   bool ParseAttributes(Instruction* instruction);
+  bool ParseNameList(std::string_view name, Instruction* instruction);
   // The text of an attribute value starting at tok_ (one or more atoms).
   bool CaptureValue(std::string_view attribute, bool single_atom, std::string_view* value);
   bool IsValueEnd();

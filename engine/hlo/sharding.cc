@@ -94,53 +94,15 @@ class ShardingParser {
   bool ParseBody(int depth, Sharding* out) {
     if (depth > 64) return parser_.Fail(parser_.Peek(), "sharding tuples nested too deeply");
     Token first = parser_.Peek();
-    if (first.kind == TokKind::kLbrace || first.kind == TokKind::kRbrace) {
-      out->kind = Sharding::Kind::kTuple;
-      if (first.kind == TokKind::kRbrace) {
-        parser_.Next();
-        return true;
-      }
-      while (true) {
-        if (!parser_.Expect(TokKind::kLbrace, "to open a tuple element sharding")) return false;
-        out->tuple_elements.emplace_back();
-        if (!ParseBody(depth + 1, &out->tuple_elements.back())) return false;
-        Token separator = parser_.Next();
-        if (separator.kind == TokKind::kRbrace) return true;
-        if (separator.kind != TokKind::kComma)
-          return parser_.Fail(separator, "expected ',' or '}' between tuple shardings, got " +
-                                             ValueParser::Describe(separator));
-      }
-    }
+    if (first.kind == TokKind::kLbrace || first.kind == TokKind::kRbrace)
+      return ParseTuple(depth, out);
     bool has_kind = false;
     while (true) {
       Token token = parser_.Next();
       if (token.kind == TokKind::kRbrace) break;
       if (token.kind == TokKind::kIdent) {
-        static const std::pair<std::string_view, Sharding::Kind> kKinds[] = {
-            {"replicated", Sharding::Kind::kReplicated}, {"maximal", Sharding::Kind::kMaximal},
-            {"manual", Sharding::Kind::kManual},         {"unknown", Sharding::Kind::kUnknown},
-            {"unreduced", Sharding::Kind::kUnreduced},
-        };
-        bool matched = false;
-        for (const auto& [word, kind] : kKinds) {
-          if (token.text == word) {
-            out->kind = kind;
-            has_kind = matched = true;
-          }
-        }
-        if (matched) continue;
-        if (token.text == "last_tile_dim_replicate") {
-          out->last_tile_dim_replicate = true;
-          continue;
-        }
-        if (token.text == "shard_as" || token.text == "shard_like") {
-          out->shard_group_kind = std::string(token.text);
-          int64_t group = 0;
-          if (!parser_.ParseInt(&group, "after " + std::string(token.text))) return false;
-          out->shard_group = group;
-          continue;
-        }
-        return parser_.Fail(token, "unknown sharding keyword " + ValueParser::Describe(token));
+        if (!ParseKeyword(token, out, &has_kind)) return false;
+        continue;
       }
       if (token.kind != TokKind::kAttrName)
         return parser_.Fail(token,
@@ -150,29 +112,7 @@ class ShardingParser {
       } else if (token.text == "devices") {
         out->kind = Sharding::Kind::kTiled;
         has_kind = true;
-        if (!parser_.ParseSquareIntList(&out->tile_dimensions, "in tile dimensions")) return false;
-        if (parser_.Peek().kind == TokKind::kLeq) {
-          out->iota = true;
-          if (!ParseIotaTail(parser_, &out->iota_reshape, &out->iota_transpose)) return false;
-          std::string error;
-          if (!CheckIota(out->tile_dimensions, out->iota_reshape, out->iota_transpose,
-                         int64_t{1} << 40, &error))
-            return parser_.Fail(token, error);
-        } else {
-          while (true) {
-            int64_t device = 0;
-            if (!parser_.ParseInt(&device, "in device list")) return false;
-            out->devices.push_back(device);
-            if (parser_.Peek().kind != TokKind::kComma) break;
-            parser_.Next();
-          }
-          int64_t tiles = 1;
-          for (int64_t dim : out->tile_dimensions)
-            if (dim < 0 || __builtin_mul_overflow(tiles, dim, &tiles)) tiles = -1;
-          if (tiles != static_cast<int64_t>(out->devices.size()))
-            return parser_.Fail(token, "tile dimensions need " + std::to_string(tiles) +
-                                           " devices, got " + std::to_string(out->devices.size()));
-        }
+        if (!ParseDevices(token, out)) return false;
       } else if (token.text == "last_tile_dims") {
         if (!parser_.Expect(TokKind::kLbrace, "after last_tile_dims=")) return false;
         while (true) {
@@ -196,6 +136,82 @@ class ShardingParser {
       return parser_.Fail(first, "sharding names no kind (replicated, maximal, devices=...)");
     if (out->kind == Sharding::Kind::kMaximal && out->device < 0)
       return parser_.Fail(first, "maximal sharding needs device=N");
+    return true;
+  }
+
+  // `{}` or `{{...}, {...}}`: the element shardings of a tuple.
+  bool ParseTuple(int depth, Sharding* out) {
+    out->kind = Sharding::Kind::kTuple;
+    if (parser_.Peek().kind == TokKind::kRbrace) {
+      parser_.Next();
+      return true;
+    }
+    while (true) {
+      if (!parser_.Expect(TokKind::kLbrace, "to open a tuple element sharding")) return false;
+      out->tuple_elements.emplace_back();
+      if (!ParseBody(depth + 1, &out->tuple_elements.back())) return false;
+      Token separator = parser_.Next();
+      if (separator.kind == TokKind::kRbrace) return true;
+      if (separator.kind != TokKind::kComma)
+        return parser_.Fail(separator, "expected ',' or '}' between tuple shardings, got " +
+                                           ValueParser::Describe(separator));
+    }
+  }
+
+  // A bare word: a kind, last_tile_dim_replicate, or shard_as/shard_like N.
+  bool ParseKeyword(const Token& token, Sharding* out, bool* has_kind) {
+    static const std::pair<std::string_view, Sharding::Kind> kKinds[] = {
+        {"replicated", Sharding::Kind::kReplicated}, {"maximal", Sharding::Kind::kMaximal},
+        {"manual", Sharding::Kind::kManual},         {"unknown", Sharding::Kind::kUnknown},
+        {"unreduced", Sharding::Kind::kUnreduced},
+    };
+    for (const auto& [word, kind] : kKinds) {
+      if (token.text == word) {
+        out->kind = kind;
+        *has_kind = true;
+        return true;
+      }
+    }
+    if (token.text == "last_tile_dim_replicate") {
+      out->last_tile_dim_replicate = true;
+      return true;
+    }
+    if (token.text == "shard_as" || token.text == "shard_like") {
+      out->shard_group_kind = std::string(token.text);
+      int64_t group = 0;
+      if (!parser_.ParseInt(&group, "after " + std::string(token.text))) return false;
+      out->shard_group = group;
+      return true;
+    }
+    return parser_.Fail(token, "unknown sharding keyword " + ValueParser::Describe(token));
+  }
+
+  // After devices=: the tile dimensions, then an iota (<=[...]) or a device
+  // list with one device per tile.
+  bool ParseDevices(const Token& token, Sharding* out) {
+    if (!parser_.ParseSquareIntList(&out->tile_dimensions, "in tile dimensions")) return false;
+    if (parser_.Peek().kind == TokKind::kLeq) {
+      out->iota = true;
+      if (!ParseIotaTail(parser_, &out->iota_reshape, &out->iota_transpose)) return false;
+      std::string error;
+      if (!CheckIota(out->tile_dimensions, out->iota_reshape, out->iota_transpose, int64_t{1} << 40,
+                     &error))
+        return parser_.Fail(token, error);
+      return true;
+    }
+    while (true) {
+      int64_t device = 0;
+      if (!parser_.ParseInt(&device, "in device list")) return false;
+      out->devices.push_back(device);
+      if (parser_.Peek().kind != TokKind::kComma) break;
+      parser_.Next();
+    }
+    int64_t tiles = 1;
+    for (int64_t dim : out->tile_dimensions)
+      if (dim < 0 || __builtin_mul_overflow(tiles, dim, &tiles)) tiles = -1;
+    if (tiles != static_cast<int64_t>(out->devices.size()))
+      return parser_.Fail(token, "tile dimensions need " + std::to_string(tiles) +
+                                     " devices, got " + std::to_string(out->devices.size()));
     return true;
   }
 

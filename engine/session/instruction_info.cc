@@ -1,5 +1,6 @@
 #include "engine/session/instruction_info.h"
 
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -60,18 +61,12 @@ void MapCalled(const hlo::Computation& computation, const Instruction* site,
   }
 }
 
-}  // namespace
-
-report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
-  report::InstructionInfo info;
-  const hlo::Computation* entry = module.entry();
-  if (entry == nullptr) return info;
-
-  // Weights and the updates applied to them.
-  std::unordered_set<const Instruction*> weights;
-  std::vector<const Instruction*> updates;
+// Weights are entry parameters that an output of the form `w - u` or `w + u`
+// (of w's shape) updates; `updates` gets each u.
+void FindWeights(const hlo::Computation& entry, std::unordered_set<const Instruction*>& weights,
+                 std::vector<const Instruction*>& updates) {
   std::vector<const Instruction*> outputs;
-  if (const Instruction* root = entry->root()) {
+  if (const Instruction* root = entry.root()) {
     if (root->opcode() == Opcode::kTuple)
       outputs.assign(root->operands().begin(), root->operands().end());
     else
@@ -90,6 +85,47 @@ report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
       }
     }
   }
+}
+
+// Every instruction of `roots` and everything upstream of them.
+std::unordered_set<const Instruction*> UpstreamOf(std::span<const Instruction* const> roots) {
+  std::unordered_set<const Instruction*> seen;
+  std::vector<const Instruction*> stack(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    const Instruction* at = stack.back();
+    stack.pop_back();
+    if (!seen.insert(at).second) continue;
+    for (const Instruction* operand : at->operands()) stack.push_back(operand);
+  }
+  return seen;
+}
+
+// Whether `from` is upstream of `to` in the entry computation.
+bool IsUpstream(const Instruction* from, const Instruction* to) {
+  std::unordered_set<const Instruction*> seen;
+  std::vector<const Instruction*> work{to};
+  while (!work.empty()) {
+    const Instruction* at = work.back();
+    work.pop_back();
+    if (!seen.insert(at).second) continue;
+    for (const Instruction* operand : at->operands()) {
+      if (operand == from) return true;
+      work.push_back(operand);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
+  report::InstructionInfo info;
+  const hlo::Computation* entry = module.entry();
+  if (entry == nullptr) return info;
+
+  std::unordered_set<const Instruction*> weights;
+  std::vector<const Instruction*> updates;
+  FindWeights(*entry, weights, updates);
 
   // Entry sites of every instruction, entry instructions in order.
   std::unordered_map<const Instruction*, const Instruction*> sites;
@@ -99,15 +135,7 @@ report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
     for (const hlo::Computation* called : instruction->called_computations())
       MapCalled(*called, instruction, sites, 0);
 
-  // Entry instructions upstream of an update.
-  std::unordered_set<const Instruction*> feeds_update;
-  std::vector<const Instruction*> stack(updates.begin(), updates.end());
-  while (!stack.empty()) {
-    const Instruction* at = stack.back();
-    stack.pop_back();
-    if (!feeds_update.insert(at).second) continue;
-    for (const Instruction* operand : at->operands()) stack.push_back(operand);
-  }
+  const std::unordered_set<const Instruction*> feeds_update = UpstreamOf(updates);
 
   // The weights each site reads.
   auto weights_read = [&](const Instruction* site) {
@@ -131,21 +159,6 @@ report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
         readers[weight].push_back(site->second);
     }
   }
-  // Whether `from` is upstream of `to` in the entry computation.
-  auto upstream = [](const Instruction* from, const Instruction* to) {
-    std::unordered_set<const Instruction*> seen;
-    std::vector<const Instruction*> work{to};
-    while (!work.empty()) {
-      const Instruction* at = work.back();
-      work.pop_back();
-      if (!seen.insert(at).second) continue;
-      for (const Instruction* operand : at->operands()) {
-        if (operand == from) return true;
-        work.push_back(operand);
-      }
-    }
-    return false;
-  };
 
   for (const Instruction* instruction : dot_likes) {
     report::MlType type = report::MlType::kInferenceFwd;
@@ -160,7 +173,7 @@ report::InstructionInfo ClassifyMlTypes(const hlo::Module& module) {
         type = report::MlType::kTrainingFwd;
         for (const Instruction* weight : read) {
           for (const Instruction* other : readers[weight]) {
-            if (other != site && upstream(other, site)) type = report::MlType::kTrainingBwd;
+            if (other != site && IsUpstream(other, site)) type = report::MlType::kTrainingBwd;
           }
         }
       }

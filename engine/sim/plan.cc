@@ -157,6 +157,29 @@ void CountRemoteReads(uint32_t tile, std::vector<RemoteRead>& reads, Traffic& tr
   }
 }
 
+// A field's byte run, written or read, for the in-place rule (written runs
+// are pairwise disjoint: the graph forbids two vertices of a compute set
+// writing one element).
+struct FieldAccess {
+  ByteRun run;
+  TilePlan* tile;
+  size_t vertex;  // index in tile->vertices
+  size_t field;
+};
+
+// What planning one compute set gathers from its vertices.
+struct ComputeSetWork {
+  explicit ComputeSetWork(const Target& target) : traffic(target) {}
+  std::map<uint32_t, TilePlan> tiles;
+  std::map<uint32_t, std::vector<RemoteRead>> remote_reads;
+  std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>
+      cycles;  // workers, supervisors
+  std::map<uint32_t, CodeletCount> counts;
+  Traffic traffic;
+  std::vector<FieldAccess> writes, reads;
+  std::unordered_set<uint32_t> ipus;
+};
+
 class Planner {
  public:
   Planner(const Graph& graph, std::span<const VariableId> valueless)
@@ -167,6 +190,7 @@ class Planner {
 
  private:
   Status PlanComputeSet(ComputeSetId id);
+  Status PlanVertex(VertexId vertex_id, ComputeSetWork& work);
   Status PlanTransfer(const program::Program& program);
   uint32_t CodeletIndex(const Codelet* codelet);
   // Refuses reading a valueless constant.
@@ -228,102 +252,17 @@ Status Planner::Walk(const program::Program& program) {
   return {};
 }
 
-Status Planner::PlanComputeSet(ComputeSetId id) {
-  const ComputeSetInfo& info = graph_.compute_set(id);
-  const Target& target = graph_.target();
-  ComputeSetPlan plan;
-  plan.id = id;
-  std::map<uint32_t, TilePlan> tiles;
-  std::map<uint32_t, std::vector<RemoteRead>> remote_reads;
-  std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>
-      cycles;  // workers, supervisors
-  std::map<uint32_t, CodeletCount> counts;
-  Traffic traffic(target);
-  // Written byte runs (pairwise disjoint: the graph forbids two vertices of
-  // a compute set writing one element) and the reads, for the in-place rule.
-  struct Access {
-    ByteRun run;
-    TilePlan* tile;
-    size_t vertex;  // index in tile->vertices
-    size_t field;
-  };
-  std::vector<Access> writes, reads;
-  std::unordered_set<uint32_t> ipus;
-
-  for (VertexId vertex_id : info.vertices) {
-    const VertexInfo& vertex = graph_.vertex(vertex_id);
-    const std::string who = vertex.debug_name.empty() ? graph_.DescribeVertex(vertex_id)
-                                                      : std::string(vertex.debug_name);
-    if (!vertex.codelet->executable()) {
-      std::string reason =
-          fmt::format("{} has no compute function in the simulator", vertex.codelet->name());
-      if (refused_.insert(who + "\n" + reason).second)
-        plans_.refusals.push_back({who, std::move(reason)});
-      continue;
-    }
-    if (!vertex.tile)
-      return MakeError("{} is not mapped to a tile", graph_.DescribeVertex(vertex_id));
-    const uint32_t tile = *vertex.tile;
-    ipus.insert(target.IpuOfTile(tile));
-    TilePlan& tile_plan = tiles[tile];
-    tile_plan.tile = tile;
-    VertexPlan vertex_plan;
-    vertex_plan.id = vertex_id;
-    vertex_plan.codelet = vertex.codelet;
-    vertex_plan.params = graph_.ParamValues(vertex_id);
-    const auto specs = vertex.codelet->fields();
-    const std::span<const FieldView> fields = graph_.fields(vertex_id);
-    for (size_t f = 0; f < specs.size(); ++f) {
-      if (!fields[f].connected()) {
-        return MakeError("{}: field '{}' is not connected", graph_.DescribeVertex(vertex_id),
-                         specs[f].name);
-      }
-      Expected<std::vector<Piece>> pieces =
-          Pieces(graph_, fields[f].element_type(), fields[f].regions());
-      if (!pieces) {
-        return pieces.error().Within(
-            fmt::format("{} field '{}'", graph_.DescribeVertex(vertex_id), specs[f].name));
-      }
-      const bool reads_field = specs[f].direction != FieldDirection::kOutput;
-      if (reads_field) CheckValues(*pieces, who);
-      FieldPlan field;
-      field.written = specs[f].IsWritten();
-      for (const Piece& piece : *pieces) {
-        const uint64_t bytes = piece.run.end - piece.run.begin;
-        field.bytes += bytes;
-        if (piece.tile != tile) {
-          if (reads_field) remote_reads[tile].push_back({piece.run, piece.tile});
-          if (field.written) traffic.Move(tile, piece.tile, bytes, /*after=*/true);
-        }
-      }
-      field.runs = Runs(*pieces);
-      field.in_place = field.runs.size() == 1;
-      const size_t index = tile_plan.vertices.size();
-      for (const ByteRun& run : field.runs) {
-        (field.written ? writes : reads).push_back({run, &tile_plan, index, f});
-      }
-      vertex_plan.fields.push_back(std::move(field));
-    }
-    vertex_plan.spans.resize(vertex_plan.fields.size());
-    const uint64_t vertex_cycles = graph_.VertexCycles(vertex_id);
-    auto& lists = cycles[tile];
-    (vertex.codelet->execution_kind() == ExecutionKind::kWorker ? lists.first : lists.second)
-        .push_back(vertex_cycles);
-    CodeletCount& count = counts[CodeletIndex(vertex.codelet)];
-    ++count.instances;
-    count.cycles += vertex_cycles;
-    tile_plan.vertices.push_back(std::move(vertex_plan));
-  }
-
-  // A written run is used in place only if no other vertex reads its bytes.
-  auto by_start = [](const Access& a, const Access& b) {
+// A written run is used in place only if no other vertex reads its bytes.
+void KeepInPlaceOnlyUnread(std::vector<FieldAccess>& writes,
+                           const std::vector<FieldAccess>& reads) {
+  auto by_start = [](const FieldAccess& a, const FieldAccess& b) {
     return a.run.variable != b.run.variable ? a.run.variable < b.run.variable
                                             : a.run.begin < b.run.begin;
   };
   std::sort(writes.begin(), writes.end(), by_start);
-  for (const Access& read : reads) {
-    auto it =
-        std::lower_bound(writes.begin(), writes.end(), read, [](const Access& w, const Access& r) {
+  for (const FieldAccess& read : reads) {
+    auto it = std::lower_bound(
+        writes.begin(), writes.end(), read, [](const FieldAccess& w, const FieldAccess& r) {
           return w.run.variable != r.run.variable ? w.run.variable < r.run.variable
                                                   : w.run.end <= r.run.begin;
         });
@@ -335,13 +274,25 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
       }
     }
   }
+}
 
-  for (auto& [tile, reads_of_tile] : remote_reads) CountRemoteReads(tile, reads_of_tile, traffic);
-  for (const auto& [tile, lists] : cycles) {
+Status Planner::PlanComputeSet(ComputeSetId id) {
+  const ComputeSetInfo& info = graph_.compute_set(id);
+  const Target& target = graph_.target();
+  ComputeSetWork work(target);
+  for (VertexId vertex_id : info.vertices) TILEPROF_RETURN_IF_ERROR(PlanVertex(vertex_id, work));
+  KeepInPlaceOnlyUnread(work.writes, work.reads);
+
+  ComputeSetPlan plan;
+  plan.id = id;
+  for (auto& [tile, reads_of_tile] : work.remote_reads)
+    CountRemoteReads(tile, reads_of_tile, work.traffic);
+  for (const auto& [tile, lists] : work.cycles) {
     const TileCompute compute = PackTile(lists.first, lists.second, target.NumWorkerContexts());
-    traffic.Local(tile, compute.including_idle, compute.excluding_idle);
+    work.traffic.Local(tile, compute.including_idle, compute.excluding_idle);
   }
-  for (auto& [tile, tile_plan] : tiles) {
+  // Fields not used in place get their own bytes of the compute set's arena.
+  for (auto& [tile, tile_plan] : work.tiles) {
     for (VertexPlan& vertex : tile_plan.vertices) {
       for (FieldPlan& field : vertex.fields) {
         if (field.in_place) continue;
@@ -352,13 +303,79 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
     }
     plan.tiles.push_back(std::move(tile_plan));
   }
-  plan.cost = traffic.Cost(ipus.size() > 1);
-  for (const auto& [index, count] : counts) {
+  plan.cost = work.traffic.Cost(work.ipus.size() > 1);
+  for (const auto& [index, count] : work.counts) {
     plan.codelets.push_back(count);
     plan.codelets.back().codelet = index;
   }
   plans_.arena_bytes = std::max(plans_.arena_bytes, plan.arena_bytes);
   plans_.compute_sets.emplace(id, std::move(plan));
+  return {};
+}
+
+Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
+  const VertexInfo& vertex = graph_.vertex(vertex_id);
+  const std::string who =
+      vertex.debug_name.empty() ? graph_.DescribeVertex(vertex_id) : std::string(vertex.debug_name);
+  if (!vertex.codelet->executable()) {
+    std::string reason =
+        fmt::format("{} has no compute function in the simulator", vertex.codelet->name());
+    if (refused_.insert(who + "\n" + reason).second)
+      plans_.refusals.push_back({who, std::move(reason)});
+    return {};
+  }
+  if (!vertex.tile)
+    return MakeError("{} is not mapped to a tile", graph_.DescribeVertex(vertex_id));
+  const uint32_t tile = *vertex.tile;
+  work.ipus.insert(graph_.target().IpuOfTile(tile));
+  TilePlan& tile_plan = work.tiles[tile];
+  tile_plan.tile = tile;
+  VertexPlan vertex_plan;
+  vertex_plan.id = vertex_id;
+  vertex_plan.codelet = vertex.codelet;
+  vertex_plan.params = graph_.ParamValues(vertex_id);
+  const auto specs = vertex.codelet->fields();
+  const std::span<const FieldView> fields = graph_.fields(vertex_id);
+  for (size_t f = 0; f < specs.size(); ++f) {
+    if (!fields[f].connected()) {
+      return MakeError("{}: field '{}' is not connected", graph_.DescribeVertex(vertex_id),
+                       specs[f].name);
+    }
+    Expected<std::vector<Piece>> pieces =
+        Pieces(graph_, fields[f].element_type(), fields[f].regions());
+    if (!pieces) {
+      return pieces.error().Within(
+          fmt::format("{} field '{}'", graph_.DescribeVertex(vertex_id), specs[f].name));
+    }
+    const bool reads_field = specs[f].direction != FieldDirection::kOutput;
+    if (reads_field) CheckValues(*pieces, who);
+    FieldPlan field;
+    field.written = specs[f].IsWritten();
+    for (const Piece& piece : *pieces) {
+      const uint64_t bytes = piece.run.end - piece.run.begin;
+      field.bytes += bytes;
+      if (piece.tile != tile) {
+        if (reads_field) work.remote_reads[tile].push_back({piece.run, piece.tile});
+        if (field.written) work.traffic.Move(tile, piece.tile, bytes, /*after=*/true);
+      }
+    }
+    field.runs = Runs(*pieces);
+    field.in_place = field.runs.size() == 1;
+    const size_t index = tile_plan.vertices.size();
+    for (const ByteRun& run : field.runs) {
+      (field.written ? work.writes : work.reads).push_back({run, &tile_plan, index, f});
+    }
+    vertex_plan.fields.push_back(std::move(field));
+  }
+  vertex_plan.spans.resize(vertex_plan.fields.size());
+  const uint64_t vertex_cycles = graph_.VertexCycles(vertex_id);
+  auto& lists = work.cycles[tile];
+  (vertex.codelet->execution_kind() == ExecutionKind::kWorker ? lists.first : lists.second)
+      .push_back(vertex_cycles);
+  CodeletCount& count = work.counts[CodeletIndex(vertex.codelet)];
+  ++count.instances;
+  count.cycles += vertex_cycles;
+  tile_plan.vertices.push_back(std::move(vertex_plan));
   return {};
 }
 
