@@ -28,6 +28,10 @@ endfunction()
 # The flags every test file compiles with; the shared precompiled header below
 # is only valid for files compiled with the same ones.
 function(tileprof_test_options name)
+  # One code model for the shared header's library and the test executables
+  # (with TILEPROF_PYTHON_PACKAGE, CMake would give the one -fPIC and the others
+  # -fPIE, and GCC refuses a header precompiled with the other).
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE OFF)
   # A test's own code is assertions over what the layers it links compute,
   # and those stay optimised; unoptimised, a test file compiles in half the
   # time (report_views_test.cc: 29 s at -O2, 15 s at -O0), and the test

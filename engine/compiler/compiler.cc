@@ -7,6 +7,7 @@
 
 #include "engine/compiler/lower.h"
 #include "engine/compiler/memory_model.h"
+#include "engine/compiler/report_programs.h"
 
 namespace tileprof::engine::compiler {
 
@@ -73,6 +74,7 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   report.vertex_types = std::move(layout.vertex_types);
   report.tiles = std::move(layout.tiles);
   report.variables = std::move(layout.variables);
+  AddProgramTree(graph, result.program, report);
   for (const report::TileMemory& tile : report.tiles) {
     if (tile.ExcludingGaps() > target.BytesPerTile()) ++result.tiles_out_of_memory;
   }

@@ -149,6 +149,47 @@ TEST(CompilerTest, SeedAdderOnIpu1AgainstThePublishedReport) {
 // The brief's case: two f32[1216] vectors added on ipu1, one element per
 // tile (grain and minimum 4 B, no rotation), so every tile holds one element
 // of a, b and the sum and runs one add vertex next to its SetSeed vertex.
+// The report carries the compute sets (vertices counted per type) and the
+// program tree, which the Python API's libpva model reads back.
+TEST(CompilerTest, ReportCarriesComputeSetsAndTheProgramTree) {
+  const hlo::Module module = hlo::testing::MustParse(kSeedAdder);
+  const CompileResult result = MustCompile(module, "ipu1");
+  const report::CompilationReport& report = result.report;
+  ASSERT_EQ(report.compute_sets.size(), result.graph->num_compute_sets());
+  uint64_t vertices = 0;
+  for (ComputeSetId id = 0; id < report.compute_sets.size(); ++id) {
+    const report::ComputeSet& set = report.compute_sets[id];
+    EXPECT_EQ(set.name, result.graph->compute_set(id).name);
+    uint64_t in_set = 0;
+    for (const report::ComputeSetVertices& v : set.vertices) {
+      ASSERT_LT(v.type, report.vertex_types.size());
+      in_set += v.count;
+    }
+    EXPECT_EQ(in_set, result.graph->compute_set(id).vertices.size()) << set.name;
+    vertices += in_set;
+  }
+  EXPECT_EQ(vertices, report.graph->num_vertices);
+  // 1,216 SetSeed vertices in one set, of one type.
+  const auto seed = std::find_if(report.compute_sets.begin(), report.compute_sets.end(),
+                                 [](const report::ComputeSet& s) {
+                                   return s.vertices.size() == 1 && s.vertices[0].count == 1216;
+                                 });
+  EXPECT_NE(seed, report.compute_sets.end());
+  // The root is the module's sequence; every compute set is executed once,
+  // by a program named after it; children index the list.
+  ASSERT_FALSE(report.programs.empty());
+  EXPECT_EQ(report.programs[0].kind, "Sequence");
+  std::set<uint32_t> executed;
+  for (const report::Program& p : report.programs) {
+    for (uint32_t child : p.children) EXPECT_LT(child, report.programs.size());
+    if (p.kind != "Execute") continue;
+    ASSERT_TRUE(p.compute_set.has_value());
+    EXPECT_EQ(p.name, report.compute_sets[*p.compute_set].name);
+    executed.insert(*p.compute_set);
+  }
+  EXPECT_EQ(executed.size(), report.compute_sets.size());
+}
+
 TEST(CompilerTest, VectorAddOneElementPerTileOnIpu1) {
   const hlo::Module module = hlo::testing::MustParse(R"(
 HloModule vadd

@@ -1,0 +1,123 @@
+#include "engine/compiler/report_programs.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace tileprof::engine::compiler {
+namespace {
+
+using program::Program;
+using program::ProgramKind;
+
+void AddComputeSets(const Graph& graph, report::CompilationReport& report) {
+  std::unordered_map<std::string_view, uint32_t> type_of;
+  for (uint32_t t = 0; t < report.vertex_types.size(); ++t)
+    type_of.emplace(report.vertex_types[t].name, t);
+  report.compute_sets.reserve(graph.num_compute_sets());
+  for (ComputeSetId id = 0; id < graph.num_compute_sets(); ++id) {
+    const ComputeSetInfo& info = graph.compute_set(id);
+    std::map<uint32_t, uint64_t> counts;
+    const Codelet* last = nullptr;
+    uint32_t last_type = 0;
+    for (VertexId v : info.vertices) {
+      const Codelet* codelet = graph.vertex(v).codelet;
+      if (codelet != last) {
+        auto it = type_of.find(codelet->name());
+        if (it == type_of.end()) {
+          // Every laid-out vertex's type is in the report; a type missing
+          // here would be a new one, kept rather than dropped.
+          it = type_of.emplace(codelet->name(), static_cast<uint32_t>(report.vertex_types.size()))
+                   .first;
+          report.vertex_types.push_back({codelet->name()});
+        }
+        last = codelet;
+        last_type = it->second;
+      }
+      ++counts[last_type];
+    }
+    report::ComputeSet set{info.name, {}};
+    for (const auto& [type, count] : counts) set.vertices.push_back({type, count});
+    report.compute_sets.push_back(std::move(set));
+  }
+}
+
+class ProgramTree {
+ public:
+  ProgramTree(const Graph& graph, report::CompilationReport& report)
+      : graph_(graph), programs_(report.programs) {}
+
+  uint32_t Add(const Program& p) {
+    auto [it, added] = index_.emplace(p.id(), static_cast<uint32_t>(programs_.size()));
+    if (!added) return it->second;
+    const uint32_t self = it->second;
+    programs_.push_back({Name(p), std::string(program::KindName(p.kind())), {}, std::nullopt});
+    std::vector<uint32_t> children;
+    switch (p.kind()) {
+      case ProgramKind::kSequence:
+        for (const Program& step : p.steps()) children.push_back(Add(step));
+        break;
+      case ProgramKind::kExecute:
+        programs_[self].compute_set = p.compute_set();
+        break;
+      case ProgramKind::kRepeat:
+        children.push_back(Add(p.body()));
+        break;
+      case ProgramKind::kRepeatWhileTrue:
+        children.push_back(Add(p.condition()));
+        children.push_back(Add(p.body()));
+        break;
+      case ProgramKind::kIf:
+        children.push_back(Add(p.then_body()));
+        children.push_back(Add(p.else_body()));
+        break;
+      case ProgramKind::kCopy:
+      case ProgramKind::kCopyFromStream:
+      case ProgramKind::kCopyToStream:
+        break;
+    }
+    // Not a reference taken before the recursion: it grows programs_.
+    programs_[self].children = std::move(children);
+    return self;
+  }
+
+ private:
+  std::string Name(const Program& p) const {
+    switch (p.kind()) {
+      case ProgramKind::kExecute:
+        return graph_.compute_set(p.compute_set()).name;
+      case ProgramKind::kCopy: {
+        const auto regions = p.destination().regions();
+        return regions.empty()
+                   ? std::string("Copy")
+                   : fmt::format("Copy to {}", graph_.variable(regions.front().variable).name);
+      }
+      case ProgramKind::kCopyFromStream:
+        return fmt::format("Host to device: {}", graph_.stream(p.stream().id).name);
+      case ProgramKind::kCopyToStream:
+        return fmt::format("Device to host: {}", graph_.stream(p.stream().id).name);
+      case ProgramKind::kRepeat:
+        return fmt::format("Repeat({})", p.count());
+      default:
+        return std::string(program::KindName(p.kind()));
+    }
+  }
+
+  const Graph& graph_;
+  std::vector<report::Program>& programs_;
+  std::unordered_map<const void*, uint32_t> index_;
+};
+
+}  // namespace
+
+void AddProgramTree(const Graph& graph, const program::Program& root,
+                    report::CompilationReport& report) {
+  AddComputeSets(graph, report);
+  ProgramTree(graph, report).Add(root);
+}
+
+}  // namespace tileprof::engine::compiler

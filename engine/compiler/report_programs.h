@@ -1,0 +1,20 @@
+// The compute sets and the program tree of a compiled graph, as the
+// compilation report carries them (libpva's computeSets and programs; the
+// Python API's tileprof.pva reads them back).
+#pragma once
+
+#include "engine/graph/graph.h"
+#include "engine/graph/program.h"
+#include "reports/report.h"
+
+namespace tileprof::engine::compiler {
+
+// Fills report.compute_sets (each set's vertices counted per type, the types
+// indexing report.vertex_types, which must be complete) and report.programs
+// (each distinct program node once, in depth-first order from `root` at 0;
+// an Execute is named after its compute set and a transfer as the simulator
+// names its step, so execution steps find their program by name).
+void AddProgramTree(const Graph& graph, const program::Program& root,
+                    report::CompilationReport& report);
+
+}  // namespace tileprof::engine::compiler

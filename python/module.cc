@@ -1,0 +1,266 @@
+// tileprof._tileprof: the C++ report readers and analyses for Python. Thin on
+// purpose: it hands Python the report's data (per-tile figures as NumPy
+// arrays, the rest as plain lists and dicts) and the analyses' JSON, and
+// python/tileprof/ builds the object models (its own and libpva's) on top.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/execution_views.h"
+#include "analyzer/memory_views.h"
+#include "analyzer/oom.h"
+#include "analyzer/open_report.h"
+#include "analyzer/output.h"
+#include "analyzer/tensor_map.h"
+#include "reports/report.h"
+#include "version.h"
+
+namespace py = pybind11;
+
+namespace tileprof::python {
+namespace {
+
+// Raised as tileprof.ReportError with the message the CLI prints after
+// "tileprof: <command>: ".
+struct ReportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename T>
+T Take(Expected<T> value) {
+  if (!value) throw ReportError(value.error().message());
+  return std::move(*value);
+}
+
+using Report = std::shared_ptr<analyzer::LoadedReport>;
+
+Report Open(const std::string& path) {
+  // Reading releases the GIL: a 94,208-tile report takes a while, and other
+  // Python threads may go on meanwhile.
+  py::gil_scoped_release unlocked;
+  return std::make_shared<analyzer::LoadedReport>(Take(analyzer::OpenReport(path)));
+}
+
+// A 1-D uint64 array of f(tile) over the report's tiles.
+template <typename F>
+py::array_t<uint64_t> PerTile(const Report& r, F f) {
+  const auto& tiles = r->compilation.tiles;
+  py::array_t<uint64_t> out(static_cast<py::ssize_t>(tiles.size()));
+  auto view = out.mutable_unchecked<1>();
+  for (size_t i = 0; i < tiles.size(); ++i) view(static_cast<py::ssize_t>(i)) = f(tiles[i]);
+  return out;
+}
+
+py::dict TileArrays(const Report& r) {
+  py::dict d;
+  d["tile"] = PerTile(r, [](const report::TileMemory& t) { return uint64_t{t.tile}; });
+  d["excluding_gaps"] = PerTile(r, [](const report::TileMemory& t) { return t.ExcludingGaps(); });
+  d["including_gaps"] = PerTile(r, [](const report::TileMemory& t) { return t.IncludingGaps(); });
+  d["always_live"] = PerTile(r, [](const report::TileMemory& t) { return t.always_live; });
+  d["not_always_live"] = PerTile(r, [](const report::TileMemory& t) { return t.not_always_live; });
+  for (size_t k = 0; k < report::kNumRegions; ++k) {
+    const auto region = static_cast<report::Region>(k);
+    const std::string name(report::RegionLabel(region));
+    d[py::str(name + " excluding_gaps")] =
+        PerTile(r, [k](const report::TileMemory& t) { return t.by_region[k].excluding_gaps; });
+    d[py::str(name + " including_gaps")] =
+        PerTile(r, [k](const report::TileMemory& t) { return t.by_region[k].including_gaps; });
+  }
+  return d;
+}
+
+// tiles x categories, in report::Category order, excluding gaps.
+py::array_t<uint64_t> CategoryMatrix(const Report& r) {
+  const auto& tiles = r->compilation.tiles;
+  py::array_t<uint64_t> out(
+      {static_cast<py::ssize_t>(tiles.size()), static_cast<py::ssize_t>(report::kNumCategories)});
+  auto view = out.mutable_unchecked<2>();
+  for (size_t i = 0; i < tiles.size(); ++i)
+    for (size_t c = 0; c < report::kNumCategories; ++c)
+      view(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(c)) = tiles[i].by_category[c];
+  return out;
+}
+
+py::object TargetDict(const Report& r) {
+  if (!r->compilation.target) return py::none();
+  const report::Target& t = *r->compilation.target;
+  py::dict d;
+  d["arch"] = t.arch;
+  d["num_ipus"] = t.num_ipus;
+  d["tiles_per_ipu"] = t.tiles_per_ipu;
+  d["total_tiles"] = t.total_tiles;
+  d["bytes_per_tile"] = t.bytes_per_tile;
+  d["total_memory"] = t.total_memory;
+  d["clock_hz"] = t.clock_hz;
+  return d;
+}
+
+py::object GraphDict(const Report& r) {
+  if (!r->compilation.graph) return py::none();
+  const report::GraphInfo& g = *r->compilation.graph;
+  py::dict d;
+  d["num_vertices"] = g.num_vertices;
+  d["num_edges"] = g.num_edges;
+  d["num_variables"] = g.num_variables;
+  d["num_compute_sets"] = g.num_compute_sets;
+  return d;
+}
+
+py::list ComputeSets(const Report& r) {
+  py::list out;
+  for (const report::ComputeSet& cs : r->compilation.compute_sets) {
+    py::list vertices;
+    for (const report::ComputeSetVertices& v : cs.vertices)
+      vertices.append(py::make_tuple(v.type, v.count));
+    py::dict d;
+    d["name"] = cs.name;
+    d["vertices"] = vertices;  // (vertex type index, count)
+    out.append(d);
+  }
+  return out;
+}
+
+py::list Programs(const Report& r) {
+  py::list out;
+  for (const report::Program& p : r->compilation.programs) {
+    py::dict d;
+    d["name"] = p.name;
+    d["kind"] = p.kind;
+    d["children"] = p.children;
+    d["compute_set"] = p.compute_set ? py::cast(*p.compute_set) : py::none();
+    out.append(d);
+  }
+  return out;
+}
+
+py::list Variables(const Report& r) {
+  py::list out;
+  for (const report::Variable& v : r->compilation.variables) {
+    py::dict d;
+    d["name"] = v.name;
+    d["tile"] = v.tile;
+    d["bytes"] = v.bytes;
+    d["category"] = std::string(report::CategoryMachineName(v.category));
+    d["always_live"] = v.always_live;
+    d["offset"] = v.offset ? py::cast(*v.offset) : py::none();
+    out.append(d);
+  }
+  return out;
+}
+
+py::list TileVertexTypes(const Report& r, size_t index) {
+  const auto& tiles = r->compilation.tiles;
+  if (index >= tiles.size()) throw py::index_error("tile index out of range");
+  py::list out;
+  for (const report::VertexTypeBytes& v : tiles[index].vertex_types)
+    out.append(py::make_tuple(v.type, v.bytes));
+  return out;
+}
+
+py::object Execution(const Report& r) {
+  if (!r->execution) return py::none();
+  const report::ExecutionReport& e = *r->execution;
+  py::list steps;
+  for (const report::ExecutionStep& s : e.steps) {
+    py::dict d;
+    d["program"] = s.program;
+    d["cycles"] = s.cycles;
+    d["cycles_by_tile"] = py::array_t<uint64_t>(static_cast<py::ssize_t>(s.cycles_by_tile.size()),
+                                                s.cycles_by_tile.data());
+    steps.append(d);
+  }
+  py::dict d;
+  d["programs"] = e.programs;
+  d["total_cycles"] = e.total_cycles;
+  d["clock_hz"] = e.clock_hz;
+  d["steps"] = steps;
+  return d;
+}
+
+// The analyses print these as --format=json; Python parses the same text.
+std::string Json(Expected<analyzer::Output> output) {
+  return analyzer::Render(Take(std::move(output)), analyzer::OutputFormat::kJson);
+}
+
+}  // namespace
+}  // namespace tileprof::python
+
+PYBIND11_MODULE(_tileprof, m) {
+  using namespace tileprof;
+  using namespace tileprof::python;
+  m.doc() = "tileprof's C++ report readers and analyses (use the tileprof package)";
+  m.attr("__version__") = TILEPROF_VERSION;
+  m.attr("FORMAT_VERSION") =
+      py::make_tuple(report::kFormatVersion.major, report::kFormatVersion.minor);
+  py::register_exception<ReportError>(m, "ReportError");
+
+  std::vector<std::string> categories, category_labels;
+  for (size_t c = 0; c < report::kNumCategories; ++c) {
+    categories.emplace_back(report::CategoryMachineName(static_cast<report::Category>(c)));
+    category_labels.emplace_back(report::CategoryLabel(static_cast<report::Category>(c)));
+  }
+  m.attr("CATEGORIES") = categories;
+  m.attr("CATEGORY_LABELS") = category_labels;
+
+  py::class_<analyzer::LoadedReport, std::shared_ptr<analyzer::LoadedReport>>(m, "_Report")
+      .def_readonly("path", &analyzer::LoadedReport::path)
+      .def_property_readonly("format",
+                             [](const Report& r) { return analyzer::ReportFormatName(r->format); })
+      .def_property_readonly("has_tiles", [](const Report& r) { return r->HasTiles(); })
+      .def_property_readonly("target", &TargetDict)
+      .def_property_readonly("graph", &GraphDict)
+      .def_property_readonly("vertex_types",
+                             [](const Report& r) {
+                               std::vector<std::string> names;
+                               for (const auto& t : r->compilation.vertex_types)
+                                 names.push_back(t.name);
+                               return names;
+                             })
+      .def("tile_arrays", &TileArrays)
+      .def("category_matrix", &CategoryMatrix)
+      .def("tile_vertex_types", &TileVertexTypes)
+      .def("compute_sets", &ComputeSets)
+      .def("programs", &Programs)
+      .def("variables", &Variables)
+      .def("execution", &Execution);
+
+  m.def("open", &Open, py::arg("path"), "Reads a report in any format (text, JSON, CBOR, SQLite)");
+  m.def(
+      "hist_json",
+      [](const Report& r, bool including_gaps, uint64_t bucket_kb) {
+        analyzer::HistogramOptions options;
+        options.including_gaps = including_gaps;
+        if (bucket_kb > 0) options.bucket_kib = bucket_kb;
+        return Json(analyzer::HistogramView(*r, options));
+      },
+      py::arg("report"), py::arg("including_gaps") = false, py::arg("bucket_kb") = 0);
+  m.def(
+      "top_json",
+      [](const Report& r, size_t count) { return Json(analyzer::TopTilesView(*r, count)); },
+      py::arg("report"), py::arg("count"));
+  m.def(
+      "top_vertex_types_json",
+      [](const Report& r, size_t count) { return Json(analyzer::TopVertexTypesView(*r, count)); },
+      py::arg("report"), py::arg("count"));
+  m.def(
+      "compare_json",
+      [](const Report& a, const Report& b, size_t count) {
+        return Json(analyzer::CompareView(*a, *b, count));
+      },
+      py::arg("a"), py::arg("b"), py::arg("count"));
+  m.def(
+      "oom_json",
+      [](const Report& r, const std::string& tensor_map, size_t tiles, size_t items) {
+        std::optional<std::vector<analyzer::MappedTensor>> tensors;
+        if (!tensor_map.empty()) tensors = Take(analyzer::ReadTensorMapFile(tensor_map));
+        analyzer::OomOptions options;
+        options.worst_tiles = tiles;
+        options.items = items;
+        return Json(analyzer::OomView(*r, tensors ? &*tensors : nullptr, options));
+      },
+      py::arg("report"), py::arg("tensor_map") = "", py::arg("tiles") = 5, py::arg("items") = 10);
+}

@@ -1,0 +1,160 @@
+"""Read tileprof reports from Python.
+
+    import tileprof
+    report = tileprof.open_report("Trace_Event_Report.json")   # text, JSON, CBOR or SQLite
+    report.target.total_tiles, report.tiles.excluding_gaps.max()
+    report.hist()                                              # what `tileprof hist --format=json` prints
+
+Per-tile figures are NumPy arrays (`report.tiles`); everything else is plain
+Python objects. `tileprof.pva` is libpva's object model over the same data.
+docs/python.md describes both.
+"""
+
+import json
+
+from . import _tileprof
+from ._tileprof import CATEGORIES, CATEGORY_LABELS, ReportError
+
+__version__ = _tileprof.__version__
+__all__ = ["open_report", "Report", "ReportError", "CATEGORIES", "CATEGORY_LABELS"]
+
+
+class _Record:
+    """Attributes from a dict; repr lists them."""
+
+    def __init__(self, fields):
+        self.__dict__.update(fields)
+
+    def __repr__(self):
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"{type(self).__name__}({inner})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+
+class Target(_Record):
+    """arch, num_ipus, tiles_per_ipu, total_tiles, bytes_per_tile, total_memory, clock_hz."""
+
+
+class Graph(_Record):
+    """num_vertices, num_edges, num_variables, num_compute_sets."""
+
+
+class TileArrays:
+    """Per-tile figures, one NumPy uint64 array each, in tile order.
+
+    tile, excluding_gaps, including_gaps, always_live, not_always_live;
+    categories: a (tiles x len(CATEGORIES)) matrix of bytes excluding gaps;
+    region(label, gaps): one region's bytes ("Non-interleaved", "Interleaved",
+    "Overflowed"; gaps "excluding_gaps" or "including_gaps").
+    """
+
+    def __init__(self, native):
+        arrays = native.tile_arrays()
+        self.tile = arrays["tile"]
+        self.excluding_gaps = arrays["excluding_gaps"]
+        self.including_gaps = arrays["including_gaps"]
+        self.always_live = arrays["always_live"]
+        self.not_always_live = arrays["not_always_live"]
+        self._regions = {k: v for k, v in arrays.items() if " " in k}
+        self._native = native
+        self._categories = None
+
+    def __len__(self):
+        return len(self.tile)
+
+    @property
+    def categories(self):
+        if self._categories is None:
+            self._categories = self._native.category_matrix()
+        return self._categories
+
+    def category(self, name):
+        """Bytes of one category (a CATEGORIES machine name) on every tile."""
+        return self.categories[:, CATEGORIES.index(name)]
+
+    def region(self, label, gaps="excluding_gaps"):
+        key = f"{label} {gaps}"
+        if key not in self._regions:
+            raise KeyError(f"no region {label!r} with {gaps!r}; regions: Non-interleaved, "
+                           "Interleaved, Overflowed")
+        return self._regions[key]
+
+
+class Report:
+    """A report read by tileprof.open_report."""
+
+    def __init__(self, native):
+        self._native = native
+        self.path = native.path
+        self.format = native.format
+        target = native.target
+        graph = native.graph
+        self.target = Target(target) if target is not None else None
+        self.graph = Graph(graph) if graph is not None else None
+        self.vertex_types = native.vertex_types
+        self._tiles = None
+
+    @property
+    def has_tiles(self):
+        """False for a text report, which prints totals and a few tiles only."""
+        return self._native.has_tiles
+
+    @property
+    def tiles(self):
+        if self._tiles is None:
+            self._tiles = TileArrays(self._native)
+        return self._tiles
+
+    def tile_vertex_types(self, index):
+        """[(vertex type name, bytes)] of the tile at `index` in tile order."""
+        return [(self.vertex_types[t], b) for t, b in self._native.tile_vertex_types(index)]
+
+    @property
+    def compute_sets(self):
+        """[{"name", "vertices": [(vertex type name, count)]}]."""
+        return [
+            {"name": cs["name"], "vertices": [(self.vertex_types[t], n) for t, n in cs["vertices"]]}
+            for cs in self._native.compute_sets()
+        ]
+
+    @property
+    def programs(self):
+        """[{"name", "kind", "children": [index], "compute_set": index or None}]."""
+        return self._native.programs()
+
+    @property
+    def variables(self):
+        return self._native.variables()
+
+    @property
+    def execution(self):
+        """{"programs", "total_cycles", "clock_hz", "steps": [{"program", "cycles",
+        "cycles_by_tile"}]}, or None for a compile-only report."""
+        return self._native.execution()
+
+    # The analyses: the same data their commands print with --format=json.
+    def hist(self, including_gaps=False, bucket_kb=0):
+        return json.loads(_tileprof.hist_json(self._native, including_gaps, bucket_kb))
+
+    def top(self, count=5):
+        return json.loads(_tileprof.top_json(self._native, count))
+
+    def top_vertex_types(self, count=5):
+        return json.loads(_tileprof.top_vertex_types_json(self._native, count))
+
+    def oom(self, tensor_map="", tiles=5, items=10):
+        return json.loads(_tileprof.oom_json(self._native, tensor_map, tiles, items))
+
+    def compare(self, other, count=20):
+        """This report as A and `other` as B, as `tileprof compare A B`."""
+        return json.loads(_tileprof.compare_json(self._native, other._native, count))
+
+    def __repr__(self):
+        return f"tileprof.Report({self.path!r}, format={self.format!r})"
+
+
+def open_report(path):
+    """Reads a report in any format; raises ReportError with the CLI's message."""
+    return Report(_tileprof.open(str(path)))

@@ -1,0 +1,122 @@
+"""tileprof.pva: libpva's object model, and Graphcore's published libpva
+scripts run unchanged but for their import line."""
+
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import tileprof
+import tileprof.pva as pva
+
+EXAMPLES = pathlib.Path(__file__).parent / "libpva_examples"
+
+
+def run_example(script, profile, workdir):
+    """Runs a published libpva script with `import pva` swapped for tileprof's,
+    in a directory where its profile.pop is `profile`; returns its stdout."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(profile, workdir / "profile.pop")
+    text = (EXAMPLES / script).read_text()
+    assert text.count("\nimport pva\n") == 1
+    (workdir / script).write_text(text.replace("\nimport pva\n", "\nimport tileprof.pva as pva\n"))
+    run = subprocess.run([sys.executable, script], cwd=workdir, capture_output=True, text=True,
+                         env=dict(os.environ, MPLBACKEND="Agg"))
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "cbor", "sqlite"])
+def test_libpva_examples_print_tileprofs_figures(adder, tmp_path, fmt):
+    out = run_example("libpva_examples.py", adder[fmt], tmp_path / fmt)
+    report = tileprof.open_report(adder[fmt])
+    figures = dict(re.findall(r"^(.*?):\s+(\S.*)$", out, re.M))
+    assert int(figures["Number of compute sets"]) == report.graph.num_compute_sets
+    assert int(figures["Number of tiles on target"]) == 1472
+    assert figures["Version of Poplar used"] == f"tileprof {tileprof.__version__}"
+    assert int(figures["Total number of cycles for all steps"]) == report.execution["total_cycles"]
+    # The compute sets of executed steps with more than one vertex, by name.
+    many = {cs["name"] for cs in report.compute_sets if sum(n for _, n in cs["vertices"]) > 1}
+    listed = out.split("more than one vertex:\n")[1].split("Plot saved")[0].split()
+    executed = {s["program"] for s in report.execution["steps"]}
+    programs = report.programs
+    expected = [p["name"] for p in programs if p["kind"] == "Execute" and p["name"] in executed
+                and report.compute_sets[p["compute_set"]]["name"] in many]
+    assert set(listed) == set(expected)
+    assert (tmp_path / fmt / "MemoryByTilePlot.png").stat().st_size > 0
+
+
+def test_libpva_examples_on_an_out_of_memory_profile(oom_reports, tmp_path):
+    # Compiled, not executed (it does not fit): as with libpva, the profile
+    # has no execution steps, and the memory plot shows the overflow.
+    out = run_example("libpva_examples.py", oom_reports["sqlite"], tmp_path / "oom")
+    report = tileprof.open_report(oom_reports["sqlite"])
+    figures = dict(re.findall(r"^(.*?):\s+(\S.*)$", out, re.M))
+    assert int(figures["Number of compute sets"]) == report.graph.num_compute_sets
+    assert int(figures["Number of tiles on target"]) == report.target.total_tiles
+    assert int(figures["Total number of cycles for all steps"]) == 0
+    assert report.execution is None
+    assert (tmp_path / "oom" / "MemoryByTilePlot.png").stat().st_size > 0
+
+
+def test_memory_model(adder):
+    report = pva.openReport(str(adder["sqlite"]))
+    plain = tileprof.open_report(adder["sqlite"])
+    tiles = report.compilation.tiles
+    assert len(tiles) == report.compilation.target.numTiles == 1472
+    assert [t.memory.total.excludingGaps for t in tiles] == plain.tiles.excluding_gaps.tolist()
+    assert [t.memory.total.includingGaps for t in tiles] == plain.tiles.including_gaps.tolist()
+    t = max(tiles, key=lambda t: t.memory.total.excludingGaps)
+    assert (t.memory.alwaysLiveBytes + t.memory.notAlwaysLiveBytes ==
+            t.memory.total.excludingGaps)
+    assert t.memory.category.vertexCode.total.excludingGaps == int(
+        plain.tiles.category("vertexCode")[t.number])
+    assert sum(getattr(t.memory.category, c).total.excludingGaps
+               for c in tileprof.CATEGORIES) == t.memory.total.excludingGaps
+    assert t.memory.overflowed.excludingGaps == 0
+    ipus = report.compilation.ipus
+    assert len(ipus) == 1 and len(ipus[0].tiles) == 1472
+
+
+def test_missing_data_raises_attribute_errors_that_say_what(adder):
+    report = pva.openReport(str(adder["json"]))
+    tile = report.compilation.tiles[0]
+    for get, what in [
+        (lambda: tile.memory.vertices, "vertices"),
+        (lambda: tile.memory.category.vertexCode.total.includingGaps, "excluding gaps only"),
+        (lambda: tile.memory.category.vertexCode.interleaved, "by region"),
+        (lambda: tile.memory.category.noSuchCategory, "known: variable, constant"),
+        (lambda: report.compilation.alwaysLiveVariables, "always-live"),
+        (lambda: report.compilation.livenessProgramSteps, "liveness"),
+        (lambda: report.execution.runs, "runs"),
+    ]:
+        with pytest.raises(AttributeError, match=what):
+            get()
+    text = pva.openReport(str(adder["text"]))
+    with pytest.raises(AttributeError, match="no per-tile data"):
+        text.compilation.tiles
+
+
+def test_programs_visitor_and_steps(adder):
+    report = pva.openReport(str(adder["cbor"]))
+    assert report.compilation.graph.numComputeSets == len(report.compilation.computeSets)
+    seen = []
+
+    class Visitor(pva.ProgramVisitor):
+        def visitOnTileExecute(self, program):
+            seen.append((program.name, len(program.computeset.vertices)))
+
+    for step in report.execution.steps:
+        step.program.accept(Visitor())
+    assert seen, "the adder executes compute sets"
+    assert all(n >= 1 for _, n in seen)
+    total = sum(s.ipus[0].cycles for s in report.execution.steps)
+    assert total == tileprof.open_report(adder["cbor"]).execution["total_cycles"]
+    assert report.version.major == tileprof._tileprof.FORMAT_VERSION[0]
+    assert report.poplarVersion.string.startswith("tileprof ")
+    with pytest.raises(tileprof.ReportError):
+        pva.openReport(str(adder["json"]) + ".missing")
