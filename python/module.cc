@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "analyzer/execution_views.h"
@@ -85,29 +86,29 @@ py::array_t<uint64_t> CategoryMatrix(const Report& r) {
   return out;
 }
 
-py::object TargetDict(const Report& r) {
-  if (!r->compilation.target) return py::none();
-  const report::Target& t = *r->compilation.target;
+// A record's scalar members as a dict keyed by their SQLite column names
+// (snake_case), taken from the report-key table so a new key appears here too.
+template <typename Record>
+py::dict RecordDict(const Record& record) {
   py::dict d;
-  d["arch"] = t.arch;
-  d["num_ipus"] = t.num_ipus;
-  d["tiles_per_ipu"] = t.tiles_per_ipu;
-  d["total_tiles"] = t.total_tiles;
-  d["bytes_per_tile"] = t.bytes_per_tile;
-  d["total_memory"] = t.total_memory;
-  d["clock_hz"] = t.clock_hz;
+  report::ForEachKey<Record>([&](const auto& key) {
+    const auto& value = record.*(key.member);
+    using Member = report::MemberOf<decltype(key)>;
+    if constexpr (std::is_same_v<Member, report::Category>) {
+      d[py::str(std::string(key.column))] = std::string(report::CategoryMachineName(value));
+    } else if constexpr (report::OptionalValue<Member>::kOptional) {
+      d[py::str(std::string(key.column))] = value ? py::cast(*value) : py::none();
+    } else {
+      d[py::str(std::string(key.column))] = value;
+    }
+  });
   return d;
 }
 
-py::object GraphDict(const Report& r) {
-  if (!r->compilation.graph) return py::none();
-  const report::GraphInfo& g = *r->compilation.graph;
-  py::dict d;
-  d["num_vertices"] = g.num_vertices;
-  d["num_edges"] = g.num_edges;
-  d["num_variables"] = g.num_variables;
-  d["num_compute_sets"] = g.num_compute_sets;
-  return d;
+template <typename Record>
+py::object OptionalRecordDict(const std::optional<Record>& record) {
+  if (!record) return py::none();
+  return RecordDict(*record);
 }
 
 py::list ComputeSets(const Report& r) {
@@ -127,11 +128,8 @@ py::list ComputeSets(const Report& r) {
 py::list Programs(const Report& r) {
   py::list out;
   for (const report::Program& p : r->compilation.programs) {
-    py::dict d;
-    d["name"] = p.name;
-    d["kind"] = p.kind;
+    py::dict d = RecordDict(p);
     d["children"] = p.children;
-    d["compute_set"] = p.compute_set ? py::cast(*p.compute_set) : py::none();
     out.append(d);
   }
   return out;
@@ -139,16 +137,7 @@ py::list Programs(const Report& r) {
 
 py::list Variables(const Report& r) {
   py::list out;
-  for (const report::Variable& v : r->compilation.variables) {
-    py::dict d;
-    d["name"] = v.name;
-    d["tile"] = v.tile;
-    d["bytes"] = v.bytes;
-    d["category"] = std::string(report::CategoryMachineName(v.category));
-    d["always_live"] = v.always_live;
-    d["offset"] = v.offset ? py::cast(*v.offset) : py::none();
-    out.append(d);
-  }
+  for (const report::Variable& v : r->compilation.variables) out.append(RecordDict(v));
   return out;
 }
 
@@ -166,18 +155,53 @@ py::object Execution(const Report& r) {
   const report::ExecutionReport& e = *r->execution;
   py::list steps;
   for (const report::ExecutionStep& s : e.steps) {
-    py::dict d;
-    d["program"] = s.program;
-    d["cycles"] = s.cycles;
+    py::dict d = RecordDict(s);
     d["cycles_by_tile"] = py::array_t<uint64_t>(static_cast<py::ssize_t>(s.cycles_by_tile.size()),
                                                 s.cycles_by_tile.data());
     steps.append(d);
   }
-  py::dict d;
+  py::dict d = RecordDict(e);
   d["programs"] = e.programs;
-  d["total_cycles"] = e.total_cycles;
-  d["clock_hz"] = e.clock_hz;
   d["steps"] = steps;
+  return d;
+}
+
+// A printed Memory Usage block with the rows the text had: including_gaps,
+// excluding_gaps, by_region {label: bytes}, by_category {machine name: bytes}.
+py::dict UsageDict(const report::MemoryUsage& usage) {
+  const report::MemoryRowsKnown& known = usage.known;
+  py::dict d;
+  d["including_gaps"] = known.including_gaps ? py::cast(usage.including_gaps) : py::none();
+  d["excluding_gaps"] = known.regions.all() ? py::cast(usage.ExcludingGaps()) : py::none();
+  py::dict regions, categories;
+  for (size_t i = 0; i < report::kNumRegions; ++i) {
+    if (known.regions[i])
+      regions[py::str(std::string(report::RegionLabel(static_cast<report::Region>(i))))] =
+          usage.by_region[i];
+  }
+  for (size_t c = 0; c < report::kNumCategories; ++c) {
+    if (known.categories[c])
+      categories[py::str(std::string(
+          report::CategoryMachineName(static_cast<report::Category>(c))))] = usage.by_category[c];
+  }
+  d["by_region"] = regions;
+  d["by_category"] = categories;
+  return d;
+}
+
+// What a text report printed of memory, for reports without per-tile data:
+// {"total": usage or None, "tiles": {tile: usage}, "tiles_out_of_memory"}.
+py::object PrintedMemory(const Report& r) {
+  if (r->HasTiles()) return py::none();
+  const report::VerbatimMemory& v = r->compilation.verbatim;
+  py::dict tiles;
+  for (const report::TileUsage& t : v.tile_blocks) tiles[py::cast(t.tile)] = UsageDict(t.usage);
+  py::dict d;
+  d["total"] = v.total ? py::object(UsageDict(*v.total)) : py::none();
+  d["tiles"] = tiles;
+  d["tiles_out_of_memory"] = v.by_tile && v.by_tile->tiles_out_of_memory
+                                 ? py::cast(*v.by_tile->tiles_out_of_memory)
+                                 : py::none();
   return d;
 }
 
@@ -211,8 +235,10 @@ PYBIND11_MODULE(_tileprof, m) {
       .def_property_readonly("format",
                              [](const Report& r) { return analyzer::ReportFormatName(r->format); })
       .def_property_readonly("has_tiles", [](const Report& r) { return r->HasTiles(); })
-      .def_property_readonly("target", &TargetDict)
-      .def_property_readonly("graph", &GraphDict)
+      .def_property_readonly(
+          "target", [](const Report& r) { return OptionalRecordDict(r->compilation.target); })
+      .def_property_readonly(
+          "graph", [](const Report& r) { return OptionalRecordDict(r->compilation.graph); })
       .def_property_readonly("vertex_types",
                              [](const Report& r) {
                                std::vector<std::string> names;
@@ -226,7 +252,8 @@ PYBIND11_MODULE(_tileprof, m) {
       .def("compute_sets", &ComputeSets)
       .def("programs", &Programs)
       .def("variables", &Variables)
-      .def("execution", &Execution);
+      .def("execution", &Execution)
+      .def("printed_memory", &PrintedMemory);
 
   m.def("open", &Open, py::arg("path"), "Reads a report in any format (text, JSON, CBOR, SQLite)");
   m.def(

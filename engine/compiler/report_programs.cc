@@ -6,8 +6,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <fmt/format.h>
-
 namespace tileprof::engine::compiler {
 namespace {
 
@@ -55,7 +53,8 @@ class ProgramTree {
     auto [it, added] = index_.emplace(p.id(), static_cast<uint32_t>(programs_.size()));
     if (!added) return it->second;
     const uint32_t self = it->second;
-    programs_.push_back({Name(p), std::string(program::KindName(p.kind())), {}, std::nullopt});
+    programs_.push_back(
+        {program::StepName(graph_, p), std::string(program::KindName(p.kind())), {}, std::nullopt});
     std::vector<uint32_t> children;
     switch (p.kind()) {
       case ProgramKind::kSequence:
@@ -86,27 +85,6 @@ class ProgramTree {
   }
 
  private:
-  std::string Name(const Program& p) const {
-    switch (p.kind()) {
-      case ProgramKind::kExecute:
-        return graph_.compute_set(p.compute_set()).name;
-      case ProgramKind::kCopy: {
-        const auto regions = p.destination().regions();
-        return regions.empty()
-                   ? std::string("Copy")
-                   : fmt::format("Copy to {}", graph_.variable(regions.front().variable).name);
-      }
-      case ProgramKind::kCopyFromStream:
-        return fmt::format("Host to device: {}", graph_.stream(p.stream().id).name);
-      case ProgramKind::kCopyToStream:
-        return fmt::format("Device to host: {}", graph_.stream(p.stream().id).name);
-      case ProgramKind::kRepeat:
-        return fmt::format("Repeat({})", p.count());
-      default:
-        return std::string(program::KindName(p.kind()));
-    }
-  }
-
   const Graph& graph_;
   std::vector<report::Program>& programs_;
   std::unordered_map<const void*, uint32_t> index_;

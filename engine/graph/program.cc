@@ -51,6 +51,27 @@ std::string_view KindName(ProgramKind kind) {
   return "?";
 }
 
+std::string StepName(const Graph& graph, const Program& program) {
+  switch (program.kind()) {
+    case ProgramKind::kExecute:
+      return graph.compute_set(program.compute_set()).name;
+    case ProgramKind::kCopy: {
+      const auto regions = program.destination().regions();
+      return regions.empty()
+                 ? std::string("Copy")
+                 : fmt::format("Copy to {}", graph.variable(regions.front().variable).name);
+    }
+    case ProgramKind::kCopyFromStream:
+      return fmt::format("Host to device: {}", graph.stream(program.stream().id).name);
+    case ProgramKind::kCopyToStream:
+      return fmt::format("Device to host: {}", graph.stream(program.stream().id).name);
+    case ProgramKind::kRepeat:
+      return fmt::format("Repeat({})", program.count());
+    default:
+      return std::string(KindName(program.kind()));
+  }
+}
+
 ProgramKind Program::kind() const { return node_->kind; }
 std::span<const Program> Program::steps() const {
   assert(kind() == ProgramKind::kSequence);

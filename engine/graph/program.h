@@ -41,6 +41,12 @@ enum class ProgramKind : uint8_t {
 
 std::string_view KindName(ProgramKind kind);  // "Sequence", "Execute", ...
 
+class Program;
+// The name a program's step carries in the report's program tree and in the
+// execution trace ("Copy to x", "Host to device: s", a compute set's name,
+// "Repeat(3)"): one function, so the two always agree.
+std::string StepName(const Graph& graph, const Program& program);
+
 class Program {
  public:
   ProgramKind kind() const;

@@ -169,11 +169,7 @@ Status Simulator::State::RunTransfer(const program::Program& step) {
       copy_buffer.resize(plan.bytes);
       Gather(plan.source, copy_buffer.data());
       Scatter(plan.destination, copy_buffer.data());
-      AddStep(
-          plan.destination.empty()
-              ? std::string("Copy")
-              : fmt::format("Copy to {}", graph->variable(plan.destination.front().variable).name),
-          plan.cost);
+      AddStep(program::StepName(*graph, step), plan.cost);
       return {};
     }
     case ProgramKind::kCopyFromStream: {
@@ -182,7 +178,7 @@ Status Simulator::State::RunTransfer(const program::Program& step) {
       if (it == inputs->end())
         return MakeError("no data for host-to-device stream '{}'", stream.name);
       Scatter(plan.destination, it->second.data());
-      AddStep(fmt::format("Host to device: {}", stream.name), plan.cost);
+      AddStep(program::StepName(*graph, step), plan.cost);
       return {};
     }
     case ProgramKind::kCopyToStream: {
@@ -190,7 +186,7 @@ Status Simulator::State::RunTransfer(const program::Program& step) {
       std::vector<std::byte>& out = (*outputs)[stream.name];
       out.resize(plan.bytes);
       Gather(plan.source, out.data());
-      AddStep(fmt::format("Device to host: {}", stream.name), plan.cost);
+      AddStep(program::StepName(*graph, step), plan.cost);
       return {};
     }
     default:

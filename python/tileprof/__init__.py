@@ -10,6 +10,7 @@ Python objects. `tileprof.pva` is libpva's object model over the same data.
 docs/python.md describes both.
 """
 
+import functools
 import json
 
 from . import _tileprof
@@ -94,24 +95,21 @@ class Report:
         self.target = Target(target) if target is not None else None
         self.graph = Graph(graph) if graph is not None else None
         self.vertex_types = native.vertex_types
-        self._tiles = None
 
     @property
     def has_tiles(self):
         """False for a text report, which prints totals and a few tiles only."""
         return self._native.has_tiles
 
-    @property
+    @functools.cached_property
     def tiles(self):
-        if self._tiles is None:
-            self._tiles = TileArrays(self._native)
-        return self._tiles
+        return TileArrays(self._native)
 
     def tile_vertex_types(self, index):
         """[(vertex type name, bytes)] of the tile at `index` in tile order."""
         return [(self.vertex_types[t], b) for t, b in self._native.tile_vertex_types(index)]
 
-    @property
+    @functools.cached_property
     def compute_sets(self):
         """[{"name", "vertices": [(vertex type name, count)]}]."""
         return [
@@ -119,16 +117,26 @@ class Report:
             for cs in self._native.compute_sets()
         ]
 
-    @property
+    @functools.cached_property
     def programs(self):
         """[{"name", "kind", "children": [index], "compute_set": index or None}]."""
         return self._native.programs()
 
-    @property
+    @functools.cached_property
     def variables(self):
         return self._native.variables()
 
-    @property
+    @functools.cached_property
+    def printed_memory(self):
+        """What a text report printed of memory, which has no per-tile data:
+        {"total": usage or None, "tiles": {tile number: usage}, "tiles_out_of_memory"}
+        where a usage is {"including_gaps", "excluding_gaps", "by_region": {label: bytes},
+        "by_category": {CATEGORIES name: bytes}} with only the rows the text printed
+        (a figure it did not print is None). None for JSON, CBOR and SQLite reports:
+        use `tiles`."""
+        return self._native.printed_memory()
+
+    @functools.cached_property
     def execution(self):
         """{"programs", "total_cycles", "clock_hz", "steps": [{"program", "cycles",
         "cycles_by_tile"}]}, or None for a compile-only report."""

@@ -74,34 +74,28 @@ class MemorySize:
 
 
 class CategoryUsage:
-    """One category's bytes on a tile. tileprof reports carry them excluding
-    gaps only, and not split by region."""
+    """One category's bytes on a tile, as `.total.excludingGaps`. tileprof
+    reports carry them excluding gaps only and not split by region, so the
+    one object serves as the category and as its total."""
 
-    __slots__ = ("_bytes",)
-
-    def __init__(self, excluding):
-        self._bytes = excluding
-
-    @property
-    def total(self):
-        return _ExcludingOnly(self._bytes)
-
-    def __getattr__(self, name):
-        if name in ("nonInterleaved", "interleaved", "overflowed"):
-            _missing("category", name, "tileprof reports do not split categories by region")
-        raise AttributeError(name)
-
-
-class _ExcludingOnly:
     __slots__ = ("excludingGaps",)
 
     def __init__(self, excluding):
         self.excludingGaps = excluding
 
     @property
-    def includingGaps(self):
-        _missing("category.total", "includingGaps",
-                 "tileprof reports give category bytes excluding gaps only")
+    def total(self):
+        return self
+
+    # Missing members are answered here, not by properties: a property that
+    # raises AttributeError would fall through to __getattr__ and lose its text.
+    def __getattr__(self, name):
+        if name == "includingGaps":
+            _missing("category.total", name,
+                     "tileprof reports give category bytes excluding gaps only")
+        if name in ("nonInterleaved", "interleaved", "overflowed"):
+            _missing("category", name, "tileprof reports do not split categories by region")
+        raise AttributeError(name)
 
 
 class Categories:
