@@ -41,14 +41,13 @@ std::string Shows(const LogScanSummary& s) {
 }
 
 std::string CountsLine(const LogScanSummary& s) {
-  int incomplete = 0, unnamed = 0, compile_or_load = 0;
+  int incomplete = 0, compile_or_load = 0;
   double known = 0;
   int unknown_time = 0;
   for (const ModuleBuild& b : s.builds) {
     if (b.kind == BuildKind::kCompileOrLoad) ++compile_or_load;
     if (b.kind != BuildKind::kCompile && b.kind != BuildKind::kPrecompile) continue;
     incomplete += !b.complete;
-    unnamed += b.module.empty();
     if (b.seconds) {
       known += *b.seconds;
     } else {
