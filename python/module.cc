@@ -141,6 +141,32 @@ py::list Variables(const Report& r) {
   return out;
 }
 
+// The liveness steps as two arrays: each step's program index and its
+// not-always-live bytes over all tiles (a schedule has 10^5 steps and more).
+py::dict Liveness(const Report& r) {
+  const auto& steps = r->compilation.liveness;
+  const auto n = static_cast<py::ssize_t>(steps.size());
+  py::array_t<uint32_t> program(n);
+  py::array_t<uint64_t> bytes(n);
+  auto p = program.mutable_unchecked<1>();
+  auto b = bytes.mutable_unchecked<1>();
+  for (py::ssize_t i = 0; i < n; ++i) {
+    p(i) = steps[static_cast<size_t>(i)].program;
+    b(i) = steps[static_cast<size_t>(i)].not_always_live;
+  }
+  py::dict d;
+  d["program"] = program;
+  d["not_always_live"] = bytes;
+  return d;
+}
+
+py::list AlwaysLiveVariables(const Report& r) {
+  py::list out;
+  for (const report::NamedBytes& v : r->compilation.always_live_variables)
+    out.append(RecordDict(v));
+  return out;
+}
+
 py::list TileVertexTypes(const Report& r, size_t index) {
   const auto& tiles = r->compilation.tiles;
   if (index >= tiles.size()) throw py::index_error("tile index out of range");
@@ -253,7 +279,9 @@ PYBIND11_MODULE(_tileprof, m) {
       .def("programs", &Programs)
       .def("variables", &Variables)
       .def("execution", &Execution)
-      .def("printed_memory", &PrintedMemory);
+      .def("printed_memory", &PrintedMemory)
+      .def("liveness", &Liveness)
+      .def("always_live_variables", &AlwaysLiveVariables);
 
   m.def("open", &Open, py::arg("path"), "Reads a report in any format (text, JSON, CBOR, SQLite)");
   m.def(

@@ -383,6 +383,23 @@ struct Keys<Program> {
                                    Key{"computeSet", "compute_set", &Program::compute_set}};
 };
 
+// One step of the compiled schedule, in the order the control program runs
+// them (each loop body once, both branches of an If): libpva's
+// livenessProgramSteps. The bytes are those of not-always-live variables and
+// exchange receive buffers live during the step, summed over all tiles.
+struct LivenessStep {
+  uint32_t program = 0;  // indexes CompilationReport::programs
+  uint64_t not_always_live = 0;
+
+  bool operator==(const LivenessStep&) const = default;
+};
+template <>
+struct Keys<LivenessStep> {
+  static constexpr std::tuple kAll{
+      Key{"program", "program", &LivenessStep::program},
+      Key{"notAlwaysLiveBytes", "not_always_live", &LivenessStep::not_always_live}};
+};
+
 // Figures a text report printed, kept when per-tile data is absent.
 struct VerbatimMemory {
   std::optional<MemoryUsage> total;      // whole-graph Memory Usage
@@ -404,6 +421,11 @@ struct CompilationReport {
   // Empty when read from text, which prints neither.
   std::vector<ComputeSet> compute_sets;
   std::vector<Program> programs;
+  // Empty when read from text, or from a file written before they existed.
+  std::vector<LivenessStep> liveness;
+  // Every always-live variable (constants), its bytes summed over the tiles
+  // holding it, largest first (ties by name): libpva's alwaysLiveVariables.
+  std::vector<NamedBytes> always_live_variables;
 
   bool operator==(const CompilationReport&) const = default;
 };

@@ -188,6 +188,8 @@ class Encoder {
     Objects("vertexTypes", report.vertex_types);
     List("computeSets", report.compute_sets, [&](const ComputeSet& set) { ComputeSetObject(set); });
     List("programs", report.programs, [&](const Program& program) { ProgramObject(program); });
+    Objects("liveness", report.liveness);
+    Objects("alwaysLiveVariables", report.always_live_variables);
     List("tiles", report.tiles, [&](const TileMemory& tile) { Tile(tile); });
     Objects("variables", report.variables);
     if (report.verbatim != VerbatimMemory{}) {

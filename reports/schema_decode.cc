@@ -364,6 +364,8 @@ enum class Stream : uint8_t {
   kVertexTypes,
   kComputeSets,
   kPrograms,
+  kLiveness,
+  kAlwaysLive,
   kTiles,
   kVariables,
   kSteps,
@@ -378,6 +380,8 @@ constexpr StreamInfo kStreams[] = {
     {Stream::kVertexTypes, "compilation", "vertexTypes"},
     {Stream::kComputeSets, "compilation", "computeSets"},
     {Stream::kPrograms, "compilation", "programs"},
+    {Stream::kLiveness, "compilation", "liveness"},
+    {Stream::kAlwaysLive, "compilation", "alwaysLiveVariables"},
     {Stream::kTiles, "compilation", "tiles"},
     {Stream::kVariables, "compilation", "variables"},
     {Stream::kSteps, "execution", "steps"},
@@ -424,6 +428,11 @@ void CheckReferences(Decoder& d, const CompilationReport& report) {
       check(program.children[j], report.programs.size(), "program", children.Index(j));
     if (program.compute_set)
       check(*program.compute_set, report.compute_sets.size(), "compute set", p.Key("computeSet"));
+  }
+  Path liveness = compilation.Key("liveness");
+  for (size_t i = 0; i < report.liveness.size() && d.ok(); ++i) {
+    Path step = liveness.Index(i);
+    check(report.liveness[i].program, report.programs.size(), "program", step.Key("program"));
   }
 }
 
@@ -777,6 +786,12 @@ struct DocumentBuilder::State {
         break;
       case Stream::kPrograms:
         Compilation().programs.push_back(DecodeProgram(d, value, p));
+        break;
+      case Stream::kLiveness:
+        Compilation().liveness.push_back(d.Object<LivenessStep>(value, p));
+        break;
+      case Stream::kAlwaysLive:
+        Compilation().always_live_variables.push_back(d.Object<NamedBytes>(value, p));
         break;
       case Stream::kTiles:
         Compilation().tiles.push_back(DecodeTile(d, value, p));

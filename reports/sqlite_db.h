@@ -105,6 +105,17 @@ class Connection {
     return {};
   }
 
+  // Whether the file has `table` (tables added to the format later are
+  // absent from files written before).
+  Expected<bool> HasTable(std::string_view table) {
+    TILEPROF_ASSIGN_OR_RETURN(
+        Statement query, Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"));
+    query.Text(table);
+    const int rc = sqlite3_step(query.get());
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return LastError();
+    return rc == SQLITE_ROW;
+  }
+
   Expected<Statement> Prepare(std::string_view sql) {
     sqlite3_stmt* statement = nullptr;
     if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &statement, nullptr) !=

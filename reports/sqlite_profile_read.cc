@@ -275,6 +275,14 @@ class Reader {
                    });
   }
 
+  // A List whose table may be missing: added after files were written.
+  template <typename Record>
+  Status OptionalList(std::string_view table, std::vector<Record>& records) {
+    TILEPROF_ASSIGN_OR_RETURN(bool present, db_.HasTable(table));
+    if (!present) return {};
+    return List(table, records);
+  }
+
   Status Compilation(CompilationReport& report) {
     size_t targets = 0;
     constexpr int kTargetColumns = sqlite::NumColumns<Target>();
@@ -320,6 +328,13 @@ class Reader {
         return MakeError(
             "table programs, row {}, column compute_set: compute set {} does not exist", i, *set);
     }
+    TILEPROF_RETURN_IF_ERROR(OptionalList("liveness_steps", report.liveness));
+    for (size_t i = 0; i < report.liveness.size(); ++i) {
+      if (report.liveness[i].program >= report.programs.size())
+        return MakeError("table liveness_steps, row {}, column program: program {} does not exist",
+                         i, report.liveness[i].program);
+    }
+    TILEPROF_RETURN_IF_ERROR(OptionalList("always_live_variables", report.always_live_variables));
     TILEPROF_RETURN_IF_ERROR(Tiles(report, num_types));
     if (options_.total) TILEPROF_RETURN_IF_ERROR(Total(report, num_types));
     std::string variables_sql = SelectSql<Variable>("id, ", "", "variables");

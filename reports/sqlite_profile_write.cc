@@ -49,6 +49,8 @@ CREATE TABLE compute_set_vertices (compute_set INTEGER NOT NULL, position INTEGE
 CREATE TABLE programs (id INTEGER PRIMARY KEY, {});
 CREATE TABLE program_children (program INTEGER NOT NULL, position INTEGER NOT NULL,
   child INTEGER NOT NULL, PRIMARY KEY (program, position)) WITHOUT ROWID;
+CREATE TABLE liveness_steps (id INTEGER PRIMARY KEY, {});
+CREATE TABLE always_live_variables (id INTEGER PRIMARY KEY, {});
 CREATE TABLE tiles ({}, ipu INTEGER, excluding_gaps INTEGER NOT NULL,
   including_gaps INTEGER NOT NULL, PRIMARY KEY (tile));
 CREATE TABLE tile_categories (tile INTEGER NOT NULL, category INTEGER NOT NULL,
@@ -73,7 +75,8 @@ CREATE TABLE step_cycles (step INTEGER NOT NULL, tile INTEGER NOT NULL,
       ColumnDefinitions<Target>(), ColumnDefinitions<Replication>(/*nullable=*/true),
       ColumnDefinitions<GraphInfo>(), ColumnDefinitions<VertexType>(),
       ColumnDefinitions<ComputeSet>(), ColumnDefinitions<ComputeSetVertices>(),
-      ColumnDefinitions<Program>(), ColumnDefinitions<TileMemory>(),
+      ColumnDefinitions<Program>(), ColumnDefinitions<LivenessStep>(),
+      ColumnDefinitions<NamedBytes>(), ColumnDefinitions<TileMemory>(),
       ColumnDefinitions<RegionBytes>(), ColumnDefinitions<VertexTypeBytes>(),
       ColumnDefinitions<Variable>(), ColumnDefinitions<ExecutionReport>(),
       ColumnDefinitions<VertexTypeCycles>(), ColumnDefinitions<ExecutionStep>());
@@ -177,6 +180,8 @@ class Writer {
     TILEPROF_RETURN_IF_ERROR(List("vertex_types", report.vertex_types));
     TILEPROF_RETURN_IF_ERROR(ComputeSets(report));
     TILEPROF_RETURN_IF_ERROR(Programs(report));
+    TILEPROF_RETURN_IF_ERROR(List("liveness_steps", report.liveness));
+    TILEPROF_RETURN_IF_ERROR(List("always_live_variables", report.always_live_variables));
     TILEPROF_RETURN_IF_ERROR(Tiles(report));
     TILEPROF_RETURN_IF_ERROR(List("variables", report.variables));
     if (report.verbatim != VerbatimMemory{}) {

@@ -74,7 +74,8 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   report.vertex_types = std::move(layout.vertex_types);
   report.tiles = std::move(layout.tiles);
   report.variables = std::move(layout.variables);
-  AddProgramTree(graph, result.program, report);
+  report.always_live_variables = std::move(layout.always_live_variables);
+  AddProgramTree(graph, result.program, layout.liveness, report);
   for (const report::TileMemory& tile : report.tiles) {
     if (tile.ExcludingGaps() > target.BytesPerTile()) ++result.tiles_out_of_memory;
   }

@@ -4,7 +4,9 @@
 #include <atomic>
 #include <functional>
 #include <iterator>
+#include <mutex>
 #include <set>
+#include <span>
 #include <thread>
 #include <unordered_map>
 
@@ -157,6 +159,62 @@ void SetFixedCategories(const TileAccount& account, uint64_t steps, uint64_t hos
   report::At(cat, Category::kConstants) = account.constant_bytes;
 }
 
+// The bytes live during each of `steps` steps over all tiles: each piece adds
+// its bytes from its first step to its last, through a difference array per
+// shard of tiles.
+std::vector<uint64_t> LiveBytesPerStep(std::span<const TileAccount> tiles, size_t steps) {
+  std::vector<uint64_t> live(steps + 1, 0);
+  std::mutex merge;
+  ForTileShards(static_cast<uint32_t>(tiles.size()), [&](uint32_t shard, uint32_t shards) {
+    // Unsigned wrap-around: the subtractions cancel the additions in the sum.
+    std::vector<uint64_t> delta(steps + 1, 0);
+    for (size_t t = shard; t < tiles.size(); t += shards) {
+      for (const Piece& piece : tiles[t].pieces) {
+        delta[piece.first] += piece.bytes;
+        delta[std::min<uint64_t>(piece.last + 1, steps)] -= piece.bytes;
+      }
+    }
+    std::lock_guard<std::mutex> lock(merge);
+    for (size_t i = 0; i <= steps; ++i) live[i] += delta[i];
+  });
+  uint64_t sum = 0;
+  for (size_t i = 0; i < steps; ++i) live[i] = sum += live[i];
+  live.pop_back();
+  return live;
+}
+
+// What is always live, over all tiles, as libpva's alwaysLiveVariables: each
+// constant by name, then the rest of each category's always-live bytes under
+// the category's label (code, vertex state, the stack, ...; "Constants" then
+// holds the constants' alignment). Their sum is the tiles' alwaysLiveBytes.
+template <typename IsConstant>
+std::vector<report::NamedBytes> AlwaysLiveVariables(const Graph& graph, IsConstant&& is_constant,
+                                                    std::span<const report::TileMemory> tiles) {
+  std::vector<report::NamedBytes> out;
+  report::CategoryBytes rest{};
+  for (const report::TileMemory& tile : tiles) {
+    for (size_t c = 0; c < report::kNumCategories; ++c) rest[c] += tile.by_category[c];
+    report::At(rest, Category::kVariables) -= tile.not_always_live;
+  }
+  for (VariableId v = 0; v < graph.num_variables(); ++v) {
+    if (!is_constant(v)) continue;
+    uint64_t elements = 0;
+    for (const TileRun& run : graph.TileMapping(v)) elements += run.end - run.begin;
+    const uint64_t bytes = elements * SizeOf(graph.variable(v).type);
+    if (bytes == 0) continue;
+    out.push_back({graph.variable(v).name, bytes});
+    report::At(rest, Category::kConstants) -= bytes;
+  }
+  for (size_t c = 0; c < report::kNumCategories; ++c) {
+    if (rest[c] != 0)
+      out.push_back({std::string(report::CategoryLabel(static_cast<Category>(c))), rest[c]});
+  }
+  std::sort(out.begin(), out.end(), [](const report::NamedBytes& a, const report::NamedBytes& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.name < b.name;
+  });
+  return out;
+}
+
 }  // namespace
 
 Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& program,
@@ -299,6 +357,10 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   });
 
   progress.Reached(LayoutProgress::kLiveness);
+  const std::vector<uint64_t> live = LiveBytesPerStep(tiles, schedule.steps.size());
+  layout.liveness.reserve(live.size());
+  for (size_t i = 0; i < live.size(); ++i)
+    layout.liveness.push_back({schedule.steps[i].program, live[i]});
 
   // ---- Per-tile layout -------------------------------------------------------
   const std::span<const uint32_t> elements = target.MemoryElementOffsets();
@@ -384,6 +446,7 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   };
   ParallelForTiles(num_tiles, lay_out_tile);
   progress.Reached(LayoutProgress::kTiles);
+  layout.always_live_variables = AlwaysLiveVariables(graph, is_constant_variable, layout.tiles);
   for (std::vector<report::Variable>& on_tile : variables) {
     std::move(on_tile.begin(), on_tile.end(), std::back_inserter(layout.variables));
   }

@@ -83,13 +83,23 @@ inline constexpr uint64_t kDataAlignment = 8;
 inline constexpr uint64_t kWordAlignment = 4;
 }  // namespace memory
 
+// One step of the schedule and the not-always-live bytes (variables and
+// receive buffers) live during it, summed over the tiles.
+struct StepLiveness {
+  program::Program program;
+  uint64_t not_always_live = 0;
+};
+
 struct MemoryLayout {
   std::vector<report::VertexType> vertex_types;
   std::vector<report::TileMemory> tiles;  // one per tile of the target
   // The largest allocations of each tile (memory_pool.h), in tile order.
   std::vector<report::Variable> variables;
-  uint64_t exchanges = 0;      // (step, tile) pairs that receive data from another tile
-  uint64_t program_steps = 0;  // steps of the schedule
+  uint64_t exchanges = 0;              // (step, tile) pairs that receive data from another tile
+  uint64_t program_steps = 0;          // steps of the schedule
+  std::vector<StepLiveness> liveness;  // one per step of the schedule, in order
+  // Every always-live variable (constants), bytes over all tiles, largest first.
+  std::vector<report::NamedBytes> always_live_variables;
 };
 
 struct MemoryOptions {

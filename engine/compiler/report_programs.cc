@@ -93,9 +93,14 @@ class ProgramTree {
 }  // namespace
 
 void AddProgramTree(const Graph& graph, const program::Program& root,
-                    report::CompilationReport& report) {
+                    std::span<const StepLiveness> steps, report::CompilationReport& report) {
   AddComputeSets(graph, report);
-  ProgramTree(graph, report).Add(root);
+  ProgramTree tree(graph, report);
+  tree.Add(root);
+  report.liveness.reserve(steps.size());
+  // Every step is a node of root's tree, already indexed: Add finds it.
+  for (const StepLiveness& step : steps)
+    report.liveness.push_back({tree.Add(step.program), step.not_always_live});
 }
 
 }  // namespace tileprof::engine::compiler

@@ -3,6 +3,9 @@
 // Python API's tileprof.pva reads them back).
 #pragma once
 
+#include <span>
+
+#include "engine/compiler/memory_model.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/program.h"
 #include "reports/report.h"
@@ -13,8 +16,9 @@ namespace tileprof::engine::compiler {
 // indexing report.vertex_types, which must be complete) and report.programs
 // (each distinct program node once, in depth-first order from `root` at 0;
 // an Execute is named after its compute set and a transfer as the simulator
-// names its step, so execution steps find their program by name).
+// names its step, so execution steps find their program by name), and
+// report.liveness from the schedule's steps, each naming its program there.
 void AddProgramTree(const Graph& graph, const program::Program& root,
-                    report::CompilationReport& report);
+                    std::span<const StepLiveness> steps, report::CompilationReport& report);
 
 }  // namespace tileprof::engine::compiler

@@ -127,6 +127,20 @@ class Report:
         return self._native.variables()
 
     @functools.cached_property
+    def liveness(self):
+        """The schedule's steps in order: {"program": uint32 array (indexes
+        `programs`), "not_always_live": uint64 array (bytes live during the
+        step, over all tiles)}; empty arrays for a text report or an older file."""
+        return self._native.liveness()
+
+    @functools.cached_property
+    def always_live_variables(self):
+        """[{"name", "bytes"}], largest first: each constant over all tiles, then
+        each category's other always-live bytes under its label ("Vertex Code",
+        "Stack", ...). They sum to tiles.always_live.sum()."""
+        return self._native.always_live_variables()
+
+    @functools.cached_property
     def printed_memory(self):
         """What a text report printed of memory, which has no per-tile data:
         {"total": usage or None, "tiles": {tile number: usage}, "tiles_out_of_memory"}

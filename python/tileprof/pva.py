@@ -246,6 +246,53 @@ class Program:
         return f"Program({self.name!r}, {self.type})"
 
 
+class Variable:
+    """An always-live variable: `name`, `size` in bytes (over all tiles)."""
+
+    __slots__ = ("name", "size")
+
+    def __init__(self, name, size):
+        self.name = name
+        self.size = size
+
+    def __repr__(self):
+        return f"Variable({self.name!r}, {self.size})"
+
+
+class LiveMemory:
+    """`bytes` live; the variables behind them are not in tileprof reports."""
+
+    __slots__ = ("bytes",)
+
+    def __init__(self, count):
+        self.bytes = count
+
+    def __getattr__(self, name):
+        if name == "variables":
+            _missing("notAlwaysLiveMemory", name,
+                     "tileprof reports give each step's live bytes, not its variables")
+        raise AttributeError(name)
+
+
+class LivenessStep:
+    """One step of the schedule: `program`, `notAlwaysLiveMemory.bytes` (over
+    all tiles)."""
+
+    __slots__ = ("program", "notAlwaysLiveMemory")
+
+    def __init__(self, program, not_always_live):
+        self.program = program
+        self.notAlwaysLiveMemory = LiveMemory(not_always_live)
+
+    def notAlwaysLiveMemoryForTile(self, tile):
+        _missing("livenessProgramStep", "notAlwaysLiveMemoryForTile",
+                 "tileprof reports give each step's live bytes over all tiles, not per tile")
+
+    def notAlwaysLiveMemoryForIpu(self, ipu):
+        _missing("livenessProgramStep", "notAlwaysLiveMemoryForIpu",
+                 "tileprof reports give each step's live bytes over all tiles, not per IPU")
+
+
 class ProgramVisitor:
     """Subclass and define visit<Type> methods (visitOnTileExecute,
     visitSequence, visitRepeat, visitIf, visitCopy, ...); others fall back to
@@ -302,12 +349,22 @@ class Compilation(_Lazy):
         return programs
 
     def _make_alwaysLiveVariables(self):
-        _missing("compilation", "alwaysLiveVariables",
-                 "tileprof reports list the largest variables per tile, not the always-live set")
+        variables = self._report.always_live_variables
+        if not variables:
+            _missing("compilation", "alwaysLiveVariables",
+                     f"this {self._report.format} report has no always-live list "
+                     "(a text report, or a file written before tileprof recorded it)")
+        return [Variable(v["name"], v["bytes"]) for v in variables]
 
     def _make_livenessProgramSteps(self):
-        _missing("compilation", "livenessProgramSteps",
-                 "tileprof reports do not carry liveness per program step yet")
+        liveness = self._report.liveness
+        if len(liveness["program"]) == 0:
+            _missing("compilation", "livenessProgramSteps",
+                     f"this {self._report.format} report has no liveness per program step "
+                     "(a text report, or a file written before tileprof recorded it)")
+        programs = self.programs
+        return [LivenessStep(programs[p], b) for p, b in
+                zip(liveness["program"].tolist(), liveness["not_always_live"].tolist())]
 
 
 class StepIpu:

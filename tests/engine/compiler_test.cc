@@ -190,6 +190,16 @@ TEST(CompilerTest, ReportCarriesComputeSetsAndTheProgramTree) {
   EXPECT_EQ(executed.size(), report.compute_sets.size());
 }
 
+// Elementwise f32[1216] operands spread one element per tile of ipu1, in
+// tile order, so each tile's figures can be worked out by hand.
+CompileResult CompileOneElementPerTile(const hlo::Module& module) {
+  CompileOptions options;
+  options.grain_bytes = 4;
+  options.min_bytes_per_tile = 4;
+  options.rotate_start_tile = false;
+  return MustCompile(module, "ipu1", options);
+}
+
 TEST(CompilerTest, VectorAddOneElementPerTileOnIpu1) {
   const hlo::Module module = hlo::testing::MustParse(R"(
 HloModule vadd
@@ -199,11 +209,7 @@ ENTRY main {
   ROOT sum = f32[1216] add(a, b)
 }
 )");
-  CompileOptions options;
-  options.grain_bytes = 4;
-  options.min_bytes_per_tile = 4;
-  options.rotate_start_tile = false;
-  const CompileResult result = MustCompile(module, "ipu1", options);
+  const CompileResult result = CompileOneElementPerTile(module);
   ExpectInvariants(result, "vadd");
   const report::CompilationReport& report = result.report;
   EXPECT_EQ(report.graph->num_vertices, 2u * 1216);
@@ -228,6 +234,56 @@ ENTRY main {
   EXPECT_EQ(tile.ExcludingGaps(), 414u + 28 + 8 + 772 + 48 + 440 + 32 + 3168 + 16 + 12);
   EXPECT_EQ(tile.not_always_live, 12u);
   ASSERT_EQ(tile.vertex_types.size(), 2u);
+}
+
+// The liveness steps follow the schedule; always-live variables account for
+// every always-live byte of every tile.
+TEST(CompilerTest, LivenessStepsAndAlwaysLiveVariablesOfAVectorAdd) {
+  const hlo::Module module = hlo::testing::MustParse(R"(
+HloModule vadd
+ENTRY main {
+  a = f32[1216] parameter(0)
+  b = f32[1216] parameter(1)
+  c = f32[1216] constant({...})
+  s = f32[1216] add(a, b)
+  ROOT sum = f32[1216] multiply(s, c)
+}
+)");
+  const CompileResult result = CompileOneElementPerTile(module);
+  const report::CompilationReport& report = result.report;
+  ASSERT_EQ(report.liveness.size(), result.lowering.program_steps);
+  uint64_t peak = 0, tile_peaks = 0, always_live = 0, listed = 0;
+  for (const report::LivenessStep& step : report.liveness) {
+    ASSERT_LT(step.program, report.programs.size());
+    peak = std::max(peak, step.not_always_live);
+  }
+  for (const report::TileMemory& tile : report.tiles) {
+    tile_peaks += tile.not_always_live;
+    always_live += tile.always_live;
+  }
+  // One element of a, b, s and sum per tile: at most a, b and s (or s and
+  // sum) are live together, 12 B on each of the 1,216 tiles.
+  EXPECT_EQ(tile_peaks, 1216u * 12);
+  EXPECT_EQ(peak, 1216u * 12);
+  const auto at_peak =
+      std::find_if(report.liveness.begin(), report.liveness.end(),
+                   [&](const report::LivenessStep& s) { return s.not_always_live == peak; });
+  EXPECT_EQ(report.programs[at_peak->program].kind, "Execute");
+  // The last step streams sum out: only sum is live then.
+  EXPECT_EQ(report.liveness.back().not_always_live, 1216u * 4);
+  EXPECT_EQ(report.programs[report.liveness.back().program].kind, "CopyToStream");
+  // The constant by name (4 B on each tile), then the categories' rest.
+  ASSERT_FALSE(report.always_live_variables.empty());
+  bool constant_listed = false;
+  for (const report::NamedBytes& v : report.always_live_variables) {
+    listed += v.bytes;
+    if (v.bytes == 1216u * 4 && v.name.find('c') == 0) constant_listed = true;
+  }
+  EXPECT_TRUE(constant_listed);
+  EXPECT_EQ(listed, always_live);
+  EXPECT_TRUE(std::is_sorted(
+      report.always_live_variables.begin(), report.always_live_variables.end(),
+      [](const report::NamedBytes& x, const report::NamedBytes& y) { return x.bytes > y.bytes; }));
 }
 
 // A dot big enough to split its contraction: partial sums on several tiles

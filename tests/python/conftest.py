@@ -53,3 +53,13 @@ def oom_reports(tmp_path_factory):
              "--config", config, "-o", "report.rep", cwd=directory)
     return {"json": directory / "report.json", "sqlite": directory / "report.db",
             "text": directory / "report.rep", "tensor_map": directory / "tensor_map.json"}
+
+
+@pytest.fixture(scope="session")
+def mnist(tmp_path_factory):
+    """The demo's profile: scripts/demo's MNIST training step, run once."""
+    directory = tmp_path_factory.mktemp("mnist")
+    inputs = subprocess.run(
+        ["/usr/bin/python3", SOURCE / "samples" / "mnist" / "make_data.py", directory / "data"],
+        capture_output=True, text=True, check=True).stdout.split()
+    return write_reports(directory, SOURCE / "samples" / "mnist" / "mnist.hlo", *inputs)

@@ -1,6 +1,7 @@
 """tileprof.pva: libpva's object model, and Graphcore's published libpva
 scripts run unchanged but for their import line."""
 
+import json
 import os
 import pathlib
 import re
@@ -12,6 +13,7 @@ import pytest
 
 import tileprof
 import tileprof.pva as pva
+from conftest import tileprof as tileprof_cli
 
 EXAMPLES = pathlib.Path(__file__).parent / "libpva_examples"
 
@@ -48,6 +50,18 @@ def test_libpva_examples_print_tileprofs_figures(adder, tmp_path, fmt):
                 and report.compute_sets[p["compute_set"]]["name"] in many]
     assert set(listed) == set(expected)
     assert (tmp_path / fmt / "MemoryByTilePlot.png").stat().st_size > 0
+
+
+def test_libpva_examples_on_the_demos_mnist_profile(mnist, tmp_path):
+    out = run_example("libpva_examples.py", mnist["sqlite"], tmp_path / "mnist")
+    figures = dict(re.findall(r"^(.*?):\s+(\S.*)$", out, re.M))
+    report = tileprof.open_report(mnist["sqlite"])
+    assert int(figures["Number of compute sets"]) == report.graph.num_compute_sets
+    assert int(figures["Total number of cycles for all steps"]) == report.execution["total_cycles"]
+    # The CLI's own figure for the same profile.
+    _, text, _ = tileprof_cli("hist", mnist["sqlite"], "--format=json")
+    assert sum(row["tiles"] for row in json.loads(text)["histogram"]) == \
+        int(figures["Number of tiles on target"])
 
 
 def test_libpva_examples_on_an_out_of_memory_profile(oom_reports, tmp_path):
@@ -90,15 +104,49 @@ def test_missing_data_raises_attribute_errors_that_say_what(adder):
         (lambda: tile.memory.category.vertexCode.total.includingGaps, "excluding gaps only"),
         (lambda: tile.memory.category.vertexCode.interleaved, "by region"),
         (lambda: tile.memory.category.noSuchCategory, "known: variable, constant"),
-        (lambda: report.compilation.alwaysLiveVariables, "always-live"),
-        (lambda: report.compilation.livenessProgramSteps, "liveness"),
+        (lambda: report.compilation.livenessProgramSteps[0].notAlwaysLiveMemoryForTile(0),
+         "not per tile"),
+        (lambda: report.compilation.livenessProgramSteps[0].notAlwaysLiveMemory.variables,
+         "not its variables"),
         (lambda: report.execution.runs, "runs"),
     ]:
         with pytest.raises(AttributeError, match=what):
             get()
     text = pva.openReport(str(adder["text"]))
-    with pytest.raises(AttributeError, match="no per-tile data"):
-        text.compilation.tiles
+    for get, what in [
+        (lambda: text.compilation.tiles, "no per-tile data"),
+        (lambda: text.compilation.livenessProgramSteps, "no liveness per program step"),
+        (lambda: text.compilation.alwaysLiveVariables, "no always-live list"),
+    ]:
+        with pytest.raises(AttributeError, match=what):
+            get()
+
+
+@pytest.mark.parametrize("fmt", ["json", "cbor", "sqlite"])
+def test_liveness_steps_and_always_live_variables(adder, oom_reports, fmt):
+    for reports in (adder, oom_reports):
+        if fmt not in reports:
+            continue
+        report = pva.openReport(str(reports[fmt]))
+        tiles = report.compilation.tiles
+        # What the published scripts compute: the always-live variables sum to
+        # the tiles' always-live bytes ...
+        always_live = sum(v.size for v in report.compilation.alwaysLiveVariables)
+        assert always_live == sum(t.memory.alwaysLiveBytes for t in tiles)
+        assert all(v.size > 0 for v in report.compilation.alwaysLiveVariables)
+        # ... and no step holds more than every tile's own peak at once, while
+        # the fullest step holds more than the fullest tile's peak alone.
+        steps = report.compilation.livenessProgramSteps
+        peak = max(s.notAlwaysLiveMemory.bytes for s in steps)
+        assert peak <= sum(t.memory.notAlwaysLiveBytes for t in tiles)
+        assert peak >= max(t.memory.notAlwaysLiveBytes for t in tiles) > 0
+        # Each step points into the program tree; Execute steps are compute sets.
+        programs = report.compilation.programs
+        assert all(any(s.program is p for p in programs) for s in steps)
+        assert any(s.program.type == "OnTileExecute" for s in steps)
+        plain = tileprof.open_report(reports[fmt])
+        assert plain.liveness["not_always_live"].tolist() == [
+            s.notAlwaysLiveMemory.bytes for s in steps]
 
 
 def test_programs_visitor_and_steps(adder):

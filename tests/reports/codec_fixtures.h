@@ -28,6 +28,8 @@ inline CompilationReport SmallCompilation() {
   report.programs = {{"main", "Sequence", {1, 2}, std::nullopt},
                      {"add", "Execute", {}, 0},
                      {"copy", "Execute", {}, 1}};
+  report.liveness = {{1, 1200}, {2, 400}};
+  report.always_live_variables = {{"Vertex Code", 1200}, {"c", 8}};
   for (uint32_t i = 0; i < 4; ++i) {
     TileMemory& tile = report.tiles.emplace_back();
     tile.tile = i;

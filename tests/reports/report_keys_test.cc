@@ -87,6 +87,11 @@ ReportDocument EveryKey() {
     program.children = {1};
   }
   for (int i = 0; i < 2; ++i) {
+    compilation.liveness.push_back(Filled<LivenessStep>(next));
+    compilation.liveness.back().program = 1;
+  }
+  compilation.always_live_variables.push_back(Filled<NamedBytes>(next));
+  for (int i = 0; i < 2; ++i) {
     TileMemory& tile = compilation.tiles.emplace_back(Filled<TileMemory>(next));
     tile.tile = static_cast<uint32_t>(10 + i);  // ascending, as the database requires
     tile.by_category[3] = 7;

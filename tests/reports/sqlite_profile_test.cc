@@ -190,6 +190,25 @@ TEST_F(ProfileDatabase, NamesTheTableRowAndColumnOfABadValue) {
   EXPECT_THAT(ReadError(), HasSubstr("column tiles: 1099511627776 tiles is more than"));
 }
 
+// Files written before the liveness tables existed read as having none; a
+// step naming a program that does not exist is refused.
+TEST_F(ProfileDatabase, ReadsFilesWithoutTheLivenessTables) {
+  ReportDocument document = FullDocument();
+  ASSERT_FALSE(document.compilation->liveness.empty());
+  RoundTrip(document);
+  Execute("DROP TABLE liveness_steps; DROP TABLE always_live_variables");
+  Expected<ReportDocument> read = ReadProfileDatabase(path_);
+  ASSERT_TRUE(read) << read.error().message();
+  document.compilation->liveness.clear();
+  document.compilation->always_live_variables.clear();
+  EXPECT_EQ(*read, document);
+  RoundTrip(FullDocument());
+  Execute("UPDATE liveness_steps SET program = 7 WHERE id = 1");
+  EXPECT_EQ(ReadError(), path_ +
+                             ": table liveness_steps, row 1, column program: program 7 does not "
+                             "exist");
+}
+
 // Enough tiles for tile_categories to be read on a second connection and
 // thread: the same document, and the same first error, as one would read.
 TEST_F(ProfileDatabase, ReadsManyTilesOnTwoConnectionsAsOnOne) {
