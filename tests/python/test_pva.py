@@ -18,11 +18,11 @@ from conftest import tileprof as tileprof_cli
 EXAMPLES = pathlib.Path(__file__).parent / "libpva_examples"
 
 
-def run_example(script, profile, workdir):
+def run_example(script, profile, workdir, profile_at="profile.pop"):
     """Runs a published libpva script with `import pva` swapped for tileprof's,
-    in a directory where its profile.pop is `profile`; returns its stdout."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(profile, workdir / "profile.pop")
+    in a directory where its `profile_at` is `profile`; returns its stdout."""
+    (workdir / profile_at).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(profile, workdir / profile_at)
     text = (EXAMPLES / script).read_text()
     assert text.count("\nimport pva\n") == 1
     (workdir / script).write_text(text.replace("\nimport pva\n", "\nimport tileprof.pva as pva\n"))
@@ -62,6 +62,28 @@ def test_libpva_examples_on_the_demos_mnist_profile(mnist, tmp_path):
     _, text, _ = tileprof_cli("hist", mnist["sqlite"], "--format=json")
     assert sum(row["tiles"] for row in json.loads(text)["histogram"]) == \
         int(figures["Number of tiles on target"])
+
+
+def test_the_libpva_tutorial_walkthrough_on_the_demos_mnist_profile(mnist, tmp_path):
+    # Graphcore's tutorial first trains MNIST with PopTorch (absent here: its
+    # subprocess fails and the script goes on), then opens the newest
+    # mydirectory/training/*.pop: tileprof's profile of the demo's MNIST step.
+    workdir = tmp_path / "walkthrough"
+    out = run_example("walkthrough_code_only.py", mnist["sqlite"], workdir,
+                      profile_at="mydirectory/training/profile.pop")
+    report = tileprof.open_report(mnist["sqlite"])
+    figures = dict(re.findall(r"^(.*?):\s+(\S.*)$", out, re.M))
+    assert int(figures["Number of compute sets"]) == report.graph.num_compute_sets
+    assert int(figures["Number of tiles on target"]) == report.target.total_tiles
+    assert figures["Version of Poplar used"] == f"tileprof {tileprof.__version__}"
+    # Then the names of executed compute sets with more than one vertex.
+    listed = [line for line in out.splitlines() if ":" not in line and line.strip()]
+    executed = {s["program"] for s in report.execution["steps"]}
+    many = {cs["name"] for cs in report.compute_sets if sum(n for _, n in cs["vertices"]) > 1}
+    expected = {p["name"] for p in report.programs if p["kind"] == "Execute"
+                and p["name"] in executed and report.compute_sets[p["compute_set"]]["name"] in many}
+    assert listed and set(listed) == expected
+    assert (workdir / "MemoryByTilePlot.png").stat().st_size > 0
 
 
 def test_libpva_examples_on_an_out_of_memory_profile(oom_reports, tmp_path):
