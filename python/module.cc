@@ -125,6 +125,15 @@ py::list ComputeSets(const Report& r) {
   return out;
 }
 
+// The target's keys, and "replication" (None without replica lines).
+py::object TargetDict(const Report& r) {
+  const std::optional<report::Target>& target = r->compilation.target;
+  if (!target) return py::none();
+  py::dict d = RecordDict(*target);
+  d["replication"] = OptionalRecordDict(target->replication);
+  return d;
+}
+
 py::list Programs(const Report& r) {
   py::list out;
   for (const report::Program& p : r->compilation.programs) {
@@ -261,8 +270,7 @@ PYBIND11_MODULE(_tileprof, m) {
       .def_property_readonly("format",
                              [](const Report& r) { return analyzer::ReportFormatName(r->format); })
       .def_property_readonly("has_tiles", [](const Report& r) { return r->HasTiles(); })
-      .def_property_readonly(
-          "target", [](const Report& r) { return OptionalRecordDict(r->compilation.target); })
+      .def_property_readonly("target", &TargetDict)
       .def_property_readonly(
           "graph", [](const Report& r) { return OptionalRecordDict(r->compilation.graph); })
       .def_property_readonly("vertex_types",

@@ -185,8 +185,9 @@ std::vector<uint64_t> LiveBytesPerStep(std::span<const TileAccount> tiles, size_
 
 // What is always live, over all tiles, as libpva's alwaysLiveVariables: each
 // constant by name, then the rest of each category's always-live bytes under
-// the category's label (code, vertex state, the stack, ...; "Constants" then
-// holds the constants' alignment). Their sum is the tiles' alwaysLiveBytes.
+// the category's machine name, as Poplar names them ("vertexCode", "stack",
+// "controlCode", ...; "constant" then holds the constants' alignment). Their
+// sum is the tiles' alwaysLiveBytes.
 template <typename IsConstant>
 std::vector<report::NamedBytes> AlwaysLiveVariables(const Graph& graph, IsConstant&& is_constant,
                                                     std::span<const report::TileMemory> tiles) {
@@ -207,7 +208,7 @@ std::vector<report::NamedBytes> AlwaysLiveVariables(const Graph& graph, IsConsta
   }
   for (size_t c = 0; c < report::kNumCategories; ++c) {
     if (rest[c] != 0)
-      out.push_back({std::string(report::CategoryLabel(static_cast<Category>(c))), rest[c]});
+      out.push_back({std::string(report::CategoryMachineName(static_cast<Category>(c))), rest[c]});
   }
   std::sort(out.begin(), out.end(), [](const report::NamedBytes& a, const report::NamedBytes& b) {
     return a.bytes != b.bytes ? a.bytes > b.bytes : a.name < b.name;

@@ -35,7 +35,9 @@ class _Record:
 
 
 class Target(_Record):
-    """arch, num_ipus, tiles_per_ipu, total_tiles, bytes_per_tile, total_memory, clock_hz."""
+    """arch, num_ipus, tiles_per_ipu, total_tiles, bytes_per_tile, total_memory, clock_hz,
+    sizes_rounded, replication ({"num_replicas", "ipus_per_replica", "tiles_per_replica",
+    "memory_per_replica"}, or None when the report prints no replica lines)."""
 
 
 class Graph(_Record):
@@ -136,8 +138,9 @@ class Report:
     @functools.cached_property
     def always_live_variables(self):
         """[{"name", "bytes"}], largest first: each constant over all tiles, then
-        each category's other always-live bytes under its label ("Vertex Code",
-        "Stack", ...). They sum to tiles.always_live.sum()."""
+        each category's other always-live bytes under its CATEGORIES name
+        ("vertexCode", "stack", ...), as Poplar names them. They sum to
+        tiles.always_live.sum()."""
         return self._native.always_live_variables()
 
     @functools.cached_property

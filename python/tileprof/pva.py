@@ -37,22 +37,36 @@ class Version:
         self.string = text
         parts = (text.split(" ")[-1].split(".") + ["0", "0", "0"])[:3]
         self.major, self.minor, self.point = (int(p) if p.isdigit() else 0 for p in parts)
+        self.isUnstableFormat = False
 
     def __repr__(self):
         return self.string
 
 
 class Target:
+    class Type:
+        """libpva's pva.Target.Type; tileprof models IPU hardware."""
+        Ipu = "Ipu"
+        IpuModel = "IpuModel"
+        Cpu = "Cpu"
+        Unknown = "Unknown"
+
     def __init__(self, t):
-        self.type = "IPU"
+        self.type = Target.Type.Ipu
         self.architecture = t.arch
         self.numIPUs = t.num_ipus
         self.tilesPerIpu = t.tiles_per_ipu
         self.numTiles = t.total_tiles
         self.bytesPerTile = t.bytes_per_tile
-        self.bytesPerIpu = t.bytes_per_tile * t.tiles_per_ipu
+        self.bytesPerIPU = t.bytes_per_tile * t.tiles_per_ipu
         self.totalMemory = t.total_memory
         self.clockFrequency = t.clock_hz
+        # Without replica lines the graph was compiled for one replica: all of it.
+        rep = t.replication
+        self.numReplicas = rep["num_replicas"] if rep else 1
+        self.ipusPerReplica = rep["ipus_per_replica"] if rep else t.num_ipus
+        self.tilesPerReplica = rep["tiles_per_replica"] if rep else t.total_tiles
+        self.memoryPerReplica = rep["memory_per_replica"] if rep else t.total_memory
 
 
 class Graph:
@@ -232,6 +246,29 @@ _PVA_TYPES = {"Execute": "OnTileExecute"}
 
 
 class Program:
+    class Type:
+        """libpva's pva.Program.Type, compared with `program.type`: its values
+        are the type names. tileprof's own kinds (Copy, CopyFromStream,
+        CopyToStream) keep their names."""
+        Unknown = "Unknown"
+        Sequence = "Sequence"
+        OnTileExecute = "OnTileExecute"
+        Repeat = "Repeat"
+        RepeatWhileTrue = "RepeatWhileTrue"
+        RepeatWhileFalse = "RepeatWhileFalse"
+        If = "If"
+        Switch = "Switch"
+        Call = "Call"
+        Sync = "Sync"
+        DoExchange = "DoExchange"
+        GlobalExchange = "GlobalExchange"
+        StreamCopyBegin = "StreamCopyBegin"
+        StreamCopyMid = "StreamCopyMid"
+        StreamCopyEnd = "StreamCopyEnd"
+        Copy = "Copy"
+        CopyFromStream = "CopyFromStream"
+        CopyToStream = "CopyToStream"
+
     def __init__(self, name, kind, computeset=None):
         self.name = name
         self.type = _PVA_TYPES.get(kind, kind)

@@ -275,11 +275,14 @@ ENTRY main {
   // The constant by name (4 B on each tile), then the categories' rest.
   ASSERT_FALSE(report.always_live_variables.empty());
   bool constant_listed = false;
+  uint64_t stack = 0;
   for (const report::NamedBytes& v : report.always_live_variables) {
     listed += v.bytes;
     if (v.bytes == 1216u * 4 && v.name.find('c') == 0) constant_listed = true;
+    if (v.name == "stack") stack = v.bytes;  // Poplar's name for the category
   }
   EXPECT_TRUE(constant_listed);
+  EXPECT_EQ(stack, 1216u * At(report.tiles[0].by_category, Category::kStack));
   EXPECT_EQ(listed, always_live);
   EXPECT_TRUE(std::is_sorted(
       report.always_live_variables.begin(), report.always_live_variables.end(),

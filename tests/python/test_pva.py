@@ -190,3 +190,42 @@ def test_programs_visitor_and_steps(adder):
     assert report.poplarVersion.string.startswith("tileprof ")
     with pytest.raises(tileprof.ReportError):
         pva.openReport(str(adder["json"]) + ".missing")
+
+
+def test_target_types_replicas_and_free_memory(adder):
+    # The fields Graphcore's ipu_tensorflow_addons profile analyser reads,
+    # used the way it uses them.
+    report = pva.openReport(str(adder["json"]))
+    plain = tileprof.open_report(adder["json"])
+    t = report.compilation.target
+    assert t.type == pva.Target.Type.Ipu
+    assert t.bytesPerIPU == t.bytesPerTile * t.tilesPerIpu
+    assert plain.target.replication is None  # one replica: it holds everything
+    assert (t.numReplicas, t.ipusPerReplica, t.tilesPerReplica, t.memoryPerReplica) == \
+        (1, t.numIPUs, t.numTiles, t.totalMemory)
+    free = [t.bytesPerIPU - sum(tile.memory.total.excludingGaps for tile in ipu.tiles)
+            for ipu in report.compilation.ipus]
+    assert free == [t.bytesPerIPU - int(plain.tiles.excluding_gaps.sum())]
+    assert any(s.program.type == pva.Program.Type.OnTileExecute for s in report.execution.steps)
+    assert not any(s.program.type == pva.Program.Type.Sync for s in report.execution.steps)
+    assert not report.version.isUnstableFormat
+
+
+def test_replica_lines_of_a_text_report(tmp_path):
+    # A Target section as newer SDKs print it (spec/text-report.md), two
+    # replicas of one IPU each.
+    path = tmp_path / "replicas.rep"
+    path.write_text("Target:\n"
+                    "  Number of IPUs:         2\n"
+                    "  Tiles per IPU:          1,472\n"
+                    "  Total Tiles:            2,944\n"
+                    "  Memory Per-Tile:        624.0 kB\n"
+                    "  Total Memory:           1.8 GB\n"
+                    "  Clock Speed (approx):   1,330.0 MHz\n"
+                    "  Number of Replicas:     2\n"
+                    "  IPUs per Replica:       1\n"
+                    "  Tiles per Replica:      1,472\n"
+                    "  Memory per Replica:     897.0 MB\n")
+    t = pva.openReport(str(path)).compilation.target
+    assert (t.numReplicas, t.ipusPerReplica, t.tilesPerReplica) == (2, 1, 1472)
+    assert t.memoryPerReplica == tileprof.open_report(path).target.replication["memory_per_replica"]
