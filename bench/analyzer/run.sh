@@ -25,7 +25,7 @@ best() {
 printf "\n%-36s %10s %10s %10s %10s\n" "command (wall/cpu s)" text json cbor sqlite
 for cmd in "hist" "hist --format=json" "hist --bucket-kb 32" "top" "top -n 20 --format=csv" "oom" \
            "compare SELF" "plot -o out.svg" "plot --kind histogram -o out.svg" \
-           "plot --kind categories -o out.svg" "html -o out.html"; do
+           "plot --kind categories -o out.svg" "view -o out.html"; do
   row=""
   for ext in rep json cbor db; do
     read -ra words <<<"${cmd/SELF/bench64.$ext}"

@@ -9,11 +9,11 @@
 #include <string_view>
 
 #include "analyzer/execution_views.h"
-#include "analyzer/html_page.h"
 #include "analyzer/memory_views.h"
 #include "analyzer/oom.h"
 #include "analyzer/open_report.h"
 #include "analyzer/plots.h"
+#include "analyzer/view_page.h"
 #include "reports/cbor_codec.h"
 #include "reports/json_codec.h"
 #include "reports/text_reader.h"
@@ -73,6 +73,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (auto kind : {ta::PlotKind::kTiles, ta::PlotKind::kHistogram, ta::PlotKind::kCategories,
                     ta::PlotKind::kExecution})
     (void)ta::PlotSvg(loaded, kind);
-  (void)ta::HtmlPage(loaded);
+  (void)ta::ViewPage(loaded, &loaded);
   return 0;
 }

@@ -9,12 +9,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analyzer/html_page.h"
 #include "analyzer/memory_views.h"
 #include "analyzer/oom.h"
 #include "analyzer/open_report.h"
 #include "analyzer/plots.h"
 #include "analyzer/tile_archives.h"
+#include "analyzer/view_page.h"
 #include "analyzer/xml_writer.h"
 #include "analyzer_fixtures.h"
 #include "reports/json_codec.h"
@@ -218,7 +218,7 @@ TEST(CrossFormat, SqliteReadAsEachCommandNeedsGivesTheWholeReportsOutput) {
     auto loaded = OpenReport(s.paths.at(format), needs);
     EXPECT_TRUE(loaded) << loaded.error().message();
     LoadedReport r = loaded ? std::move(*loaded) : LoadedReport{};
-    r.path = "report";  // printed by oom and html; compare the rest
+    r.path = "report";  // printed by oom and view; compare the rest
     return r;
   };
   LoadedReport json = open("json", kWholeReport);
@@ -261,7 +261,8 @@ TEST(CrossFormat, SqliteReadAsEachCommandNeedsGivesTheWholeReportsOutput) {
   }
   for (PlotKind kind : {PlotKind::kTiles, PlotKind::kHistogram, PlotKind::kCategories})
     EXPECT_EQ(PlotSvg(open("sqlite", PlotNeeds(kind)), kind).value(), PlotSvg(json, kind).value());
-  EXPECT_EQ(HtmlPage(open("sqlite", kHtmlNeeds)), HtmlPage(json));
+  EXPECT_EQ(ViewPage(open("sqlite", kWholeReport), nullptr).value(),
+            ViewPage(json, nullptr).value());
 }
 
 TEST(CrossFormat, TextReportGivesTheSameHistogramAndTopTilesAsPerTileData) {

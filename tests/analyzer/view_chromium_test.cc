@@ -1,10 +1,12 @@
-// `tileprof html` pages open in headless Chromium (Debian `chromium`,
+// `tileprof view` pages open in headless Chromium (Debian `chromium`,
 // installed by scripts/setup) without console errors, and the page's inline
-// script runs to its end (it sets <body data-ready="1">).
+// script runs to its end (it sets <body data-ready="1">). The clicks of
+// each view are tested by tests/browser (playwright-core driving the same
+// Chromium); this test needs nothing from npm.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "analyzer/html_page.h"
+#include "analyzer/view_page.h"
 #include "analyzer_fixtures.h"
 
 namespace tileprof::analyzer {
@@ -48,18 +50,19 @@ TEST(HtmlChromium, ThePageRendersWithoutConsoleErrors) {
     SCOPED_TRACE(format);
     auto loaded = OpenReport(s.paths.at(format));
     ASSERT_TRUE(loaded) << loaded.error().message();
-    std::string page = HtmlPage(*loaded);
+    Expected<std::string> page = ViewPage(*loaded, format == "json" ? &*loaded : nullptr);
+    ASSERT_TRUE(page) << page.error().message();
     std::string path = (TempDir() / ("page_" + format + ".html")).string();
-    ASSERT_TRUE(WriteFileAtomic(path, page));
+    ASSERT_TRUE(WriteFileAtomic(path, *page));
     Rendered r = RenderInChromium(path);
     EXPECT_EQ(r.status, 0);
     EXPECT_THAT(r.console, ::testing::IsEmpty());
     EXPECT_THAT(r.dom, ::testing::HasSubstr("data-ready=\"1\""));
-    EXPECT_THAT(r.dom, ::testing::HasSubstr("<svg"));
-    EXPECT_THAT(r.dom, ::testing::HasSubstr("id=\"tiles\""));
+    EXPECT_THAT(r.dom, ::testing::HasSubstr("id=\"summary\""));
+    EXPECT_THAT(r.dom, ::testing::HasSubstr("data-view=\"liveness\""));
     // Self-contained: nothing is fetched.
-    EXPECT_THAT(page, ::testing::Not(::testing::HasSubstr("src=")));
-    EXPECT_THAT(page, ::testing::Not(::testing::HasSubstr("href=")));
+    EXPECT_THAT(*page, ::testing::Not(::testing::HasSubstr("src=")));
+    EXPECT_THAT(*page, ::testing::Not(::testing::HasSubstr("href=")));
   }
 }
 

@@ -1,0 +1,13 @@
+// The view page's script and style sheet (analyzer/view/view.js, view.css),
+// compiled in from their files so they stay ordinary JS and CSS to edit
+// and lint (analyzer/CMakeLists.txt generates view_assets.cc).
+#pragma once
+
+#include <string_view>
+
+namespace tileprof::analyzer {
+
+extern const std::string_view kViewJs;
+extern const std::string_view kViewCss;
+
+}  // namespace tileprof::analyzer

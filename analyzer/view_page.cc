@@ -1,0 +1,268 @@
+#include "analyzer/view_page.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "analyzer/memory_views.h"
+#include "analyzer/oom.h"
+#include "analyzer/output.h"
+#include "analyzer/view/view_assets.h"
+
+namespace tileprof::analyzer {
+namespace {
+
+using nlohmann::json;
+
+// An analysis's JSON, or {"error": why} when it cannot be made of this
+// report (a text excerpt without a target has no out-of-memory analysis):
+// the page then says why in that view instead of failing whole.
+json AnalysisJson(const Expected<Output>& output) {
+  if (!output) return json{{"error", output.error().message()}};
+  return json::parse(Render(*output, OutputFormat::kJson));
+}
+
+json TargetJson(const report::CompilationReport& report) {
+  if (!report.target) return nullptr;
+  const report::Target& t = *report.target;
+  return json{{"arch", t.arch},
+              {"numIpus", t.num_ipus},
+              {"tilesPerIpu", t.tiles_per_ipu},
+              {"totalTiles", t.total_tiles},
+              {"bytesPerTile", t.bytes_per_tile},
+              {"totalMemory", t.total_memory},
+              {"clockHz", t.clock_hz}};
+}
+
+json TotalJson(const LoadedReport& loaded) {
+  const std::optional<report::MemoryUsage> total = Total(loaded);
+  if (!total) return nullptr;
+  json categories = json::array();
+  for (size_t c = 0; c < report::kNumCategories; ++c) {
+    const auto category = static_cast<report::Category>(c);
+    if (!total->known.categories[c]) continue;
+    categories.push_back(
+        {std::string(report::CategoryLabel(category)), report::At(total->by_category, category)});
+  }
+  json out{{"categories", std::move(categories)}};
+  out["includingGaps"] = total->known.including_gaps ? json(total->including_gaps) : json();
+  out["excludingGaps"] = total->known.regions.all() ? json(total->ExcludingGaps()) : json();
+  return out;
+}
+
+// Per-tile columns, each category only when some tile has bytes of it.
+json TilesJson(const report::CompilationReport& report) {
+  if (report.tiles.empty()) return nullptr;
+  json excluding = json::array(), including = json::array(), always = json::array(),
+       not_always = json::array();
+  for (const report::TileMemory& tile : report.tiles) {
+    excluding.push_back(tile.ExcludingGaps());
+    including.push_back(tile.IncludingGaps());
+    always.push_back(tile.always_live);
+    not_always.push_back(tile.not_always_live);
+  }
+  json categories = json::array();
+  for (size_t c = 0; c < report::kNumCategories; ++c) {
+    json bytes = json::array();
+    bool any = false;
+    for (const report::TileMemory& tile : report.tiles) {
+      bytes.push_back(tile.by_category[c]);
+      any = any || tile.by_category[c] != 0;
+    }
+    if (!any) continue;
+    const auto category = static_cast<report::Category>(c);
+    categories.push_back({{"name", std::string(report::CategoryLabel(category))},
+                          {"machineName", std::string(report::CategoryMachineName(category))},
+                          {"bytes", std::move(bytes)}});
+  }
+  return json{{"excludingGaps", std::move(excluding)},
+              {"includingGaps", std::move(including)},
+              {"alwaysLive", std::move(always)},
+              {"notAlwaysLive", std::move(not_always)},
+              {"categories", std::move(categories)}};
+}
+
+// The largest variables of each tile, most used tiles first, until
+// kViewMaxVariables are listed: rows [tile, name, bytes, category,
+// always live].
+json VariablesJson(const report::CompilationReport& report, size_t* tiles_listed) {
+  std::vector<const report::Variable*> sorted;
+  sorted.reserve(report.variables.size());
+  for (const report::Variable& v : report.variables) sorted.push_back(&v);
+  std::sort(sorted.begin(), sorted.end(), [](const report::Variable* a, const report::Variable* b) {
+    if (a->tile != b->tile) return a->tile < b->tile;
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a->name < b->name;
+  });
+  std::vector<uint32_t> order;
+  for (const report::TileMemory& tile : report.tiles) order.push_back(tile.tile);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return report.tiles[a].ExcludingGaps() > report.tiles[b].ExcludingGaps();
+  });
+  json rows = json::array();
+  *tiles_listed = 0;
+  for (uint32_t tile : order) {
+    auto first =
+        std::lower_bound(sorted.begin(), sorted.end(), tile,
+                         [](const report::Variable* v, uint32_t t) { return v->tile < t; });
+    if (rows.size() + kViewVariablesPerTile > kViewMaxVariables) break;
+    ++*tiles_listed;
+    for (size_t k = 0; k < kViewVariablesPerTile && first != sorted.end() && (*first)->tile == tile;
+         ++k, ++first) {
+      const report::Variable& v = **first;
+      rows.push_back(
+          {v.tile, v.name, v.bytes, std::string(report::CategoryLabel(v.category)), v.always_live});
+    }
+  }
+  return rows;
+}
+
+json ProgramsJson(const report::CompilationReport& report) {
+  json programs = json::array();
+  for (const report::Program& p : report.programs) {
+    json node{{"name", p.name}, {"kind", p.kind}, {"children", p.children}};
+    if (p.compute_set) {
+      node["computeSet"] = *p.compute_set;
+      if (*p.compute_set < report.compute_sets.size()) {
+        uint64_t vertices = 0;
+        for (const report::ComputeSetVertices& type : report.compute_sets[*p.compute_set].vertices)
+          vertices += type.count;
+        node["vertices"] = vertices;
+      }
+    }
+    programs.push_back(std::move(node));
+  }
+  return programs;
+}
+
+json LivenessJson(const report::CompilationReport& report) {
+  json program = json::array(), bytes = json::array();
+  for (const report::LivenessStep& step : report.liveness) {
+    program.push_back(step.program);
+    bytes.push_back(step.not_always_live);
+  }
+  uint64_t always_live = 0;
+  for (const report::TileMemory& tile : report.tiles) always_live += tile.always_live;
+  return json{{"program", std::move(program)},
+              {"notAlwaysLive", std::move(bytes)},
+              {"alwaysLive", report.tiles.empty() ? json() : json(always_live)}};
+}
+
+// Each step's cycles, and per IPU when profiled per tile: the slowest tile
+// of the IPU (a BSP step ends when its last tile does).
+json ExecutionJson(const LoadedReport& loaded) {
+  if (!loaded.execution) return nullptr;
+  const report::ExecutionReport& execution = *loaded.execution;
+  const uint64_t per_ipu =
+      loaded.compilation.target ? loaded.compilation.target->tiles_per_ipu : uint64_t{0};
+  json steps = json::array();
+  for (const report::ExecutionStep& step : execution.steps) {
+    json by_ipu = json::array();
+    if (per_ipu > 0 && !step.cycles_by_tile.empty()) {
+      for (size_t first = 0; first < step.cycles_by_tile.size(); first += per_ipu) {
+        const auto end =
+            step.cycles_by_tile.begin() +
+            static_cast<ptrdiff_t>(std::min(first + per_ipu, step.cycles_by_tile.size()));
+        by_ipu.push_back(
+            *std::max_element(step.cycles_by_tile.begin() + static_cast<ptrdiff_t>(first), end));
+      }
+    }
+    steps.push_back({{"program", step.program}, {"cycles", step.cycles}, {"cyclesByIpu", by_ipu}});
+  }
+  return json{{"totalCycles", execution.total_cycles},
+              {"clockHz", execution.clock_hz},
+              {"steps", std::move(steps)}};
+}
+
+// The data as a <script> body: "</" would end the element early and a
+// U+2028 is no problem in JSON script data, so only '<' is escaped.
+std::string ScriptSafe(const json& data) {
+  std::string text = data.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<json> ViewData(const LoadedReport& loaded) {
+  const report::CompilationReport& report = loaded.compilation;
+  json data;
+  data["path"] = loaded.path;
+  data["target"] = TargetJson(report);
+  if (report.graph) {
+    data["graph"] = {{"numVertices", report.graph->num_vertices},
+                     {"numEdges", report.graph->num_edges},
+                     {"numVariables", report.graph->num_variables},
+                     {"numComputeSets", report.graph->num_compute_sets}};
+  }
+  data["total"] = TotalJson(loaded);
+  data["tiles"] = TilesJson(report);
+  size_t tiles_listed = 0;
+  data["variables"] = VariablesJson(report, &tiles_listed);
+  data["variablesTiles"] = tiles_listed;
+  data["histogram"] = AnalysisJson(HistogramView(loaded, {}));
+  data["oom"] = AnalysisJson(OomView(loaded, nullptr, OomOptions{}));
+  data["top"] = AnalysisJson(TopTilesView(loaded, 5));
+  data["liveness"] = LivenessJson(report);
+  data["programs"] = ProgramsJson(report);
+  json always_live = json::array();
+  for (const report::NamedBytes& v : report.always_live_variables)
+    always_live.push_back({v.name, v.bytes});
+  data["alwaysLiveVariables"] = std::move(always_live);
+  data["execution"] = ExecutionJson(loaded);
+  return data;
+}
+
+Expected<std::string> ViewPage(const LoadedReport& report, const LoadedReport* other) {
+  Expected<json> data = ViewData(report);
+  if (!data) return data.error();
+  json page{{"report", std::move(*data)}};
+  if (other != nullptr) {
+    Expected<json> second = ViewData(*other);
+    if (!second) return second.error();
+    page["other"] = std::move(*second);
+    page["compare"] = AnalysisJson(CompareView(report, *other, 20));
+  }
+  std::string html;
+  html += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  html += "<title>tileprof: " + HtmlEscape(report.path) +
+          (other ? " vs " + HtmlEscape(other->path) : std::string()) + "</title>";
+  html += "<style>";
+  html += kViewCss;
+  html += "</style></head><body>\n<script type=\"application/json\" id=\"tileprof-data\">";
+  html += ScriptSafe(page);
+  html += "</script>\n<script>";
+  html += kViewJs;
+  html += "</script></body></html>\n";
+  return html;
+}
+
+}  // namespace tileprof::analyzer

@@ -1,0 +1,122 @@
+// Drives Debian's headless Chromium (playwright-core, no bundled browser)
+// over `tileprof view` pages, as a user would: every view is shown, a tile
+// is clicked on the tile map, a step on the liveness chart, a node of the
+// program tree opened, the units changed, and a Compare page shows deltas.
+// No page may log a console error or throw.
+//
+//   node view_test.mjs PAGE.html [PAGE.html ...]   (SCREENSHOTS=DIR saves each view)
+// Exits 0 when every check passes; prints each failure and exits 1.
+import {chromium} from 'playwright-core';
+import path from 'node:path';
+
+const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const shots = process.env.SCREENSHOTS || '';
+const failures = [];
+function check(ok, page, what) {
+  if (!ok) failures.push(`${path.basename(page)}: ${what}`);
+  return ok;
+}
+
+async function testPage(browser, file) {
+  const context = await browser.newContext({viewport: {width: 1280, height: 900}});
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('request', (r) => { if (!r.url().startsWith('file:')) errors.push('fetched ' + r.url()); });
+  await page.goto('file://' + path.resolve(file));
+  await page.waitForSelector('body[data-ready="1"]', {timeout: 20000});
+  const data = await page.evaluate(() => window.tileprofView.data);
+  const report = data.report;
+  const name = path.basename(file, '.html');
+
+  for (const view of await page.$$eval('nav button', (b) => b.map((x) => x.dataset.view))) {
+    await page.click(`nav button[data-view="${view}"]`);
+    const visible = await page.isVisible(`#view-${view}`);
+    const content = await page.$eval(`#view-${view}`, (s) => s.children.length);
+    check(visible && content > 1, file, `view ${view} is shown with content (${visible}, ${content})`);
+    if (shots) await page.screenshot({path: path.join(shots, `${name}-${view}.png`), fullPage: true});
+  }
+
+  // Memory: click the fullest tile on the tile map.
+  if (report.tiles) {
+    await page.click('nav button[data-view="memory"]');
+    const bytes = report.tiles.excludingGaps;
+    const tile = bytes.indexOf(Math.max(...bytes));
+    const at = await page.evaluate((t) => window.tileprofView.tilePoint(t), tile);
+    await page.mouse.click(at.x, at.y);
+    const shown = await page.getAttribute('#tile-detail', 'data-tile');
+    check(shown === String(tile), file, `clicking tile ${tile} on the map shows it (got ${shown})`);
+    const text = await page.textContent('#tile-detail');
+    check(text.includes(`Tile ${tile} `), file, 'the tile detail names the tile');
+    if (report.variables.some((v) => v[0] === tile))
+      check(text.includes(report.variables.find((v) => v[0] === tile)[1]), file, 'the tile detail lists its largest variable');
+    // The per-tile chart is clickable too.
+    const box = await page.$eval('#tile-chart', (c) => { const r = c.getBoundingClientRect(); return {x: r.left, y: r.top}; });
+    await page.mouse.click(box.x + 90, box.y + 150);
+    check((await page.getAttribute('#tile-detail', 'data-tile')) !== null, file, 'clicking the chart selects a tile');
+    if (shots) await page.screenshot({path: path.join(shots, `${name}-memory-tile.png`), fullPage: true});
+  }
+
+  // Liveness: the peak shown is the data's; clicking the peak step shows it.
+  const live = report.liveness.notAlwaysLive;
+  if (live.length) {
+    await page.click('nav button[data-view="liveness"]');
+    const peak = Math.max(...live);
+    const shownPeak = await page.getAttribute('#liveness-peak', 'data-bytes');
+    check(shownPeak === String(peak), file, `the liveness peak is the report's (${shownPeak} vs ${peak})`);
+    const step = live.indexOf(peak);
+    const at = await page.evaluate((i) => window.tileprofView.stepPoint(i), step);
+    await page.mouse.click(at.x, at.y);
+    const selected = await page.getAttribute('#step-detail', 'data-step');
+    check(selected !== null && live[Number(selected)] === peak, file,
+      `clicking the peak step shows a step at the peak (step ${selected})`);
+    const program = report.programs[report.liveness.program[Number(selected)]];
+    check(program && (await page.textContent('#step-detail')).includes(program.name), file,
+      'the step detail names its program');
+    if (shots) await page.screenshot({path: path.join(shots, `${name}-liveness-step.png`), fullPage: true});
+  }
+
+  // Program tree: opening a node shows its children.
+  if (report.programs.length) {
+    await page.click('nav button[data-view="programs"]');
+    const before = await page.$$eval('#program-tree li', (l) => l.length);
+    const closed = await page.$('#program-tree details:not([open]) > summary');
+    if (closed) {
+      await closed.click();  // the toggle event comes after the click
+      await page.waitForFunction((n) => document.querySelectorAll('#program-tree li').length > n, before,
+        {timeout: 5000}).catch(() => {});
+      const after = await page.$$eval('#program-tree li', (l) => l.length);
+      check(after > before, file, `opening a program node shows its children (${before} -> ${after})`);
+    }
+  }
+
+  // Units: the summary follows the chosen unit.
+  await page.click('nav button[data-view="summary"]');
+  await page.selectOption('#unit', 'MiB');
+  check((await page.textContent('#summary')).includes('MiB'), file, 'the summary is in MiB once chosen');
+  await page.selectOption('#unit', 'bytes');
+
+  if (data.other) {
+    await page.click('nav button[data-view="compare"]');
+    const deltas = await page.$$eval('#view-compare td.delta', (d) => d.length);
+    check(deltas > 0, file, `the Compare view shows deltas (${deltas})`);
+  }
+  check(errors.length === 0, file, 'no console error: ' + errors.join(' | '));
+  await context.close();
+}
+
+const pages = process.argv.slice(2);
+if (!pages.length) {
+  console.error('usage: node view_test.mjs PAGE.html [PAGE.html ...]');
+  process.exit(2);
+}
+const browser = await chromium.launch({executablePath: browserPath, args: ['--no-sandbox']});
+try {
+  for (const file of pages) await testPage(browser, file);
+} finally {
+  await browser.close();
+}
+for (const f of failures) console.error('FAIL ' + f);
+console.log(`${pages.length} pages, ${failures.length} failures`);
+process.exit(failures.length ? 1 : 0);
