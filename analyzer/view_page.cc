@@ -134,15 +134,22 @@ json ProgramsJson(const report::CompilationReport& report) {
 }
 
 json LivenessJson(const report::CompilationReport& report) {
-  json program = json::array(), bytes = json::array();
+  json program = json::array(), bytes = json::array(), fullest_tile = json::array(),
+       fullest_bytes = json::array();
   for (const report::LivenessStep& step : report.liveness) {
     program.push_back(step.program);
     bytes.push_back(step.not_always_live);
+  }
+  for (const report::StepTile& fullest : report.liveness_fullest_tiles) {
+    fullest_tile.push_back(fullest.tile);
+    fullest_bytes.push_back(fullest.not_always_live);
   }
   uint64_t always_live = 0;
   for (const report::TileMemory& tile : report.tiles) always_live += tile.always_live;
   return json{{"program", std::move(program)},
               {"notAlwaysLive", std::move(bytes)},
+              {"fullestTile", std::move(fullest_tile)},
+              {"fullestBytes", std::move(fullest_bytes)},
               {"alwaysLive", report.tiles.empty() ? json() : json(always_live)}};
 }
 
@@ -237,6 +244,10 @@ Expected<json> ViewData(const LoadedReport& loaded) {
   for (const report::NamedBytes& v : report.always_live_variables)
     always_live.push_back({v.name, v.bytes});
   data["alwaysLiveVariables"] = std::move(always_live);
+  json live = json::array();
+  for (const report::LiveVariable& v : report.not_always_live_variables)
+    live.push_back({v.name, v.bytes, v.first_step, v.last_step});
+  data["notAlwaysLiveVariables"] = std::move(live);
   data["execution"] = ExecutionJson(loaded);
   return data;
 }

@@ -150,30 +150,48 @@ py::list Variables(const Report& r) {
   return out;
 }
 
-// The liveness steps as two arrays: each step's program index and its
-// not-always-live bytes over all tiles (a schedule has 10^5 steps and more).
+// One member of each record as a NumPy array (a schedule has 10^5 steps
+// and more: no Python object per step).
+template <typename Record, typename Member>
+py::array_t<Member> MemberArray(const std::vector<Record>& records, Member Record::*member) {
+  py::array_t<Member> out(static_cast<py::ssize_t>(records.size()));
+  auto at = out.template mutable_unchecked<1>();
+  for (size_t i = 0; i < records.size(); ++i) at(static_cast<py::ssize_t>(i)) = records[i].*member;
+  return out;
+}
+
+// The liveness steps as arrays: each step's program index and its
+// not-always-live bytes over all tiles, and its fullest tile and that
+// tile's bytes when the file has them (format 1.1; None otherwise).
 py::dict Liveness(const Report& r) {
   const auto& steps = r->compilation.liveness;
-  const auto n = static_cast<py::ssize_t>(steps.size());
-  py::array_t<uint32_t> program(n);
-  py::array_t<uint64_t> bytes(n);
-  auto p = program.mutable_unchecked<1>();
-  auto b = bytes.mutable_unchecked<1>();
-  for (py::ssize_t i = 0; i < n; ++i) {
-    p(i) = steps[static_cast<size_t>(i)].program;
-    b(i) = steps[static_cast<size_t>(i)].not_always_live;
-  }
   py::dict d;
-  d["program"] = program;
-  d["not_always_live"] = bytes;
+  d["program"] = MemberArray(steps, &report::LivenessStep::program);
+  d["not_always_live"] = MemberArray(steps, &report::LivenessStep::not_always_live);
+  const auto& fullest = r->compilation.liveness_fullest_tiles;
+  const bool has_fullest = fullest.size() == steps.size() && !steps.empty();
+  d["fullest_tile"] =
+      has_fullest ? py::object(MemberArray(fullest, &report::StepTile::tile)) : py::none();
+  d["fullest_tile_bytes"] =
+      has_fullest ? py::object(MemberArray(fullest, &report::StepTile::not_always_live))
+                  : py::none();
   return d;
 }
 
-py::list AlwaysLiveVariables(const Report& r) {
+// A list of each record's dict (always-live and not-always-live variables).
+template <typename Record>
+py::list RecordDicts(const std::vector<Record>& records) {
   py::list out;
-  for (const report::NamedBytes& v : r->compilation.always_live_variables)
-    out.append(RecordDict(v));
+  for (const Record& record : records) out.append(RecordDict(record));
   return out;
+}
+
+py::list AlwaysLiveVariables(const Report& r) {
+  return RecordDicts(r->compilation.always_live_variables);
+}
+
+py::list NotAlwaysLiveVariables(const Report& r) {
+  return RecordDicts(r->compilation.not_always_live_variables);
 }
 
 py::list TileVertexTypes(const Report& r, size_t index) {
@@ -289,7 +307,8 @@ PYBIND11_MODULE(_tileprof, m) {
       .def("execution", &Execution)
       .def("printed_memory", &PrintedMemory)
       .def("liveness", &Liveness)
-      .def("always_live_variables", &AlwaysLiveVariables);
+      .def("always_live_variables", &AlwaysLiveVariables)
+      .def("not_always_live_variables", &NotAlwaysLiveVariables);
 
   m.def("open", &Open, py::arg("path"), "Reads a report in any format (text, JSON, CBOR, SQLite)");
   m.def(

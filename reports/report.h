@@ -41,7 +41,7 @@ struct FormatVersion {
 
   bool operator==(const FormatVersion&) const = default;
 };
-inline constexpr FormatVersion kFormatVersion{1, 0};
+inline constexpr FormatVersion kFormatVersion{1, 1};
 
 // ---------------------------------------------------------------------------
 // Categories, regions, vertex data categories (spec sections 4 and 8).
@@ -400,6 +400,44 @@ struct Keys<LivenessStep> {
       Key{"notAlwaysLiveBytes", "not_always_live", &LivenessStep::not_always_live}};
 };
 
+// The tile holding the most not-always-live bytes during a liveness step
+// (the lowest-numbered of equals), and those bytes: PopVision's worst tile
+// of a step.
+struct StepTile {
+  uint32_t tile = 0;
+  uint64_t not_always_live = 0;
+
+  bool operator==(const StepTile&) const = default;
+};
+template <>
+struct Keys<StepTile> {
+  static constexpr std::tuple kAll{
+      Key{"tile", "tile", &StepTile::tile},
+      Key{"notAlwaysLiveBytes", "not_always_live", &StepTile::not_always_live}};
+};
+
+// A not-always-live variable or the exchange receive buffers of a step, its
+// bytes summed over the tiles holding it, and the schedule steps during
+// which it is live (indexes of CompilationReport::liveness, inclusive): the
+// entries live at step i are those with first_step <= i <= last_step, and
+// their bytes sum to liveness[i].not_always_live (libpva's
+// notAlwaysLiveMemory.variables of a step, PopVision's "live at this step").
+struct LiveVariable {
+  std::string name;
+  uint64_t bytes = 0;
+  uint64_t first_step = 0;
+  uint64_t last_step = 0;
+
+  bool operator==(const LiveVariable&) const = default;
+};
+template <>
+struct Keys<LiveVariable> {
+  static constexpr std::tuple kAll{Key{"name", "name", &LiveVariable::name},
+                                   Key{"bytes", "bytes", &LiveVariable::bytes},
+                                   Key{"firstStep", "first_step", &LiveVariable::first_step},
+                                   Key{"lastStep", "last_step", &LiveVariable::last_step}};
+};
+
 // Figures a text report printed, kept when per-tile data is absent.
 struct VerbatimMemory {
   std::optional<MemoryUsage> total;      // whole-graph Memory Usage
@@ -423,9 +461,15 @@ struct CompilationReport {
   std::vector<Program> programs;
   // Empty when read from text, or from a file written before they existed.
   std::vector<LivenessStep> liveness;
+  // One per liveness step (or none, as `liveness`): the fullest tile then.
+  std::vector<StepTile> liveness_fullest_tiles;
   // Every always-live variable (constants), its bytes summed over the tiles
   // holding it, largest first (ties by name): libpva's alwaysLiveVariables.
   std::vector<NamedBytes> always_live_variables;
+  // Every not-always-live variable and step's receive buffers with the steps
+  // they are live, largest first (ties by first step, then name). Empty
+  // when read from text or from a file written before it existed.
+  std::vector<LiveVariable> not_always_live_variables;
 
   bool operator==(const CompilationReport&) const = default;
 };

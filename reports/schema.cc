@@ -189,7 +189,9 @@ class Encoder {
     List("computeSets", report.compute_sets, [&](const ComputeSet& set) { ComputeSetObject(set); });
     List("programs", report.programs, [&](const Program& program) { ProgramObject(program); });
     Objects("liveness", report.liveness);
+    Objects("livenessFullestTiles", report.liveness_fullest_tiles);
     Objects("alwaysLiveVariables", report.always_live_variables);
+    Objects("notAlwaysLiveVariables", report.not_always_live_variables);
     List("tiles", report.tiles, [&](const TileMemory& tile) { Tile(tile); });
     Objects("variables", report.variables);
     if (report.verbatim != VerbatimMemory{}) {

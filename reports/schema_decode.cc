@@ -365,7 +365,9 @@ enum class Stream : uint8_t {
   kComputeSets,
   kPrograms,
   kLiveness,
+  kFullestTiles,
   kAlwaysLive,
+  kLiveVariables,
   kTiles,
   kVariables,
   kSteps,
@@ -381,7 +383,9 @@ constexpr StreamInfo kStreams[] = {
     {Stream::kComputeSets, "compilation", "computeSets"},
     {Stream::kPrograms, "compilation", "programs"},
     {Stream::kLiveness, "compilation", "liveness"},
+    {Stream::kFullestTiles, "compilation", "livenessFullestTiles"},
     {Stream::kAlwaysLive, "compilation", "alwaysLiveVariables"},
+    {Stream::kLiveVariables, "compilation", "notAlwaysLiveVariables"},
     {Stream::kTiles, "compilation", "tiles"},
     {Stream::kVariables, "compilation", "variables"},
     {Stream::kSteps, "execution", "steps"},
@@ -433,6 +437,20 @@ void CheckReferences(Decoder& d, const CompilationReport& report) {
   for (size_t i = 0; i < report.liveness.size() && d.ok(); ++i) {
     Path step = liveness.Index(i);
     check(report.liveness[i].program, report.programs.size(), "program", step.Key("program"));
+  }
+  Path fullest = compilation.Key("livenessFullestTiles");
+  if (d.ok() && !report.liveness_fullest_tiles.empty() &&
+      report.liveness_fullest_tiles.size() != report.liveness.size())
+    d.Fail(fullest, fmt::format("{} entries for {} liveness steps",
+                                report.liveness_fullest_tiles.size(), report.liveness.size()));
+  Path live = compilation.Key("notAlwaysLiveVariables");
+  for (size_t i = 0; i < report.not_always_live_variables.size() && d.ok(); ++i) {
+    const LiveVariable& v = report.not_always_live_variables[i];
+    Path entry = live.Index(i);
+    check(v.last_step, report.liveness.size(), "liveness step", entry.Key("lastStep"));
+    if (d.ok() && v.first_step > v.last_step)
+      d.Fail(entry.Key("firstStep"),
+             fmt::format("first step {} is after the last, {}", v.first_step, v.last_step));
   }
 }
 
@@ -790,8 +808,14 @@ struct DocumentBuilder::State {
       case Stream::kLiveness:
         Compilation().liveness.push_back(d.Object<LivenessStep>(value, p));
         break;
+      case Stream::kFullestTiles:
+        Compilation().liveness_fullest_tiles.push_back(d.Object<StepTile>(value, p));
+        break;
       case Stream::kAlwaysLive:
         Compilation().always_live_variables.push_back(d.Object<NamedBytes>(value, p));
+        break;
+      case Stream::kLiveVariables:
+        Compilation().not_always_live_variables.push_back(d.Object<LiveVariable>(value, p));
         break;
       case Stream::kTiles:
         Compilation().tiles.push_back(DecodeTile(d, value, p));

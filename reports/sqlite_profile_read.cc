@@ -334,7 +334,27 @@ class Reader {
         return MakeError("table liveness_steps, row {}, column program: program {} does not exist",
                          i, report.liveness[i].program);
     }
+    TILEPROF_RETURN_IF_ERROR(OptionalList("liveness_fullest_tiles", report.liveness_fullest_tiles));
+    if (!report.liveness_fullest_tiles.empty() &&
+        report.liveness_fullest_tiles.size() != report.liveness.size())
+      return MakeError("table liveness_fullest_tiles: {} rows for {} liveness steps",
+                       report.liveness_fullest_tiles.size(), report.liveness.size());
     TILEPROF_RETURN_IF_ERROR(OptionalList("always_live_variables", report.always_live_variables));
+    TILEPROF_RETURN_IF_ERROR(
+        OptionalList("not_always_live_variables", report.not_always_live_variables));
+    for (size_t i = 0; i < report.not_always_live_variables.size(); ++i) {
+      const LiveVariable& v = report.not_always_live_variables[i];
+      if (v.last_step >= report.liveness.size())
+        return MakeError(
+            "table not_always_live_variables, row {}, column last_step: liveness step {} does not "
+            "exist",
+            i, v.last_step);
+      if (v.first_step > v.last_step)
+        return MakeError(
+            "table not_always_live_variables, row {}, column first_step: first step {} is after "
+            "the last, {}",
+            i, v.first_step, v.last_step);
+    }
     TILEPROF_RETURN_IF_ERROR(Tiles(report, num_types));
     if (options_.total) TILEPROF_RETURN_IF_ERROR(Total(report, num_types));
     std::string variables_sql = SelectSql<Variable>("id, ", "", "variables");

@@ -50,7 +50,9 @@ CREATE TABLE programs (id INTEGER PRIMARY KEY, {});
 CREATE TABLE program_children (program INTEGER NOT NULL, position INTEGER NOT NULL,
   child INTEGER NOT NULL, PRIMARY KEY (program, position)) WITHOUT ROWID;
 CREATE TABLE liveness_steps (id INTEGER PRIMARY KEY, {});
+CREATE TABLE liveness_fullest_tiles (id INTEGER PRIMARY KEY, {});
 CREATE TABLE always_live_variables (id INTEGER PRIMARY KEY, {});
+CREATE TABLE not_always_live_variables (id INTEGER PRIMARY KEY, {});
 CREATE TABLE tiles ({}, ipu INTEGER, excluding_gaps INTEGER NOT NULL,
   including_gaps INTEGER NOT NULL, PRIMARY KEY (tile));
 CREATE TABLE tile_categories (tile INTEGER NOT NULL, category INTEGER NOT NULL,
@@ -76,7 +78,8 @@ CREATE TABLE step_cycles (step INTEGER NOT NULL, tile INTEGER NOT NULL,
       ColumnDefinitions<GraphInfo>(), ColumnDefinitions<VertexType>(),
       ColumnDefinitions<ComputeSet>(), ColumnDefinitions<ComputeSetVertices>(),
       ColumnDefinitions<Program>(), ColumnDefinitions<LivenessStep>(),
-      ColumnDefinitions<NamedBytes>(), ColumnDefinitions<TileMemory>(),
+      ColumnDefinitions<StepTile>(), ColumnDefinitions<NamedBytes>(),
+      ColumnDefinitions<LiveVariable>(), ColumnDefinitions<TileMemory>(),
       ColumnDefinitions<RegionBytes>(), ColumnDefinitions<VertexTypeBytes>(),
       ColumnDefinitions<Variable>(), ColumnDefinitions<ExecutionReport>(),
       ColumnDefinitions<VertexTypeCycles>(), ColumnDefinitions<ExecutionStep>());
@@ -181,7 +184,9 @@ class Writer {
     TILEPROF_RETURN_IF_ERROR(ComputeSets(report));
     TILEPROF_RETURN_IF_ERROR(Programs(report));
     TILEPROF_RETURN_IF_ERROR(List("liveness_steps", report.liveness));
+    TILEPROF_RETURN_IF_ERROR(List("liveness_fullest_tiles", report.liveness_fullest_tiles));
     TILEPROF_RETURN_IF_ERROR(List("always_live_variables", report.always_live_variables));
+    TILEPROF_RETURN_IF_ERROR(List("not_always_live_variables", report.not_always_live_variables));
     TILEPROF_RETURN_IF_ERROR(Tiles(report));
     TILEPROF_RETURN_IF_ERROR(List("variables", report.variables));
     if (report.verbatim != VerbatimMemory{}) {

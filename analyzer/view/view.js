@@ -435,15 +435,8 @@
     canvasAxes(ctx, box, maxY, 'program step', steps);
     var ay = box.y + box.h - always / maxY * box.h;
     ctx.fillStyle = '#bab0ac'; ctx.fillRect(box.x, ay, box.w, box.y + box.h - ay);
-    // One vertical bar per pixel column: the largest step it covers.
     var columns = Math.min(steps, Math.floor(box.w)), per = steps / columns, cw = box.w / columns;
-    ctx.fillStyle = '#4e79a7';
-    for (var c = 0; c < columns; c++) {
-      var first = Math.floor(c * per), last = Math.max(first + 1, Math.floor((c + 1) * per)), m = 0;
-      for (var k = first; k < last; k++) m = Math.max(m, l.notAlwaysLive[k]);
-      var bh = m / maxY * box.h;
-      ctx.fillRect(box.x + c * cw, ay - bh, Math.max(cw, 0.6), bh);
-    }
+    stepBars(ctx, box, l.notAlwaysLive, always, maxY, '#4e79a7');
     function stepAt(x) {
       var c = Math.floor((x - box.x) / cw);
       if (c < 0 || c >= columns) return null;
@@ -461,22 +454,83 @@
       return {x: r.left + box.x + (Math.floor(i / per) + 0.5) * cw, y: r.top + box.y + box.h - 2};
     };
     s.appendChild(canvas);
-    var detail = el('div', {id: 'step-detail', 'class': 'panel'}, [note('Click a step in the chart for what it runs and what is live.')]);
+    if (l.fullestBytes.length === steps) s.appendChild(fullestChart());
+    var detail = el('div', {id: 'step-detail', 'class': 'panel'});
     liveness.detail = detail;
     s.appendChild(detail);
+    selectStep(peak.step);  // what is live at the peak, until another step is clicked
     s.appendChild(el('h3', {text: 'Always-live variables (all tiles)'}));
     s.appendChild(table(['variable', 'bytes'], R.alwaysLiveVariables.slice(0, 50).map(function (v) { return [v[0], by(v[1])]; })));
     if (R.alwaysLiveVariables.length > 50) s.appendChild(note('The 50 largest of ' + group(R.alwaysLiveVariables.length) + '.'));
   });
+  // One bar per pixel column of the box, the largest step it covers, drawn
+  // on top of `base` bytes.
+  function stepBars(ctx, box, values, base, maxY, colour) {
+    var steps = values.length, columns = Math.min(steps, Math.floor(box.w)), per = steps / columns, cw = box.w / columns;
+    var y0 = box.y + box.h - base / maxY * box.h;
+    ctx.fillStyle = colour;
+    for (var c = 0; c < columns; c++) {
+      var first = Math.floor(c * per), last = Math.max(first + 1, Math.floor((c + 1) * per)), m = 0;
+      for (var k = first; k < last; k++) m = Math.max(m, values[k]);
+      var bh = m / maxY * box.h;
+      ctx.fillRect(box.x + c * cw, y0 - bh, Math.max(cw, 0.6), bh);
+    }
+  }
+  // The fullest tile of each step: its always-live bytes and the step's
+  // not-always-live ones, against the memory of a tile.
+  function fullestChart() {
+    var l = R.liveness, steps = l.fullestBytes.length, cap = capacity(R);
+    var totals = l.fullestBytes.map(function (b, i) { return b + (R.tiles ? R.tiles.alwaysLive[l.fullestTile[i]] : 0); });
+    var wrap = el('div');
+    var top = Math.max.apply(null, totals), showCap = cap && top * 4 >= cap;
+    wrap.appendChild(el('h3', {text: 'The fullest tile at each step (its always-live bytes and the step\'s not-always-live ones' +
+      (showCap ? '; dashed: memory per tile)' : ')')}));
+    if (cap && !showCap) wrap.appendChild(note('At most ' + (top / cap * 100).toFixed(1) + ' % of the ' + bytes(cap) + ' of a tile: scaled to the data.'));
+    var W = 1100, H = 220, box = {x: 80, y: 10, w: W - 100, h: H - 50};
+    var canvas = makeCanvas(W, H, 'fullest-chart'), ctx = canvas.getContext('2d');
+    var maxY = Math.max(top * (showCap ? 1 : 1.1), showCap ? cap : 0, 1);
+    canvasAxes(ctx, box, maxY, 'program step', steps);
+    stepBars(ctx, box, totals, 0, maxY, '#e15759');
+    if (showCap) {
+      var cy = box.y + box.h - cap / maxY * box.h;
+      ctx.strokeStyle = '#000'; ctx.setLineDash([6, 3]);
+      ctx.beginPath(); ctx.moveTo(box.x, cy); ctx.lineTo(box.x + box.w, cy); ctx.stroke(); ctx.setLineDash([]);
+    }
+    wrap.appendChild(canvas);
+    return wrap;
+  }
   function selectStep(i) {
     var d = liveness.detail, l = R.liveness, p = R.programs[l.program[i]] || {name: '?', kind: '?'};
     while (d.firstChild) d.removeChild(d.firstChild);
     d.setAttribute('data-step', i);
     d.appendChild(el('h3', {text: 'Step ' + group(i) + ': ' + p.name + ' (' + p.kind + ')'}));
-    d.appendChild(table(['measure', 'bytes'], [['not-always-live, all tiles', by(l.notAlwaysLive[i])],
-      ['always-live, all tiles', by(l.alwaysLive || 0)], ['total live', by(l.notAlwaysLive[i] + (l.alwaysLive || 0))]]));
+    var rows = [['not-always-live, all tiles', by(l.notAlwaysLive[i])],
+      ['always-live, all tiles', by(l.alwaysLive || 0)], ['total live', by(l.notAlwaysLive[i] + (l.alwaysLive || 0))]];
+    if (l.fullestBytes.length > i) {
+      rows.push(['fullest tile: tile ' + l.fullestTile[i] + ', not-always-live', by(l.fullestBytes[i])]);
+      if (R.tiles) rows.push(['fullest tile, with its always-live', by(l.fullestBytes[i] + R.tiles.alwaysLive[l.fullestTile[i]])]);
+    }
+    d.appendChild(table(['measure', 'bytes'], rows));
     if (p.vertices !== undefined) d.appendChild(note('Runs compute set #' + p.computeSet + ' (' + group(p.vertices) + ' vertices).'));
-    d.appendChild(note('The report does not yet say which variables are live at a step; the Memory view lists each tile\'s largest.'));
+    var all = R.notAlwaysLiveVariables;
+    if (!all.length) {
+      d.appendChild(note('This report does not list what is live at each step (a file written before tileprof recorded it).'));
+      return;
+    }
+    // Largest first already: the first 50 live during the step, and the sum of all of them.
+    var live = [], total = 0, count = 0;
+    for (var k = 0; k < all.length; k++) {
+      var v = all[k];
+      if (v[2] > i || v[3] < i) continue;
+      total += v[1]; count++;
+      if (live.length < 50) live.push(v);
+    }
+    d.setAttribute('data-live-bytes', total);
+    d.appendChild(el('h3', {text: 'Live during the step: ' + group(count) + ' not-always-live variables and receive buffers, ' + bytes(total)}));
+    d.appendChild(table(['variable', 'bytes (all tiles)', 'live from step', 'to step'], live.map(function (v) {
+      return [v[0], by(v[1]), num(v[2]), num(v[3])];
+    }), 'step-live'));
+    if (count > live.length) d.appendChild(note('The 50 largest of ' + group(count) + '.'));
   }
 
   // Program tree: the control program, its nodes expanded on demand.

@@ -75,6 +75,7 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   report.tiles = std::move(layout.tiles);
   report.variables = std::move(layout.variables);
   report.always_live_variables = std::move(layout.always_live_variables);
+  report.not_always_live_variables = std::move(layout.not_always_live_variables);
   AddProgramTree(graph, result.program, layout.liveness, report);
   for (const report::TileMemory& tile : report.tiles) {
     if (tile.ExcludingGaps() > target.BytesPerTile()) ++result.tiles_out_of_memory;

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <functional>
 #include <iterator>
-#include <mutex>
 #include <set>
 #include <span>
 #include <thread>
@@ -14,6 +13,7 @@
 
 #include "engine/compiler/memory_pool.h"
 #include "engine/compiler/schedule_walk.h"
+#include "engine/compiler/tile_threads.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -40,43 +40,6 @@ struct TileAccount : TileWalk {
 // What one step does on one tile. Dense per tile and reset after each step:
 uint64_t AlignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
-}
-
-// Runs work() on `workers` threads, this one included.
-template <typename F>
-void OnThreads(uint32_t workers, F&& work) {
-  std::vector<std::thread> threads;
-  for (uint32_t i = 1; i < workers; ++i) threads.emplace_back(work);
-  work();
-  for (std::thread& thread : threads) thread.join();
-}
-
-// Tiles are laid out independently: spread them over the machine's cores
-// (the per-tile first-fit placement dominates on large graphs).
-uint32_t TileWorkers(uint32_t num_tiles) {
-  return std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1,
-                              std::max<uint32_t>(1, num_tiles / 64));
-}
-
-template <typename F>
-void ParallelForTiles(uint32_t num_tiles, F&& f) {
-  std::atomic<uint32_t> next{0};
-  OnThreads(TileWorkers(num_tiles), [&] {
-    // Small batches keep the cores busy when a few tiles hold most pieces.
-    constexpr uint32_t kBatch = 16;
-    for (uint32_t lo = next.fetch_add(kBatch); lo < num_tiles; lo = next.fetch_add(kBatch)) {
-      for (uint32_t t = lo; t < std::min(num_tiles, lo + kBatch); ++t) f(t);
-    }
-  });
-}
-
-// f(shard, shards) on each of a few threads; shard s owns the tiles t with
-// t % shards == s, so the shards write disjoint tiles in a fixed order.
-template <typename F>
-void ForTileShards(uint32_t num_tiles, F&& f) {
-  const uint32_t shards = TileWorkers(num_tiles);
-  std::atomic<uint32_t> next{0};
-  OnThreads(shards, [&] { f(next++, shards); });
 }
 
 class RegionBytes {
@@ -157,30 +120,6 @@ void SetFixedCategories(const TileAccount& account, uint64_t steps, uint64_t hos
       instrument_vertices ? account.vertices * memory::kInstrumentationBytesPerVertex : 0;
   report::At(cat, Category::kStack) = memory::kStackBytes;
   report::At(cat, Category::kConstants) = account.constant_bytes;
-}
-
-// The bytes live during each of `steps` steps over all tiles: each piece adds
-// its bytes from its first step to its last, through a difference array per
-// shard of tiles.
-std::vector<uint64_t> LiveBytesPerStep(std::span<const TileAccount> tiles, size_t steps) {
-  std::vector<uint64_t> live(steps + 1, 0);
-  std::mutex merge;
-  ForTileShards(static_cast<uint32_t>(tiles.size()), [&](uint32_t shard, uint32_t shards) {
-    // Unsigned wrap-around: the subtractions cancel the additions in the sum.
-    std::vector<uint64_t> delta(steps + 1, 0);
-    for (size_t t = shard; t < tiles.size(); t += shards) {
-      for (const Piece& piece : tiles[t].pieces) {
-        delta[piece.first] += piece.bytes;
-        delta[std::min<uint64_t>(piece.last + 1, steps)] -= piece.bytes;
-      }
-    }
-    std::lock_guard<std::mutex> lock(merge);
-    for (size_t i = 0; i <= steps; ++i) live[i] += delta[i];
-  });
-  uint64_t sum = 0;
-  for (size_t i = 0; i < steps; ++i) live[i] = sum += live[i];
-  live.pop_back();
-  return live;
 }
 
 // What is always live, over all tiles, as libpva's alwaysLiveVariables: each
@@ -358,16 +297,15 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   });
 
   progress.Reached(LayoutProgress::kLiveness);
-  const std::vector<uint64_t> live = LiveBytesPerStep(tiles, schedule.steps.size());
-  layout.liveness.reserve(live.size());
-  for (size_t i = 0; i < live.size(); ++i)
-    layout.liveness.push_back({schedule.steps[i].program, live[i]});
-
-  // ---- Per-tile layout -------------------------------------------------------
-  const std::span<const uint32_t> elements = target.MemoryElementOffsets();
-  layout.tiles.resize(num_tiles);
-  const uint64_t runtime_variables = host_streams.size() * memory::kStreamPositionBytes;
-  std::vector<std::vector<report::Variable>> variables(num_tiles);
+  const size_t steps = schedule.steps.size();
+  TilePieces pieces;
+  pieces.reserve(num_tiles);
+  for (const TileAccount& tile : tiles) pieces.push_back(tile.pieces);
+  const std::vector<uint64_t> live = LiveBytesPerStep(pieces, steps);
+  const std::vector<report::StepTile> fullest = FullestTilePerStep(pieces, steps);
+  layout.liveness.reserve(steps);
+  for (size_t i = 0; i < steps; ++i)
+    layout.liveness.push_back({schedule.steps[i].program, live[i], fullest[i]});
   // Receive buffers hold what a step's vertices read from other tiles.
   const std::function<std::string(uint64_t)> buffer_name = [&](uint64_t step) {
     const Step& at = schedule.steps[step];
@@ -376,6 +314,13 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     }
     return fmt::format("exchange buffer of program step {}", step);
   };
+  layout.not_always_live_variables = NotAlwaysLiveVariables(graph, pieces, steps, buffer_name);
+
+  // ---- Per-tile layout -------------------------------------------------------
+  const std::span<const uint32_t> elements = target.MemoryElementOffsets();
+  layout.tiles.resize(num_tiles);
+  const uint64_t runtime_variables = host_streams.size() * memory::kStreamPositionBytes;
+  std::vector<std::vector<report::Variable>> variables(num_tiles);
   std::atomic<uint32_t> tiles_done{0};
   auto lay_out_tile = [&](uint32_t t) {
     TileAccount& account = tiles[t];

@@ -16,6 +16,7 @@
 
 #include "common/expected.h"
 #include "engine/compiler/schedule_walk.h"
+#include "engine/compiler/step_liveness.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/program.h"
 #include "reports/report.h"
@@ -83,13 +84,6 @@ inline constexpr uint64_t kDataAlignment = 8;
 inline constexpr uint64_t kWordAlignment = 4;
 }  // namespace memory
 
-// One step of the schedule and the not-always-live bytes (variables and
-// receive buffers) live during it, summed over the tiles.
-struct StepLiveness {
-  program::Program program;
-  uint64_t not_always_live = 0;
-};
-
 struct MemoryLayout {
   std::vector<report::VertexType> vertex_types;
   std::vector<report::TileMemory> tiles;  // one per tile of the target
@@ -100,6 +94,9 @@ struct MemoryLayout {
   std::vector<StepLiveness> liveness;  // one per step of the schedule, in order
   // Every always-live variable (constants), bytes over all tiles, largest first.
   std::vector<report::NamedBytes> always_live_variables;
+  // Every not-always-live variable and step's receive buffers over all
+  // tiles, with the steps they are live (indexes of `liveness`).
+  std::vector<report::LiveVariable> not_always_live_variables;
 };
 
 struct MemoryOptions {

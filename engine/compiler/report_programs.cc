@@ -99,8 +99,11 @@ void AddProgramTree(const Graph& graph, const program::Program& root,
   tree.Add(root);
   report.liveness.reserve(steps.size());
   // Every step is a node of root's tree, already indexed: Add finds it.
-  for (const StepLiveness& step : steps)
+  report.liveness_fullest_tiles.reserve(steps.size());
+  for (const StepLiveness& step : steps) {
     report.liveness.push_back({tree.Add(step.program), step.not_always_live});
+    report.liveness_fullest_tiles.push_back(step.fullest);
+  }
 }
 
 }  // namespace tileprof::engine::compiler

@@ -5,7 +5,7 @@
 
 #include <span>
 
-#include "engine/compiler/memory_model.h"
+#include "engine/compiler/step_liveness.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/program.h"
 #include "reports/report.h"
@@ -17,7 +17,8 @@ namespace tileprof::engine::compiler {
 // (each distinct program node once, in depth-first order from `root` at 0;
 // an Execute is named after its compute set and a transfer as the simulator
 // names its step, so execution steps find their program by name), and
-// report.liveness from the schedule's steps, each naming its program there.
+// report.liveness (and liveness_fullest_tiles) from the schedule's steps, each
+// naming its program there.
 void AddProgramTree(const Graph& graph, const program::Program& root,
                     std::span<const StepLiveness> steps, report::CompilationReport& report);
 

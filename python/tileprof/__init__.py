@@ -132,7 +132,9 @@ class Report:
     def liveness(self):
         """The schedule's steps in order: {"program": uint32 array (indexes
         `programs`), "not_always_live": uint64 array (bytes live during the
-        step, over all tiles)}; empty arrays for a text report or an older file."""
+        step, over all tiles), "fullest_tile" and "fullest_tile_bytes" (the
+        tile holding the most then, and those bytes; None in a file written
+        before format 1.1)}; empty arrays for a text report or an older file."""
         return self._native.liveness()
 
     @functools.cached_property
@@ -142,6 +144,20 @@ class Report:
         ("vertexCode", "stack", ...), as Poplar names them. They sum to
         tiles.always_live.sum()."""
         return self._native.always_live_variables()
+
+    @functools.cached_property
+    def not_always_live_variables(self):
+        """[{"name", "bytes", "first_step", "last_step"}], largest first: each
+        not-always-live variable and each step's exchange receive buffers over
+        all tiles, live from step first_step to last_step (indexes of
+        `liveness`, inclusive). Those live at step i sum to
+        liveness["not_always_live"][i]; empty for a text report or an older file."""
+        return self._native.not_always_live_variables()
+
+    def live_at(self, step):
+        """The not_always_live_variables live during `step`, largest first."""
+        return [v for v in self.not_always_live_variables
+                if v["first_step"] <= step <= v["last_step"]]
 
     @functools.cached_property
     def printed_memory(self):

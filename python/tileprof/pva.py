@@ -284,7 +284,7 @@ class Program:
 
 
 class Variable:
-    """An always-live variable: `name`, `size` in bytes (over all tiles)."""
+    """A variable: `name`, `size` in bytes (over all tiles)."""
 
     __slots__ = ("name", "size")
 
@@ -297,18 +297,23 @@ class Variable:
 
 
 class LiveMemory:
-    """`bytes` live; the variables behind them are not in tileprof reports."""
+    """`bytes` live during a step over all tiles, and `variables`: the
+    not-always-live variables and receive buffers behind them, largest first."""
 
-    __slots__ = ("bytes",)
+    __slots__ = ("bytes", "_report", "_step")
 
-    def __init__(self, count):
+    def __init__(self, count, report, step):
         self.bytes = count
+        self._report = report
+        self._step = step
 
-    def __getattr__(self, name):
-        if name == "variables":
-            _missing("notAlwaysLiveMemory", name,
-                     "tileprof reports give each step's live bytes, not its variables")
-        raise AttributeError(name)
+    @property
+    def variables(self):
+        if not self._report.not_always_live_variables and self.bytes:
+            _missing("notAlwaysLiveMemory", "variables",
+                     f"this {self._report.format} report has no not-always-live variable list "
+                     "(a file written before tileprof recorded it)")
+        return [Variable(v["name"], v["bytes"]) for v in self._report.live_at(self._step)]
 
 
 class LivenessStep:
@@ -317,9 +322,9 @@ class LivenessStep:
 
     __slots__ = ("program", "notAlwaysLiveMemory")
 
-    def __init__(self, program, not_always_live):
+    def __init__(self, program, not_always_live, report, step):
         self.program = program
-        self.notAlwaysLiveMemory = LiveMemory(not_always_live)
+        self.notAlwaysLiveMemory = LiveMemory(not_always_live, report, step)
 
     def notAlwaysLiveMemoryForTile(self, tile):
         _missing("livenessProgramStep", "notAlwaysLiveMemoryForTile",
@@ -400,8 +405,8 @@ class Compilation(_Lazy):
                      f"this {self._report.format} report has no liveness per program step "
                      "(a text report, or a file written before tileprof recorded it)")
         programs = self.programs
-        return [LivenessStep(programs[p], b) for p, b in
-                zip(liveness["program"].tolist(), liveness["not_always_live"].tolist())]
+        return [LivenessStep(programs[p], b, self._report, i) for i, (p, b) in
+                enumerate(zip(liveness["program"].tolist(), liveness["not_always_live"].tolist()))]
 
 
 class StepIpu:

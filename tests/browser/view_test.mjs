@@ -17,6 +17,13 @@ function check(ok, page, what) {
   return ok;
 }
 
+// A whole-page screenshot from the top (the header sticks to the top of
+// the window, so a scrolled page would show it over the content).
+async function shot(page, file) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({path: file, fullPage: true});
+}
+
 async function testPage(browser, file) {
   const context = await browser.newContext({viewport: {width: 1280, height: 900}});
   const page = await context.newPage();
@@ -35,7 +42,7 @@ async function testPage(browser, file) {
     const visible = await page.isVisible(`#view-${view}`);
     const content = await page.$eval(`#view-${view}`, (s) => s.children.length);
     check(visible && content > 1, file, `view ${view} is shown with content (${visible}, ${content})`);
-    if (shots) await page.screenshot({path: path.join(shots, `${name}-${view}.png`), fullPage: true});
+    if (shots) await shot(page, path.join(shots, `${name}-${view}.png`));
   }
 
   // Memory: click the fullest tile on the tile map.
@@ -55,7 +62,7 @@ async function testPage(browser, file) {
     const box = await page.$eval('#tile-chart', (c) => { const r = c.getBoundingClientRect(); return {x: r.left, y: r.top}; });
     await page.mouse.click(box.x + 90, box.y + 150);
     check((await page.getAttribute('#tile-detail', 'data-tile')) !== null, file, 'clicking the chart selects a tile');
-    if (shots) await page.screenshot({path: path.join(shots, `${name}-memory-tile.png`), fullPage: true});
+    if (shots) await shot(page, path.join(shots, `${name}-memory-tile.png`));
   }
 
   // Liveness: the peak shown is the data's; clicking the peak step shows it.
@@ -65,16 +72,26 @@ async function testPage(browser, file) {
     const peak = Math.max(...live);
     const shownPeak = await page.getAttribute('#liveness-peak', 'data-bytes');
     check(shownPeak === String(peak), file, `the liveness peak is the report's (${shownPeak} vs ${peak})`);
+    // The peak step is shown first; clicking the first step shows it instead.
+    const first = await page.evaluate(() => window.tileprofView.stepPoint(0));
+    await page.mouse.click(first.x, first.y);
+    const clicked = await page.getAttribute('#step-detail', 'data-step');
+    check(clicked === '0' || live.length > 1000, file, `clicking the first step shows it (got ${clicked})`);
     const step = live.indexOf(peak);
     const at = await page.evaluate((i) => window.tileprofView.stepPoint(i), step);
     await page.mouse.click(at.x, at.y);
     const selected = await page.getAttribute('#step-detail', 'data-step');
     check(selected !== null && live[Number(selected)] === peak, file,
       `clicking the peak step shows a step at the peak (step ${selected})`);
+    if (report.notAlwaysLiveVariables.length) {
+      const liveBytes = await page.getAttribute('#step-detail', 'data-live-bytes');
+      check(liveBytes === String(peak), file, `what is live at the peak sums to it (${liveBytes} vs ${peak})`);
+      check((await page.$$eval('#step-live tbody tr', (r) => r.length)) > 0, file, 'the peak step lists live variables');
+    }
     const program = report.programs[report.liveness.program[Number(selected)]];
     check(program && (await page.textContent('#step-detail')).includes(program.name), file,
       'the step detail names its program');
-    if (shots) await page.screenshot({path: path.join(shots, `${name}-liveness-step.png`), fullPage: true});
+    if (shots) await shot(page, path.join(shots, `${name}-liveness-step.png`));
   }
 
   // Program tree: opening a node shows its children.

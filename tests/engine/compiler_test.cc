@@ -287,6 +287,56 @@ ENTRY main {
   EXPECT_TRUE(std::is_sorted(
       report.always_live_variables.begin(), report.always_live_variables.end(),
       [](const report::NamedBytes& x, const report::NamedBytes& y) { return x.bytes > y.bytes; }));
+  // At the peak, a, b and s are live (4 B on each tile each), or s and sum.
+  std::set<std::string> live_at_peak;
+  const uint64_t peak_step = static_cast<uint64_t>(at_peak - report.liveness.begin());
+  for (const report::LiveVariable& v : report.not_always_live_variables) {
+    if (v.first_step <= peak_step && peak_step <= v.last_step) live_at_peak.insert(v.name);
+  }
+  EXPECT_THAT(live_at_peak, ::testing::AnyOf(::testing::IsSupersetOf({"a", "b", "s"}),
+                                             ::testing::IsSupersetOf({"s", "sum"})));
+}
+
+// The not-always-live variables with their steps account for every step's
+// live bytes, on a real training step (hloenv's, in the shared corpus) with
+// exchanges and receive buffers.
+TEST(CompilerTest, LiveVariablesSumToEveryStepsLiveBytes) {
+  const std::string file = "hloenv_hlo_test.jit_train_step.151.txt";
+  Expected<std::vector<hlo::Module>> modules =
+      hlo::ParseModules(hlo::testing::ReadCorpus(file), {.source_name = file});
+  ASSERT_TRUE(modules && modules->size() == 1);
+  const CompileResult compiled = MustCompile(modules->front(), "ipu2");
+  const report::CompilationReport& report = compiled.report;
+  ASSERT_GT(report.liveness.size(), 10u);
+  std::vector<uint64_t> summed(report.liveness.size() + 1, 0);
+  bool buffers = false;
+  for (const report::LiveVariable& v : report.not_always_live_variables) {
+    ASSERT_LE(v.first_step, v.last_step) << v.name;
+    ASSERT_LT(v.last_step, report.liveness.size()) << v.name;
+    summed[v.first_step] += v.bytes;
+    summed[v.last_step + 1] -= v.bytes;
+    buffers = buffers || v.name.starts_with("exchange buffer of ");
+  }
+  EXPECT_TRUE(buffers);
+  uint64_t live = 0;
+  for (size_t i = 0; i < report.liveness.size(); ++i) {
+    live += summed[i];
+    ASSERT_EQ(live, report.liveness[i].not_always_live) << "step " << i;
+  }
+  // The fullest tile of each step: never more than that tile's own peak or
+  // the step's total, and the fullest of all steps is the fullest tile's peak.
+  ASSERT_EQ(report.liveness_fullest_tiles.size(), report.liveness.size());
+  uint64_t fullest_step = 0, fullest_tile = 0;
+  for (size_t i = 0; i < report.liveness.size(); ++i) {
+    const report::StepTile& f = report.liveness_fullest_tiles[i];
+    ASSERT_LT(f.tile, report.tiles.size());
+    EXPECT_LE(f.not_always_live, report.tiles[f.tile].not_always_live) << "step " << i;
+    EXPECT_LE(f.not_always_live, report.liveness[i].not_always_live) << "step " << i;
+    fullest_step = std::max(fullest_step, f.not_always_live);
+  }
+  for (const report::TileMemory& tile : report.tiles)
+    fullest_tile = std::max(fullest_tile, tile.not_always_live);
+  EXPECT_EQ(fullest_step, fullest_tile);
 }
 
 // A dot big enough to split its contraction: partial sums on several tiles

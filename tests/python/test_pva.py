@@ -128,8 +128,6 @@ def test_missing_data_raises_attribute_errors_that_say_what(adder):
         (lambda: tile.memory.category.noSuchCategory, "known: variable, constant"),
         (lambda: report.compilation.livenessProgramSteps[0].notAlwaysLiveMemoryForTile(0),
          "not per tile"),
-        (lambda: report.compilation.livenessProgramSteps[0].notAlwaysLiveMemory.variables,
-         "not its variables"),
         (lambda: report.execution.runs, "runs"),
     ]:
         with pytest.raises(AttributeError, match=what):
@@ -169,6 +167,19 @@ def test_liveness_steps_and_always_live_variables(adder, oom_reports, fmt):
         plain = tileprof.open_report(reports[fmt])
         assert plain.liveness["not_always_live"].tolist() == [
             s.notAlwaysLiveMemory.bytes for s in steps]
+        # What is live at each step: the variables behind its bytes.
+        for s in steps:
+            live = s.notAlwaysLiveMemory.variables
+            assert sum(v.size for v in live) == s.notAlwaysLiveMemory.bytes
+            assert [v.size for v in live] == sorted((v.size for v in live), reverse=True)
+        fullest = max(steps, key=lambda s: s.notAlwaysLiveMemory.bytes)
+        assert fullest.notAlwaysLiveMemory.variables, "something is live at the peak"
+        # Each step's fullest tile: the largest over steps is the fullest
+        # tile's own peak.
+        tile_bytes = plain.liveness["fullest_tile_bytes"]
+        assert len(tile_bytes) == len(steps)
+        assert tile_bytes.max() == plain.tiles.not_always_live.max()
+        assert (tile_bytes <= plain.liveness["not_always_live"]).all()
 
 
 def test_programs_visitor_and_steps(adder):

@@ -29,7 +29,9 @@ inline CompilationReport SmallCompilation() {
                      {"add", "Execute", {}, 0},
                      {"copy", "Execute", {}, 1}};
   report.liveness = {{1, 1200}, {2, 400}};
+  report.liveness_fullest_tiles = {{2, 700}, {0, 100}};
   report.always_live_variables = {{"Vertex Code", 1200}, {"c", 8}};
+  report.not_always_live_variables = {{"exchange buffer of add", 800, 0, 0}, {"x", 400, 0, 1}};
   for (uint32_t i = 0; i < 4; ++i) {
     TileMemory& tile = report.tiles.emplace_back();
     tile.tile = i;

@@ -68,7 +68,7 @@ TEST(JsonReport, KeepsAnExecutionOnlyReportApartFromAnEmptyCompilation) {
 
 TEST(JsonReport, StartsWithTheFormatAndVersion) {
   std::string text = WriteJsonReport(FullDocument());
-  EXPECT_THAT(text, StartsWith(R"({"format":"tileprof-report","version":{"major":1,"minor":0},)"));
+  EXPECT_THAT(text, StartsWith(R"({"format":"tileprof-report","version":{"major":1,"minor":1},)"));
   json dom = json::parse(text);
   EXPECT_EQ(dom["compilation"]["tiles"][1]["categories"]["variable"], 200);
   EXPECT_EQ(

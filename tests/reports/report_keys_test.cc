@@ -90,7 +90,17 @@ ReportDocument EveryKey() {
     compilation.liveness.push_back(Filled<LivenessStep>(next));
     compilation.liveness.back().program = 1;
   }
+  for (int i = 0; i < 2; ++i) {
+    compilation.liveness_fullest_tiles.push_back(Filled<StepTile>(next));
+    compilation.liveness_fullest_tiles.back().tile = 10;  // a tile of the report
+  }
   compilation.always_live_variables.push_back(Filled<NamedBytes>(next));
+  for (int i = 0; i < 2; ++i) {
+    LiveVariable& live =
+        compilation.not_always_live_variables.emplace_back(Filled<LiveVariable>(next));
+    live.first_step = 0;  // steps that exist
+    live.last_step = static_cast<uint64_t>(i);
+  }
   for (int i = 0; i < 2; ++i) {
     TileMemory& tile = compilation.tiles.emplace_back(Filled<TileMemory>(next));
     tile.tile = static_cast<uint32_t>(10 + i);  // ascending, as the database requires

@@ -129,7 +129,7 @@ TEST_F(ProfileDatabase, AnswersTheDocumentedQueries) {
             " ORDER BY bytes DESC LIMIT 2"),
       ElementsAre("poplin::ConvPartial1x1Out<float,float,true,false>|6648|1",
                   "poplar_rt::DstStridedCopy64BitMultiAccess|2669|1"));
-  EXPECT_THAT(Query("SELECT value FROM metadata WHERE key = 'version'"), ElementsAre("1.0"));
+  EXPECT_THAT(Query("SELECT value FROM metadata WHERE key = 'version'"), ElementsAre("1.1"));
 }
 
 TEST_F(ProfileDatabase, KeepsTextReportFiguresQueryableAsJson) {
@@ -167,6 +167,7 @@ TEST_F(ProfileDatabase, RefusesTilesOutOfOrderWithoutTouchingTheOldFile) {
 TEST_F(ProfileDatabase, RejectsAnUnknownMajorVersionNamingBoth) {
   RoundTrip(FullDocument());
   Execute("UPDATE metadata SET value = '3' WHERE key = 'version_major'");
+  Execute("UPDATE metadata SET value = '0' WHERE key = 'version_minor'");
   EXPECT_EQ(ReadError(),
             path_ + ": metadata: unsupported report format version 3.0 (this reader reads 1.x)");
 }
@@ -196,17 +197,31 @@ TEST_F(ProfileDatabase, ReadsFilesWithoutTheLivenessTables) {
   ReportDocument document = FullDocument();
   ASSERT_FALSE(document.compilation->liveness.empty());
   RoundTrip(document);
-  Execute("DROP TABLE liveness_steps; DROP TABLE always_live_variables");
+  Execute(
+      "DROP TABLE liveness_steps; DROP TABLE always_live_variables; "
+      "DROP TABLE not_always_live_variables; DROP TABLE liveness_fullest_tiles");
   Expected<ReportDocument> read = ReadProfileDatabase(path_);
   ASSERT_TRUE(read) << read.error().message();
   document.compilation->liveness.clear();
   document.compilation->always_live_variables.clear();
+  document.compilation->not_always_live_variables.clear();
+  document.compilation->liveness_fullest_tiles.clear();
   EXPECT_EQ(*read, document);
   RoundTrip(FullDocument());
   Execute("UPDATE liveness_steps SET program = 7 WHERE id = 1");
   EXPECT_EQ(ReadError(), path_ +
                              ": table liveness_steps, row 1, column program: program 7 does not "
                              "exist");
+  RoundTrip(FullDocument());
+  Execute("UPDATE not_always_live_variables SET last_step = 9 WHERE id = 0");
+  EXPECT_EQ(ReadError(), path_ +
+                             ": table not_always_live_variables, row 0, column last_step: liveness "
+                             "step 9 does not exist");
+  RoundTrip(FullDocument());
+  Execute("UPDATE not_always_live_variables SET first_step = 1, last_step = 0 WHERE id = 1");
+  EXPECT_EQ(ReadError(), path_ +
+                             ": table not_always_live_variables, row 1, column first_step: first "
+                             "step 1 is after the last, 0");
 }
 
 // Enough tiles for tile_categories to be read on a second connection and

@@ -33,7 +33,7 @@ TEST(WriteTextReport, ReproducesThePublishedAdderReportFromPerTileData) {
 
 TEST(WriteTextReport, FormatVersionLineComesFirstWhenAsked) {
   std::string text = WriteTextReport(AdderMk1Report(), nullptr, TextReportOptions{});
-  EXPECT_TRUE(text.starts_with("tileprof report format: 1.0\n\nTarget:\n")) << text.substr(0, 80);
+  EXPECT_TRUE(text.starts_with("tileprof report format: 1.1\n\nTarget:\n")) << text.substr(0, 80);
 }
 
 TEST(WriteTextReport, ComputesTheWholeGraphFromTheTiles) {
