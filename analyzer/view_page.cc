@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <unordered_map>
 
 #include "analyzer/memory_views.h"
 #include "analyzer/oom.h"
@@ -133,6 +135,38 @@ json ProgramsJson(const report::CompilationReport& report) {
   return programs;
 }
 
+// Rows [name, opcode, vertices, vertex state bytes, exchange bytes, FLOPs
+// or null, cycles or null, [compute sets]]: cycles are those of the
+// execution's steps that ran the operation's compute sets (a step names the
+// compute set it executes), null when the report has no execution.
+json OperationsJson(const LoadedReport& loaded) {
+  const report::CompilationReport& report = loaded.compilation;
+  std::vector<json> sets(report.operations.size(), json::array());
+  std::unordered_map<std::string_view, uint32_t> operation_of;
+  for (const report::ComputeSetOperation& link : report.compute_set_operations) {
+    if (link.operation >= report.operations.size() ||
+        link.compute_set >= report.compute_sets.size())
+      continue;  // the readers refuse these; a report built in memory may not
+    sets[link.operation].push_back(link.compute_set);
+    operation_of.emplace(report.compute_sets[link.compute_set].name, link.operation);
+  }
+  std::vector<uint64_t> cycles(report.operations.size(), 0);
+  if (loaded.execution) {
+    for (const report::ExecutionStep& step : loaded.execution->steps) {
+      auto it = operation_of.find(step.program);
+      if (it != operation_of.end()) cycles[it->second] += step.cycles;
+    }
+  }
+  json rows = json::array();
+  for (size_t i = 0; i < report.operations.size(); ++i) {
+    const report::Operation& op = report.operations[i];
+    rows.push_back({op.name, op.opcode, op.vertices, op.vertex_state_bytes, op.exchange_bytes,
+                    op.flops ? json(*op.flops) : json(),
+                    loaded.execution ? json(cycles[i]) : json(), std::move(sets[i])});
+  }
+  return rows;
+}
+
 json LivenessJson(const report::CompilationReport& report) {
   json program = json::array(), bytes = json::array(), fullest_tile = json::array(),
        fullest_bytes = json::array();
@@ -240,6 +274,14 @@ Expected<json> ViewData(const LoadedReport& loaded) {
   data["top"] = AnalysisJson(TopTilesView(loaded, 5));
   data["liveness"] = LivenessJson(report);
   data["programs"] = ProgramsJson(report);
+  data["operations"] = OperationsJson(loaded);
+  json sets = json::array();
+  for (const report::ComputeSet& set : report.compute_sets) {
+    uint64_t vertices = 0;
+    for (const report::ComputeSetVertices& type : set.vertices) vertices += type.count;
+    sets.push_back({set.name, vertices});
+  }
+  data["computeSets"] = std::move(sets);
   json always_live = json::array();
   for (const report::NamedBytes& v : report.always_live_variables)
     always_live.push_back({v.name, v.bytes});

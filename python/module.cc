@@ -194,6 +194,21 @@ py::list NotAlwaysLiveVariables(const Report& r) {
   return RecordDicts(r->compilation.not_always_live_variables);
 }
 
+// Each operation's dict with the compute sets it owns ("compute_sets").
+py::list Operations(const Report& r) {
+  const auto& compilation = r->compilation;
+  std::vector<py::list> sets(compilation.operations.size());
+  for (const report::ComputeSetOperation& link : compilation.compute_set_operations)
+    sets.at(link.operation).append(link.compute_set);
+  py::list out;
+  for (size_t i = 0; i < compilation.operations.size(); ++i) {
+    py::dict d = RecordDict(compilation.operations[i]);
+    d["compute_sets"] = sets[i];
+    out.append(d);
+  }
+  return out;
+}
+
 py::list TileVertexTypes(const Report& r, size_t index) {
   const auto& tiles = r->compilation.tiles;
   if (index >= tiles.size()) throw py::index_error("tile index out of range");
@@ -308,7 +323,8 @@ PYBIND11_MODULE(_tileprof, m) {
       .def("printed_memory", &PrintedMemory)
       .def("liveness", &Liveness)
       .def("always_live_variables", &AlwaysLiveVariables)
-      .def("not_always_live_variables", &NotAlwaysLiveVariables);
+      .def("not_always_live_variables", &NotAlwaysLiveVariables)
+      .def("operations", &Operations);
 
   m.def("open", &Open, py::arg("path"), "Reads a report in any format (text, JSON, CBOR, SQLite)");
   m.def(

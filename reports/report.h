@@ -400,6 +400,48 @@ struct Keys<LivenessStep> {
       Key{"notAlwaysLiveBytes", "not_always_live", &LivenessStep::not_always_live}};
 };
 
+// An HLO instruction the compiler lowered into compute sets: PopVision's
+// Operations. The vertices and their state are those of its compute sets;
+// the exchange bytes are what its steps' vertices received from other tiles
+// (receive buffers, summed over the steps and tiles); FLOPs are estimated
+// for dots and convolutions (2 per multiply-add) and absent otherwise.
+// Cycles come from an execution: its steps name the compute sets they run.
+struct Operation {
+  std::string name;
+  std::string opcode;
+  uint64_t vertices = 0;
+  uint64_t vertex_state_bytes = 0;
+  uint64_t exchange_bytes = 0;
+  std::optional<uint64_t> flops;
+
+  bool operator==(const Operation&) const = default;
+};
+template <>
+struct Keys<Operation> {
+  static constexpr std::tuple kAll{
+      Key{"name", "name", &Operation::name},
+      Key{"opcode", "opcode", &Operation::opcode},
+      Key{"vertices", "vertices", &Operation::vertices},
+      Key{"vertexStateBytes", "vertex_state_bytes", &Operation::vertex_state_bytes},
+      Key{"exchangeBytes", "exchange_bytes", &Operation::exchange_bytes},
+      Key{"flops", "flops", &Operation::flops}};
+};
+
+// Which operation made a compute set (compute sets of no HLO instruction,
+// such as the seed's, have none).
+struct ComputeSetOperation {
+  uint32_t compute_set = 0;  // indexes CompilationReport::compute_sets
+  uint32_t operation = 0;    // indexes CompilationReport::operations
+
+  bool operator==(const ComputeSetOperation&) const = default;
+};
+template <>
+struct Keys<ComputeSetOperation> {
+  static constexpr std::tuple kAll{
+      Key{"computeSet", "compute_set", &ComputeSetOperation::compute_set},
+      Key{"operation", "operation", &ComputeSetOperation::operation}};
+};
+
 // The tile holding the most not-always-live bytes during a liveness step
 // (the lowest-numbered of equals), and those bytes: PopVision's worst tile
 // of a step.
@@ -459,6 +501,9 @@ struct CompilationReport {
   // Empty when read from text, which prints neither.
   std::vector<ComputeSet> compute_sets;
   std::vector<Program> programs;
+  // Empty when read from text or from a file written before they existed.
+  std::vector<Operation> operations;
+  std::vector<ComputeSetOperation> compute_set_operations;  // by compute set
   // Empty when read from text, or from a file written before they existed.
   std::vector<LivenessStep> liveness;
   // One per liveness step (or none, as `liveness`): the fullest tile then.

@@ -188,6 +188,8 @@ class Encoder {
     Objects("vertexTypes", report.vertex_types);
     List("computeSets", report.compute_sets, [&](const ComputeSet& set) { ComputeSetObject(set); });
     List("programs", report.programs, [&](const Program& program) { ProgramObject(program); });
+    Objects("operations", report.operations);
+    Objects("computeSetOperations", report.compute_set_operations);
     Objects("liveness", report.liveness);
     Objects("livenessFullestTiles", report.liveness_fullest_tiles);
     Objects("alwaysLiveVariables", report.always_live_variables);

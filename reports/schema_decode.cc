@@ -364,6 +364,8 @@ enum class Stream : uint8_t {
   kVertexTypes,
   kComputeSets,
   kPrograms,
+  kOperations,
+  kComputeSetOperations,
   kLiveness,
   kFullestTiles,
   kAlwaysLive,
@@ -382,6 +384,8 @@ constexpr StreamInfo kStreams[] = {
     {Stream::kVertexTypes, "compilation", "vertexTypes"},
     {Stream::kComputeSets, "compilation", "computeSets"},
     {Stream::kPrograms, "compilation", "programs"},
+    {Stream::kOperations, "compilation", "operations"},
+    {Stream::kComputeSetOperations, "compilation", "computeSetOperations"},
     {Stream::kLiveness, "compilation", "liveness"},
     {Stream::kFullestTiles, "compilation", "livenessFullestTiles"},
     {Stream::kAlwaysLive, "compilation", "alwaysLiveVariables"},
@@ -437,6 +441,13 @@ void CheckReferences(Decoder& d, const CompilationReport& report) {
   for (size_t i = 0; i < report.liveness.size() && d.ok(); ++i) {
     Path step = liveness.Index(i);
     check(report.liveness[i].program, report.programs.size(), "program", step.Key("program"));
+  }
+  Path made_by = compilation.Key("computeSetOperations");
+  for (size_t i = 0; i < report.compute_set_operations.size() && d.ok(); ++i) {
+    const ComputeSetOperation& link = report.compute_set_operations[i];
+    check(link.compute_set, report.compute_sets.size(), "compute set",
+          made_by.Index(i).Key("computeSet"));
+    check(link.operation, report.operations.size(), "operation", made_by.Index(i).Key("operation"));
   }
   Path fullest = compilation.Key("livenessFullestTiles");
   if (d.ok() && !report.liveness_fullest_tiles.empty() &&
@@ -807,6 +818,12 @@ struct DocumentBuilder::State {
         break;
       case Stream::kLiveness:
         Compilation().liveness.push_back(d.Object<LivenessStep>(value, p));
+        break;
+      case Stream::kOperations:
+        Compilation().operations.push_back(d.Object<Operation>(value, p));
+        break;
+      case Stream::kComputeSetOperations:
+        Compilation().compute_set_operations.push_back(d.Object<ComputeSetOperation>(value, p));
         break;
       case Stream::kFullestTiles:
         Compilation().liveness_fullest_tiles.push_back(d.Object<StepTile>(value, p));

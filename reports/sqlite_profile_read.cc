@@ -283,6 +283,52 @@ class Reader {
     return List(table, records);
   }
 
+  // A reference from a row to one of `size` records, or the error naming
+  // the table, row and column.
+  static Status Reference(std::string_view table, size_t row, std::string_view column,
+                          std::string_view what, uint64_t index, size_t size) {
+    if (index < size) return {};
+    return MakeError("table {}, row {}, column {}: {} {} does not exist", table, row, column, what,
+                     index);
+  }
+
+  // The tables added in format 1.1 (each absent from older files: none).
+  Status OperationsAndLiveness(CompilationReport& report) {
+    TILEPROF_RETURN_IF_ERROR(OptionalList("operations", report.operations));
+    TILEPROF_RETURN_IF_ERROR(OptionalList("compute_set_operations", report.compute_set_operations));
+    for (size_t i = 0; i < report.compute_set_operations.size(); ++i) {
+      const ComputeSetOperation& link = report.compute_set_operations[i];
+      TILEPROF_RETURN_IF_ERROR(Reference("compute_set_operations", i, "compute_set", "compute set",
+                                         link.compute_set, report.compute_sets.size()));
+      TILEPROF_RETURN_IF_ERROR(Reference("compute_set_operations", i, "operation", "operation",
+                                         link.operation, report.operations.size()));
+    }
+    TILEPROF_RETURN_IF_ERROR(OptionalList("liveness_steps", report.liveness));
+    for (size_t i = 0; i < report.liveness.size(); ++i) {
+      TILEPROF_RETURN_IF_ERROR(Reference("liveness_steps", i, "program", "program",
+                                         report.liveness[i].program, report.programs.size()));
+    }
+    TILEPROF_RETURN_IF_ERROR(OptionalList("liveness_fullest_tiles", report.liveness_fullest_tiles));
+    if (!report.liveness_fullest_tiles.empty() &&
+        report.liveness_fullest_tiles.size() != report.liveness.size())
+      return MakeError("table liveness_fullest_tiles: {} rows for {} liveness steps",
+                       report.liveness_fullest_tiles.size(), report.liveness.size());
+    TILEPROF_RETURN_IF_ERROR(OptionalList("always_live_variables", report.always_live_variables));
+    TILEPROF_RETURN_IF_ERROR(
+        OptionalList("not_always_live_variables", report.not_always_live_variables));
+    for (size_t i = 0; i < report.not_always_live_variables.size(); ++i) {
+      const LiveVariable& v = report.not_always_live_variables[i];
+      TILEPROF_RETURN_IF_ERROR(Reference("not_always_live_variables", i, "last_step",
+                                         "liveness step", v.last_step, report.liveness.size()));
+      if (v.first_step > v.last_step)
+        return MakeError(
+            "table not_always_live_variables, row {}, column first_step: first step {} is after "
+            "the last, {}",
+            i, v.first_step, v.last_step);
+    }
+    return {};
+  }
+
   Status Compilation(CompilationReport& report) {
     size_t targets = 0;
     constexpr int kTargetColumns = sqlite::NumColumns<Target>();
@@ -324,37 +370,11 @@ class Reader {
         }));
     for (size_t i = 0; i < report.programs.size(); ++i) {
       const std::optional<uint32_t>& set = report.programs[i].compute_set;
-      if (set && *set >= report.compute_sets.size())
-        return MakeError(
-            "table programs, row {}, column compute_set: compute set {} does not exist", i, *set);
+      if (set)
+        TILEPROF_RETURN_IF_ERROR(Reference("programs", i, "compute_set", "compute set", *set,
+                                           report.compute_sets.size()));
     }
-    TILEPROF_RETURN_IF_ERROR(OptionalList("liveness_steps", report.liveness));
-    for (size_t i = 0; i < report.liveness.size(); ++i) {
-      if (report.liveness[i].program >= report.programs.size())
-        return MakeError("table liveness_steps, row {}, column program: program {} does not exist",
-                         i, report.liveness[i].program);
-    }
-    TILEPROF_RETURN_IF_ERROR(OptionalList("liveness_fullest_tiles", report.liveness_fullest_tiles));
-    if (!report.liveness_fullest_tiles.empty() &&
-        report.liveness_fullest_tiles.size() != report.liveness.size())
-      return MakeError("table liveness_fullest_tiles: {} rows for {} liveness steps",
-                       report.liveness_fullest_tiles.size(), report.liveness.size());
-    TILEPROF_RETURN_IF_ERROR(OptionalList("always_live_variables", report.always_live_variables));
-    TILEPROF_RETURN_IF_ERROR(
-        OptionalList("not_always_live_variables", report.not_always_live_variables));
-    for (size_t i = 0; i < report.not_always_live_variables.size(); ++i) {
-      const LiveVariable& v = report.not_always_live_variables[i];
-      if (v.last_step >= report.liveness.size())
-        return MakeError(
-            "table not_always_live_variables, row {}, column last_step: liveness step {} does not "
-            "exist",
-            i, v.last_step);
-      if (v.first_step > v.last_step)
-        return MakeError(
-            "table not_always_live_variables, row {}, column first_step: first step {} is after "
-            "the last, {}",
-            i, v.first_step, v.last_step);
-    }
+    TILEPROF_RETURN_IF_ERROR(OperationsAndLiveness(report));
     TILEPROF_RETURN_IF_ERROR(Tiles(report, num_types));
     if (options_.total) TILEPROF_RETURN_IF_ERROR(Total(report, num_types));
     std::string variables_sql = SelectSql<Variable>("id, ", "", "variables");

@@ -49,6 +49,8 @@ CREATE TABLE compute_set_vertices (compute_set INTEGER NOT NULL, position INTEGE
 CREATE TABLE programs (id INTEGER PRIMARY KEY, {});
 CREATE TABLE program_children (program INTEGER NOT NULL, position INTEGER NOT NULL,
   child INTEGER NOT NULL, PRIMARY KEY (program, position)) WITHOUT ROWID;
+CREATE TABLE operations (id INTEGER PRIMARY KEY, {});
+CREATE TABLE compute_set_operations (id INTEGER PRIMARY KEY, {});
 CREATE TABLE liveness_steps (id INTEGER PRIMARY KEY, {});
 CREATE TABLE liveness_fullest_tiles (id INTEGER PRIMARY KEY, {});
 CREATE TABLE always_live_variables (id INTEGER PRIMARY KEY, {});
@@ -77,7 +79,8 @@ CREATE TABLE step_cycles (step INTEGER NOT NULL, tile INTEGER NOT NULL,
       ColumnDefinitions<Target>(), ColumnDefinitions<Replication>(/*nullable=*/true),
       ColumnDefinitions<GraphInfo>(), ColumnDefinitions<VertexType>(),
       ColumnDefinitions<ComputeSet>(), ColumnDefinitions<ComputeSetVertices>(),
-      ColumnDefinitions<Program>(), ColumnDefinitions<LivenessStep>(),
+      ColumnDefinitions<Program>(), ColumnDefinitions<Operation>(),
+      ColumnDefinitions<ComputeSetOperation>(), ColumnDefinitions<LivenessStep>(),
       ColumnDefinitions<StepTile>(), ColumnDefinitions<NamedBytes>(),
       ColumnDefinitions<LiveVariable>(), ColumnDefinitions<TileMemory>(),
       ColumnDefinitions<RegionBytes>(), ColumnDefinitions<VertexTypeBytes>(),
@@ -183,6 +186,8 @@ class Writer {
     TILEPROF_RETURN_IF_ERROR(List("vertex_types", report.vertex_types));
     TILEPROF_RETURN_IF_ERROR(ComputeSets(report));
     TILEPROF_RETURN_IF_ERROR(Programs(report));
+    TILEPROF_RETURN_IF_ERROR(List("operations", report.operations));
+    TILEPROF_RETURN_IF_ERROR(List("compute_set_operations", report.compute_set_operations));
     TILEPROF_RETURN_IF_ERROR(List("liveness_steps", report.liveness));
     TILEPROF_RETURN_IF_ERROR(List("liveness_fullest_tiles", report.liveness_fullest_tiles));
     TILEPROF_RETURN_IF_ERROR(List("always_live_variables", report.always_live_variables));

@@ -45,7 +45,7 @@
   function note(text) { return el('p', {'class': 'note', text: text}); }
   // A table of rows; cells are text or {v: number, t: text, cls}. Sortable by
   // clicking a heading.
-  function table(columns, rows, id) {
+  function table(columns, rows, id, rowAttrs) {
     var t = el('table', id ? {id: id} : {});
     var head = el('tr');
     columns.forEach(function (c, i) {
@@ -55,8 +55,8 @@
     });
     t.appendChild(el('thead', {}, [head]));
     var body = el('tbody');
-    rows.forEach(function (r) {
-      var tr = el('tr');
+    rows.forEach(function (r, index) {
+      var tr = el('tr', rowAttrs ? rowAttrs(index) : {});
       r.forEach(function (c) {
         if (c !== null && typeof c === 'object') {
           var td = el('td', {'class': 'n' + (c.cls ? ' ' + c.cls : ''), 'data-v': c.v, text: c.t});
@@ -580,6 +580,68 @@
     });
   });
 
+  // Operations: what each HLO instruction became; click one for its compute
+  // sets and the steps that run them.
+  var operations = {};
+  addView('operations', 'Operations', function (s) {
+    var ops = R.operations;
+    if (!ops.length) { s.appendChild(note('The report has no operations (a text report, or a file written before report format 1.1).')); return; }
+    var withCycles = ops.some(function (o) { return o[6] !== null; });
+    s.appendChild(note('Each HLO instruction the compiler lowered into compute sets: their vertices and vertex state, the bytes its steps received from other tiles, ' +
+      'FLOPs (dots and convolutions)' + (withCycles ? ' and the cycles of the steps that ran it.' : '; cycles come with an execution (tileprof run).') +
+      ' Click a row for its compute sets and steps.'));
+    var filter = el('input', {type: 'search', placeholder: 'Filter by name or opcode', id: 'op-filter'});
+    s.appendChild(filter);
+    var columns = ['operation', 'opcode', 'compute sets', 'vertices', 'vertex state', 'exchange', 'FLOPs'];
+    if (withCycles) columns.push('cycles');
+    var t = table(columns, ops.map(function (o) {
+      var row = [o[0], o[1], num(o[7].length), num(o[2]), by(o[3]), by(o[4]), o[5] === null ? null : num(o[5])];
+      if (withCycles) row.push(num(o[6] || 0));
+      return row;
+    }), 'operations-table', function (i) { return {'data-op': i}; });
+    var sums = [0, 0, 0, 0, 0, 0, 0];
+    ops.forEach(function (o) { sums[0] += o[7].length; sums[1] += o[2]; sums[2] += o[3]; sums[3] += o[4]; sums[4] += o[5] || 0; sums[5] += o[6] || 0; });
+    var foot = el('tr', {id: 'op-totals', 'data-vertices': sums[1], 'data-cycles': sums[5], 'data-exchange': sums[3]});
+    [el('th', {text: 'all ' + group(ops.length)}), el('th'), el('td', {'class': 'n', text: group(sums[0])}),
+      el('td', {'class': 'n', text: group(sums[1])}), el('td', {'class': 'n', text: bytes(sums[2])}),
+      el('td', {'class': 'n', text: bytes(sums[3])}), el('td', {'class': 'n', text: group(sums[4])})]
+      .concat(withCycles ? [el('td', {'class': 'n', text: group(sums[5])})] : []).forEach(function (c) { foot.appendChild(c); });
+    t.appendChild(el('tfoot', {}, [foot]));
+    t.tBodies[0].addEventListener('click', function (e) {
+      var tr = e.target.closest('tr');
+      if (tr) selectOperation(Number(tr.getAttribute('data-op')));
+    });
+    filter.addEventListener('input', function () {
+      var q = filter.value.toLowerCase();
+      Array.prototype.forEach.call(t.tBodies[0].rows, function (tr) {
+        var o = ops[Number(tr.getAttribute('data-op'))];
+        tr.hidden = q !== '' && (o[0] + ' ' + o[1]).toLowerCase().indexOf(q) < 0;
+      });
+    });
+    s.appendChild(t);
+    var detail = el('div', {id: 'op-detail', 'class': 'panel'}, [note('Click an operation for its compute sets and the steps that run them.')]);
+    operations.detail = detail;
+    s.appendChild(detail);
+  });
+  function selectOperation(i) {
+    var o = R.operations[i], d = operations.detail;
+    while (d.firstChild) d.removeChild(d.firstChild);
+    d.setAttribute('data-op', i);
+    d.appendChild(el('h3', {text: o[0] + ' (' + o[1] + ')'}));
+    // The schedule steps that execute each of its compute sets.
+    var programOf = {};
+    R.programs.forEach(function (p, k) { if (p.computeSet !== undefined) (programOf[p.computeSet] = programOf[p.computeSet] || []).push(k); });
+    var stepsOf = {};
+    R.liveness.program.forEach(function (p, step) { (stepsOf[p] = stepsOf[p] || []).push(step); });
+    d.appendChild(table(['compute set', 'vertices', 'steps', 'live at those steps (max, all tiles)'], o[7].map(function (cs) {
+      var steps = [];
+      (programOf[cs] || []).forEach(function (p) { steps = steps.concat(stepsOf[p] || []); });
+      var live = steps.length ? Math.max.apply(null, steps.map(function (k) { return R.liveness.notAlwaysLive[k]; })) : null;
+      return [R.computeSets[cs][0], num(R.computeSets[cs][1]), steps.slice(0, 8).map(group).join(', ') + (steps.length > 8 ? ', ...' : ''), live === null ? null : by(live)];
+    }), 'op-compute-sets'));
+    d.appendChild(note('Which tiles an operation\'s vertices are on is not in the report yet; the Memory view has each tile\'s largest variables.'));
+  }
+
   // Execution: cycles per step (and per IPU when profiled per tile).
   addView('execution', 'Execution', function (s) {
     var x = R.execution;
@@ -667,7 +729,8 @@
     // liveness chart (the views must be shown first).
     tilePoint: function (t) { return memory.place(t); },
     stepPoint: function (i) { return liveness.point(i); },
-    selectTile: selectTile
+    selectTile: selectTile,
+    selectOperation: selectOperation
   };
   document.body.setAttribute('data-ready', '1');
 })();

@@ -77,6 +77,8 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   report.always_live_variables = std::move(layout.always_live_variables);
   report.not_always_live_variables = std::move(layout.not_always_live_variables);
   AddProgramTree(graph, result.program, layout.liveness, report);
+  AddOperations(graph, lowering.operations(), lowering.compute_set_operations(), layout.liveness,
+                report);
   for (const report::TileMemory& tile : report.tiles) {
     if (tile.ExcludingGaps() > target.BytesPerTile()) ++result.tiles_out_of_memory;
   }

@@ -13,6 +13,7 @@
 
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/types.h"
+#include "engine/hlo/stats.h"
 
 namespace tileprof::engine::compiler {
 
@@ -404,12 +405,16 @@ Status Lowering::LowerComputation(const hlo::Computation& computation, std::span
       continue;
     }
     if (role == FusionRole::kRoot) {
+      // The fused chain is one operation, named after its root.
       ++stats_.instructions;
+      instruction_named_.emplace(instruction->name(), instruction);
+      const size_t first_compute_set = graph_.num_compute_sets();
       Expected<Value> value = LowerFused(*instruction, fusion, scope, program);
       if (!value) {
         --call_depth_;
         return value.error().Within(Describe(*instruction));
       }
+      ClaimComputeSets(*instruction, first_compute_set);
       RecordOutputs(*instruction, scope[instruction] = std::move(*value));
       continue;
     }
@@ -449,11 +454,38 @@ Status Lowering::LowerInstruction(const hlo::Instruction& instruction, Scope& sc
     operands.push_back(it->second);
   }
   ++stats_.instructions;
+  instruction_named_.emplace(instruction.name(), &instruction);
+  const size_t first_compute_set = graph_.num_compute_sets();
   Expected<Value> value = Lower(instruction, operands, program);
   if (!value) return value.error().Within(Describe(instruction));
+  ClaimComputeSets(instruction, first_compute_set);
   if (!unread_.empty()) MarkRead(operands, *value);
   RecordOutputs(instruction, scope[&instruction] = std::move(*value));
   return {};
+}
+
+uint32_t Lowering::OperationOf(const hlo::Instruction& instruction) {
+  auto [it, added] = operation_of_.emplace(&instruction, static_cast<uint32_t>(operations_.size()));
+  if (added) {
+    const std::optional<int64_t> flops = hlo::EstimateFlops(instruction);
+    operations_.push_back({std::string(instruction.name()),
+                           std::string(hlo::OpcodeName(instruction.opcode())),
+                           flops && *flops >= 0 ? std::optional<uint64_t>(*flops) : std::nullopt});
+  }
+  return it->second;
+}
+
+void Lowering::ClaimComputeSets(const hlo::Instruction& instruction, size_t first) {
+  const size_t count = graph_.num_compute_sets();
+  if (first >= count) return;
+  compute_set_operations_.resize(count, kNoOperation);
+  for (size_t cs = first; cs < count; ++cs) {
+    if (compute_set_operations_[cs] != kNoOperation) continue;
+    const std::string& name = graph_.compute_set(static_cast<ComputeSetId>(cs)).name;
+    auto named = instruction_named_.find(std::string_view(name).substr(0, name.find('/')));
+    compute_set_operations_[cs] =
+        OperationOf(named != instruction_named_.end() ? *named->second : instruction);
+  }
 }
 
 namespace {

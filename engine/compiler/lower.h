@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -287,6 +288,25 @@ class Lowering {
   // the HLO text, or of a type the engine has no arithmetic for).
   const std::vector<VariableId>& valueless_constants() const { return valueless_constants_; }
 
+  // The HLO instructions that made compute sets (PopVision's operations).
+  // A compute set is named after the instruction it computes ("dot.3",
+  // "convolution.7/step2"), but may be made later, while another is lowered
+  // (an elementwise chain is computed when a consumer needs it, a loop body's
+  // results at the loop's end): it belongs to the instruction it is named
+  // after, else to the one being lowered. A computation lowered at several
+  // calls gives its instructions' compute sets of every call to the one
+  // operation.
+  struct OperationOrigin {
+    std::string name;
+    std::string opcode;
+    std::optional<uint64_t> flops;  // hlo::EstimateFlops, for dots and convolutions
+  };
+  static constexpr uint32_t kNoOperation = UINT32_MAX;
+  const std::vector<OperationOrigin>& operations() const { return operations_; }
+  // By compute set (shorter than the graph's list when the last ones belong
+  // to no instruction); kNoOperation for a compute set of none (the seed's).
+  const std::vector<uint32_t>& compute_set_operations() const { return compute_set_operations_; }
+
   // Tensor map recording (tensor_map.cc): RecordOutputs is called for every
   // instruction once its value is complete; FinishTensorMap orders the map.
   void RecordTensorMapInto(report::TensorMap* map) { tensor_map_ = map; }
@@ -331,6 +351,14 @@ class Lowering {
   std::vector<uint32_t> ranged_tiles_;
   std::function<void()> visited_;
   std::vector<VariableId> valueless_constants_;
+  std::vector<OperationOrigin> operations_;
+  std::vector<uint32_t> compute_set_operations_;
+  std::unordered_map<const hlo::Instruction*, uint32_t> operation_of_;
+  std::unordered_map<std::string_view, const hlo::Instruction*> instruction_named_;
+  // Gives the compute sets from `first` on that have no operation yet to
+  // the instruction each is named after, else to `instruction`.
+  void ClaimComputeSets(const hlo::Instruction& instruction, size_t first);
+  uint32_t OperationOf(const hlo::Instruction& instruction);
   std::unordered_map<std::string, Partition> plans_;
   // Entry parameters' variables not read by any instruction yet.
   std::unordered_set<VariableId> unread_;

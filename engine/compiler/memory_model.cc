@@ -303,9 +303,10 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   for (const TileAccount& tile : tiles) pieces.push_back(tile.pieces);
   const std::vector<uint64_t> live = LiveBytesPerStep(pieces, steps);
   const std::vector<report::StepTile> fullest = FullestTilePerStep(pieces, steps);
+  const std::vector<uint64_t> received = ReceiveBytesPerStep(pieces, steps);
   layout.liveness.reserve(steps);
   for (size_t i = 0; i < steps; ++i)
-    layout.liveness.push_back({schedule.steps[i].program, live[i], fullest[i]});
+    layout.liveness.push_back({schedule.steps[i].program, live[i], fullest[i], received[i]});
   // Receive buffers hold what a step's vertices read from other tiles.
   const std::function<std::string(uint64_t)> buffer_name = [&](uint64_t step) {
     const Step& at = schedule.steps[step];

@@ -1,6 +1,7 @@
 #include "engine/compiler/report_programs.h"
 
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -103,6 +104,33 @@ void AddProgramTree(const Graph& graph, const program::Program& root,
   for (const StepLiveness& step : steps) {
     report.liveness.push_back({tree.Add(step.program), step.not_always_live});
     report.liveness_fullest_tiles.push_back(step.fullest);
+  }
+}
+
+void AddOperations(const Graph& graph, std::span<const Lowering::OperationOrigin> operations,
+                   std::span<const uint32_t> compute_set_operations,
+                   std::span<const StepLiveness> steps, report::CompilationReport& report) {
+  report.operations.reserve(operations.size());
+  for (const Lowering::OperationOrigin& origin : operations)
+    report.operations.push_back(
+        {.name = origin.name, .opcode = origin.opcode, .flops = origin.flops});
+  for (ComputeSetId cs = 0; cs < compute_set_operations.size(); ++cs) {
+    const uint32_t op = compute_set_operations[cs];
+    if (op == Lowering::kNoOperation) continue;
+    report.compute_set_operations.push_back({cs, op});
+    report::Operation& operation = report.operations[op];
+    for (VertexId v : graph.compute_set(cs).vertices) {
+      ++operation.vertices;
+      operation.vertex_state_bytes += graph.vertex(v).codelet->state_bytes();
+    }
+  }
+  // A step's receive buffers belong to the operation of the compute set it
+  // executes (other steps, copies and stream copies, have none).
+  for (const StepLiveness& step : steps) {
+    if (step.receive_bytes == 0 || step.program.kind() != ProgramKind::kExecute) continue;
+    const ComputeSetId cs = step.program.compute_set();
+    if (cs < compute_set_operations.size() && compute_set_operations[cs] != Lowering::kNoOperation)
+      report.operations[compute_set_operations[cs]].exchange_bytes += step.receive_bytes;
   }
 }
 

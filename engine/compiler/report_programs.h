@@ -5,6 +5,7 @@
 
 #include <span>
 
+#include "engine/compiler/lower.h"
 #include "engine/compiler/step_liveness.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/program.h"
@@ -21,5 +22,12 @@ namespace tileprof::engine::compiler {
 // naming its program there.
 void AddProgramTree(const Graph& graph, const program::Program& root,
                     std::span<const StepLiveness> steps, report::CompilationReport& report);
+
+// Fills report.operations and report.compute_set_operations from the
+// lowering's (lower.h), with each operation's vertices and vertex state (of
+// its compute sets) and exchange bytes (its steps' receive buffers).
+void AddOperations(const Graph& graph, std::span<const Lowering::OperationOrigin> operations,
+                   std::span<const uint32_t> compute_set_operations,
+                   std::span<const StepLiveness> steps, report::CompilationReport& report);
 
 }  // namespace tileprof::engine::compiler

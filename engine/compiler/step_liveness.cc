@@ -72,6 +72,16 @@ std::vector<uint64_t> LiveBytesPerStep(const TilePieces& tiles, size_t steps) {
   return live;
 }
 
+std::vector<uint64_t> ReceiveBytesPerStep(const TilePieces& tiles, size_t steps) {
+  std::vector<uint64_t> bytes(steps, 0);
+  for (std::span<const Piece> pieces : tiles) {
+    for (const Piece& piece : pieces) {
+      if (piece.variable == kNoVariable && piece.first < steps) bytes[piece.first] += piece.bytes;
+    }
+  }
+  return bytes;
+}
+
 // A tile's live bytes over the steps are constant between the steps where a
 // piece starts or ends: each such run raises the steps it covers, so the
 // work is O(pieces log steps), not tiles x steps (94,208 tiles x 10^5 steps

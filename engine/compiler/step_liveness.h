@@ -25,6 +25,7 @@ struct StepLiveness {
   program::Program program;
   uint64_t not_always_live = 0;
   report::StepTile fullest;
+  uint64_t receive_bytes = 0;  // of the step's exchange receive buffers, all tiles
 };
 
 // Each tile's not-always-live pieces, indexed by tile.
@@ -32,6 +33,10 @@ using TilePieces = std::vector<std::span<const Piece>>;
 
 // The bytes live during each of `steps` steps over all tiles.
 std::vector<uint64_t> LiveBytesPerStep(const TilePieces& tiles, size_t steps);
+
+// The bytes of each step's exchange receive buffers (pieces of no
+// variable), over all tiles, by their first step.
+std::vector<uint64_t> ReceiveBytesPerStep(const TilePieces& tiles, size_t steps);
 
 // The tile with the most bytes live during each step (the lowest-numbered
 // of equals; tile 0 with 0 bytes when nothing is live).

@@ -154,6 +154,14 @@ class Report:
         liveness["not_always_live"][i]; empty for a text report or an older file."""
         return self._native.not_always_live_variables()
 
+    @functools.cached_property
+    def operations(self):
+        """[{"name", "opcode", "vertices", "vertex_state_bytes", "exchange_bytes",
+        "flops" (None but for dots and convolutions), "compute_sets" (indexes of
+        `compute_sets`)}]: each HLO instruction the compiler lowered into
+        compute sets; empty for a text report or a file before format 1.1."""
+        return self._native.operations()
+
     def live_at(self, step):
         """The not_always_live_variables live during `step`, largest first."""
         return [v for v in self.not_always_live_variables

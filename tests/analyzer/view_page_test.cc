@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "analyzer/view_page.h"
 #include "analyzer_fixtures.h"
@@ -60,6 +61,29 @@ TEST(ViewPage, LivenessAndTilesAreTheReports) {
   }
   // The out-of-memory analysis the Insights view shows.
   EXPECT_EQ(data["oom"]["summary"][0]["tiles_out_of_memory"].get<uint64_t>(), 2u);
+}
+
+// The Operations view's totals are the report's: every vertex of a compute
+// set an operation owns is counted once, the others (the seed's) not at all.
+TEST(ViewPage, OperationsAccountForTheirComputeSetsVertices) {
+  LoadedReport loaded = Open(OomSample().paths.at("json"));
+  const report::CompilationReport& report = loaded.compilation;
+  ASSERT_FALSE(report.operations.empty());
+  json data = ViewData(loaded).value();
+  uint64_t owned = 0, all = 0, listed = 0;
+  std::set<uint64_t> sets;
+  for (const json& row : data["operations"]) {
+    listed += row[2].get<uint64_t>();
+    EXPECT_TRUE(row[6].is_null()) << "a compiled report has no cycles";
+    for (const json& cs : row[7]) {
+      EXPECT_TRUE(sets.insert(cs.get<uint64_t>()).second);
+      owned += data["computeSets"][cs.get<size_t>()][1].get<uint64_t>();
+    }
+  }
+  for (const json& set : data["computeSets"]) all += set[1].get<uint64_t>();
+  EXPECT_EQ(listed, owned);
+  EXPECT_LT(owned, all);  // setSeed belongs to no instruction
+  EXPECT_EQ(data["operations"].size(), report.operations.size());
 }
 
 TEST(ViewPage, ListsTheLargestVariablesOfTheMostUsedTilesFirst) {

@@ -108,6 +108,29 @@ async function testPage(browser, file) {
     }
   }
 
+  // Operations: the totals are the report's; clicking one shows its compute sets.
+  if (report.operations.length) {
+    await page.click('nav button[data-view="operations"]');
+    const vertices = report.operations.reduce((n, o) => n + o[2], 0);
+    check((await page.getAttribute('#op-totals', 'data-vertices')) === String(vertices), file,
+      'the Operations total of vertices is the report\'s');
+    if (report.execution) {
+      const owned = new Set(report.operations.flatMap((o) => o[7].map((cs) => report.computeSets[cs][0])));
+      const cycles = report.execution.steps.filter((st) => owned.has(st.program)).reduce((n, st) => n + st.cycles, 0);
+      check((await page.getAttribute('#op-totals', 'data-cycles')) === String(cycles), file,
+        'the Operations total of cycles is that of the steps running them');
+    }
+    const busiest = report.operations.reduce((b, o, i) => (o[2] > report.operations[b][2] ? i : b), 0);
+    await page.click(`#operations-table tr[data-op="${busiest}"] td`);
+    check((await page.getAttribute('#op-detail', 'data-op')) === String(busiest), file, 'clicking an operation selects it');
+    check((await page.$$eval('#op-compute-sets tbody tr', (r) => r.length)) === report.operations[busiest][7].length, file,
+      'the operation detail lists its compute sets');
+    await page.fill('#op-filter', report.operations[busiest][0]);
+    const shown = await page.$$eval('#operations-table tbody tr', (r) => r.filter((x) => !x.hidden).length);
+    check(shown >= 1 && shown < report.operations.length, file, `the filter narrows the table (${shown})`);
+    if (shots) await shot(page, path.join(shots, `${name}-operations-op.png`));
+  }
+
   // Units: the summary follows the chosen unit.
   await page.click('nav button[data-view="summary"]');
   await page.selectOption('#unit', 'MiB');

@@ -297,6 +297,48 @@ ENTRY main {
                                              ::testing::IsSupersetOf({"s", "sum"})));
 }
 
+// Each HLO instruction that made compute sets is an operation owning them,
+// with their vertices, the bytes its steps received and a dot's FLOPs.
+TEST(CompilerTest, OperationsOwnTheirComputeSets) {
+  const hlo::Module module = hlo::testing::MustParse(R"(
+HloModule ops
+ENTRY main {
+  a = f32[64,32] parameter(0)
+  b = f32[32,16] parameter(1)
+  d = f32[64,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT e = f32[64,16] exponential(d)
+}
+)");
+  const CompileResult result = MustCompile(module, "ipu2");
+  const report::CompilationReport& report = result.report;
+  std::map<std::string, const report::Operation*> by_name;
+  for (const report::Operation& op : report.operations) by_name[op.name] = &op;
+  ASSERT_TRUE(by_name.count("d") && by_name.count("e"));
+  EXPECT_EQ(by_name["d"]->opcode, "dot");
+  EXPECT_EQ(by_name["d"]->flops, uint64_t{2} * 64 * 16 * 32);
+  EXPECT_EQ(by_name["e"]->opcode, "exponential");
+  EXPECT_FALSE(by_name["e"]->flops);
+  EXPECT_GT(by_name["d"]->exchange_bytes, 0u);  // its operands are spread over other tiles
+  // The vertices of the compute sets each operation owns are its vertices.
+  std::vector<uint64_t> vertices(report.operations.size(), 0);
+  std::set<uint32_t> owned;
+  for (const report::ComputeSetOperation& link : report.compute_set_operations) {
+    ASSERT_LT(link.compute_set, report.compute_sets.size());
+    ASSERT_LT(link.operation, report.operations.size());
+    EXPECT_TRUE(owned.insert(link.compute_set).second) << "one operation per compute set";
+    for (const report::ComputeSetVertices& type : report.compute_sets[link.compute_set].vertices)
+      vertices[link.operation] += type.count;
+    EXPECT_TRUE(report.compute_sets[link.compute_set].name.starts_with(
+        report.operations[link.operation].name));
+  }
+  for (size_t op = 0; op < report.operations.size(); ++op) {
+    EXPECT_EQ(report.operations[op].vertices, vertices[op]) << report.operations[op].name;
+    EXPECT_GT(report.operations[op].vertex_state_bytes, 0u) << report.operations[op].name;
+  }
+  // The seed's compute set belongs to no instruction.
+  EXPECT_LT(owned.size(), report.compute_sets.size());
+}
+
 // The not-always-live variables with their steps account for every step's
 // live bytes, on a real training step (hloenv's, in the shared corpus) with
 // exchanges and receive buffers.

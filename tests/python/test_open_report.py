@@ -125,3 +125,23 @@ def test_sample_plot_script(adder, tmp_path):
     report = tileprof.open_report(adder["sqlite"])
     assert f"largest tile {int(report.tiles.excluding_gaps.max()):,} B" in run.stdout
     assert out.stat().st_size > 0
+
+
+@pytest.mark.parametrize("fmt", ["json", "cbor", "sqlite"])
+def test_operations_own_compute_sets_and_their_cycles(adder, fmt):
+    report = tileprof.open_report(adder[fmt])
+    operations = report.operations
+    assert operations, "the adder's add is an operation"
+    sets = report.compute_sets
+    owned = [cs for op in operations for cs in op["compute_sets"]]
+    assert len(owned) == len(set(owned)), "a compute set has one operation"
+    for op in operations:
+        counted = sum(n for cs in op["compute_sets"] for _, n in sets[cs]["vertices"])
+        assert op["vertices"] == counted
+        assert op["flops"] is None or op["opcode"] in ("dot", "convolution")
+    # The executed steps that ran an operation's compute sets are its cycles
+    # (what `tileprof view` adds up): they never exceed the run's total.
+    names = {sets[cs]["name"] for cs in owned}
+    steps = report.execution["steps"]
+    ran = sum(s["cycles"] for s in steps if s["program"] in names)
+    assert 0 < ran <= report.execution["total_cycles"]

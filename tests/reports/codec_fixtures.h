@@ -28,6 +28,9 @@ inline CompilationReport SmallCompilation() {
   report.programs = {{"main", "Sequence", {1, 2}, std::nullopt},
                      {"add", "Execute", {}, 0},
                      {"copy", "Execute", {}, 1}};
+  report.operations = {{"add.1", "add", 4, 96, 512, std::nullopt},
+                       {"dot.2", "dot", 2, 48, 0, uint64_t{1} << 40}};
+  report.compute_set_operations = {{0, 0}, {1, 1}};
   report.liveness = {{1, 1200}, {2, 400}};
   report.liveness_fullest_tiles = {{2, 700}, {0, 100}};
   report.always_live_variables = {{"Vertex Code", 1200}, {"c", 8}};

@@ -86,6 +86,10 @@ ReportDocument EveryKey() {
     program.compute_set = 1;
     program.children = {1};
   }
+  compilation.operations.push_back(Filled<Operation>(next));
+  compilation.compute_set_operations.push_back(Filled<ComputeSetOperation>(next));
+  compilation.compute_set_operations.back().compute_set = 1;
+  compilation.compute_set_operations.back().operation = 0;
   for (int i = 0; i < 2; ++i) {
     compilation.liveness.push_back(Filled<LivenessStep>(next));
     compilation.liveness.back().program = 1;

@@ -199,19 +199,27 @@ TEST_F(ProfileDatabase, ReadsFilesWithoutTheLivenessTables) {
   RoundTrip(document);
   Execute(
       "DROP TABLE liveness_steps; DROP TABLE always_live_variables; "
-      "DROP TABLE not_always_live_variables; DROP TABLE liveness_fullest_tiles");
+      "DROP TABLE not_always_live_variables; DROP TABLE liveness_fullest_tiles; "
+      "DROP TABLE operations; DROP TABLE compute_set_operations");
   Expected<ReportDocument> read = ReadProfileDatabase(path_);
   ASSERT_TRUE(read) << read.error().message();
   document.compilation->liveness.clear();
   document.compilation->always_live_variables.clear();
   document.compilation->not_always_live_variables.clear();
   document.compilation->liveness_fullest_tiles.clear();
+  document.compilation->operations.clear();
+  document.compilation->compute_set_operations.clear();
   EXPECT_EQ(*read, document);
   RoundTrip(FullDocument());
   Execute("UPDATE liveness_steps SET program = 7 WHERE id = 1");
   EXPECT_EQ(ReadError(), path_ +
                              ": table liveness_steps, row 1, column program: program 7 does not "
                              "exist");
+  RoundTrip(FullDocument());
+  Execute("UPDATE compute_set_operations SET operation = 5 WHERE id = 1");
+  EXPECT_EQ(ReadError(), path_ +
+                             ": table compute_set_operations, row 1, column operation: operation 5 "
+                             "does not exist");
   RoundTrip(FullDocument());
   Execute("UPDATE not_always_live_variables SET last_step = 9 WHERE id = 0");
   EXPECT_EQ(ReadError(), path_ +
