@@ -187,8 +187,8 @@ json LivenessJson(const report::CompilationReport& report) {
               {"alwaysLive", report.tiles.empty() ? json() : json(always_live)}};
 }
 
-// Each step's cycles, and per IPU when profiled per tile: the slowest tile
-// of the IPU (a BSP step ends when its last tile does).
+// Each step's cycles, and per IPU when profiled per tile: the busiest tile
+// of the IPU (its busy cycles: a BSP step lasts at least that long).
 json ExecutionJson(const LoadedReport& loaded) {
   if (!loaded.execution) return nullptr;
   const report::ExecutionReport& execution = *loaded.execution;

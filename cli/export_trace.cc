@@ -39,6 +39,7 @@ int Run(const Options& options) {
                         : target                  ? target->tiles_per_ipu
                                                   : 0;
   if (target != nullptr && options.tiles_per_ipu == 0) trace.num_ipus = target->num_ipus;
+  if (document->compilation) trace.programs = &document->compilation->programs;
   const report::ExecutionReport& execution = *document->execution;
   std::string json = report::WriteChromeTrace(execution, trace);
   if (Status written = WriteFileAtomic(options.output, json); !written) {
@@ -59,8 +60,10 @@ RunFn Setup(CLI::App& cmd) {
   cmd.footer(
       "REPORT is a report with an execution part in any format (JSON, CBOR, SQLite profile\n"
       "database, or text), recognised by its first bytes. The trace has one process per IPU;\n"
-      "thread 0 shows the execution steps one after another, and with per-tile cycles (a\n"
-      "tile-level profile) one thread per tile shows each tile's busy cycles in every step.\n"
+      "thread 0 shows the execution steps one after another; \"programs\" shows them inside the\n"
+      "program nodes that run them, as nested slices (when the report has a program tree);\n"
+      "with per-tile cycles (a tile-level profile), one thread per tile shows each tile's busy\n"
+      "cycles in every step, and above them a thread per group of 64 tiles its busiest tile.\n"
       "Times are microseconds at the report's clock. Open the file in https://ui.perfetto.dev\n"
       "or chrome://tracing.");
   cmd.add_option("REPORT", options->report, "Report file")->required();

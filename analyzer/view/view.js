@@ -666,7 +666,7 @@
     s.appendChild(svg);
     var ipus = x.steps.length && x.steps[0].cyclesByIpu.length;
     var cols = ['step', 'program', 'cycles'];
-    for (var k = 0; k < ipus; k++) cols.push('IPU ' + k + ' slowest tile');
+    for (var k = 0; k < ipus; k++) cols.push('IPU ' + k + ' busiest tile');
     s.appendChild(table(cols, x.steps.map(function (st, i) {
       return [num(i), st.program, num(st.cycles)].concat(st.cyclesByIpu.map(num));
     }), 'execution-steps'));

@@ -172,9 +172,12 @@ Expected<RunOutcome> RunCompiled(const CompiledModule& compiled, const RunOption
   TILEPROF_ASSIGN_OR_RETURN(HostInterface host, DescribeHostInterface(compiled.module));
   TILEPROF_ASSIGN_OR_RETURN(sim::HostData inputs,
                             BuildInputs(options, host, *compiled.result.graph));
-  TILEPROF_ASSIGN_OR_RETURN(outcome.simulator,
-                            sim::Simulator::Create(compiled.result, {.threads = options.threads,
-                                                                     .module = &compiled.module}));
+  TILEPROF_ASSIGN_OR_RETURN(
+      outcome.simulator,
+      sim::Simulator::Create(compiled.result, {.threads = options.threads,
+                                               .tile_cycles = settings.config.profile_execution ==
+                                                              ExecutionProfile::kTile,
+                                               .module = &compiled.module}));
 
   TILEPROF_RETURN_IF_ERROR(events.LoadEngine(compiled.module.name()));
   const auto start = std::chrono::steady_clock::now();

@@ -90,26 +90,32 @@ class Traffic {
   StepCost Cost(bool spans_ipus) const {
     StepCost cost;
     uint64_t before = 0, after = 0, compute = 0, global = 0;
+    std::map<uint32_t, uint64_t> busy;  // by tile: its exchange and compute cycles
     for (const auto& [tile, bytes] : before_) {
       const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
       before = std::max(before, cycles);
       cost.exchange += cycles;
+      busy[tile] += cycles;
     }
     for (const auto& [tile, bytes] : after_) {
       const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
       after = std::max(after, cycles);
       cost.exchange += cycles;
+      busy[tile] += cycles;
     }
     for (const auto& [tile, cycles] : compute_) {
       compute = std::max(compute, cycles.first);
       cost.compute_including_idle += cycles.first;
       cost.compute_excluding_idle += cycles.second;
+      busy[tile] += cycles.first;
     }
     for (const auto& [ipu, bytes] : global_) {
       global = std::max(
           global, kExchangeSetupCycles + IpuLinkCycles(std::max(bytes.in, bytes.out), target_));
     }
     cost.global_exchange = global * global_tiles_.size();
+    for (uint32_t tile : global_tiles_) busy[tile] += global;
+    cost.busy_tiles.assign(busy.begin(), busy.end());
     const bool global_sync = spans_ipus || !global_.empty();
     cost.duration =
         (global_sync ? kGlobalSyncCycles : kIpuSyncCycles) + before + global + compute + after;

@@ -67,6 +67,7 @@ struct Simulator::State {
   std::vector<uint64_t> codelet_cycles;
   std::vector<report::ExecutionStep> steps;
   uint64_t unrecorded_steps = 0;
+  uint64_t tile_cycles_kept = 0;  // figures in the steps' cycles_by_tile
   uint64_t unrecorded_cycles = 0;
 
   // The current run.
@@ -106,7 +107,22 @@ void Simulator::State::AddStep(std::string name, const StepCost& cost) {
   global_exchange += cost.global_exchange;
   host_exchange += cost.host_exchange;
   if (steps.size() < options.max_recorded_steps) {
-    steps.push_back({std::move(name), cost.duration, {}});
+    std::vector<uint64_t> by_tile;
+    const uint32_t tiles = graph->target().NumTiles();
+    // A tile-level profile keeps a row per step until the rows would hold
+    // kMaxTileCycles figures (a 64-IPU run of 10,000 steps would be 7 GB);
+    // later steps carry their totals only.
+    if (options.tile_cycles && tile_cycles_kept + tiles <= kMaxTileCycles) {
+      tile_cycles_kept += tiles;
+      if (cost.busy_tiles.empty()) {
+        by_tile.assign(tiles, cost.duration);
+      } else {
+        by_tile.assign(tiles, 0);
+        for (const auto& [tile, cycles] : cost.busy_tiles)
+          if (tile < tiles) by_tile[tile] = cycles;
+      }
+    }
+    steps.push_back({std::move(name), cost.duration, std::move(by_tile)});
   } else {
     ++unrecorded_steps;
     unrecorded_cycles += cost.duration;

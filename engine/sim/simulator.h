@@ -47,11 +47,19 @@
 
 namespace tileprof::engine::sim {
 
+// The most per-tile step cycles a tile-level profile keeps (256 MiB).
+inline constexpr uint64_t kMaxTileCycles = uint64_t{1} << 25;
+
 struct SimOptions {
   uint32_t threads = 0;  // host threads; 0: all cores
   // Steps listed in the report's step table; later ones are summed into a
   // last "(N more steps)" row so a long loop cannot exhaust memory.
   size_t max_recorded_steps = 10000;
+  // Each recorded step's busy cycles per tile (report::ExecutionStep::
+  // cycles_by_tile: a tile-level profile, profile_execution "tile"); a
+  // step costed for the whole chip gives every tile its whole duration.
+  // Steps after the first kMaxTileCycles figures carry their totals only.
+  bool tile_cycles = false;
   // A while loop that runs more iterations than this is an error (an HLO
   // loop whose condition never turns false would otherwise never end).
   uint64_t max_loop_iterations = 100'000'000;

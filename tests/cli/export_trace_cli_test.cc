@@ -1,15 +1,18 @@
 // `tileprof export-trace` end to end on the sample execution report.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "reports/chrome_trace.h"
 #include "tests/cli_run.h"
 
 namespace {
@@ -50,6 +53,55 @@ TEST(ExportTraceCli, SampleGivesAChromeTracePerIpuAndTile) {
   // Non-zero tile cycles in the sample: IPU 0 has 1 + 3 + 4, IPU 1 has 3 + 4.
   EXPECT_EQ(tile_events_per_ipu, (std::map<uint64_t, size_t>{{0, 8}, {1, 7}}));
   std::filesystem::remove(out);
+}
+
+// A run of the adder profiled per tile: the programs row nests every slice
+// inside its parent's (as Perfetto draws them), and its 1,472 tiles get
+// 23 group rows of 64.
+TEST(ExportTraceCli, ARunsProgramTreeAndTileGroups) {
+  const std::string dir = TempPath("run");
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream config(dir + "/config.json");
+    config << R"({"json_report": "report.json", "profile_execution": "tile"})";
+  }
+  // Tileprof() runs a shell command line: run and export in the directory.
+  CliRun run = Tileprof("--version > /dev/null && cd " + dir + " && " + TILEPROF_CLI + " run " +
+                        std::string(TILEPROF_SOURCE_DIR) +
+                        "/samples/adder.hlo --config config.json -o r.rep > /dev/null && " +
+                        TILEPROF_CLI + " export-trace report.json -o trace.json");
+  ASSERT_EQ(run.status, 0) << run.out;
+  std::ifstream in(dir + "/trace.json");
+  nlohmann::json trace = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(trace.is_discarded());
+  std::vector<std::pair<double, double>> slices;  // IPU 0's programs row
+  std::set<uint64_t> groups;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || e["pid"] != 0) continue;
+    const uint64_t tid = e["tid"];
+    if (tid == tileprof::report::kProgramsTid) {
+      const double ts = e["ts"];
+      slices.push_back({ts, ts + e["dur"].get<double>()});
+    }
+    if (tid >= tileprof::report::kTileGroupTid) groups.insert(tid);
+  }
+  ASSERT_GT(slices.size(), 3u);
+  // Sorted by start, longest first: each slice ends before the next that
+  // starts after it ends, or contains it (a stack of open slices).
+  std::sort(slices.begin(), slices.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;
+  });
+  std::vector<double> ends;
+  const double eps = 1e-9;
+  for (const auto& [begin, end] : slices) {
+    while (!ends.empty() && ends.back() <= begin + eps) ends.pop_back();
+    if (!ends.empty()) {
+      EXPECT_LE(end, ends.back() + eps) << "a slice crosses its parent's end";
+    }
+    ends.push_back(end);
+  }
+  EXPECT_EQ(groups.size(), 23u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ExportTraceCli, ReportsWithoutExecutionAreRefused) {

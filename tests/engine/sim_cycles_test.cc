@@ -119,6 +119,19 @@ TEST(CycleModel, HandComputedStepsOfASmallGraph) {
                                           "Total cycles:", WithThousands(report.total_cycles))));
   EXPECT_THAT(text, HasSubstr("  Cycles by vertex type:\n    SumVertex (1 instances):   63\n"));
   EXPECT_THAT(text, HasSubstr("  Execution steps:\n    sum"));
+  EXPECT_TRUE(report.steps[0].cycles_by_tile.empty()) << "not a tile-level profile";
+
+  // A tile-level profile: each tile's busy cycles in each step. Tile 0
+  // receives and computes, tile 1 sends; the host transfer is costed for
+  // the whole chip, so both are in it throughout.
+  auto profiled = sim::Simulator::Create(graph, program, {}, {.threads = 2, .tile_cycles = true});
+  ASSERT_TRUE(profiled.has_value()) << profiled.error().message();
+  ASSERT_TRUE((*profiled)->Run({}).has_value());
+  const report::ExecutionReport by_tile = (*profiled)->Report();
+  ASSERT_EQ(by_tile.steps.size(), 4u);
+  EXPECT_THAT(by_tile.steps[0].cycles_by_tile, ElementsAre(exchange + 6 * worker, exchange));
+  EXPECT_THAT(by_tile.steps[3].cycles_by_tile, ElementsAre(host, host));
+  EXPECT_EQ(by_tile.total_cycles, report.total_cycles);
 }
 
 // The same sum with its inputs on the other IPU of a two-IPU target: the

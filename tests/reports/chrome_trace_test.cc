@@ -123,6 +123,65 @@ TEST(ChromeTrace, WithoutClockOrTilesStepsOnly) {
   ExpectWellFormed(empty);
 }
 
+// The program tree as nested slices on the programs row: a loop's
+// iterations are one slice of the loop, each step a slice of its own node,
+// every slice inside its parent's.
+TEST(ChromeTrace, ProgramsNestTheirSteps) {
+  const std::vector<Program> programs = {{"main", "Sequence", {1, 2}, std::nullopt},
+                                         {"copy", "Copy", {}, std::nullopt},
+                                         {"loop", "Repeat", {3}, std::nullopt},
+                                         {"body", "Sequence", {4, 5}, std::nullopt},
+                                         {"add", "Execute", {}, 0},
+                                         {"sync", "Sync", {}, std::nullopt}};
+  ExecutionReport execution;
+  execution.clock_hz = 1e6;  // one cycle, one microsecond
+  execution.steps = {{"copy", 10, {}}, {"add", 5, {}},  {"sync", 1, {}},
+                     {"add", 5, {}},   {"sync", 1, {}}, {"unknown", 2, {}}};
+  Json trace = Parse(WriteChromeTrace(execution, {.programs = &programs}));
+  ExpectWellFormed(trace);
+  std::map<std::string, std::vector<std::pair<double, double>>> slices;  // name -> [ts, end)
+  for (const Json& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || e["tid"] != kProgramsTid) continue;
+    EXPECT_EQ(e["cat"], "program");
+    const double ts = e["ts"].get<double>();
+    slices[e["name"]].push_back({ts, ts + e["dur"].get<double>()});
+  }
+  using Spans = std::vector<std::pair<double, double>>;
+  EXPECT_EQ(slices["copy"], (Spans{{0, 10}}));
+  EXPECT_EQ(slices["add"], (Spans{{10, 15}, {16, 21}}));
+  EXPECT_EQ(slices["sync"], (Spans{{15, 16}, {21, 22}}));
+  EXPECT_EQ(slices["body"], (Spans{{10, 22}}));  // both iterations, one slice
+  EXPECT_EQ(slices["loop"], (Spans{{10, 22}}));
+  EXPECT_EQ(slices["main"], (Spans{{0, 22}}));  // closed by the step of no program
+  EXPECT_FALSE(slices.count("unknown"));
+}
+
+// With more tiles per IPU than a group, each group of tiles gets a row of
+// its busiest tile's cycles.
+TEST(ChromeTrace, TileGroupsShowTheirBusiestTile) {
+  ExecutionReport execution;
+  execution.clock_hz = 1e6;
+  execution.steps = {{"add", 10, {1, 2, 0, 4, 0, 0, 7, 0}}};
+  Json trace =
+      Parse(WriteChromeTrace(execution, {.tiles_per_ipu = 4, .num_ipus = 2, .tile_group = 2}));
+  ExpectWellFormed(trace);
+  std::map<std::pair<uint64_t, uint64_t>, std::string> names;
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> cycles;
+  for (const Json& e : trace["traceEvents"]) {
+    if (e["tid"].get<uint64_t>() < kTileGroupTid) continue;
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      names[{e["pid"], e["tid"]}] = e["args"]["name"];
+    if (e["ph"] == "X") cycles[{e["pid"], e["tid"]}] = e["args"]["cycles"];
+  }
+  using Key = std::pair<uint64_t, uint64_t>;
+  EXPECT_EQ(names, (std::map<Key, std::string>{{{0, kTileGroupTid}, "tiles 0-1"},
+                                               {{0, kTileGroupTid + 1}, "tiles 2-3"},
+                                               {{1, kTileGroupTid + 1}, "tiles 6-7"}}));
+  EXPECT_EQ(cycles, (std::map<Key, uint64_t>{{{0, kTileGroupTid}, 2},
+                                             {{0, kTileGroupTid + 1}, 4},
+                                             {{1, kTileGroupTid + 1}, 7}}));
+}
+
 TEST(ChromeTrace, InvalidUtf8StepNamesStayValidJson) {
   ExecutionReport execution;
   execution.steps = {{"bad \xff name", 1, {}}};
