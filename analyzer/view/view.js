@@ -432,11 +432,14 @@
     var W = 1100, H = 320, box = {x: 80, y: 10, w: W - 100, h: H - 50};
     var canvas = makeCanvas(W, H, 'liveness-chart'), ctx = canvas.getContext('2d');
     var maxY = Math.max(peak.bytes + always, 1);
+    if (O && O.liveness.notAlwaysLive.length)
+      maxY = Math.max(maxY, peakLiveness(O).bytes + (O.liveness.alwaysLive || 0));
     canvasAxes(ctx, box, maxY, 'program step', steps);
     var ay = box.y + box.h - always / maxY * box.h;
     ctx.fillStyle = '#bab0ac'; ctx.fillRect(box.x, ay, box.w, box.y + box.h - ay);
     var columns = Math.min(steps, Math.floor(box.w)), per = steps / columns, cw = box.w / columns;
     stepBars(ctx, box, l.notAlwaysLive, always, maxY, '#4e79a7');
+    if (O && O.liveness.notAlwaysLive.length) compareLiveness(s, legend, ctx, box, maxY);
     function stepAt(x) {
       var c = Math.floor((x - box.x) / cw);
       if (c < 0 || c >= columns) return null;
@@ -463,6 +466,28 @@
     s.appendChild(table(['variable', 'bytes'], R.alwaysLiveVariables.slice(0, 50).map(function (v) { return [v[0], by(v[1])]; })));
     if (R.alwaysLiveVariables.length > 50) s.appendChild(note('The 50 largest of ' + group(R.alwaysLiveVariables.length) + '.'));
   });
+  // The compared report's total live bytes over its own schedule, drawn as a
+  // line across the same width (the two schedules need not have as many
+  // steps) on the same byte axis, scaled to the higher of the two.
+  function compareLiveness(s, legend, ctx, box, maxY) {
+    var l = O.liveness, n = l.notAlwaysLive.length, always = l.alwaysLive || 0, peak = peakLiveness(O);
+    legend.appendChild(el('span', {}, [el('i', {style: 'background:#e15759;height:2px'}), 'compared report: total live (its own steps, same width)']));
+    var mine = peakLiveness(R);
+    s.insertBefore(el('p', {id: 'liveness-compare', 'data-bytes': peak.bytes, text: 'Compared report (' + O.path + '): peak not-always-live ' +
+      bytes(peak.bytes) + ' at step ' + group(peak.step) + ' of ' + group(n) + ', ' + signedBytes(peak.bytes - mine.bytes) +
+      ' against this one; always-live ' + bytes(always) + ' (' + signedBytes(always - (R.liveness.alwaysLive || 0)) + ').'}), legend);
+    ctx.save();
+    ctx.strokeStyle = '#e15759'; ctx.lineWidth = 1.5; ctx.beginPath();
+    var columns = Math.min(n, Math.floor(box.w));
+    for (var c = 0; c < columns; c++) {
+      var first = Math.floor(c * n / columns), last = Math.max(first + 1, Math.floor((c + 1) * n / columns)), m = 0;
+      for (var k = first; k < last; k++) m = Math.max(m, l.notAlwaysLive[k]);
+      var x = box.x + (c + 0.5) * box.w / columns, y = box.y + box.h - (m + always) / maxY * box.h;
+      if (c === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+    }
+    ctx.stroke();
+    ctx.restore();
+  }
   // One bar per pixel column of the box, the largest step it covers, drawn
   // on top of `base` bytes.
   function stepBars(ctx, box, values, base, maxY, colour) {
@@ -594,11 +619,28 @@
     s.appendChild(filter);
     var columns = ['operation', 'opcode', 'compute sets', 'vertices', 'vertex state', 'exchange', 'FLOPs'];
     if (withCycles) columns.push('cycles');
+    // Comparing: the same-named operation of the other report, as deltas.
+    var other = {};
+    if (O) {
+      O.operations.forEach(function (o) { other[o[0]] = o; });
+      columns.push('Δ vertices', 'Δ exchange');
+      if (withCycles) columns.push('Δ cycles');
+    }
     var t = table(columns, ops.map(function (o) {
       var row = [o[0], o[1], num(o[7].length), num(o[2]), by(o[3]), by(o[4]), o[5] === null ? null : num(o[5])];
       if (withCycles) row.push(num(o[6] || 0));
+      if (O) {
+        var b = other[o[0]];
+        row.push(b ? delta(b[2] - o[2], false) : null, b ? delta(b[4] - o[4], true) : null);
+        if (withCycles) row.push(b && b[6] !== null ? delta(b[6] - (o[6] || 0), false) : null);
+      }
       return row;
     }), 'operations-table', function (i) { return {'data-op': i}; });
+    if (O) {
+      var only = O.operations.filter(function (o) { return !ops.some(function (a) { return a[0] === o[0]; }); }).length;
+      s.appendChild(note('Δ: the compared report\'s operation of the same name minus this one (' + group(only) + ' of its ' +
+        group(O.operations.length) + ' operations have no namesake here).'));
+    }
     var sums = [0, 0, 0, 0, 0, 0, 0];
     ops.forEach(function (o) { sums[0] += o[7].length; sums[1] += o[2]; sums[2] += o[3]; sums[3] += o[4]; sums[4] += o[5] || 0; sums[5] += o[6] || 0; });
     var foot = el('tr', {id: 'op-totals', 'data-vertices': sums[1], 'data-cycles': sums[5], 'data-exchange': sums[3]});

@@ -138,6 +138,20 @@ async function testPage(browser, file) {
   await page.selectOption('#unit', 'bytes');
 
   if (data.other) {
+    // Each view compares where the other report has the data.
+    if (data.other.liveness.notAlwaysLive.length && live.length) {
+      await page.click('nav button[data-view="liveness"]');
+      const otherPeak = Math.max(...data.other.liveness.notAlwaysLive);
+      check((await page.getAttribute('#liveness-compare', 'data-bytes')) === String(otherPeak), file,
+        'the Liveness view gives the compared report\'s peak');
+    }
+    const namesakes = new Set(data.other.operations.map((o) => o[0]));
+    if (report.operations.some((o) => namesakes.has(o[0]))) {
+      await page.click('nav button[data-view="operations"]');
+      await page.fill('#op-filter', '');
+      const deltas = await page.$$eval('#operations-table td.delta', (d) => d.length);
+      check(deltas > 0, file, `the Operations view shows deltas by name (${deltas})`);
+    }
     await page.click('nav button[data-view="compare"]');
     const deltas = await page.$$eval('#view-compare td.delta', (d) => d.length);
     check(deltas > 0, file, `the Compare view shows deltas (${deltas})`);
