@@ -155,18 +155,10 @@ std::vector<report::NamedBytes> AlwaysLiveVariables(const Graph& graph, IsConsta
   return out;
 }
 
-}  // namespace
-
-Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& program,
-                                    std::span<const VariableId> valueless_constants,
-                                    const MemoryOptions& options) {
-  graph.FlushTileMappings();  // the schedule is walked in parallel
-  const Target& target = graph.target();
-  const uint32_t num_tiles = target.NumTiles();
-  MemoryLayout layout;
-  std::vector<TileAccount> tiles(num_tiles);
-
-  // ---- Vertices: state, types, code, instrumentation -----------------------
+// ---- Vertices: state, types, code, instrumentation -----------------------
+// Each tile's vertices, their state by type and each type's code once.
+Status AccountVertices(const Graph& graph, std::span<TileAccount> tiles,
+                       std::vector<report::VertexType>& types) {
   std::unordered_map<const Codelet*, uint32_t> type_index;
   // Consecutive vertices mostly share a codelet: a hash lookup and a tree
   // insertion per vertex were most of this serial pass.
@@ -179,9 +171,8 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     TileAccount& tile = tiles[*vertex.tile];
     const Codelet* codelet = vertex.codelet;
     if (codelet != last_codelet) {
-      auto [it, added] =
-          type_index.emplace(codelet, static_cast<uint32_t>(layout.vertex_types.size()));
-      if (added) layout.vertex_types.push_back({codelet->name()});
+      auto [it, added] = type_index.emplace(codelet, static_cast<uint32_t>(types.size()));
+      if (added) types.push_back({codelet->name()});
       last_codelet = codelet;
       last_type = it->second;
       internal_state = codelet->internal_state_bytes();
@@ -202,37 +193,18 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
       tile.vertex_code += code_bytes;
     }
   }
+  return {};
+}
 
-  const LayoutProgress progress(options.progress);
-  progress.Reached(LayoutProgress::kVertices);
-
-  // ---- The schedule: accesses, exchanges, participation --------------------
-  Schedule schedule;
-  schedule.Walk(program);
-  layout.program_steps = schedule.steps.size();
-  const size_t num_vars = graph.num_variables();
-  const uint32_t walkers =
-      options.walkers != 0
-          ? options.walkers
-          : std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, kMaxWalkers);
-  Walk walk = WalkSchedule(graph, schedule, walkers, [&](uint64_t done, uint64_t total) {
-    progress.Report(LayoutProgress::kVertices, LayoutProgress::kWalk, done, total);
-  });
-  std::vector<uint64_t>& first = walk.first;
-  std::vector<uint64_t>& last = walk.last;
-  const uint64_t host_steps = walk.host_steps;
-  const std::set<StreamId>& host_streams = walk.host_streams;
-  layout.exchanges = walk.exchanges;
-  for (uint32_t t = 0; t < num_tiles; ++t)
-    static_cast<TileWalk&>(tiles[t]) = std::move(walk.tiles[t]);
-
-  // ---- Liveness: a variable used inside a loop and outside it lives for
-  // the whole loop (every iteration reads or rewrites it). -------------------
-  std::sort(schedule.loops.begin(), schedule.loops.end(),
+// ---- Liveness: a variable used inside a loop and outside it lives for the
+// whole loop (every iteration reads or rewrites it). Innermost loops first.
+void ExtendAcrossLoops(std::vector<std::pair<uint64_t, uint64_t>> loops,
+                       std::vector<uint64_t>& first, std::vector<uint64_t>& last) {
+  std::sort(loops.begin(), loops.end(),
             [](const auto& x, const auto& y) { return x.second - x.first < y.second - y.first; });
-  for (const auto& [start, end] : schedule.loops) {
+  for (const auto& [start, end] : loops) {
     if (start == end) continue;
-    for (size_t v = 0; v < num_vars; ++v) {
+    for (size_t v = 0; v < first.size(); ++v) {
       if (first[v] == UINT64_MAX) continue;
       const bool overlaps = first[v] < end && last[v] >= start;
       const bool inside = first[v] >= start && last[v] < end;
@@ -242,19 +214,22 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
       }
     }
   }
-  std::vector<bool> is_constant(num_vars, false);
-  for (VariableId v : valueless_constants) {
-    if (v < num_vars) is_constant[v] = true;
-  }
-  auto is_constant_variable = [&](VariableId v) {
-    return graph.variable(v).is_constant || is_constant[v];
-  };
-  // Each shard of tiles has its pieces counted first and reserved: grown by
-  // doubling instead, the vectors were copied and faulted in again, on one
-  // thread, for a tenth of the layout.
-  // A variable's elements on a tile are one block of its memory, in element
-  // order (as Poplar's planned layouts keep each tile's share of a tensor
-  // together): one piece per variable and tile, however many runs.
+}
+
+// Each tile's constants (always live) and not-always-live pieces, one per
+// variable and tile, live from the variable's first use to its last.
+// A variable's elements on a tile are one block of its memory, in element
+// order (as Poplar's planned layouts keep each tile's share of a tensor
+// together): one piece per variable and tile, however many runs. Each shard
+// of tiles has its pieces counted first and reserved: grown by doubling
+// instead, the vectors were copied and faulted in again, on one thread, for
+// a tenth of the layout.
+template <typename IsConstant>
+void AllocateVariables(const Graph& graph, IsConstant&& is_constant,
+                       const std::vector<uint64_t>& first, const std::vector<uint64_t>& last,
+                       std::span<TileAccount> tiles) {
+  const uint32_t num_tiles = static_cast<uint32_t>(tiles.size());
+  const size_t num_vars = graph.num_variables();
   ForTileShards(num_tiles, [&](uint32_t shard, uint32_t shards) {
     std::vector<uint64_t> tile_pieces(num_tiles, 0);
     std::vector<uint64_t> on_tile(num_tiles, 0);
@@ -272,14 +247,14 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
       used.clear();
     };
     for (VariableId v = 0; v < num_vars; ++v) {
-      if (first[v] == UINT64_MAX || is_constant_variable(v)) continue;
+      if (first[v] == UINT64_MAX || is_constant(v)) continue;
       each_block(v, [&](uint32_t t, uint64_t) { ++tile_pieces[t]; });
     }
     for (uint32_t t = shard; t < num_tiles; t += shards) {
       tiles[t].pieces.reserve(tiles[t].pieces.size() + tile_pieces[t]);
     }
     for (VariableId v = 0; v < num_vars; ++v) {
-      const bool constant = is_constant_variable(v);
+      const bool constant = is_constant(v);
       if (!constant && first[v] == UINT64_MAX) continue;  // never used: never allocated
       const uint64_t size = SizeOf(graph.variable(v).type);
       each_block(v, [&](uint32_t t, uint64_t elements) {
@@ -295,11 +270,15 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
       });
     }
   });
+}
 
-  progress.Reached(LayoutProgress::kLiveness);
+// What is live at each step (step_liveness.h), into the layout.
+void RecordLiveness(const Graph& graph, const Schedule& schedule,
+                    std::span<const TileAccount> tiles,
+                    const std::function<std::string(uint64_t)>& buffer_name, MemoryLayout& layout) {
   const size_t steps = schedule.steps.size();
   TilePieces pieces;
-  pieces.reserve(num_tiles);
+  pieces.reserve(tiles.size());
   for (const TileAccount& tile : tiles) pieces.push_back(tile.pieces);
   const std::vector<uint64_t> live = LiveBytesPerStep(pieces, steps);
   const std::vector<report::StepTile> fullest = FullestTilePerStep(pieces, steps);
@@ -307,6 +286,126 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   layout.liveness.reserve(steps);
   for (size_t i = 0; i < steps; ++i)
     layout.liveness.push_back({schedule.steps[i].program, live[i], fullest[i], received[i]});
+  layout.not_always_live_variables = NotAlwaysLiveVariables(graph, pieces, steps, buffer_name);
+}
+
+// What every tile's layout reads.
+struct TileLayoutInputs {
+  const Graph& graph;
+  uint64_t steps = 0;
+  uint64_t host_steps = 0;
+  uint64_t runtime_variables = 0;  // stream positions
+  bool instrument_vertices = true;
+  const std::function<std::string(uint64_t)>& buffer_name;
+};
+
+// ---- One tile's layout: its categories, then addresses: code first (it
+// must sit in non-interleaved memory), then vertex state and descriptors,
+// the stack from the next memory element, constants, and the
+// not-always-live pool. Frees the account's pieces and constants.
+void LayOutTile(const TileLayoutInputs& in, uint32_t t, TileAccount& account,
+                report::TileMemory& tile, std::vector<report::Variable>& variables) {
+  const Target& target = in.graph.target();
+  tile.tile = t;
+  auto& cat = tile.by_category;
+  SetFixedCategories(account, in.steps, in.host_steps, in.instrument_vertices, cat);
+  const PoolExtent pool = FirstFitExtent(account.pieces);
+  const uint64_t live_peak = pool.peak;
+  report::At(cat, Category::kVariables) = in.runtime_variables + live_peak;
+
+  report::At(tile.vertex_data, VertexDataCategory::kInternalVertexState) = account.internal_state;
+  report::At(tile.vertex_data, VertexDataCategory::kEdgePointers) = account.edge_pointers;
+  report::At(tile.vertex_data, VertexDataCategory::kDescriptors) =
+      report::At(cat, Category::kCopyDescriptors);
+  for (uint32_t type = 0; type < account.has_type.size(); ++type) {
+    if (account.has_type[type]) tile.vertex_types.push_back({type, account.type_bytes[type]});
+  }
+
+  RegionBytes regions(target.InterleavedMemoryStart(), target.BytesPerTile());
+  uint64_t cursor = 0;
+  auto place = [&](uint64_t bytes, uint64_t alignment) {
+    cursor = AlignUp(cursor, alignment);
+    regions.Add(cursor, bytes);
+    cursor += bytes;
+  };
+  for (Category c :
+       {Category::kVertexCode, Category::kControlCode, Category::kInternalExchangeCode,
+        Category::kHostExchangeCode, Category::kGlobalExchangeCode, Category::kSharedCodeStorage}) {
+    place(report::At(cat, c), memory::kDataAlignment);
+  }
+  for (Category c :
+       {Category::kVertexInstances, Category::kCopyDescriptors, Category::kVectorListDescriptors,
+        Category::kVertexFieldData, Category::kControlTable, Category::kHostExchangePacketHeaders,
+        Category::kGlobalExchangePacketHeaders, Category::kInstrumentationResults,
+        Category::kSharedDataStorage}) {
+    place(report::At(cat, c), memory::kWordAlignment);
+  }
+  // The stack starts a memory element of its own: worker stack traffic then
+  // never competes with instruction fetch for a bank. This is what makes a
+  // seed 004 tile span 19.6 KB including gaps for 4.4 KB of data.
+  for (uint32_t offset : target.MemoryElementOffsets()) {
+    if (offset >= cursor) {
+      cursor = offset;
+      break;
+    }
+  }
+  place(memory::kStackBytes, memory::kDataAlignment);
+  const uint64_t constants_start = AlignUp(cursor, memory::kDataAlignment);
+  for (PlacedConstant& c : account.constants) c.offset += constants_start;
+  place(account.constant_bytes, memory::kDataAlignment);
+  place(in.runtime_variables, memory::kWordAlignment);
+  cursor = AlignUp(cursor, memory::kDataAlignment);
+  const uint64_t pool_start = cursor;
+  regions.Add(pool_start, live_peak);
+  const uint64_t end = pool_start + std::max(pool.extent, live_peak);
+  regions.Fill(end, tile);
+  tile.not_always_live = live_peak;
+  tile.always_live = tile.ExcludingGaps() - live_peak;
+  variables =
+      LargestVariables(in.graph, t, account.pieces, pool_start, account.constants, in.buffer_name);
+  std::vector<Piece>().swap(account.pieces);
+  std::vector<PlacedConstant>().swap(account.constants);
+}
+
+}  // namespace
+
+Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& program,
+                                    std::span<const VariableId> valueless_constants,
+                                    const MemoryOptions& options) {
+  graph.FlushTileMappings();  // the schedule is walked in parallel
+  const uint32_t num_tiles = graph.target().NumTiles();
+  MemoryLayout layout;
+  std::vector<TileAccount> tiles(num_tiles);
+  TILEPROF_RETURN_IF_ERROR(AccountVertices(graph, tiles, layout.vertex_types));
+  const LayoutProgress progress(options.progress);
+  progress.Reached(LayoutProgress::kVertices);
+
+  // ---- The schedule: accesses, exchanges, participation --------------------
+  Schedule schedule;
+  schedule.Walk(program);
+  layout.program_steps = schedule.steps.size();
+  const uint32_t walkers =
+      options.walkers != 0
+          ? options.walkers
+          : std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, kMaxWalkers);
+  Walk walk = WalkSchedule(graph, schedule, walkers, [&](uint64_t done, uint64_t total) {
+    progress.Report(LayoutProgress::kVertices, LayoutProgress::kWalk, done, total);
+  });
+  layout.exchanges = walk.exchanges;
+  for (uint32_t t = 0; t < num_tiles; ++t)
+    static_cast<TileWalk&>(tiles[t]) = std::move(walk.tiles[t]);
+  ExtendAcrossLoops(schedule.loops, walk.first, walk.last);
+
+  const size_t num_vars = graph.num_variables();
+  std::vector<bool> is_constant(num_vars, false);
+  for (VariableId v : valueless_constants) {
+    if (v < num_vars) is_constant[v] = true;
+  }
+  auto is_constant_variable = [&](VariableId v) {
+    return graph.variable(v).is_constant || is_constant[v];
+  };
+  AllocateVariables(graph, is_constant_variable, walk.first, walk.last, tiles);
+  progress.Reached(LayoutProgress::kLiveness);
   // Receive buffers hold what a step's vertices read from other tiles.
   const std::function<std::string(uint64_t)> buffer_name = [&](uint64_t step) {
     const Step& at = schedule.steps[step];
@@ -315,83 +414,23 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
     }
     return fmt::format("exchange buffer of program step {}", step);
   };
-  layout.not_always_live_variables = NotAlwaysLiveVariables(graph, pieces, steps, buffer_name);
+  RecordLiveness(graph, schedule, tiles, buffer_name, layout);
 
   // ---- Per-tile layout -------------------------------------------------------
-  const std::span<const uint32_t> elements = target.MemoryElementOffsets();
   layout.tiles.resize(num_tiles);
-  const uint64_t runtime_variables = host_streams.size() * memory::kStreamPositionBytes;
+  const TileLayoutInputs inputs{
+      .graph = graph,
+      .steps = schedule.steps.size(),
+      .host_steps = walk.host_steps,
+      .runtime_variables = walk.host_streams.size() * memory::kStreamPositionBytes,
+      .instrument_vertices = options.instrument_vertices,
+      .buffer_name = buffer_name};
   std::vector<std::vector<report::Variable>> variables(num_tiles);
   std::atomic<uint32_t> tiles_done{0};
-  auto lay_out_tile = [&](uint32_t t) {
-    TileAccount& account = tiles[t];
-    report::TileMemory& tile = layout.tiles[t];
-    tile.tile = t;
-    auto& cat = tile.by_category;
-    SetFixedCategories(account, schedule.steps.size(), host_steps, options.instrument_vertices,
-                       cat);
-    const PoolExtent pool = FirstFitExtent(account.pieces);
-    const uint64_t live_peak = pool.peak;
-    report::At(cat, Category::kVariables) = runtime_variables + live_peak;
-
-    report::At(tile.vertex_data, VertexDataCategory::kInternalVertexState) = account.internal_state;
-    report::At(tile.vertex_data, VertexDataCategory::kEdgePointers) = account.edge_pointers;
-    report::At(tile.vertex_data, VertexDataCategory::kDescriptors) =
-        report::At(cat, Category::kCopyDescriptors);
-    for (uint32_t type = 0; type < account.has_type.size(); ++type) {
-      if (account.has_type[type]) tile.vertex_types.push_back({type, account.type_bytes[type]});
-    }
-
-    // Addresses: code first (it must sit in non-interleaved memory), then
-    // vertex state and descriptors, the stack from the next memory element,
-    // constants, and the not-always-live pool.
-    RegionBytes regions(target.InterleavedMemoryStart(), target.BytesPerTile());
-    uint64_t cursor = 0;
-    auto place = [&](uint64_t bytes, uint64_t alignment) {
-      cursor = AlignUp(cursor, alignment);
-      regions.Add(cursor, bytes);
-      cursor += bytes;
-    };
-    for (Category c : {Category::kVertexCode, Category::kControlCode,
-                       Category::kInternalExchangeCode, Category::kHostExchangeCode,
-                       Category::kGlobalExchangeCode, Category::kSharedCodeStorage}) {
-      place(report::At(cat, c), memory::kDataAlignment);
-    }
-    for (Category c :
-         {Category::kVertexInstances, Category::kCopyDescriptors, Category::kVectorListDescriptors,
-          Category::kVertexFieldData, Category::kControlTable, Category::kHostExchangePacketHeaders,
-          Category::kGlobalExchangePacketHeaders, Category::kInstrumentationResults,
-          Category::kSharedDataStorage}) {
-      place(report::At(cat, c), memory::kWordAlignment);
-    }
-    // The stack starts a memory element of its own: worker stack traffic then
-    // never competes with instruction fetch for a bank. This is what makes a
-    // seed 004 tile span 19.6 KB including gaps for 4.4 KB of data.
-    for (uint32_t offset : elements) {
-      if (offset >= cursor) {
-        cursor = offset;
-        break;
-      }
-    }
-    place(memory::kStackBytes, memory::kDataAlignment);
-    const uint64_t constants_start = AlignUp(cursor, memory::kDataAlignment);
-    for (PlacedConstant& c : account.constants) c.offset += constants_start;
-    place(account.constant_bytes, memory::kDataAlignment);
-    place(runtime_variables, memory::kWordAlignment);
-    cursor = AlignUp(cursor, memory::kDataAlignment);
-    const uint64_t pool_start = cursor;
-    regions.Add(pool_start, live_peak);
-    const uint64_t end = pool_start + std::max(pool.extent, live_peak);
-    regions.Fill(end, tile);
-    tile.not_always_live = live_peak;
-    tile.always_live = tile.ExcludingGaps() - live_peak;
-    variables[t] =
-        LargestVariables(graph, t, account.pieces, pool_start, account.constants, buffer_name);
-    std::vector<Piece>().swap(account.pieces);
-    std::vector<PlacedConstant>().swap(account.constants);
+  ParallelForTiles(num_tiles, [&](uint32_t t) {
+    LayOutTile(inputs, t, tiles[t], layout.tiles[t], variables[t]);
     progress.Report(LayoutProgress::kLiveness, LayoutProgress::kTiles, ++tiles_done, num_tiles);
-  };
-  ParallelForTiles(num_tiles, lay_out_tile);
+  });
   progress.Reached(LayoutProgress::kTiles);
   layout.always_live_variables = AlwaysLiveVariables(graph, is_constant_variable, layout.tiles);
   for (std::vector<report::Variable>& on_tile : variables) {
