@@ -364,153 +364,183 @@ bool ContinuesHostExchange(const Schedule& schedule, uint64_t i) {
          schedule.steps[i - 1].kind == kind;
 }
 
-Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,
-               const std::vector<std::vector<uint64_t>>& offsets, const Schedule& schedule,
-               uint64_t begin, uint64_t end, WalkProgress* progress) {
-  const uint32_t num_tiles = graph.target().NumTiles();
-  Walk walk;
-  walk.tiles.resize(num_tiles);
-  walk.first.assign(graph.num_variables(), UINT64_MAX);
-  walk.last.assign(graph.num_variables(), 0);
-  auto touch = [&](VariableId v, uint64_t step) {
-    walk.first[v] = std::min(walk.first[v], step);
-    walk.last[v] = std::max(walk.last[v], step);
-  };
-  StepTiles touched(num_tiles);
-  RepeatFilter repeats;
-  uint64_t pending = 0;  // cost walked and not yet reported
-  // The first step of the host exchange the current stream copy belongs to.
-  uint64_t host_group = UINT64_MAX;
-  for (uint64_t i = begin; i < end; ++i) {
-    const Step& step = schedule.steps[i];
-    repeats.NextStep();
-    if (step.kind == StepKind::kStreamIn || step.kind == StepKind::kStreamOut) {
-      if (!ContinuesHostExchange(schedule, i) || host_group == UINT64_MAX) {
-        host_group = i;
-        while (host_group > 0 && ContinuesHostExchange(schedule, host_group)) --host_group;
+// Walks a range of the schedule's steps: what each tile reads, receives,
+// sends and copies in each step, and each variable's first and last step.
+class StepWalker {
+ public:
+  StepWalker(const Graph& graph, std::span<const uint8_t> element_size,
+             const std::vector<std::vector<uint64_t>>& offsets, const Schedule& schedule)
+      : graph_(graph),
+        element_size_(element_size),
+        offsets_(offsets),
+        schedule_(schedule),
+        num_tiles_(graph.target().NumTiles()),
+        touched_(num_tiles_) {
+    walk_.tiles.resize(num_tiles_);
+    walk_.first.assign(graph.num_variables(), UINT64_MAX);
+    walk_.last.assign(graph.num_variables(), 0);
+  }
+
+  Walk Run(uint64_t begin, uint64_t end, WalkProgress* progress) {
+    uint64_t pending = 0;  // cost walked and not yet reported
+    // The first step of the host exchange the current stream copy belongs to.
+    uint64_t host_group = UINT64_MAX;
+    for (uint64_t i = begin; i < end; ++i) {
+      const Step& step = schedule_.steps[i];
+      repeats_.NextStep();
+      switch (step.kind) {
+        case StepKind::kExecute:
+          Execute(step, i);
+          break;
+        case StepKind::kCopy:
+          Copy(step, i);
+          break;
+        case StepKind::kStreamIn:
+        case StepKind::kStreamOut:
+          if (!ContinuesHostExchange(schedule_, i) || host_group == UINT64_MAX) {
+            host_group = i;
+            while (host_group > 0 && ContinuesHostExchange(schedule_, host_group)) --host_group;
+          }
+          Stream(step, i);
+          break;
+        case StepKind::kBranch:
+          Branch(step, i);
+          break;
+      }
+      FinishStep(i, host_group);
+      if (progress != nullptr) progress->Walked(i, pending);
+    }
+    if (progress != nullptr) progress->Flush(pending);
+    return std::move(walk_);
+  }
+
+ private:
+  void Touch(VariableId v, uint64_t step) {
+    walk_.first[v] = std::min(walk_.first[v], step);
+    walk_.last[v] = std::max(walk_.last[v], step);
+  }
+
+  // Elements of `regions` read on `reader` in step `i` (or written there by
+  // a copy, when `buffered` is false).
+  template <typename Regions>
+  void ReadOn(uint32_t reader, const Regions& regions, bool buffered, uint64_t i) {
+    TileStep* receiver = nullptr;  // touched on the first remote piece
+    for (const TensorRegion& region : regions) {
+      // Once per region, not per tile piece of it: a region spans 3.6
+      // tiles on average in mobilenet_v2.
+      if (region.begin == region.end) continue;
+      Touch(region.variable, i);
+      const std::vector<TileRun>& runs = graph_.TileMapping(region.variable);
+      const std::vector<uint64_t>& at = offsets_[region.variable];
+      graph_.ForEachRunPiece(region, [&](const TensorRegion& piece, const TileRun* run) {
+        if (run == nullptr || run->tile == reader) return;
+        if (receiver == nullptr) receiver = &touched_[reader];
+        // The piece in the sender's storage.
+        const uint64_t local =
+            at[static_cast<size_t>(run - runs.data())] + (piece.begin - run->begin);
+        const LocalRun stored{piece.variable, run->tile, local, local + piece.size()};
+        if (graph_.variable(piece.variable).num_elements <= RepeatFilter::kSmallElements &&
+            !repeats_.First(reader, stored))
+          return;
+        bool fresh = false;
+        const uint64_t received = receiver->Receive(stored, &fresh);
+        if (fresh) touched_.Listen(reader, run->tile);
+        if (buffered) receiver->receive_bytes += received * element_size_[piece.variable];
+        touched_.Send(run->tile, piece.variable, stored.begin, stored.end);
+      });
+    }
+  }
+
+  void Execute(const Step& step, uint64_t i) {
+    for (VertexId id : graph_.compute_set(step.program.compute_set()).vertices) {
+      const VertexInfo& vertex = graph_.vertex(id);
+      touched_[*vertex.tile].active = true;
+      for (const FieldView& field : graph_.fields(id)) {
+        if (!field.connected()) continue;
+        // A strided run of rows all on the vertex's own tile receives
+        // nothing: one lookup for the run, not one per row (Llama-3.1
+        // 8B's fields hold 1.3 G rows in 66 M runs).
+        for (const StridedRegion& run : field.regions().runs()) {
+          if (run.length > 0 && graph_.TileHolding(run.Hull()) == vertex.tile) {
+            Touch(run.variable, i);
+            continue;
+          }
+          ReadOn(*vertex.tile, RegionRange({&run, 1}, run.count), true, i);
+        }
       }
     }
-    // Elements of `regions` read on `reader` (or written there by a copy,
-    // when `buffered` is false).
-    auto read_on = [&](uint32_t reader, const auto& regions, bool buffered) {
-      TileStep* receiver = nullptr;  // touched on the first remote piece
-      for (const TensorRegion& region : regions) {
-        // Once per region, not per tile piece of it: a region spans 3.6
-        // tiles on average in mobilenet_v2.
-        if (region.begin == region.end) continue;
-        touch(region.variable, i);
-        const std::vector<TileRun>& runs = graph.TileMapping(region.variable);
-        const std::vector<uint64_t>& at = offsets[region.variable];
-        graph.ForEachRunPiece(region, [&](const TensorRegion& piece, const TileRun* run) {
-          if (run == nullptr || run->tile == reader) return;
-          if (receiver == nullptr) receiver = &touched[reader];
-          // The piece in the sender's storage.
-          const uint64_t local =
-              at[static_cast<size_t>(run - runs.data())] + (piece.begin - run->begin);
-          const LocalRun stored{piece.variable, run->tile, local, local + piece.size()};
-          if (graph.variable(piece.variable).num_elements <= RepeatFilter::kSmallElements &&
-              !repeats.First(reader, stored))
-            return;
-          bool fresh = false;
-          const uint64_t received = receiver->Receive(stored, &fresh);
-          if (fresh) touched.Listen(reader, run->tile);
-          if (buffered) receiver->receive_bytes += received * element_size[piece.variable];
-          touched.Send(run->tile, piece.variable, stored.begin, stored.end);
-        });
-      }
-    };
-    switch (step.kind) {
-      case StepKind::kExecute: {
-        for (VertexId id : graph.compute_set(step.program.compute_set()).vertices) {
-          const VertexInfo& vertex = graph.vertex(id);
-          touched[*vertex.tile].active = true;
-          for (const FieldView& field : graph.fields(id)) {
-            if (!field.connected()) continue;
-            // A strided run of rows all on the vertex's own tile receives
-            // nothing: one lookup for the run, not one per row (Llama-3.1
-            // 8B's fields hold 1.3 G rows in 66 M runs).
-            for (const StridedRegion& run : field.regions().runs()) {
-              if (run.length > 0 && graph.TileHolding(run.Hull()) == vertex.tile) {
-                touch(run.variable, i);
-                continue;
-              }
-              read_on(*vertex.tile, RegionRange({&run, 1}, run.count), true);
-            }
-          }
+  }
+
+  // Source and destination pieces walked together.
+  void Copy(const Step& step, uint64_t i) {
+    std::vector<MappedRegion> src = graph_.MapRegions(step.program.source());
+    std::vector<MappedRegion> dst = graph_.MapRegions(step.program.destination());
+    size_t a = 0, b = 0;
+    uint64_t used_a = 0, used_b = 0;
+    while (a < src.size() && b < dst.size()) {
+      const uint64_t n = std::min(src[a].region.size() - used_a, dst[b].region.size() - used_b);
+      Touch(src[a].region.variable, i);
+      Touch(dst[b].region.variable, i);
+      if (src[a].tile && dst[b].tile) {
+        const uint32_t s = *src[a].tile;
+        const uint32_t d = *dst[b].tile;
+        touched_[d].active = true;
+        touched_[s].active = true;
+        if (s == d) {
+          ++walk_.tiles[d].copy_regions;
+        } else {
+          ++touched_[d].receive_regions;
+          touched_.Send(s, src[a].region.variable, src[a].region.begin + used_a);
         }
-        break;
       }
-      case StepKind::kCopy: {
-        // Walk source and destination pieces together.
-        std::vector<MappedRegion> src = graph.MapRegions(step.program.source());
-        std::vector<MappedRegion> dst = graph.MapRegions(step.program.destination());
-        size_t a = 0, b = 0;
-        uint64_t used_a = 0, used_b = 0;
-        while (a < src.size() && b < dst.size()) {
-          const uint64_t n = std::min(src[a].region.size() - used_a, dst[b].region.size() - used_b);
-          touch(src[a].region.variable, i);
-          touch(dst[b].region.variable, i);
-          if (src[a].tile && dst[b].tile) {
-            const uint32_t s = *src[a].tile;
-            const uint32_t d = *dst[b].tile;
-            touched[d].active = true;
-            touched[s].active = true;
-            if (s == d) {
-              ++walk.tiles[d].copy_regions;
-            } else {
-              ++touched[d].receive_regions;
-              touched.Send(s, src[a].region.variable, src[a].region.begin + used_a);
-            }
-          }
-          used_a += n;
-          used_b += n;
-          if (used_a == src[a].region.size()) ++a, used_a = 0;
-          if (used_b == dst[b].region.size()) ++b, used_b = 0;
-        }
-        break;
-      }
-      case StepKind::kStreamIn:
-      case StepKind::kStreamOut: {
-        const bool continues = ContinuesHostExchange(schedule, i);
-        if (!continues) ++walk.host_steps;
-        walk.host_streams.insert(step.program.stream().id);
-        const Tensor& tensor =
-            step.kind == StepKind::kStreamIn ? step.program.destination() : step.program.source();
-        for (const TensorRegion& region : tensor.regions()) {
-          if (region.begin == region.end) continue;
-          touch(region.variable, i);
-          const std::vector<TileRun>& runs = graph.TileMapping(region.variable);
-          const std::vector<uint64_t>& at = offsets[region.variable];
-          graph.ForEachRunPiece(region, [&](const TensorRegion& piece, const TileRun* run) {
-            if (run == nullptr) return;
-            TileStep& tile = touched[run->tile];
-            tile.active = true;
-            const uint64_t local =
-                at[static_cast<size_t>(run - runs.data())] + (piece.begin - run->begin);
-            tile.Host(piece.variable, local, local + piece.size());
-          });
-        }
-        break;
-      }
-      case StepKind::kBranch: {
-        // The predicate is broadcast from its tile to every tile, which all
-        // branch on it.
-        const std::vector<MappedRegion> pieces = graph.MapRegions(step.program.predicate());
-        const uint32_t holder = pieces.empty() || !pieces[0].tile ? 0 : *pieces[0].tile;
-        for (const MappedRegion& piece : pieces) touch(piece.region.variable, i);
-        for (uint32_t t = 0; t < num_tiles; ++t) {
-          TileStep& tile = touched[t];
-          tile.active = true;
-          if (t != holder) ++tile.receive_regions;
-        }
-        if (num_tiles > 1 && !pieces.empty()) {
-          touched.Send(holder, pieces[0].region.variable, pieces[0].region.begin);
-        }
-        break;
-      }
+      used_a += n;
+      used_b += n;
+      if (used_a == src[a].region.size()) ++a, used_a = 0;
+      if (used_b == dst[b].region.size()) ++b, used_b = 0;
     }
-    touched.Finish([&](uint32_t t, const TileStep& info) {
-      TileWalk& tile = walk.tiles[t];
+  }
+
+  void Stream(const Step& step, uint64_t i) {
+    if (!ContinuesHostExchange(schedule_, i)) ++walk_.host_steps;
+    walk_.host_streams.insert(step.program.stream().id);
+    const Tensor& tensor =
+        step.kind == StepKind::kStreamIn ? step.program.destination() : step.program.source();
+    for (const TensorRegion& region : tensor.regions()) {
+      if (region.begin == region.end) continue;
+      Touch(region.variable, i);
+      const std::vector<TileRun>& runs = graph_.TileMapping(region.variable);
+      const std::vector<uint64_t>& at = offsets_[region.variable];
+      graph_.ForEachRunPiece(region, [&](const TensorRegion& piece, const TileRun* run) {
+        if (run == nullptr) return;
+        TileStep& tile = touched_[run->tile];
+        tile.active = true;
+        const uint64_t local =
+            at[static_cast<size_t>(run - runs.data())] + (piece.begin - run->begin);
+        tile.Host(piece.variable, local, local + piece.size());
+      });
+    }
+  }
+
+  // The predicate is broadcast from its tile to every tile, which all
+  // branch on it.
+  void Branch(const Step& step, uint64_t i) {
+    const std::vector<MappedRegion> pieces = graph_.MapRegions(step.program.predicate());
+    const uint32_t holder = pieces.empty() || !pieces[0].tile ? 0 : *pieces[0].tile;
+    for (const MappedRegion& piece : pieces) Touch(piece.region.variable, i);
+    for (uint32_t t = 0; t < num_tiles_; ++t) {
+      TileStep& tile = touched_[t];
+      tile.active = true;
+      if (t != holder) ++tile.receive_regions;
+    }
+    if (num_tiles_ > 1 && !pieces.empty()) {
+      touched_.Send(holder, pieces[0].region.variable, pieces[0].region.begin);
+    }
+  }
+
+  // Each touched tile's step into its totals.
+  void FinishStep(uint64_t i, uint64_t host_group) {
+    touched_.Finish([&](uint32_t t, const TileStep& info) {
+      TileWalk& tile = walk_.tiles[t];
       if (info.active) ++tile.active_steps;
       if (info.host_regions > 0) {
         // Once per host exchange the tile takes part in.
@@ -522,13 +552,25 @@ Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,
         ++tile.exchange_steps;
         tile.exchange_regions += info.receive_regions + info.sent_regions;
       }
-      if (info.receive_regions > 0) ++walk.exchanges;
+      if (info.receive_regions > 0) ++walk_.exchanges;
       if (info.receive_bytes > 0) tile.pieces.push_back({info.receive_bytes, i, i});
     });
-    if (progress != nullptr) progress->Walked(i, pending);
   }
-  if (progress != nullptr) progress->Flush(pending);
-  return walk;
+
+  const Graph& graph_;
+  std::span<const uint8_t> element_size_;
+  const std::vector<std::vector<uint64_t>>& offsets_;
+  const Schedule& schedule_;
+  const uint32_t num_tiles_;
+  Walk walk_;
+  StepTiles touched_;
+  RepeatFilter repeats_;
+};
+
+Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,
+               const std::vector<std::vector<uint64_t>>& offsets, const Schedule& schedule,
+               uint64_t begin, uint64_t end, WalkProgress* progress) {
+  return StepWalker(graph, element_size, offsets, schedule).Run(begin, end, progress);
 }
 
 // The work of a step, roughly: the regions its vertices read or it copies.
