@@ -76,11 +76,17 @@ json TilesJson(const report::CompilationReport& report) {
                           {"machineName", std::string(report::CategoryMachineName(category))},
                           {"bytes", std::move(bytes)}});
   }
-  return json{{"excludingGaps", std::move(excluding)},
-              {"includingGaps", std::move(including)},
-              {"alwaysLive", std::move(always)},
-              {"notAlwaysLive", std::move(not_always)},
-              {"categories", std::move(categories)}};
+  json regions = json::array();
+  for (size_t r = 0; r < report::kNumRegions; ++r) {
+    json bytes = json::array();
+    for (const report::TileMemory& tile : report.tiles)
+      bytes.push_back(tile.by_region[r].excluding_gaps);
+    regions.push_back({{"name", std::string(report::RegionLabel(static_cast<report::Region>(r)))},
+                       {"bytes", std::move(bytes)}});
+  }
+  return json{{"excludingGaps", std::move(excluding)}, {"includingGaps", std::move(including)},
+              {"alwaysLive", std::move(always)},       {"notAlwaysLive", std::move(not_always)},
+              {"categories", std::move(categories)},   {"regions", std::move(regions)}};
 }
 
 // The largest variables of each tile, most used tiles first, until

@@ -296,14 +296,28 @@
 
   // Memory: per tile stacked by category with the capacity line, the tile
   // map, and a tile's breakdown when one is clicked.
-  var memory = {};
+  var memory = {stack: 'category'};
+  // The series a tile's bar is stacked from: its categories, its memory
+  // regions, or always-live and not-always-live bytes (all excluding gaps).
+  function stackSeries(mode) {
+    if (mode === 'region') return R.tiles.regions.filter(function (r) { return r.bytes.some(function (b) { return b > 0; }); });
+    if (mode === 'liveness') return [{name: 'always-live', bytes: R.tiles.alwaysLive}, {name: 'not-always-live (peak)', bytes: R.tiles.notAlwaysLive}];
+    return R.tiles.categories;
+  }
   addView('memory', 'Memory', function (s) {
     if (!R.tiles) { s.appendChild(note('The report has no per-tile data (a text report prints only its most used tiles): see Summary and Insights.')); return; }
-    var n = tileCount(R), cats = R.tiles.categories, cap = capacity(R);
+    var n = tileCount(R), cats = stackSeries(memory.stack), cap = capacity(R);
     var legend = el('div', {'class': 'legend'});
     cats.forEach(function (c, i) { legend.appendChild(el('span', {}, [el('i', {style: 'background:' + COLOURS[i % COLOURS.length]}), c.name])); });
     if (cap) legend.appendChild(el('span', {}, [el('i', {style: 'background:#000;height:2px'}), 'memory per tile (' + bytes(cap) + ')']));
-    s.appendChild(el('h3', {text: 'Memory per tile by category (excluding gaps; click a tile)'}));
+    var stack = el('select', {id: 'memory-stack'});
+    [['category', 'category'], ['region', 'memory region'], ['liveness', 'liveness']].forEach(function (m) {
+      var o = el('option', {value: m[0], text: m[1]});
+      if (m[0] === memory.stack) o.selected = true;
+      stack.appendChild(o);
+    });
+    stack.addEventListener('change', function () { memory.stack = stack.value; redrawAll(); });
+    s.appendChild(el('h3', {}, ['Memory per tile by ', stack, ' (excluding gaps; click a tile)']));
     s.appendChild(legend);
     // One column per tile, or per group of tiles drawn as its fullest tile.
     var W = 1100, H = 300, box = {x: 80, y: 10, w: W - 100, h: H - 50};
@@ -400,6 +414,7 @@
     var cap = capacity(R);
     var rows = [['excluding gaps', by(R.tiles.excludingGaps[t])], ['including gaps', by(R.tiles.includingGaps[t])],
       ['always-live', by(R.tiles.alwaysLive[t])], ['not-always-live (peak)', by(R.tiles.notAlwaysLive[t])]];
+    R.tiles.regions.forEach(function (r) { if (r.bytes[t] > 0) rows.push([r.name + ' (excluding gaps)', by(r.bytes[t])]); });
     if (cap) rows.push(['free (excluding gaps)', {v: cap - R.tiles.excludingGaps[t], t: signedBytes(cap - R.tiles.excludingGaps[t])}]);
     var row = el('div', {'class': 'row'});
     row.appendChild(table(['measure', 'bytes'], rows));

@@ -58,6 +58,14 @@ async function testPage(browser, file) {
     check(text.includes(`Tile ${tile} `), file, 'the tile detail names the tile');
     if (report.variables.some((v) => v[0] === tile))
       check(text.includes(report.variables.find((v) => v[0] === tile)[1]), file, 'the tile detail lists its largest variable');
+    // Stacked by region and by liveness: each redraws, the legend follows.
+    for (const mode of ['region', 'liveness', 'category']) {
+      await page.selectOption('#memory-stack', mode);
+      const legend = await page.textContent('#view-memory .legend');
+      const expect = {region: 'Non-interleaved', liveness: 'not-always-live', category: 'Variables'}[mode];
+      check(legend.includes(expect), file, `stacking by ${mode} shows ${expect} in the legend`);
+      if (shots && mode !== 'category') await shot(page, path.join(shots, `${name}-memory-${mode}.png`));
+    }
     // The per-tile chart is clickable too.
     const box = await page.$eval('#tile-chart', (c) => { const r = c.getBoundingClientRect(); return {x: r.left, y: r.top}; });
     await page.mouse.click(box.x + 90, box.y + 150);
