@@ -9,6 +9,7 @@
 #include "analyzer/oom.h"
 #include "analyzer/output.h"
 #include "analyzer/view/view_assets.h"
+#include "analyzer/xml_writer.h"
 
 namespace tileprof::analyzer {
 namespace {
@@ -127,15 +128,7 @@ json ProgramsJson(const report::CompilationReport& report) {
   json programs = json::array();
   for (const report::Program& p : report.programs) {
     json node{{"name", p.name}, {"kind", p.kind}, {"children", p.children}};
-    if (p.compute_set) {
-      node["computeSet"] = *p.compute_set;
-      if (*p.compute_set < report.compute_sets.size()) {
-        uint64_t vertices = 0;
-        for (const report::ComputeSetVertices& type : report.compute_sets[*p.compute_set].vertices)
-          vertices += type.count;
-        node["vertices"] = vertices;
-      }
-    }
+    if (p.compute_set) node["computeSet"] = *p.compute_set;  // its vertices: computeSets
     programs.push_back(std::move(node));
   }
   return programs;
@@ -234,29 +227,6 @@ std::string ScriptSafe(const json& data) {
   return out;
 }
 
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 Expected<json> ViewData(const LoadedReport& loaded) {
@@ -277,7 +247,6 @@ Expected<json> ViewData(const LoadedReport& loaded) {
   data["variablesTiles"] = tiles_listed;
   data["histogram"] = AnalysisJson(HistogramView(loaded, {}));
   data["oom"] = AnalysisJson(OomView(loaded, nullptr, OomOptions{}));
-  data["top"] = AnalysisJson(TopTilesView(loaded, 5));
   data["liveness"] = LivenessJson(report);
   data["programs"] = ProgramsJson(report);
   data["operations"] = OperationsJson(loaded);
@@ -312,8 +281,8 @@ Expected<std::string> ViewPage(const LoadedReport& report, const LoadedReport* o
   }
   std::string html;
   html += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-  html += "<title>tileprof: " + HtmlEscape(report.path) +
-          (other ? " vs " + HtmlEscape(other->path) : std::string()) + "</title>";
+  html += "<title>tileprof: " + XmlEscape(report.path) +
+          (other ? " vs " + XmlEscape(other->path) : std::string()) + "</title>";
   html += "<style>";
   html += kViewCss;
   html += "</style></head><body>\n<script type=\"application/json\" id=\"tileprof-data\">";

@@ -6,7 +6,7 @@
 //
 // The page is a shell, the report's data as one JSON object in
 // <script type="application/json" id="tileprof-data">, and an inline script
-// (analyzer/view/view.js) that draws the views in the browser: no network
+// (analyzer/view/*.js) that draws the views in the browser: no network
 // access, works from file://. The script sets <body data-ready="1"> once
 // the page is up (the browser tests wait for it).
 #pragma once

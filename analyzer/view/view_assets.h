@@ -1,6 +1,7 @@
-// The view page's script and style sheet (analyzer/view/view.js, view.css),
-// compiled in from their files so they stay ordinary JS and CSS to edit
-// and lint (analyzer/CMakeLists.txt generates view_assets.cc).
+// The view page's script and style sheet (analyzer/view/{base,memory,
+// program}.js joined, and view.css), compiled in from their files so they
+// stay ordinary JS and CSS to edit and lint (embed.cmake generates
+// view_assets.cc).
 #pragma once
 
 #include <string_view>

@@ -77,9 +77,10 @@ TileCompute PackTile(std::span<const uint64_t> worker_cycles,
 struct StepCost {
   uint64_t duration = 0;
   // The tiles that work in the step, by tile id: each one's exchange and
-  // compute cycles (its busy time; the rest of `duration` it waits). Empty
-  // for steps costed for the whole chip at once (host transfers, a
-  // predicate's broadcast): every tile is then busy for the whole step.
+  // compute cycles (its busy time; the rest of `duration` it waits). Listed
+  // only for a tile-level profile (PlanProgram's busy_tiles). Empty for
+  // steps costed for the whole chip at once (host transfers, a predicate's
+  // broadcast): every tile is then busy for the whole step.
   std::vector<std::pair<uint32_t, uint64_t>> busy_tiles;
   uint64_t compute_including_idle = 0;  // summed over tiles
   uint64_t compute_excluding_idle = 0;

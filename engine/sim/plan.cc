@@ -87,35 +87,38 @@ class Traffic {
 
   // Sync, then the exchange before compute, the global exchange, compute,
   // and the exchange of written fields after it.
-  StepCost Cost(bool spans_ipus) const {
+  // With `busy_tiles`, each tile's exchange and compute cycles are listed.
+  StepCost Cost(bool spans_ipus, bool busy_tiles) const {
     StepCost cost;
     uint64_t before = 0, after = 0, compute = 0, global = 0;
-    std::map<uint32_t, uint64_t> busy;  // by tile: its exchange and compute cycles
+    std::map<uint32_t, uint64_t> busy;  // by tile, filled only with busy_tiles
     for (const auto& [tile, bytes] : before_) {
       const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
       before = std::max(before, cycles);
       cost.exchange += cycles;
-      busy[tile] += cycles;
+      if (busy_tiles) busy[tile] += cycles;
     }
     for (const auto& [tile, bytes] : after_) {
       const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
       after = std::max(after, cycles);
       cost.exchange += cycles;
-      busy[tile] += cycles;
+      if (busy_tiles) busy[tile] += cycles;
     }
     for (const auto& [tile, cycles] : compute_) {
       compute = std::max(compute, cycles.first);
       cost.compute_including_idle += cycles.first;
       cost.compute_excluding_idle += cycles.second;
-      busy[tile] += cycles.first;
+      if (busy_tiles) busy[tile] += cycles.first;
     }
     for (const auto& [ipu, bytes] : global_) {
       global = std::max(
           global, kExchangeSetupCycles + IpuLinkCycles(std::max(bytes.in, bytes.out), target_));
     }
     cost.global_exchange = global * global_tiles_.size();
-    for (uint32_t tile : global_tiles_) busy[tile] += global;
-    cost.busy_tiles.assign(busy.begin(), busy.end());
+    if (busy_tiles) {
+      for (uint32_t tile : global_tiles_) busy[tile] += global;
+      cost.busy_tiles.assign(busy.begin(), busy.end());
+    }
     const bool global_sync = spans_ipus || !global_.empty();
     cost.duration =
         (global_sync ? kGlobalSyncCycles : kIpuSyncCycles) + before + global + compute + after;
@@ -188,8 +191,8 @@ struct ComputeSetWork {
 
 class Planner {
  public:
-  Planner(const Graph& graph, std::span<const VariableId> valueless)
-      : graph_(graph), valueless_(valueless.begin(), valueless.end()) {}
+  Planner(const Graph& graph, std::span<const VariableId> valueless, bool busy_tiles)
+      : graph_(graph), valueless_(valueless.begin(), valueless.end()), busy_tiles_(busy_tiles) {}
 
   Status Walk(const program::Program& program);
   Plans Take() { return std::move(plans_); }
@@ -204,6 +207,7 @@ class Planner {
 
   const Graph& graph_;
   std::unordered_set<VariableId> valueless_;
+  bool busy_tiles_ = false;  // list each step's busy tiles (a tile-level profile)
   std::unordered_set<const void*> seen_;
   std::unordered_map<const Codelet*, uint32_t> codelet_index_;
   std::unordered_set<std::string> refused_;  // "instruction\nreason", reported once
@@ -309,7 +313,7 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
     }
     plan.tiles.push_back(std::move(tile_plan));
   }
-  plan.cost = work.traffic.Cost(work.ipus.size() > 1);
+  plan.cost = work.traffic.Cost(work.ipus.size() > 1, busy_tiles_);
   for (const auto& [index, count] : work.counts) {
     plan.codelets.push_back(count);
     plan.codelets.back().codelet = index;
@@ -430,7 +434,7 @@ Status Planner::PlanTransfer(const program::Program& program) {
       const uint64_t copy = LocalCopyCycles(bytes);
       traffic.Local(tile, copy, copy);
     }
-    plan.cost = traffic.Cost(ipus.size() > 1);
+    plan.cost = traffic.Cost(ipus.size() > 1, busy_tiles_);
   } else {
     // The host link carries the bytes; each tile takes its share through its
     // own exchange port; the slower of the two sets the pace.
@@ -455,9 +459,9 @@ Status Planner::PlanTransfer(const program::Program& program) {
 }  // namespace
 
 Expected<Plans> PlanProgram(const Graph& graph, const program::Program& program,
-                            std::span<const VariableId> valueless_constants) {
+                            std::span<const VariableId> valueless_constants, bool busy_tiles) {
   graph.FlushTileMappings();  // the tiles are simulated in parallel
-  Planner planner(graph, valueless_constants);
+  Planner planner(graph, valueless_constants, busy_tiles);
   TILEPROF_RETURN_IF_ERROR(planner.Walk(program));
   return planner.Take();
 }

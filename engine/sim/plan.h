@@ -87,8 +87,11 @@ struct Plans {
 
 // Plans every step `program` can reach. Errors are graph inconsistencies
 // (an unmapped element); refusals are collected in Plans::refusals.
+// `busy_tiles`: each step's StepCost::busy_tiles are listed (a tile-level
+// profile); without, they stay empty and cost nothing.
 Expected<Plans> PlanProgram(const Graph& graph, const program::Program& program,
-                            std::span<const VariableId> valueless_constants);
+                            std::span<const VariableId> valueless_constants,
+                            bool busy_tiles = false);
 
 // The cost of evaluating a control-flow predicate of `bytes`: a sync and a
 // broadcast of the value to every tile.

@@ -210,26 +210,25 @@ TEST_F(ProfileDatabase, ReadsFilesWithoutTheLivenessTables) {
   document.compilation->operations.clear();
   document.compilation->compute_set_operations.clear();
   EXPECT_EQ(*read, document);
-  RoundTrip(FullDocument());
-  Execute("UPDATE liveness_steps SET program = 7 WHERE id = 1");
-  EXPECT_EQ(ReadError(), path_ +
-                             ": table liveness_steps, row 1, column program: program 7 does not "
-                             "exist");
-  RoundTrip(FullDocument());
-  Execute("UPDATE compute_set_operations SET operation = 5 WHERE id = 1");
-  EXPECT_EQ(ReadError(), path_ +
-                             ": table compute_set_operations, row 1, column operation: operation 5 "
-                             "does not exist");
-  RoundTrip(FullDocument());
-  Execute("UPDATE not_always_live_variables SET last_step = 9 WHERE id = 0");
-  EXPECT_EQ(ReadError(), path_ +
-                             ": table not_always_live_variables, row 0, column last_step: liveness "
-                             "step 9 does not exist");
-  RoundTrip(FullDocument());
-  Execute("UPDATE not_always_live_variables SET first_step = 1, last_step = 0 WHERE id = 1");
-  EXPECT_EQ(ReadError(), path_ +
-                             ": table not_always_live_variables, row 1, column first_step: first "
-                             "step 1 is after the last, 0");
+  // Each edit of a fresh copy, and the error it is refused with.
+  const std::pair<const char*, const char*> refused[] = {
+      {"UPDATE liveness_steps SET program = 7 WHERE id = 1",
+       "table liveness_steps, row 1, column program: program 7 does not exist"},
+      {"UPDATE compute_set_operations SET operation = 5 WHERE id = 1",
+       "table compute_set_operations, row 1, column operation: operation 5 does not exist"},
+      {"UPDATE not_always_live_variables SET last_step = 9 WHERE id = 0",
+       "table not_always_live_variables, row 0, column last_step: liveness step 9 does not "
+       "exist"},
+      {"UPDATE not_always_live_variables SET first_step = 1, last_step = 0 WHERE id = 1",
+       "table not_always_live_variables, row 1, column first_step: first step 1 is after the "
+       "last, 0"},
+  };
+  for (const auto& [edit, error] : refused) {
+    SCOPED_TRACE(edit);
+    RoundTrip(FullDocument());
+    Execute(edit);
+    EXPECT_EQ(ReadError(), path_ + ": " + error);
+  }
 }
 
 // Enough tiles for tile_categories to be read on a second connection and
