@@ -135,7 +135,8 @@ json ProgramsJson(const report::CompilationReport& report) {
 }
 
 // Rows [name, opcode, vertices, vertex state bytes, exchange bytes, FLOPs
-// or null, cycles or null, [compute sets]]: cycles are those of the
+// or null, cycles or null, [compute sets], code bytes or null, tiles or
+// null, [[first tile, last tile, vertices], ...]]: cycles are those of the
 // execution's steps that ran the operation's compute sets (a step names the
 // compute set it executes), null when the report has no execution.
 json OperationsJson(const LoadedReport& loaded) {
@@ -156,12 +157,21 @@ json OperationsJson(const LoadedReport& loaded) {
       if (it != operation_of.end()) cycles[it->second] += step.cycles;
     }
   }
+  std::vector<json> runs(report.operations.size(), json::array());
+  for (const report::OperationTiles& run : report.operation_tiles) {
+    if (run.operation < runs.size())
+      runs[run.operation].push_back({run.first_tile, run.last_tile, run.vertices});
+  }
+  auto optional = [](const std::optional<uint64_t>& value) {
+    return value ? json(*value) : json();
+  };
   json rows = json::array();
   for (size_t i = 0; i < report.operations.size(); ++i) {
     const report::Operation& op = report.operations[i];
     rows.push_back({op.name, op.opcode, op.vertices, op.vertex_state_bytes, op.exchange_bytes,
-                    op.flops ? json(*op.flops) : json(),
-                    loaded.execution ? json(cycles[i]) : json(), std::move(sets[i])});
+                    optional(op.flops), loaded.execution ? json(cycles[i]) : json(),
+                    std::move(sets[i]), optional(op.code_bytes), optional(op.tiles),
+                    std::move(runs[i])});
   }
   return rows;
 }
@@ -177,13 +187,30 @@ json LivenessJson(const report::CompilationReport& report) {
     fullest_tile.push_back(fullest.tile);
     fullest_bytes.push_back(fullest.not_always_live);
   }
+  // Per IPU: [ipu][step] not-always-live bytes, and each IPU's always-live.
+  json by_ipu = json::array();
+  for (const report::IpuStep& entry : report.liveness_by_ipu) {
+    while (by_ipu.size() <= entry.ipu) by_ipu.push_back(json::array());
+    by_ipu[entry.ipu].push_back(entry.not_always_live);
+  }
   uint64_t always_live = 0;
-  for (const report::TileMemory& tile : report.tiles) always_live += tile.always_live;
+  json always_by_ipu = json::array();
+  const uint64_t per_ipu = report.target ? report.target->tiles_per_ipu : 0;
+  for (size_t t = 0; t < report.tiles.size(); ++t) {
+    always_live += report.tiles[t].always_live;
+    const size_t ipu = per_ipu ? t / per_ipu : 0;
+    if (!by_ipu.empty() && ipu < by_ipu.size()) {
+      while (always_by_ipu.size() <= ipu) always_by_ipu.push_back(0);
+      always_by_ipu[ipu] = always_by_ipu[ipu].get<uint64_t>() + report.tiles[t].always_live;
+    }
+  }
   return json{{"program", std::move(program)},
               {"notAlwaysLive", std::move(bytes)},
               {"fullestTile", std::move(fullest_tile)},
               {"fullestBytes", std::move(fullest_bytes)},
-              {"alwaysLive", report.tiles.empty() ? json() : json(always_live)}};
+              {"alwaysLive", report.tiles.empty() ? json() : json(always_live)},
+              {"byIpu", std::move(by_ipu)},
+              {"alwaysLiveByIpu", std::move(always_by_ipu)}};
 }
 
 // Each step's cycles, and per IPU when profiled per tile: the busiest tile
@@ -205,11 +232,25 @@ json ExecutionJson(const LoadedReport& loaded) {
             *std::max_element(step.cycles_by_tile.begin() + static_cast<ptrdiff_t>(first), end));
       }
     }
-    steps.push_back({{"program", step.program}, {"cycles", step.cycles}, {"cyclesByIpu", by_ipu}});
+    json entry{{"program", step.program}, {"cycles", step.cycles}, {"cyclesByIpu", by_ipu}};
+    if (step.compute_cycles && step.exchange_cycles && step.sync_cycles)
+      entry["split"] = {*step.compute_cycles, *step.exchange_cycles, *step.sync_cycles};
+    steps.push_back(std::move(entry));
+  }
+  // Each tile's split over the run, as three columns.
+  json compute = json::array(), exchange = json::array(), sync = json::array();
+  for (const report::TileCycleSplit& tile : execution.tile_cycles) {
+    compute.push_back(tile.compute);
+    exchange.push_back(tile.exchange);
+    sync.push_back(tile.sync);
   }
   return json{{"totalCycles", execution.total_cycles},
               {"clockHz", execution.clock_hz},
-              {"steps", std::move(steps)}};
+              {"steps", std::move(steps)},
+              {"tiles",
+               {{"compute", std::move(compute)},
+                {"exchange", std::move(exchange)},
+                {"sync", std::move(sync)}}}};
 }
 
 // The data as a <script> body: "</" would end the element early and a

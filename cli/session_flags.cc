@@ -41,6 +41,10 @@ void AddSessionFlags(CLI::App& cmd, SessionFlags& flags) {
   cmd.add_option("--ipu-version", flags.ipu_version,
                  "Target of pre-compile mode: ipu1, ipu2, ipu21")
       ->check(CLI::IsMember({"ipu1", "ipu2", "ipu21"}));
+  cmd.add_flag("--show-liveness", flags.show_liveness,
+               "Add a Liveness section to the text report: the peak not-always-live step, its "
+               "fullest tile and the largest variables live then (tileprof's own; Poplar prints "
+               "none)");
   AddReportFlags(cmd, flags.report, /*text_output=*/true);
 }
 
@@ -85,6 +89,7 @@ std::optional<int> PrepareSession(const SessionFlags& flags, std::string_view co
   std::string& text_report = resolved.files.text;
   if (!flags.output.empty()) text_report = flags.output;
   if (text_report.empty()) text_report = kDefaultTextReport;
+  session.settings.text_liveness = flags.show_liveness;
   options.compile.record_tensor_map = session.settings.NeedsTensorMap();
   return std::nullopt;
 }

@@ -31,6 +31,7 @@ struct SessionFlags {
   std::string cache_path;         // "": TF_POPLAR_FLAGS --executable_cache_path
   std::string device_connection;  // "": the --config file's, else always
   std::string ipu_version;
+  bool show_liveness = false;  // --show-liveness
   ReportFlags report;
 };
 

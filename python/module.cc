@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -175,6 +176,20 @@ py::dict Liveness(const Report& r) {
   d["fullest_tile_bytes"] =
       has_fullest ? py::object(MemberArray(fullest, &report::StepTile::not_always_live))
                   : py::none();
+  // Format 1.2, more than one IPU: an (IPUs, steps) array of each IPU's bytes.
+  const auto& by_ipu = r->compilation.liveness_by_ipu;
+  uint32_t ipus = 0;
+  for (const report::IpuStep& entry : by_ipu) ipus = std::max(ipus, entry.ipu + 1);
+  if (ipus == 0 || steps.empty() || by_ipu.size() != size_t{ipus} * steps.size()) {
+    d["by_ipu"] = py::none();
+  } else {
+    py::array_t<uint64_t> array(
+        {static_cast<py::ssize_t>(ipus), static_cast<py::ssize_t>(steps.size())});
+    auto at = array.mutable_unchecked<2>();
+    for (const report::IpuStep& entry : by_ipu)
+      at(entry.ipu, static_cast<py::ssize_t>(entry.step)) = entry.not_always_live;
+    d["by_ipu"] = array;
+  }
   return d;
 }
 
@@ -200,10 +215,14 @@ py::list Operations(const Report& r) {
   std::vector<py::list> sets(compilation.operations.size());
   for (const report::ComputeSetOperation& link : compilation.compute_set_operations)
     sets.at(link.operation).append(link.compute_set);
+  std::vector<py::list> runs(compilation.operations.size());
+  for (const report::OperationTiles& run : compilation.operation_tiles)
+    runs.at(run.operation).append(py::make_tuple(run.first_tile, run.last_tile, run.vertices));
   py::list out;
   for (size_t i = 0; i < compilation.operations.size(); ++i) {
     py::dict d = RecordDict(compilation.operations[i]);
     d["compute_sets"] = sets[i];
+    d["tile_runs"] = runs[i];  // (first tile, last tile, vertices); empty before format 1.2
     out.append(d);
   }
   return out;
@@ -231,6 +250,8 @@ py::object Execution(const Report& r) {
   py::dict d = RecordDict(e);
   d["programs"] = e.programs;
   d["steps"] = steps;
+  // Each tile's compute/exchange/sync over the run (a tile-level profile).
+  d["tile_cycles"] = RecordDicts(e.tile_cycles);
   return d;
 }
 

@@ -41,7 +41,7 @@ struct FormatVersion {
 
   bool operator==(const FormatVersion&) const = default;
 };
-inline constexpr FormatVersion kFormatVersion{1, 1};
+inline constexpr FormatVersion kFormatVersion{1, 2};
 
 // ---------------------------------------------------------------------------
 // Categories, regions, vertex data categories (spec sections 4 and 8).
@@ -403,9 +403,13 @@ struct Keys<LivenessStep> {
 // An HLO instruction the compiler lowered into compute sets: PopVision's
 // Operations. The vertices and their state are those of its compute sets;
 // the exchange bytes are what its steps' vertices received from other tiles
-// (receive buffers, summed over the steps and tiles); FLOPs are estimated
-// for dots and convolutions (2 per multiply-add) and absent otherwise.
-// Cycles come from an execution: its steps name the compute sets they run.
+// (receive buffers, summed over the steps and tiles); the code bytes are the
+// vertex code its vertices need (each codelet's code once per tile it runs
+// on: what the operation would take alone; operations sharing a codelet on
+// a tile each count it); tiles is how many tiles its vertices are on
+// (which, in operation_tiles); FLOPs as hlo::EstimateOperationFlops (absent
+// where not estimated). Cycles come from an execution: its steps name the
+// compute sets they run. Code bytes and tiles are absent in format 1.1.
 struct Operation {
   std::string name;
   std::string opcode;
@@ -413,6 +417,8 @@ struct Operation {
   uint64_t vertex_state_bytes = 0;
   uint64_t exchange_bytes = 0;
   std::optional<uint64_t> flops;
+  std::optional<uint64_t> code_bytes;
+  std::optional<uint64_t> tiles;
 
   bool operator==(const Operation&) const = default;
 };
@@ -424,7 +430,45 @@ struct Keys<Operation> {
       Key{"vertices", "vertices", &Operation::vertices},
       Key{"vertexStateBytes", "vertex_state_bytes", &Operation::vertex_state_bytes},
       Key{"exchangeBytes", "exchange_bytes", &Operation::exchange_bytes},
-      Key{"flops", "flops", &Operation::flops}};
+      Key{"flops", "flops", &Operation::flops},
+      Key{"codeBytes", "code_bytes", &Operation::code_bytes},
+      Key{"tiles", "tiles", &Operation::tiles}};
+};
+
+// A run of consecutive tiles holding vertices of one operation, and how
+// many (PopVision's "select an op to see its tiles"): an operation's runs
+// are in tile order and do not touch, so a linearly mapped operation is
+// one row however many tiles it spans.
+struct OperationTiles {
+  uint32_t operation = 0;  // indexes CompilationReport::operations
+  uint32_t first_tile = 0;
+  uint32_t last_tile = 0;  // inclusive
+  uint64_t vertices = 0;   // on the run's tiles
+
+  bool operator==(const OperationTiles&) const = default;
+};
+template <>
+struct Keys<OperationTiles> {
+  static constexpr std::tuple kAll{Key{"operation", "operation", &OperationTiles::operation},
+                                   Key{"firstTile", "first_tile", &OperationTiles::first_tile},
+                                   Key{"lastTile", "last_tile", &OperationTiles::last_tile},
+                                   Key{"vertices", "vertices", &OperationTiles::vertices}};
+};
+
+// The not-always-live bytes of one IPU's tiles during a liveness step (a
+// report for more than one IPU; one IPU's figure is the step's own).
+struct IpuStep {
+  uint64_t step = 0;  // indexes CompilationReport::liveness
+  uint32_t ipu = 0;
+  uint64_t not_always_live = 0;
+
+  bool operator==(const IpuStep&) const = default;
+};
+template <>
+struct Keys<IpuStep> {
+  static constexpr std::tuple kAll{
+      Key{"step", "step", &IpuStep::step}, Key{"ipu", "ipu", &IpuStep::ipu},
+      Key{"notAlwaysLiveBytes", "not_always_live", &IpuStep::not_always_live}};
 };
 
 // Which operation made a compute set (compute sets of no HLO instruction,
@@ -504,10 +548,14 @@ struct CompilationReport {
   // Empty when read from text or from a file written before they existed.
   std::vector<Operation> operations;
   std::vector<ComputeSetOperation> compute_set_operations;  // by compute set
+  std::vector<OperationTiles> operation_tiles;              // by operation, then tile (format 1.2)
   // Empty when read from text, or from a file written before they existed.
   std::vector<LivenessStep> liveness;
   // One per liveness step (or none, as `liveness`): the fullest tile then.
   std::vector<StepTile> liveness_fullest_tiles;
+  // Per step, each IPU's bytes (by step, then IPU) when the target has more
+  // than one IPU; empty otherwise and before format 1.2.
+  std::vector<IpuStep> liveness_by_ipu;
   // Every always-live variable (constants), its bytes summed over the tiles
   // holding it, largest first (ties by name): libpva's alwaysLiveVariables.
   std::vector<NamedBytes> always_live_variables;
@@ -560,16 +608,48 @@ struct ExecutionStep {
   std::string program;
   uint64_t cycles = 0;
   // Indexed by tile id; empty unless profiled at tile level (the text
-  // report never prints it).
+  // report never prints it). A tile's busy cycles (compute and exchange).
   std::vector<uint64_t> cycles_by_tile;
+  // The step's tile cycles summed over all tiles, split as the BSP step
+  // spends them: computing (including idle worker slots), exchanging
+  // (internal, global and host) and in sync (the barrier and waiting for
+  // the slowest tile). They add up to cycles x tiles. Absent before
+  // format 1.2.
+  std::optional<uint64_t> compute_cycles;
+  std::optional<uint64_t> exchange_cycles;
+  std::optional<uint64_t> sync_cycles;
 
   bool operator==(const ExecutionStep&) const = default;
 };
 template <>
 struct Keys<ExecutionStep> {
-  static constexpr std::tuple kAll{Key{"program", "program", &ExecutionStep::program},
-                                   Key{"cycles", "cycles", &ExecutionStep::cycles},
-                                   Slot{"cyclesByTile"}};
+  static constexpr std::tuple kAll{
+      Key{"program", "program", &ExecutionStep::program},
+      Key{"cycles", "cycles", &ExecutionStep::cycles},
+      Slot{"cyclesByTile"},
+      Key{"computeCycles", "compute_cycles", &ExecutionStep::compute_cycles},
+      Key{"exchangeCycles", "exchange_cycles", &ExecutionStep::exchange_cycles},
+      Key{"syncCycles", "sync_cycles", &ExecutionStep::sync_cycles}};
+};
+
+// One tile's cycles over the whole execution, split as ExecutionStep's (the
+// steps x tiles matrix of the split would be too large to keep: this is its
+// sum over the steps, every step counted, recorded or not). Kept for a
+// tile-level profile only.
+struct TileCycleSplit {
+  uint32_t tile = 0;
+  uint64_t compute = 0;
+  uint64_t exchange = 0;
+  uint64_t sync = 0;
+
+  bool operator==(const TileCycleSplit&) const = default;
+};
+template <>
+struct Keys<TileCycleSplit> {
+  static constexpr std::tuple kAll{Key{"tile", "tile", &TileCycleSplit::tile},
+                                   Key{"compute", "compute", &TileCycleSplit::compute},
+                                   Key{"exchange", "exchange", &TileCycleSplit::exchange},
+                                   Key{"sync", "sync", &TileCycleSplit::sync}};
 };
 
 // A figure of the SDK 1.x Execution layout, which printed sums over all tiles
@@ -604,6 +684,7 @@ struct ExecutionReport {
   CycleTotal shared_structure_copy_cycles;
   std::vector<VertexTypeCycles> cycles_by_vertex_type;  // descending cycles
   std::vector<ExecutionStep> steps;
+  std::vector<TileCycleSplit> tile_cycles;  // by tile; a tile-level profile only
 
   bool operator==(const ExecutionReport&) const = default;
 };
@@ -615,7 +696,8 @@ struct Keys<ExecutionReport> {
       Key{"clockFrequency", "clock_hz", &ExecutionReport::clock_hz},
       Slot{"tileAverageCycles"},
       Slot{"cyclesByVertexType"},
-      Slot{"steps"}};
+      Slot{"steps"},
+      Slot{"tileCycles"}};
 };
 
 std::array<std::optional<double>, kNumCycleKinds> AverageTileCycles(

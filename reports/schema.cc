@@ -192,6 +192,8 @@ class Encoder {
     Objects("computeSetOperations", report.compute_set_operations);
     Objects("liveness", report.liveness);
     Objects("livenessFullestTiles", report.liveness_fullest_tiles);
+    Objects("livenessByIpu", report.liveness_by_ipu);
+    Objects("operationTiles", report.operation_tiles);
     Objects("alwaysLiveVariables", report.always_live_variables);
     Objects("notAlwaysLiveVariables", report.not_always_live_variables);
     List("tiles", report.tiles, [&](const TileMemory& tile) { Tile(tile); });
@@ -333,6 +335,8 @@ class Encoder {
         TileAverages(slot, execution.tile_average_cycles);
       } else if (slot == "cyclesByVertexType") {
         Objects(slot, execution.cycles_by_vertex_type);
+      } else if (slot == "tileCycles") {
+        Objects(slot, execution.tile_cycles);
       } else {
         assert(slot == "steps");
         Steps(slot, execution.steps);

@@ -368,6 +368,8 @@ enum class Stream : uint8_t {
   kComputeSetOperations,
   kLiveness,
   kFullestTiles,
+  kLivenessByIpu,
+  kOperationTiles,
   kAlwaysLive,
   kLiveVariables,
   kTiles,
@@ -388,6 +390,8 @@ constexpr StreamInfo kStreams[] = {
     {Stream::kComputeSetOperations, "compilation", "computeSetOperations"},
     {Stream::kLiveness, "compilation", "liveness"},
     {Stream::kFullestTiles, "compilation", "livenessFullestTiles"},
+    {Stream::kLivenessByIpu, "compilation", "livenessByIpu"},
+    {Stream::kOperationTiles, "compilation", "operationTiles"},
     {Stream::kAlwaysLive, "compilation", "alwaysLiveVariables"},
     {Stream::kLiveVariables, "compilation", "notAlwaysLiveVariables"},
     {Stream::kTiles, "compilation", "tiles"},
@@ -454,6 +458,18 @@ void CheckReferences(Decoder& d, const CompilationReport& report) {
       report.liveness_fullest_tiles.size() != report.liveness.size())
     d.Fail(fullest, fmt::format("{} entries for {} liveness steps",
                                 report.liveness_fullest_tiles.size(), report.liveness.size()));
+  Path by_ipu = compilation.Key("livenessByIpu");
+  for (size_t i = 0; i < report.liveness_by_ipu.size() && d.ok(); ++i)
+    check(report.liveness_by_ipu[i].step, report.liveness.size(), "liveness step",
+          by_ipu.Index(i).Key("step"));
+  Path op_tiles = compilation.Key("operationTiles");
+  for (size_t i = 0; i < report.operation_tiles.size() && d.ok(); ++i) {
+    const OperationTiles& run = report.operation_tiles[i];
+    check(run.operation, report.operations.size(), "operation", op_tiles.Index(i).Key("operation"));
+    if (d.ok() && run.first_tile > run.last_tile)
+      d.Fail(op_tiles.Index(i).Key("lastTile"),
+             fmt::format("{} is before firstTile {}", run.last_tile, run.first_tile));
+  }
   Path live = compilation.Key("notAlwaysLiveVariables");
   for (size_t i = 0; i < report.not_always_live_variables.size() && d.ok(); ++i) {
     const LiveVariable& v = report.not_always_live_variables[i];
@@ -828,6 +844,12 @@ struct DocumentBuilder::State {
       case Stream::kFullestTiles:
         Compilation().liveness_fullest_tiles.push_back(d.Object<StepTile>(value, p));
         break;
+      case Stream::kLivenessByIpu:
+        Compilation().liveness_by_ipu.push_back(d.Object<IpuStep>(value, p));
+        break;
+      case Stream::kOperationTiles:
+        Compilation().operation_tiles.push_back(d.Object<OperationTiles>(value, p));
+        break;
       case Stream::kAlwaysLive:
         Compilation().always_live_variables.push_back(d.Object<NamedBytes>(value, p));
         break;
@@ -886,6 +908,10 @@ struct DocumentBuilder::State {
       } else if (slot == "cyclesByVertexType") {
         d.Elements(value, path, slot, [&](const json& element, const Path& p) {
           execution.cycles_by_vertex_type.push_back(d.Object<VertexTypeCycles>(element, p));
+        });
+      } else if (slot == "tileCycles") {
+        d.Elements(value, path, slot, [&](const json& element, const Path& p) {
+          execution.tile_cycles.push_back(d.Object<TileCycleSplit>(element, p));
         });
       } else if (const json* steps = Find(value, slot); steps && !steps->is_array()) {
         d.Fail(path.Key(slot), "expected an array");  // streamed: only a non-array is left here

@@ -7,7 +7,9 @@
 // nullable.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -50,6 +52,23 @@ std::string ColumnNames() {
   ForEachKey<Record>([&](const auto& key) {
     if (!out.empty()) out += ", ";
     out += key.column;
+  });
+  return out;
+}
+
+// The same for a table of a file that has only `present` of them: an
+// optional member's missing column (added to the format later) reads as
+// NULL, that is unset.
+template <typename Record>
+std::string ColumnNames(std::span<const std::string> present) {
+  std::string out;
+  ForEachKey<Record>([&](const auto& key) {
+    if (!out.empty()) out += ", ";
+    const bool missing = std::find(present.begin(), present.end(), key.column) == present.end();
+    if (OptionalValue<MemberOf<decltype(key)>>::kOptional && missing)
+      out += "NULL";
+    else
+      out += key.column;
   });
   return out;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/expected.h"
 
@@ -114,6 +115,20 @@ class Connection {
     const int rc = sqlite3_step(query.get());
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return LastError();
     return rc == SQLITE_ROW;
+  }
+
+  // The column names of `table` (columns added to a table later are absent
+  // from files written before).
+  Expected<std::vector<std::string>> Columns(std::string_view table) {
+    TILEPROF_ASSIGN_OR_RETURN(Statement query,
+                              Prepare("SELECT name FROM pragma_table_info(?) ORDER BY cid"));
+    query.Text(table);
+    std::vector<std::string> columns;
+    int rc;
+    while ((rc = sqlite3_step(query.get())) == SQLITE_ROW)
+      columns.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(query.get(), 0)));
+    if (rc != SQLITE_DONE) return LastError();
+    return columns;
   }
 
   Expected<Statement> Prepare(std::string_view sql) {

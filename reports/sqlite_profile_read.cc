@@ -268,7 +268,10 @@ class Reader {
   // A table of records keyed by their position (the writer's List).
   template <typename Record>
   Status List(std::string_view table, std::vector<Record>& records) {
-    return ForEach(table, SelectSql<Record>("id, ", "", fmt::format("{} ORDER BY id", table)),
+    TILEPROF_ASSIGN_OR_RETURN(std::vector<std::string> columns, db_.Columns(table));
+    return ForEach(table,
+                   fmt::format("SELECT id, {} FROM {} ORDER BY id",
+                               sqlite::ColumnNames<Record>(columns), table),
                    [&](Row& row) {
                      CheckId(row, records.size());
                      ReadColumns(row, 1, records.emplace_back());
@@ -292,7 +295,7 @@ class Reader {
                      index);
   }
 
-  // The tables added in format 1.1 (each absent from older files: none).
+  // The tables added in formats 1.1 and 1.2 (each absent from older files: none).
   Status OperationsAndLiveness(CompilationReport& report) {
     TILEPROF_RETURN_IF_ERROR(OptionalList("operations", report.operations));
     TILEPROF_RETURN_IF_ERROR(OptionalList("compute_set_operations", report.compute_set_operations));
@@ -313,6 +316,21 @@ class Reader {
         report.liveness_fullest_tiles.size() != report.liveness.size())
       return MakeError("table liveness_fullest_tiles: {} rows for {} liveness steps",
                        report.liveness_fullest_tiles.size(), report.liveness.size());
+    TILEPROF_RETURN_IF_ERROR(OptionalList("liveness_by_ipu", report.liveness_by_ipu));
+    for (size_t i = 0; i < report.liveness_by_ipu.size(); ++i) {
+      TILEPROF_RETURN_IF_ERROR(Reference("liveness_by_ipu", i, "step", "liveness step",
+                                         report.liveness_by_ipu[i].step, report.liveness.size()));
+    }
+    TILEPROF_RETURN_IF_ERROR(OptionalList("operation_tiles", report.operation_tiles));
+    for (size_t i = 0; i < report.operation_tiles.size(); ++i) {
+      const OperationTiles& run = report.operation_tiles[i];
+      TILEPROF_RETURN_IF_ERROR(Reference("operation_tiles", i, "operation", "operation",
+                                         run.operation, report.operations.size()));
+      if (run.first_tile > run.last_tile)
+        return MakeError(
+            "table operation_tiles, row {}, column last_tile: {} is before first_tile {}", i,
+            run.last_tile, run.first_tile);
+    }
     TILEPROF_RETURN_IF_ERROR(OptionalList("always_live_variables", report.always_live_variables));
     TILEPROF_RETURN_IF_ERROR(
         OptionalList("not_always_live_variables", report.not_always_live_variables));
@@ -614,25 +632,32 @@ class Reader {
         }));
     TILEPROF_RETURN_IF_ERROR(List("execution_vertex_types", execution.cycles_by_vertex_type));
     constexpr int kTilesColumn = 1 + sqlite::NumColumns<ExecutionStep>();
-    TILEPROF_RETURN_IF_ERROR(ForEach(
-        "execution_steps",
-        SelectSql<ExecutionStep>("id, ", ", tiles", "execution_steps ORDER BY id"), [&](Row& row) {
-          CheckId(row, execution.steps.size());
-          ExecutionStep step;
-          ReadColumns(row, 1, step);
-          uint64_t tiles = row.Uint(kTilesColumn);
-          if (tiles > kMaxStepTiles)
-            return row.Fail(kTilesColumn,
-                            fmt::format("{} tiles is more than {}", tiles, kMaxStepTiles));
-          step.cycles_by_tile.resize(tiles);
-          execution.steps.push_back(std::move(step));
+    TILEPROF_ASSIGN_OR_RETURN(std::vector<std::string> step_columns,
+                              db_.Columns("execution_steps"));
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("execution_steps",
+                fmt::format("SELECT id, {}, tiles FROM execution_steps ORDER BY id",
+                            sqlite::ColumnNames<ExecutionStep>(step_columns)),
+                [&](Row& row) {
+                  CheckId(row, execution.steps.size());
+                  ExecutionStep step;
+                  ReadColumns(row, 1, step);
+                  uint64_t tiles = row.Uint(kTilesColumn);
+                  if (tiles > kMaxStepTiles)
+                    return row.Fail(kTilesColumn,
+                                    fmt::format("{} tiles is more than {}", tiles, kMaxStepTiles));
+                  step.cycles_by_tile.resize(tiles);
+                  execution.steps.push_back(std::move(step));
+                }));
+    TILEPROF_RETURN_IF_ERROR(
+        ForEach("step_cycles", "SELECT step, tile, cycles FROM step_cycles", [&](Row& row) {
+          size_t step = row.Index(0, execution.steps.size(), "step");
+          std::vector<uint64_t>& cycles = execution.steps[step].cycles_by_tile;
+          size_t tile = row.Index(1, cycles.size(), "tile");
+          if (!cycles.empty()) cycles[tile] = row.Uint(2);
         }));
-    return ForEach("step_cycles", "SELECT step, tile, cycles FROM step_cycles", [&](Row& row) {
-      size_t step = row.Index(0, execution.steps.size(), "step");
-      std::vector<uint64_t>& cycles = execution.steps[step].cycles_by_tile;
-      size_t tile = row.Index(1, cycles.size(), "tile");
-      if (!cycles.empty()) cycles[tile] = row.Uint(2);
-    });
+    // Format 1.2: each tile's cycles split over the run (tile-level profiles).
+    return OptionalList("execution_tile_cycles", execution.tile_cycles);
   }
 
   Connection& db_;

@@ -53,6 +53,8 @@ CREATE TABLE operations (id INTEGER PRIMARY KEY, {});
 CREATE TABLE compute_set_operations (id INTEGER PRIMARY KEY, {});
 CREATE TABLE liveness_steps (id INTEGER PRIMARY KEY, {});
 CREATE TABLE liveness_fullest_tiles (id INTEGER PRIMARY KEY, {});
+CREATE TABLE liveness_by_ipu (id INTEGER PRIMARY KEY, {});
+CREATE TABLE operation_tiles (id INTEGER PRIMARY KEY, {});
 CREATE TABLE always_live_variables (id INTEGER PRIMARY KEY, {});
 CREATE TABLE not_always_live_variables (id INTEGER PRIMARY KEY, {});
 CREATE TABLE tiles ({}, ipu INTEGER, excluding_gaps INTEGER NOT NULL,
@@ -75,17 +77,20 @@ CREATE TABLE execution_vertex_types (id INTEGER PRIMARY KEY, {});
 CREATE TABLE execution_steps (id INTEGER PRIMARY KEY, {}, tiles INTEGER NOT NULL);
 CREATE TABLE step_cycles (step INTEGER NOT NULL, tile INTEGER NOT NULL,
   cycles INTEGER NOT NULL, PRIMARY KEY (step, tile)) WITHOUT ROWID;
+CREATE TABLE execution_tile_cycles (id INTEGER PRIMARY KEY, {});
 )sql",
       ColumnDefinitions<Target>(), ColumnDefinitions<Replication>(/*nullable=*/true),
       ColumnDefinitions<GraphInfo>(), ColumnDefinitions<VertexType>(),
       ColumnDefinitions<ComputeSet>(), ColumnDefinitions<ComputeSetVertices>(),
       ColumnDefinitions<Program>(), ColumnDefinitions<Operation>(),
       ColumnDefinitions<ComputeSetOperation>(), ColumnDefinitions<LivenessStep>(),
-      ColumnDefinitions<StepTile>(), ColumnDefinitions<NamedBytes>(),
+      ColumnDefinitions<StepTile>(), ColumnDefinitions<IpuStep>(),
+      ColumnDefinitions<OperationTiles>(), ColumnDefinitions<NamedBytes>(),
       ColumnDefinitions<LiveVariable>(), ColumnDefinitions<TileMemory>(),
       ColumnDefinitions<RegionBytes>(), ColumnDefinitions<VertexTypeBytes>(),
       ColumnDefinitions<Variable>(), ColumnDefinitions<ExecutionReport>(),
-      ColumnDefinitions<VertexTypeCycles>(), ColumnDefinitions<ExecutionStep>());
+      ColumnDefinitions<VertexTypeCycles>(), ColumnDefinitions<ExecutionStep>(),
+      ColumnDefinitions<TileCycleSplit>());
 }
 
 // "INSERT INTO <table> VALUES (?,...)" for `leading` columns before Record's
@@ -190,6 +195,8 @@ class Writer {
     TILEPROF_RETURN_IF_ERROR(List("compute_set_operations", report.compute_set_operations));
     TILEPROF_RETURN_IF_ERROR(List("liveness_steps", report.liveness));
     TILEPROF_RETURN_IF_ERROR(List("liveness_fullest_tiles", report.liveness_fullest_tiles));
+    TILEPROF_RETURN_IF_ERROR(List("liveness_by_ipu", report.liveness_by_ipu));
+    TILEPROF_RETURN_IF_ERROR(List("operation_tiles", report.operation_tiles));
     TILEPROF_RETURN_IF_ERROR(List("always_live_variables", report.always_live_variables));
     TILEPROF_RETURN_IF_ERROR(List("not_always_live_variables", report.not_always_live_variables));
     TILEPROF_RETURN_IF_ERROR(Tiles(report));
@@ -322,7 +329,7 @@ class Writer {
         TILEPROF_RETURN_IF_ERROR(Done(cycles, "step_cycles"));
       }
     }
-    return {};
+    return List("execution_tile_cycles", execution.tile_cycles);
   }
 
   Connection& db_;

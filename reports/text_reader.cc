@@ -32,7 +32,9 @@
 namespace tileprof::report {
 namespace {
 
-enum class Section { kNone, kTarget, kGraph, kMemory, kByTile, kExecution };
+// kLiveness: tileprof's own section, skipped (the structured formats carry
+// its data).
+enum class Section { kNone, kTarget, kGraph, kMemory, kByTile, kExecution, kLiveness };
 enum class Group { kNone, kRegions, kDataTypes, kVertexCategories, kVertexTypes };
 
 constexpr std::string_view kTargetLabels[] = {
@@ -210,6 +212,8 @@ Status Reader::HandleLine(const Line& line) {
       return HandleByTile(line);
     case Section::kExecution:
       return HandleExecution(line);
+    case Section::kLiveness:
+      return {};
     case Section::kNone:
       break;
   }
@@ -279,6 +283,8 @@ Status Reader::HandleHeader(const Line& line, bool* handled) {
     StartSection(Section::kByTile, line);
     report.verbatim.by_tile.emplace();
     histogram_stars_.clear();
+  } else if (text == "Liveness:") {
+    StartSection(Section::kLiveness, line);
   } else if (text == "Execution:") {
     if (out_.execution) return second_report(), Status();
     StartSection(Section::kExecution, line);
@@ -573,6 +579,7 @@ void Reader::FinishSection() {
       break;
     }
     case Section::kExecution:
+    case Section::kLiveness:
     case Section::kNone:
       break;
   }

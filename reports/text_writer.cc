@@ -230,6 +230,53 @@ std::vector<std::string> ExecutionLines(const ExecutionReport& execution,
   return lines;
 }
 
+std::vector<std::string> LivenessLines(const CompilationReport& report) {
+  if (report.liveness.empty()) return {};
+  size_t peak = 0;
+  for (size_t i = 1; i < report.liveness.size(); ++i)
+    if (report.liveness[i].not_always_live > report.liveness[peak].not_always_live) peak = i;
+  const LivenessStep& step = report.liveness[peak];
+  uint64_t always_live = 0;
+  for (const NamedBytes& v : report.always_live_variables) always_live += v.bytes;
+  std::vector<std::pair<std::string, std::string>> rows{
+      {"Program steps:", WithThousands(uint64_t{report.liveness.size()})},
+      {"Always-live (all tiles):", Bytes(always_live)}};
+  std::string at =
+      fmt::format("{} at step {}", Bytes(step.not_always_live), WithThousands(uint64_t{peak}));
+  if (step.program < report.programs.size())
+    at += fmt::format(" ({})", report.programs[step.program].name);
+  rows.push_back({"Peak not-always-live (all tiles):", at});
+  if (peak < report.liveness_fullest_tiles.size()) {
+    const StepTile& fullest = report.liveness_fullest_tiles[peak];
+    rows.push_back(
+        {"Fullest tile at the peak:",
+         fmt::format("tile {}, {} not-always-live", fullest.tile, Bytes(fullest.not_always_live))});
+  }
+  size_t width = 0;
+  for (const auto& row : rows) width = std::max(width, row.first.size());
+  std::vector<std::string> lines{"Liveness:"};
+  for (const auto& [label, value] : rows)
+    lines.push_back(fmt::format("  {:<{}} {}", label, width, value));
+  // Largest first already (report.h): the first few live at the peak.
+  std::vector<const LiveVariable*> live;
+  for (const LiveVariable& v : report.not_always_live_variables) {
+    if (v.first_step <= peak && peak <= v.last_step) live.push_back(&v);
+    if (live.size() == kLivenessListed) break;
+  }
+  if (!live.empty()) {
+    lines.push_back(fmt::format("  Largest live at the peak (all tiles, steps live):"));
+    size_t name_width = 0, bytes_width = 0;
+    for (const LiveVariable* v : live) {
+      name_width = std::max(name_width, v->name.size());
+      bytes_width = std::max(bytes_width, Bytes(v->bytes).size());
+    }
+    for (const LiveVariable* v : live)
+      lines.push_back(fmt::format("    {:<{}}   {:>{}}   {}-{}", v->name, name_width,
+                                  Bytes(v->bytes), bytes_width, v->first_step, v->last_step));
+  }
+  return lines;
+}
+
 std::string WriteTextReport(const CompilationReport& report, const ExecutionReport* execution,
                             const TextReportOptions& options) {
   std::vector<std::vector<std::string>> sections;
@@ -253,6 +300,10 @@ std::string WriteTextReport(const CompilationReport& report, const ExecutionRepo
     std::vector<std::string> lines{fmt::format("Tile # {} memory usage:", block.tile)};
     AppendLines(lines, MemoryUsageLines(block.usage));
     sections.push_back(std::move(lines));
+  }
+  if (options.show_liveness) {
+    if (std::vector<std::string> lines = LivenessLines(report); !lines.empty())
+      sections.push_back(std::move(lines));
   }
   if (execution) sections.push_back(ExecutionLines(*execution, options));
 

@@ -21,13 +21,17 @@ struct TextReportOptions {
   size_t max_tile_blocks = kDefaultTileBlocks;
   // showExecutionSteps: an "Execution steps:" list in the Execution section.
   bool show_execution_steps = false;
+  // tileprof's own "Liveness:" section (before Execution) when the report
+  // has liveness steps: the peak, the fullest tile then and what is live.
+  // Poplar prints none; its readers skip it (tileprof's keeps none of it).
+  bool show_liveness = false;
 };
 
 inline constexpr std::string_view kFormatLinePrefix = "tileprof report format: ";
 
 // The whole report, ending in a newline. Sections (each only when present):
 // format line, Target, Graph, Memory Usage with By Tile, tile blocks,
-// Execution, separated by one blank line. `execution` may be null.
+// Liveness (show_liveness), Execution, separated by one blank line. `execution` may be null.
 std::string WriteTextReport(const CompilationReport& report, const ExecutionReport* execution,
                             const TextReportOptions& options);
 
@@ -38,6 +42,9 @@ std::vector<std::string> GraphLines(const GraphInfo& graph);
 std::vector<std::string> MemoryUsageLines(const MemoryUsage& usage);
 std::vector<std::string> ExecutionLines(const ExecutionReport& execution,
                                         const TextReportOptions& options);
+// "Liveness:" and its rows; empty when the report has no liveness steps.
+inline constexpr size_t kLivenessListed = 10;  // variables listed at the peak
+std::vector<std::string> LivenessLines(const CompilationReport& report);
 
 // The By Type name column width: the longest name rounded up to a multiple
 // of 4, plus 4 (67 -> 72 and 72 -> 76 give the published 96- and

@@ -187,14 +187,15 @@
     for (var v = 0; v <= max * 1.0001; v += step) out.push(v);
     return out;
   }
-  // Draws y axis labels and grid lines on a canvas context.
-  function canvasAxes(ctx, box, maxY, xLabel, xMax) {
+  // Draws y axis labels (bytes unless `yFormat` says) and grid lines on a
+  // canvas context.
+  function canvasAxes(ctx, box, maxY, xLabel, xMax, yFormat) {
     ctx.strokeStyle = '#ccc'; ctx.fillStyle = '#333'; ctx.font = '11px sans-serif';
     ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
     ticks(maxY, 5).forEach(function (v) {
       var y = box.y + box.h - v / maxY * box.h;
       ctx.beginPath(); ctx.moveTo(box.x, y); ctx.lineTo(box.x + box.w, y); ctx.stroke();
-      ctx.fillText(bytes(v), box.x - 4, y);
+      ctx.fillText((yFormat || bytes)(v), box.x - 4, y);
     });
     ctx.textAlign = 'center'; ctx.textBaseline = 'top';
     ticks(xMax, 8).forEach(function (v) {

@@ -30,6 +30,12 @@
     s.appendChild(el('p', {}, [el('span', {'class': 'badge ' + (fits ? 'ok' : 'bad'), id: 'fit-verdict',
       text: oom === null ? 'Capacity unknown' : fits ? 'Fits: no tile is out of memory'
         : 'Does not fit: ' + group(oom) + ' tiles out of memory'})]));
+    if (O) {
+      var theirs = outOfMemory(O);
+      s.appendChild(el('p', {id: 'fit-compare'}, ['Compared report (' + O.path + '): ', el('span', {'class': 'badge ' + (theirs === 0 ? 'ok' : 'bad'),
+        text: theirs === null ? 'capacity unknown' : theirs === 0 ? 'fits' : 'does not fit: ' + group(theirs) + ' tiles out of memory'}),
+        oom !== null && theirs !== null ? ' (' + delta(theirs - oom, false).t + ' tiles out of memory against this one)' : '']));
+    }
     var hist = R.histogram && R.histogram.histogram;
     if (hist && hist.length) {
       s.appendChild(el('h3', {text: 'Tiles by memory used (excluding gaps)'}));
@@ -39,6 +45,14 @@
       summary: 'Out-of-memory summary', tiles: 'The worst tiles', categories: 'Their categories',
       vertex_types: 'Their vertex types', variables: 'Their largest variables', tensors: 'Largest tensors',
       suggestions: 'Recommendations (estimated bytes saved on the tile)'}, ['tensors']));
+    if (O) {
+      var otherHist = O.histogram && O.histogram.histogram;
+      s.appendChild(el('h2', {text: 'The compared report'}));
+      if (otherHist && otherHist.length) s.appendChild(histogramSvg(otherHist));
+      var compared = analysisTables(O.oom, {summary: 'Out-of-memory summary', tiles: 'The worst tiles'}, ['tensors', 'categories', 'vertex_types', 'variables', 'suggestions']);
+      compared.id = 'insights-compare';
+      s.appendChild(compared);
+    }
   });
   function histogramSvg(rows) {
     var W = 900, H = 220, x0 = 50, y0 = 10, w = W - 70, h = H - 50;
@@ -79,6 +93,7 @@
     var n = tileCount(R), cats = stackSeries(memory.stack), cap = capacity(R);
     var legend = el('div', {'class': 'legend'});
     cats.forEach(function (c, i) { legend.appendChild(el('span', {}, [el('i', {style: 'background:' + COLOURS[i % COLOURS.length]}), c.name])); });
+    if (O && O.tiles && tileCount(O) === n) legend.appendChild(el('span', {id: 'memory-compare'}, [el('i', {style: 'background:#e15759;height:2px'}), 'compared report, the same tiles']));
     if (cap) legend.appendChild(el('span', {}, [el('i', {style: 'background:#000;height:2px'}), 'memory per tile (' + bytes(cap) + ')']));
     var stack = el('select', {id: 'memory-stack'});
     [['category', 'category'], ['region', 'memory region'], ['liveness', 'liveness']].forEach(function (m) {
@@ -120,6 +135,9 @@
       ctx.strokeStyle = '#000'; ctx.lineWidth = 1.5; ctx.setLineDash([6, 3]);
       ctx.beginPath(); ctx.moveTo(box.x, cy); ctx.lineTo(box.x + box.w, cy); ctx.stroke(); ctx.setLineDash([]);
     }
+    var comparable = O && O.tiles && tileCount(O) === n;
+    if (comparable) compareTiles(ctx, box, shown, maxY);
+    if (O && !comparable) s.appendChild(note('The compared report ' + (O.tiles ? 'has ' + group(tileCount(O)) + ' tiles' : 'has no per-tile data') + ': no per-tile overlay.'));
     chart.addEventListener('click', function (e) {
       var r = chart.getBoundingClientRect();
       var col = Math.floor((e.clientX - r.left - box.x) / (box.w / columns));
@@ -134,6 +152,18 @@
     s.appendChild(detail);
     memory.detail = detail;
   });
+  // The compared report's bytes on the tiles each column shows, as a line.
+  function compareTiles(ctx, box, shown, maxY) {
+    var cw = box.w / shown.length;
+    ctx.save();
+    ctx.strokeStyle = '#e15759'; ctx.lineWidth = 1.5; ctx.beginPath();
+    shown.forEach(function (t, c) {
+      var x = box.x + (c + 0.5) * cw, y = Math.max(box.y, box.y + box.h - O.tiles.excludingGaps[t] / maxY * box.h);
+      if (c === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+    });
+    ctx.stroke();
+    ctx.restore();
+  }
   function tileMap() {
     var n = tileCount(R), perIpu = (R.target && R.target.tilesPerIpu) || n, ipus = Math.ceil(n / perIpu);
     // Each IPU a block of columns, as the chip's tiles are; blocks in rows.
@@ -185,6 +215,8 @@
     var rows = [['excluding gaps', by(R.tiles.excludingGaps[t])], ['including gaps', by(R.tiles.includingGaps[t])],
       ['always-live', by(R.tiles.alwaysLive[t])], ['not-always-live (peak)', by(R.tiles.notAlwaysLive[t])]];
     R.tiles.regions.forEach(function (r) { if (r.bytes[t] > 0) rows.push([r.name + ' (excluding gaps)', by(r.bytes[t])]); });
+    if (O && O.tiles && tileCount(O) === tileCount(R))
+      rows.push(['compared report, excluding gaps', by(O.tiles.excludingGaps[t])], ['Δ', delta(O.tiles.excludingGaps[t] - R.tiles.excludingGaps[t], true)]);
     if (cap) rows.push(['free (excluding gaps)', {v: cap - R.tiles.excludingGaps[t], t: signedBytes(cap - R.tiles.excludingGaps[t])}]);
     var row = el('div', {'class': 'row'});
     row.appendChild(table(['measure', 'bytes'], rows));
@@ -243,6 +275,7 @@
     };
     s.appendChild(canvas);
     if (l.fullestBytes.length === steps) s.appendChild(fullestChart());
+    if (l.byIpu && l.byIpu.length > 1) s.appendChild(ipuChart());
     var detail = el('div', {id: 'step-detail', 'class': 'panel'});
     liveness.detail = detail;
     s.appendChild(detail);
@@ -309,6 +342,36 @@
     wrap.appendChild(canvas);
     return wrap;
   }
+  // Each IPU's live bytes (its always-live and the step's not-always-live)
+  // at every step, one line per IPU.
+  function ipuChart() {
+    var l = R.liveness, ipus = l.byIpu.length, steps = l.notAlwaysLive.length;
+    var wrap = el('div', {id: 'liveness-ipus'});
+    wrap.appendChild(el('h3', {text: 'Live memory per IPU at each step (always-live and not-always-live)'}));
+    var legend = el('div', {'class': 'legend'});
+    var W = 1100, H = 240, box = {x: 80, y: 10, w: W - 100, h: H - 50};
+    var canvas = makeCanvas(W, H, 'liveness-ipu-chart'), ctx = canvas.getContext('2d');
+    var base = function (k) { return (l.alwaysLiveByIpu && l.alwaysLiveByIpu[k]) || 0; };
+    var maxY = 1;
+    l.byIpu.forEach(function (v, k) { maxY = Math.max(maxY, Math.max.apply(null, v) + base(k)); });
+    canvasAxes(ctx, box, maxY, 'program step', steps);
+    var columns = Math.min(steps, Math.floor(box.w));
+    l.byIpu.forEach(function (v, k) {
+      var colour = COLOURS[k % COLOURS.length];
+      if (k < 24) legend.appendChild(el('span', {}, [el('i', {style: 'background:' + colour}), 'IPU ' + k]));
+      ctx.strokeStyle = colour; ctx.lineWidth = 1.2; ctx.beginPath();
+      for (var c = 0; c < columns; c++) {
+        var first = Math.floor(c * steps / columns), last = Math.max(first + 1, Math.floor((c + 1) * steps / columns)), m = 0;
+        for (var j = first; j < last; j++) m = Math.max(m, v[j]);
+        var x = box.x + (c + 0.5) * box.w / columns, y = box.y + box.h - (m + base(k)) / maxY * box.h;
+        if (c === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+      }
+      ctx.stroke();
+    });
+    wrap.appendChild(legend);
+    wrap.appendChild(canvas);
+    return wrap;
+  }
   function selectStep(i) {
     var d = liveness.detail, l = R.liveness, p = R.programs[l.program[i]] || {name: '?', kind: '?'};
     while (d.firstChild) d.removeChild(d.firstChild);
@@ -320,6 +383,9 @@
       rows.push(['fullest tile: tile ' + l.fullestTile[i] + ', not-always-live', by(l.fullestBytes[i])]);
       if (R.tiles) rows.push(['fullest tile, with its always-live', by(l.fullestBytes[i] + R.tiles.alwaysLive[l.fullestTile[i]])]);
     }
+    (l.byIpu || []).forEach(function (v, k) {
+      if (l.byIpu.length > 1) rows.push(['IPU ' + k + ': not-always-live', by(v[i])]);
+    });
     d.appendChild(table(['measure', 'bytes'], rows));
     var vertices = programVertices(p);
     if (vertices !== undefined) d.appendChild(note('Runs compute set #' + p.computeSet + ' (' + group(vertices) + ' vertices).'));

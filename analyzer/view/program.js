@@ -12,8 +12,12 @@
     s.appendChild(filter);
     var found = el('div', {'class': 'note'});
     s.appendChild(found);
+    // Comparing: nodes whose name the compared report's tree lacks are marked.
+    var otherNames = {};
+    if (O) O.programs.forEach(function (p) { otherNames[p.name] = true; });
     function label(i) {
       var p = P[i], text = p.name + ' ', vertices = programVertices(p);
+      if (O && !otherNames[p.name]) text = '+ ' + text;
       var span = el('span', {}, [text, el('span', {'class': 'kind', text: p.kind + (vertices !== undefined ? ', ' + group(vertices) + ' vertices' : '') +
         (steps[i] ? ', step ' + steps[i].slice(0, 3).map(group).join(', ') + (steps[i].length > 3 ? ', ...' : '') : '')})]);
       return span;
@@ -33,6 +37,7 @@
       li.appendChild(det);
       return li;
     }
+    if (O) s.appendChild(programKinds());
     var root = el('ul', {'class': 'tree', id: 'program-tree'});
     P.forEach(function (p, i) { if (!isChild[i]) root.appendChild(node(i, 0)); });
     s.appendChild(root);
@@ -47,6 +52,25 @@
     });
   });
 
+  // Program nodes by kind in both reports, and the names only one has.
+  function programKinds() {
+    var wrap = el('div', {id: 'program-compare'}), counts = {};
+    R.programs.forEach(function (p) { (counts[p.kind] = counts[p.kind] || [0, 0])[0]++; });
+    O.programs.forEach(function (p) { (counts[p.kind] = counts[p.kind] || [0, 0])[1]++; });
+    wrap.appendChild(el('h3', {text: 'Program nodes by kind, this report and the compared one'}));
+    wrap.appendChild(table(['kind', 'nodes', 'compared', 'Δ'], Object.keys(counts).sort().map(function (k) {
+      return [k, num(counts[k][0]), num(counts[k][1]), delta(counts[k][1] - counts[k][0], false)];
+    }), 'program-kinds'));
+    var mine = {}, theirs = {};
+    R.programs.forEach(function (p) { mine[p.name] = true; });
+    O.programs.forEach(function (p) { theirs[p.name] = true; });
+    var here = Object.keys(mine).filter(function (n) { return !theirs[n]; });
+    var there = Object.keys(theirs).filter(function (n) { return !mine[n]; });
+    wrap.appendChild(note(group(here.length) + ' program names only here (marked + in the tree)' + (here.length ? ': ' + here.slice(0, 10).join(', ') + (here.length > 10 ? ', ...' : '') : '') +
+      '; ' + group(there.length) + ' only in the compared report' + (there.length ? ': ' + there.slice(0, 10).join(', ') + (there.length > 10 ? ', ...' : '') : '') + '.'));
+    return wrap;
+  }
+
   // Operations: what each HLO instruction became; click one for its compute
   // sets and the steps that run them.
   var operations = {};
@@ -54,12 +78,16 @@
     var ops = R.operations;
     if (!ops.length) { s.appendChild(note('The report has no operations (a text report, or a file written before report format 1.1).')); return; }
     var withCycles = ops.some(function (o) { return o[6] !== null; });
-    s.appendChild(note('Each HLO instruction the compiler lowered into compute sets: their vertices and vertex state, the bytes its steps received from other tiles, ' +
-      'FLOPs (dots and convolutions)' + (withCycles ? ' and the cycles of the steps that ran it.' : '; cycles come with an execution (tileprof run).') +
-      ' Click a row for its compute sets and steps.'));
+    var withTiles = ops.some(function (o) { return o[9] !== null && o[9] !== undefined; });
+    s.appendChild(note('Each HLO instruction the compiler lowered into compute sets: the tiles its vertices are on, their vertices, vertex state and code ' +
+      '(each codelet once per tile: what the operation needs alone), the bytes its steps received from other tiles, ' +
+      'FLOPs (estimated from the HLO: dots and convolutions 2 per multiply-add, floating-point elementwise 1 per element, reductions 1 per element combined; blank where not estimated)' +
+      (withCycles ? ' and the cycles of the steps that ran it.' : '; cycles come with an execution (tileprof run).') +
+      ' Click a row for its tiles, compute sets and steps.'));
     var filter = el('input', {type: 'search', placeholder: 'Filter by name or opcode', id: 'op-filter'});
     s.appendChild(filter);
-    var columns = ['operation', 'opcode', 'compute sets', 'vertices', 'vertex state', 'exchange', 'FLOPs'];
+    var columns = ['operation', 'opcode', 'compute sets'].concat(withTiles ? ['tiles'] : [], ['vertices', 'vertex state'],
+      withTiles ? ['code'] : [], ['exchange', 'FLOPs']);
     if (withCycles) columns.push('cycles');
     // Comparing: the same-named operation of the other report, as deltas.
     var other = {};
@@ -69,7 +97,8 @@
       if (withCycles) columns.push('Δ cycles');
     }
     var t = table(columns, ops.map(function (o) {
-      var row = [o[0], o[1], num(o[7].length), num(o[2]), by(o[3]), by(o[4]), o[5] === null ? null : num(o[5])];
+      var row = [o[0], o[1], num(o[7].length)].concat(withTiles ? [o[9] === null ? null : num(o[9])] : [],
+        [num(o[2]), by(o[3])], withTiles ? [o[8] === null ? null : by(o[8])] : [], [by(o[4]), o[5] === null ? null : num(o[5])]);
       if (withCycles) row.push(num(o[6] || 0));
       if (O) {
         var b = other[o[0]];
@@ -83,13 +112,18 @@
       s.appendChild(note('Δ: the compared report\'s operation of the same name minus this one (' + group(only) + ' of its ' +
         group(O.operations.length) + ' operations have no namesake here).'));
     }
-    var sums = [0, 0, 0, 0, 0, 0, 0];
-    ops.forEach(function (o) { sums[0] += o[7].length; sums[1] += o[2]; sums[2] += o[3]; sums[3] += o[4]; sums[4] += o[5] || 0; sums[5] += o[6] || 0; });
-    var foot = el('tr', {id: 'op-totals', 'data-vertices': sums[1], 'data-cycles': sums[5], 'data-exchange': sums[3]});
-    [el('th', {text: 'all ' + group(ops.length)}), el('th'), el('td', {'class': 'n', text: group(sums[0])}),
-      el('td', {'class': 'n', text: group(sums[1])}), el('td', {'class': 'n', text: bytes(sums[2])}),
-      el('td', {'class': 'n', text: bytes(sums[3])}), el('td', {'class': 'n', text: group(sums[4])})]
-      .concat(withCycles ? [el('td', {'class': 'n', text: group(sums[5])})] : []).forEach(function (c) { foot.appendChild(c); });
+    var sums = {sets: 0, vertices: 0, state: 0, code: 0, exchange: 0, flops: 0, cycles: 0};
+    ops.forEach(function (o) {
+      sums.sets += o[7].length; sums.vertices += o[2]; sums.state += o[3]; sums.exchange += o[4];
+      sums.flops += o[5] || 0; sums.cycles += o[6] || 0; sums.code += o[8] || 0;
+    });
+    var foot = el('tr', {id: 'op-totals', 'data-vertices': sums.vertices, 'data-cycles': sums.cycles, 'data-exchange': sums.exchange,
+      'data-flops': sums.flops, 'data-code': sums.code});
+    function cell(text) { return el('td', {'class': 'n', text: text}); }
+    [el('th', {text: 'all ' + group(ops.length)}), el('th'), cell(group(sums.sets))]
+      .concat(withTiles ? [el('td')] : [], [cell(group(sums.vertices)), cell(bytes(sums.state))],
+        withTiles ? [cell(bytes(sums.code))] : [], [cell(bytes(sums.exchange)), cell(group(sums.flops))])
+      .concat(withCycles ? [cell(group(sums.cycles))] : []).forEach(function (c) { foot.appendChild(c); });
     t.appendChild(el('tfoot', {}, [foot]));
     t.tBodies[0].addEventListener('click', function (e) {
       var tr = e.target.closest('tr');
@@ -123,17 +157,61 @@
       var live = steps.length ? Math.max.apply(null, steps.map(function (k) { return R.liveness.notAlwaysLive[k]; })) : null;
       return [R.computeSets[cs][0], num(R.computeSets[cs][1]), steps.slice(0, 8).map(group).join(', ') + (steps.length > 8 ? ', ...' : ''), live === null ? null : by(live)];
     }), 'op-compute-sets'));
-    d.appendChild(note('Which tiles an operation\'s vertices are on is not in the report yet; the Memory view has each tile\'s largest variables.'));
+    operationTiles(d, o);
+  }
+  // The tiles an operation's vertices are on: a strip of the chip's tiles
+  // (each IPU a band) marking them, and their runs; click a run for the tile.
+  function operationTiles(d, o) {
+    var runs = o[10] || [];
+    if (o[9] === null || o[9] === undefined) {
+      d.appendChild(note('Which tiles this operation is on is not in this report (a file written before report format 1.2).'));
+      return;
+    }
+    var n = tileCount(R) || (R.target ? R.target.totalTiles : 0);
+    d.appendChild(el('h3', {id: 'op-tiles', 'data-tiles': o[9], text: 'On ' + group(o[9]) + ' tiles' + (n ? ' of ' + group(n) : '') +
+      ' in ' + group(runs.length) + ' runs of consecutive tiles'}));
+    if (n) {
+      var W = 1100, H = 40, canvas = makeCanvas(W, H, 'op-tile-strip'), ctx = canvas.getContext('2d');
+      var perIpu = (R.target && R.target.tilesPerIpu) || n;
+      ctx.fillStyle = '#eee'; ctx.fillRect(0, 0, W, H - 12);
+      ctx.fillStyle = '#999';
+      for (var ipu = 1; ipu * perIpu < n; ipu++) ctx.fillRect(ipu * perIpu / n * W, 0, 1, H - 12);
+      ctx.fillStyle = '#4e79a7';
+      runs.forEach(function (r) { ctx.fillRect(r[0] / n * W, 2, Math.max((r[1] - r[0] + 1) / n * W, 1), H - 16); });
+      ctx.fillStyle = '#333'; ctx.font = '10px sans-serif';
+      ctx.fillText('tile 0', 2, H - 2);
+      ctx.fillText('tile ' + group(n - 1), W - 70, H - 2);
+      d.appendChild(canvas);
+    }
+    d.appendChild(table(['first tile', 'last tile', 'tiles', 'vertices'], runs.slice(0, 100).map(function (r) {
+      return [num(r[0]), num(r[1]), num(r[1] - r[0] + 1), num(r[2])];
+    }), 'op-tile-runs'));
+    if (runs.length > 100) d.appendChild(note('The first 100 runs of ' + group(runs.length) + '.'));
   }
 
-  // Execution: cycles per step (and per IPU when profiled per tile).
+  // Execution: cycles per step, split into compute, exchange and sync (the
+  // tile average: every tile spends the step's cycles in one of the three),
+  // per IPU and per tile when profiled per tile, against the compared run.
+  var SPLIT = [['compute', '#4e79a7'], ['exchange', '#f28e2b'], ['sync', '#bab0ac']];
   addView('execution', 'Execution', function (s) {
     var x = R.execution;
     if (!x) { s.appendChild(note('The report has no execution part: it was compiled, not run (tileprof run --profile-execution=tile profiles one).')); return; }
     s.appendChild(el('p', {text: 'Total: ' + group(x.totalCycles) + ' cycles' + (x.clockHz ? ', ' + (x.totalCycles / x.clockHz * 1e6).toFixed(1) + ' microseconds at ' + (x.clockHz / 1e6).toFixed(0) + ' MHz' : '') + '.'}));
+    var OX = O && O.execution;
+    if (OX) {
+      s.appendChild(el('p', {id: 'execution-compare', 'data-delta': OX.totalCycles - x.totalCycles, text: 'Compared run (' + O.path + '): ' +
+        group(OX.totalCycles) + ' cycles, ' + delta(OX.totalCycles - x.totalCycles, false).t + ' against this one, in ' + group(OX.steps.length) + ' steps (here ' + group(x.steps.length) + ').'}));
+    }
+    var tiles = tileCount(R) || (R.target ? R.target.totalTiles : 0) || 1;
+    var split = x.steps.length && x.steps.every(function (st) { return st.split; });
+    var legend = el('div', {'class': 'legend'});
+    (split ? SPLIT : [['cycles', '#59a14f']]).forEach(function (k) { legend.appendChild(el('span', {}, [el('i', {style: 'background:' + k[1]}), k[0]])); });
+    if (OX) legend.appendChild(el('span', {}, [el('i', {style: 'background:#e15759;height:2px'}), 'compared run (its own steps, same width)']));
+    s.appendChild(el('h3', {text: 'Cycles per step' + (split ? ', split as the average tile spends them' : '')}));
+    s.appendChild(legend);
     var W = 1100, H = 260, box = {x: 80, y: 10, w: W - 100, h: H - 50};
     var n = x.steps.length, svg = svgEl('svg', {width: W, height: H, id: 'execution-chart'});
-    var max = Math.max.apply(null, x.steps.map(function (st) { return st.cycles; }).concat([1]));
+    var max = Math.max.apply(null, x.steps.map(function (st) { return st.cycles; }).concat(OX ? OX.steps.map(function (st) { return st.cycles; }) : [], [1]));
     ticks(max, 5).forEach(function (v) {
       var y = box.y + box.h - v / max * box.h;
       svg.appendChild(svgEl('line', {x1: box.x, x2: box.x + box.w, y1: y, y2: y, stroke: '#ddd'}));
@@ -141,20 +219,89 @@
     });
     var bw = box.w / Math.max(n, 1);
     x.steps.forEach(function (st, i) {
-      var bh = st.cycles / max * box.h;
-      var r = svgEl('rect', {x: box.x + i * bw, y: box.y + box.h - bh, width: Math.max(bw - 0.5, 0.5), height: bh, fill: '#59a14f'});
-      r.appendChild(svgEl('title', {text: 'step ' + i + ': ' + st.program + ', ' + group(st.cycles) + ' cycles'}));
-      svg.appendChild(r);
+      var parts = split ? st.split.map(function (c) { return c / tiles; }) : [st.cycles];
+      var y = box.y + box.h;
+      parts.forEach(function (c, k) {
+        var bh = c / max * box.h;
+        var r = svgEl('rect', {x: box.x + i * bw, y: y - bh, width: Math.max(bw - 0.5, 0.5), height: bh, fill: split ? SPLIT[k][1] : '#59a14f'});
+        r.appendChild(svgEl('title', {text: 'step ' + i + ': ' + st.program + ', ' + group(st.cycles) + ' cycles' +
+          (split ? ' (compute ' + group(parts[0]) + ', exchange ' + group(parts[1]) + ', sync ' + group(parts[2]) + ' on the average tile)' : '')}));
+        svg.appendChild(r);
+        y -= bh;
+      });
     });
+    if (OX && OX.steps.length) {
+      var m = OX.steps.length, path = '';
+      OX.steps.forEach(function (st, i) {
+        path += (i ? 'L' : 'M') + (box.x + (i + 0.5) * box.w / m).toFixed(1) + ' ' + (box.y + box.h - st.cycles / max * box.h).toFixed(1);
+      });
+      svg.appendChild(svgEl('path', {d: path, stroke: '#e15759', fill: 'none', 'stroke-width': 1.5, id: 'execution-compare-line'}));
+    }
     svg.appendChild(svgEl('text', {x: box.x + box.w / 2, y: H - 8, 'text-anchor': 'middle', text: 'execution step (cycles on the y axis)'}));
     s.appendChild(svg);
+    if (x.tiles && x.tiles.compute.length) s.appendChild(tileSplitChart(x.tiles));
+    else s.appendChild(note('Per-tile cycles come with a tile-level profile (tileprof run --profile-execution tile).'));
+    if (OX) s.appendChild(programCycles(x, OX));
     var ipus = x.steps.length && x.steps[0].cyclesByIpu.length;
-    var cols = ['step', 'program', 'cycles'];
+    var cols = ['step', 'program', 'cycles'].concat(split ? ['compute (avg tile)', 'exchange (avg tile)', 'sync (avg tile)'] : []);
     for (var k = 0; k < ipus; k++) cols.push('IPU ' + k + ' busiest tile');
+    s.appendChild(el('h3', {text: 'Steps'}));
     s.appendChild(table(cols, x.steps.map(function (st, i) {
-      return [num(i), st.program, num(st.cycles)].concat(st.cyclesByIpu.map(num));
+      return [num(i), st.program, num(st.cycles)].concat(split ? st.split.map(function (c) { return num(c / tiles); }) : [], st.cyclesByIpu.map(num));
     }), 'execution-steps'));
   });
+  // Each tile's cycles over the run, stacked compute/exchange/sync: one
+  // column per tile or per group of tiles (drawn as its busiest); click one.
+  function tileSplitChart(t) {
+    var wrap = el('div'), n = t.compute.length;
+    wrap.appendChild(el('h3', {text: 'Cycles per tile over the run (click a tile)'}));
+    var W = 1100, H = 240, box = {x: 80, y: 10, w: W - 100, h: H - 50};
+    var canvas = makeCanvas(W, H, 'execution-tiles'), ctx = canvas.getContext('2d');
+    var total = function (i) { return t.compute[i] + t.exchange[i] + t.sync[i]; };
+    var maxY = 1;
+    for (var i = 0; i < n; i++) maxY = Math.max(maxY, total(i));
+    canvasAxes(ctx, box, maxY, 'tile (cycles on the y axis)', n, group);
+    var columns = Math.min(n, box.w), per = n / columns, cw = box.w / columns, shown = [];
+    for (var c = 0; c < columns; c++) {
+      var first = Math.floor(c * per), last = Math.max(first + 1, Math.floor((c + 1) * per)), best = first;
+      for (var k = first; k < last; k++) if (t.compute[k] + t.exchange[k] > t.compute[best] + t.exchange[best]) best = k;
+      shown.push(best);
+      var y = box.y + box.h;
+      [t.compute[best], t.exchange[best], t.sync[best]].forEach(function (v, j) {
+        var bh = v / maxY * box.h;
+        ctx.fillStyle = SPLIT[j][1];
+        ctx.fillRect(box.x + c * cw, y - bh, Math.max(cw - (cw > 3 ? 0.5 : 0), 0.6), bh);
+        y -= bh;
+      });
+    }
+    var detail = el('p', {id: 'execution-tile-detail', 'class': 'note', text: 'Click a tile for its split.'});
+    canvas.addEventListener('click', function (e) {
+      var col = Math.floor((e.clientX - canvas.getBoundingClientRect().left - box.x) / cw);
+      if (col < 0 || col >= columns) return;
+      var tile = shown[col], all = total(tile) || 1;
+      detail.setAttribute('data-tile', tile);
+      detail.textContent = 'Tile ' + tile + ': compute ' + group(t.compute[tile]) + ' (' + (t.compute[tile] / all * 100).toFixed(1) + ' %), exchange ' +
+        group(t.exchange[tile]) + ' (' + (t.exchange[tile] / all * 100).toFixed(1) + ' %), sync ' + group(t.sync[tile]) + ' (' + (t.sync[tile] / all * 100).toFixed(1) + ' %) cycles.';
+    });
+    wrap.appendChild(canvas);
+    if (per > 1) wrap.appendChild(note('Each column is ' + per.toFixed(1) + ' tiles, drawn as the busiest of them.'));
+    wrap.appendChild(detail);
+    return wrap;
+  }
+  // Cycles by program name in both runs, largest change first.
+  function programCycles(x, ox) {
+    var sums = {};
+    x.steps.forEach(function (st) { (sums[st.program] = sums[st.program] || [0, 0])[0] += st.cycles; });
+    ox.steps.forEach(function (st) { (sums[st.program] = sums[st.program] || [0, 0])[1] += st.cycles; });
+    var rows = Object.keys(sums).map(function (p) { return [p, sums[p][0], sums[p][1]]; });
+    rows.sort(function (a, b) { return Math.abs(b[2] - b[1]) - Math.abs(a[2] - a[1]); });
+    var wrap = el('div');
+    wrap.appendChild(el('h3', {text: 'Cycles by program, this run and the compared one (largest change first)'}));
+    wrap.appendChild(table(['program', 'cycles', 'compared', 'Δ'], rows.slice(0, 50).map(function (r) {
+      return [r[0], num(r[1]), num(r[2]), delta(r[2] - r[1], false)];
+    }), 'execution-compare-programs'));
+    return wrap;
+  }
 
   // Compare: the two reports' totals, categories and most changed tiles.
   if (O) {

@@ -467,7 +467,7 @@ Status Lowering::LowerInstruction(const hlo::Instruction& instruction, Scope& sc
 uint32_t Lowering::OperationOf(const hlo::Instruction& instruction) {
   auto [it, added] = operation_of_.emplace(&instruction, static_cast<uint32_t>(operations_.size()));
   if (added) {
-    const std::optional<int64_t> flops = hlo::EstimateFlops(instruction);
+    const std::optional<int64_t> flops = hlo::EstimateOperationFlops(instruction);
     operations_.push_back({std::string(instruction.name()),
                            std::string(hlo::OpcodeName(instruction.opcode())),
                            flops && *flops >= 0 ? std::optional<uint64_t>(*flops) : std::nullopt});

@@ -299,7 +299,7 @@ class Lowering {
   struct OperationOrigin {
     std::string name;
     std::string opcode;
-    std::optional<uint64_t> flops;  // hlo::EstimateFlops, for dots and convolutions
+    std::optional<uint64_t> flops;  // hlo::EstimateOperationFlops
   };
   static constexpr uint32_t kNoOperation = UINT32_MAX;
   const std::vector<OperationOrigin>& operations() const { return operations_; }

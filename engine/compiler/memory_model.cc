@@ -280,12 +280,32 @@ void RecordLiveness(const Graph& graph, const Schedule& schedule,
   TilePieces pieces;
   pieces.reserve(tiles.size());
   for (const TileAccount& tile : tiles) pieces.push_back(tile.pieces);
-  const std::vector<uint64_t> live = LiveBytesPerStep(pieces, steps);
+  // Each IPU's bytes when there are several (their sum is the step's).
+  const uint32_t ipus = graph.target().NumIpus();
+  std::vector<std::vector<uint64_t>> live_by_ipu;
+  if (ipus > 1) {
+    const size_t per_ipu = graph.target().TilesPerIpu();
+    for (uint32_t ipu = 0; ipu < ipus; ++ipu) {
+      const auto first = pieces.begin() + static_cast<ptrdiff_t>(ipu * per_ipu);
+      live_by_ipu.push_back(
+          LiveBytesPerStep(TilePieces(first, first + static_cast<ptrdiff_t>(per_ipu)), steps));
+    }
+  }
+  std::vector<uint64_t> live(steps, 0);
+  if (live_by_ipu.empty()) {
+    live = LiveBytesPerStep(pieces, steps);
+  } else {
+    for (const std::vector<uint64_t>& ipu : live_by_ipu)
+      for (size_t i = 0; i < steps; ++i) live[i] += ipu[i];
+  }
   const std::vector<report::StepTile> fullest = FullestTilePerStep(pieces, steps);
   const std::vector<uint64_t> received = ReceiveBytesPerStep(pieces, steps);
   layout.liveness.reserve(steps);
-  for (size_t i = 0; i < steps; ++i)
-    layout.liveness.push_back({schedule.steps[i].program, live[i], fullest[i], received[i]});
+  for (size_t i = 0; i < steps; ++i) {
+    StepLiveness step{schedule.steps[i].program, live[i], fullest[i], received[i], {}};
+    for (const std::vector<uint64_t>& ipu : live_by_ipu) step.by_ipu.push_back(ipu[i]);
+    layout.liveness.push_back(std::move(step));
+  }
   layout.not_always_live_variables = NotAlwaysLiveVariables(graph, pieces, steps, buffer_name);
 }
 

@@ -1,5 +1,6 @@
 #include "engine/compiler/report_programs.h"
 
+#include <algorithm>
 #include <map>
 #include <span>
 #include <string>
@@ -102,10 +103,50 @@ void AddProgramTree(const Graph& graph, const program::Program& root,
   // Every step is a node of root's tree, already indexed: Add finds it.
   report.liveness_fullest_tiles.reserve(steps.size());
   for (const StepLiveness& step : steps) {
+    for (uint32_t ipu = 0; ipu < step.by_ipu.size(); ++ipu)
+      report.liveness_by_ipu.push_back({report.liveness.size(), ipu, step.by_ipu[ipu]});
     report.liveness.push_back({tree.Add(step.program), step.not_always_live});
     report.liveness_fullest_tiles.push_back(step.fullest);
   }
 }
+
+namespace {
+
+// Each operation's tiles, as runs of consecutive tiles (OperationTiles), and
+// the vertex code its vertices need: each codelet once per tile it runs on.
+void AddOperationTiles(const Graph& graph, std::span<const uint32_t> compute_set_operations,
+                       report::CompilationReport& report) {
+  std::vector<std::vector<std::pair<uint32_t, const Codelet*>>> placed(report.operations.size());
+  for (ComputeSetId cs = 0; cs < compute_set_operations.size(); ++cs) {
+    const uint32_t op = compute_set_operations[cs];
+    if (op == Lowering::kNoOperation) continue;
+    for (VertexId v : graph.compute_set(cs).vertices) {
+      const VertexInfo& vertex = graph.vertex(v);
+      if (vertex.tile) placed[op].push_back({*vertex.tile, vertex.codelet});
+    }
+  }
+  for (uint32_t op = 0; op < placed.size(); ++op) {
+    auto& list = placed[op];
+    std::sort(list.begin(), list.end());
+    uint64_t code = 0, tiles = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const bool new_tile = i == 0 || list[i].first != list[i - 1].first;
+      tiles += new_tile;
+      if (new_tile || list[i].second != list[i - 1].second) code += list[i].second->code_bytes();
+      auto& runs = report.operation_tiles;
+      if (new_tile && (runs.empty() || runs.back().operation != op ||
+                       runs.back().last_tile + 1 != list[i].first))
+        runs.push_back({op, list[i].first, list[i].first, 0});
+      runs.back().last_tile = list[i].first;
+      ++runs.back().vertices;
+    }
+    report.operations[op].code_bytes = code;
+    report.operations[op].tiles = tiles;
+    std::vector<std::pair<uint32_t, const Codelet*>>().swap(list);
+  }
+}
+
+}  // namespace
 
 void AddOperations(const Graph& graph, std::span<const Lowering::OperationOrigin> operations,
                    std::span<const uint32_t> compute_set_operations,
@@ -124,6 +165,7 @@ void AddOperations(const Graph& graph, std::span<const Lowering::OperationOrigin
       operation.vertex_state_bytes += graph.vertex(v).codelet->state_bytes();
     }
   }
+  AddOperationTiles(graph, compute_set_operations, report);
   // A step's receive buffers belong to the operation of the compute set it
   // executes (other steps, copies and stream copies, have none).
   for (const StepLiveness& step : steps) {

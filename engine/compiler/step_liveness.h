@@ -25,7 +25,8 @@ struct StepLiveness {
   program::Program program;
   uint64_t not_always_live = 0;
   report::StepTile fullest;
-  uint64_t receive_bytes = 0;  // of the step's exchange receive buffers, all tiles
+  uint64_t receive_bytes = 0;    // of the step's exchange receive buffers, all tiles
+  std::vector<uint64_t> by_ipu;  // each IPU's share of not_always_live; empty for one IPU
 };
 
 // Each tile's not-always-live pieces, indexed by tile.

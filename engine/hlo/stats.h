@@ -49,4 +49,16 @@ ModuleStats ComputeStats(const Module& module);
 //   convolution: 2 * |result| * prod(kernel spatial sizes) * kernel input features
 std::optional<int64_t> EstimateFlops(const Instruction& instruction);
 
+// The floating-point operations of one execution of an instruction, for
+// the report's operations: dots and convolutions as EstimateFlops;
+// floating-point elementwise arithmetic (compare and transcendentals
+// included) one per output element, clamp two; reduce one reducer
+// application per input element beyond the first of each output,
+// reduce-window one per output and window
+// element beyond the first, map one application per element, a fusion the
+// sum of its body; data movement (copies, slices, gathers, converts,
+// selects, ...) 0. Integer arithmetic is 0. nullopt for loops, calls,
+// conditionals, sorts, scatters, custom calls and anything unknown.
+std::optional<int64_t> EstimateOperationFlops(const Instruction& instruction);
+
 }  // namespace tileprof::hlo

@@ -136,7 +136,9 @@ Expected<WrittenReports> WriteCompileOutputs(const CompiledModule& compiled,
   // JSON/CBOR/SQLite outputs it is not subject to max_report_size, which
   // caps what rides in events and the report directory.
   if (!files.text.empty())
-    TILEPROF_RETURN_IF_ERROR(write(files.text, report::WriteTextReport(compilation, nullptr, {})));
+    TILEPROF_RETURN_IF_ERROR(write(
+        files.text,
+        report::WriteTextReport(compilation, nullptr, {.show_liveness = settings.text_liveness})));
   if (!files.json.empty())
     TILEPROF_RETURN_IF_ERROR(write(files.json, report::WriteJsonReport(document)));
   if (!files.cbor.empty())
@@ -211,10 +213,10 @@ Expected<WrittenReports> WriteRunOutputs(const CompiledModule& compiled,
     return {};
   };
   if (!files.text.empty()) {
-    TILEPROF_RETURN_IF_ERROR(
-        write(files.text,
-              report::WriteTextReport(compiled.result.report, &execution,
-                                      {.show_execution_steps = settings.text_execution_steps})));
+    TILEPROF_RETURN_IF_ERROR(write(
+        files.text, report::WriteTextReport(compiled.result.report, &execution,
+                                            {.show_execution_steps = settings.text_execution_steps,
+                                             .show_liveness = settings.text_liveness})));
   }
   if (!files.json.empty())
     TILEPROF_RETURN_IF_ERROR(write(files.json, report::WriteJsonReport(document)));

@@ -35,6 +35,8 @@ struct ReportSettings {
   EngineOptions engine;  // POPLAR_ENGINE_OPTIONS (autoReport.*)
   // The text report of a run lists every execution step (--show-execution-steps).
   bool text_execution_steps = true;
+  // The text report has tileprof's Liveness section (--show-liveness).
+  bool text_liveness = false;
 
   // Whether the compile step must record the tensor map: a tensor-map
   // file, --tensor_map_file_path, or compile events are asked for.

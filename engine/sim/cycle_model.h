@@ -81,7 +81,12 @@ struct StepCost {
   // only for a tile-level profile (PlanProgram's busy_tiles). Empty for
   // steps costed for the whole chip at once (host transfers, a predicate's
   // broadcast): every tile is then busy for the whole step.
-  std::vector<std::pair<uint32_t, uint64_t>> busy_tiles;
+  struct Busy {
+    uint32_t tile = 0;
+    uint64_t compute = 0;   // including idle worker slots
+    uint64_t exchange = 0;  // internal and global
+  };
+  std::vector<Busy> busy_tiles;
   uint64_t compute_including_idle = 0;  // summed over tiles
   uint64_t compute_excluding_idle = 0;
   uint64_t exchange = 0;

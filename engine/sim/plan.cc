@@ -91,24 +91,24 @@ class Traffic {
   StepCost Cost(bool spans_ipus, bool busy_tiles) const {
     StepCost cost;
     uint64_t before = 0, after = 0, compute = 0, global = 0;
-    std::map<uint32_t, uint64_t> busy;  // by tile, filled only with busy_tiles
+    std::map<uint32_t, StepCost::Busy> busy;  // by tile, filled only with busy_tiles
     for (const auto& [tile, bytes] : before_) {
       const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
       before = std::max(before, cycles);
       cost.exchange += cycles;
-      if (busy_tiles) busy[tile] += cycles;
+      if (busy_tiles) busy[tile].exchange += cycles;
     }
     for (const auto& [tile, bytes] : after_) {
       const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
       after = std::max(after, cycles);
       cost.exchange += cycles;
-      if (busy_tiles) busy[tile] += cycles;
+      if (busy_tiles) busy[tile].exchange += cycles;
     }
     for (const auto& [tile, cycles] : compute_) {
       compute = std::max(compute, cycles.first);
       cost.compute_including_idle += cycles.first;
       cost.compute_excluding_idle += cycles.second;
-      if (busy_tiles) busy[tile] += cycles.first;
+      if (busy_tiles) busy[tile].compute += cycles.first;
     }
     for (const auto& [ipu, bytes] : global_) {
       global = std::max(
@@ -116,8 +116,12 @@ class Traffic {
     }
     cost.global_exchange = global * global_tiles_.size();
     if (busy_tiles) {
-      for (uint32_t tile : global_tiles_) busy[tile] += global;
-      cost.busy_tiles.assign(busy.begin(), busy.end());
+      for (uint32_t tile : global_tiles_) busy[tile].exchange += global;
+      cost.busy_tiles.reserve(busy.size());
+      for (auto& [tile, cycles] : busy) {
+        cycles.tile = tile;
+        cost.busy_tiles.push_back(cycles);
+      }
     }
     const bool global_sync = spans_ipus || !global_.empty();
     cost.duration =

@@ -68,7 +68,9 @@ struct Simulator::State {
   std::vector<report::ExecutionStep> steps;
   uint64_t unrecorded_steps = 0;
   uint64_t tile_cycles_kept = 0;  // figures in the steps' cycles_by_tile
-  uint64_t unrecorded_cycles = 0;
+  // The steps past max_recorded_steps, summed (their program left empty).
+  report::ExecutionStep unrecorded{{}, 0, {}, 0, 0, 0};
+  std::vector<report::TileCycleSplit> tile_split;  // by tile, a tile-level profile
 
   // The current run.
   const HostData* inputs = nullptr;
@@ -79,6 +81,7 @@ struct Simulator::State {
       : graph(&g), program(std::move(p)), options(o), plans(std::move(pl)), pool(o.threads) {}
 
   void AddStep(std::string name, const StepCost& cost);
+  void AddTileSplit(const StepCost& cost, uint32_t tiles);
   Status Execute(const program::Program& program);
   Status RunComputeSet(ComputeSetId id);
   Status RunTransfer(const program::Program& program);
@@ -106,9 +109,16 @@ void Simulator::State::AddStep(std::string name, const StepCost& cost) {
   exchange += cost.exchange;
   global_exchange += cost.global_exchange;
   host_exchange += cost.host_exchange;
+  const uint32_t tiles = graph->target().NumTiles();
+  // The step's tile cycles: what is not compute or exchange is sync.
+  const uint64_t step_compute = cost.compute_including_idle;
+  const uint64_t step_exchange = cost.exchange + cost.global_exchange + cost.host_exchange;
+  const uint64_t all = cost.duration * tiles;
+  const uint64_t step_sync =
+      all > step_compute + step_exchange ? all - step_compute - step_exchange : 0;
+  if (options.tile_cycles) AddTileSplit(cost, tiles);
   if (steps.size() < options.max_recorded_steps) {
     std::vector<uint64_t> by_tile;
-    const uint32_t tiles = graph->target().NumTiles();
     // A tile-level profile keeps a row per step until the rows would hold
     // kMaxTileCycles figures (a 64-IPU run of 10,000 steps would be 7 GB);
     // later steps carry their totals only.
@@ -118,14 +128,39 @@ void Simulator::State::AddStep(std::string name, const StepCost& cost) {
         by_tile.assign(tiles, cost.duration);
       } else {
         by_tile.assign(tiles, 0);
-        for (const auto& [tile, cycles] : cost.busy_tiles)
-          if (tile < tiles) by_tile[tile] = cycles;
+        for (const StepCost::Busy& busy : cost.busy_tiles)
+          if (busy.tile < tiles) by_tile[busy.tile] = busy.compute + busy.exchange;
       }
     }
-    steps.push_back({std::move(name), cost.duration, std::move(by_tile)});
+    steps.push_back({std::move(name), cost.duration, std::move(by_tile), step_compute,
+                     step_exchange, step_sync});
   } else {
     ++unrecorded_steps;
-    unrecorded_cycles += cost.duration;
+    unrecorded.cycles += cost.duration;
+    *unrecorded.compute_cycles += step_compute;
+    *unrecorded.exchange_cycles += step_exchange;
+    *unrecorded.sync_cycles += step_sync;
+  }
+}
+
+// Each tile's compute and exchange over the run (its sync is the rest of
+// the total, worked out in Report). A step costed for the whole chip at
+// once (no busy tiles: a host transfer, a broadcast) is shared evenly.
+void Simulator::State::AddTileSplit(const StepCost& cost, uint32_t tiles) {
+  if (tile_split.empty()) tile_split.resize(tiles);
+  if (cost.busy_tiles.empty()) {
+    const uint64_t compute = cost.compute_including_idle / tiles;
+    const uint64_t moved = (cost.exchange + cost.global_exchange + cost.host_exchange) / tiles;
+    for (report::TileCycleSplit& tile : tile_split) {
+      tile.compute += compute;
+      tile.exchange += moved;
+    }
+    return;
+  }
+  for (const StepCost::Busy& busy : cost.busy_tiles) {
+    if (busy.tile >= tiles) continue;
+    tile_split[busy.tile].compute += busy.compute;
+    tile_split[busy.tile].exchange += busy.exchange;
   }
 }
 
@@ -375,8 +410,15 @@ report::ExecutionReport Simulator::Report() const {
                    });
   report.steps = state.steps;
   if (state.unrecorded_steps > 0) {
-    report.steps.push_back(
-        {fmt::format("({} more steps)", state.unrecorded_steps), state.unrecorded_cycles, {}});
+    report::ExecutionStep more = state.unrecorded;
+    more.program = fmt::format("({} more steps)", state.unrecorded_steps);
+    report.steps.push_back(std::move(more));
+  }
+  report.tile_cycles = state.tile_split;
+  for (report::TileCycleSplit& tile : report.tile_cycles) {
+    tile.tile = static_cast<uint32_t>(&tile - report.tile_cycles.data());
+    const uint64_t busy = tile.compute + tile.exchange;
+    tile.sync = state.total_cycles > busy ? state.total_cycles - busy : 0;
   }
   return report;
 }

@@ -134,7 +134,9 @@ class Report:
         `programs`), "not_always_live": uint64 array (bytes live during the
         step, over all tiles), "fullest_tile" and "fullest_tile_bytes" (the
         tile holding the most then, and those bytes; None in a file written
-        before format 1.1)}; empty arrays for a text report or an older file."""
+        before format 1.1), "by_ipu" (an (IPUs, steps) uint64 array of each
+        IPU's share for a report of more than one IPU, else None)}; empty
+        arrays for a text report or an older file."""
         return self._native.liveness()
 
     @functools.cached_property
@@ -157,9 +159,11 @@ class Report:
     @functools.cached_property
     def operations(self):
         """[{"name", "opcode", "vertices", "vertex_state_bytes", "exchange_bytes",
-        "flops" (None but for dots and convolutions), "compute_sets" (indexes of
-        `compute_sets`)}]: each HLO instruction the compiler lowered into
-        compute sets; empty for a text report or a file before format 1.1."""
+        "flops" (None where not estimated: loops, calls, sorts, custom calls),
+        "code_bytes" and "tiles" (None before format 1.2), "compute_sets"
+        (indexes of `compute_sets`), "tile_runs" ([(first tile, last tile,
+        vertices)])}]: each HLO instruction the compiler lowered into compute
+        sets; empty for a text report or a file before format 1.1."""
         return self._native.operations()
 
     def live_at(self, step):
@@ -180,7 +184,9 @@ class Report:
     @functools.cached_property
     def execution(self):
         """{"programs", "total_cycles", "clock_hz", "steps": [{"program", "cycles",
-        "cycles_by_tile"}]}, or None for a compile-only report."""
+        "cycles_by_tile", "compute_cycles", "exchange_cycles", "sync_cycles"}],
+        "tile_cycles": [{"tile", "compute", "exchange", "sync"}] (a tile-level
+        profile)}, or None for a compile-only report."""
         return self._native.execution()
 
     # The analyses: the same data their commands print with --format=json.

@@ -133,10 +133,43 @@ async function testPage(browser, file) {
     check((await page.getAttribute('#op-detail', 'data-op')) === String(busiest), file, 'clicking an operation selects it');
     check((await page.$$eval('#op-compute-sets tbody tr', (r) => r.length)) === report.operations[busiest][7].length, file,
       'the operation detail lists its compute sets');
+    // Its tiles: the runs the report gives, adding up to its tile count.
+    const op = report.operations[busiest];
+    if (op[9] !== null) {
+      check((await page.getAttribute('#op-tiles', 'data-tiles')) === String(op[9]), file, 'the operation detail gives its tiles');
+      const runs = await page.$$eval('#op-tile-runs tbody tr', (r) => r.length);
+      check(runs === Math.min(op[10].length, 100) && runs > 0, file, `the operation detail lists its tile runs (${runs})`);
+      check(op[10].reduce((n, r) => n + r[1] - r[0] + 1, 0) === op[9], file, 'the runs cover the operation\'s tiles');
+      const flops = report.operations.reduce((n, o) => n + (o[5] || 0), 0);
+      check((await page.getAttribute('#op-totals', 'data-flops')) === String(flops), file, 'the Operations total of FLOPs is the report\'s');
+    }
     await page.fill('#op-filter', report.operations[busiest][0]);
     const shown = await page.$$eval('#operations-table tbody tr', (r) => r.filter((x) => !x.hidden).length);
     check(shown >= 1 && shown < report.operations.length, file, `the filter narrows the table (${shown})`);
     if (shots) await shot(page, path.join(shots, `${name}-operations-op.png`));
+  }
+
+  // Execution: each step split into compute, exchange and sync, and each
+  // tile's split over the run when profiled per tile; click a tile.
+  if (report.execution && report.execution.tiles.compute.length) {
+    await page.click('nav button[data-view="execution"]');
+    const split = report.execution.steps.every((st) => st.split);
+    check(split, file, 'every step of a tile-level profile has its split');
+    const ths = await page.$$eval('#execution-steps th', (t) => t.map((x) => x.textContent));
+    check(ths.includes('sync (avg tile)'), file, 'the steps table splits compute, exchange and sync');
+    const box = await page.$eval('#execution-tiles', (c) => { const r = c.getBoundingClientRect(); return {x: r.left, y: r.top}; });
+    await page.mouse.click(box.x + 81, box.y + 100);
+    const tile = await page.getAttribute('#execution-tile-detail', 'data-tile');
+    check(tile !== null && (await page.textContent('#execution-tile-detail')).includes('sync'), file,
+      `clicking the per-tile chart gives a tile's split (${tile})`);
+  }
+  // Liveness per IPU on a report of more than one IPU.
+  if (report.liveness.byIpu && report.liveness.byIpu.length > 1) {
+    await page.click('nav button[data-view="liveness"]');
+    check(await page.isVisible('#liveness-ipu-chart'), file, 'the Liveness view charts each IPU');
+    const sums = report.liveness.notAlwaysLive.every((b, i) => report.liveness.byIpu.reduce((n, v) => n + v[i], 0) === b);
+    check(sums, file, 'the IPUs\' bytes add up to each step\'s');
+    check((await page.textContent('#step-detail')).includes('IPU 1: not-always-live'), file, 'the step detail gives each IPU');
   }
 
   // Units: the summary follows the chosen unit.
@@ -159,6 +192,26 @@ async function testPage(browser, file) {
       await page.fill('#op-filter', '');
       const deltas = await page.$$eval('#operations-table td.delta', (d) => d.length);
       check(deltas > 0, file, `the Operations view shows deltas by name (${deltas})`);
+    }
+    await page.click('nav button[data-view="insights"]');
+    check((await page.textContent('#fit-compare')).includes('Compared report'), file, 'Insights gives the compared report\'s verdict');
+    check(await page.isVisible('#insights-compare'), file, 'Insights lists the compared report\'s worst tiles');
+    await page.click('nav button[data-view="programs"]');
+    check((await page.$$eval('#program-kinds tbody tr', (r) => r.length)) > 0, file, 'the Program tree compares node kinds');
+    if (report.tiles && data.other.tiles && report.tiles.excludingGaps.length === data.other.tiles.excludingGaps.length) {
+      await page.click('nav button[data-view="memory"]');
+      check(await page.isVisible('#memory-compare'), file, 'the Memory view overlays the compared report\'s tiles');
+      const box = await page.$eval('#tile-chart', (c) => { const r = c.getBoundingClientRect(); return {x: r.left, y: r.top}; });
+      await page.mouse.click(box.x + 81, box.y + 100);
+      check((await page.textContent('#tile-detail')).includes('compared report'), file, 'a tile\'s detail gives the compared report\'s bytes');
+    }
+    if (report.execution && data.other.execution) {
+      await page.click('nav button[data-view="execution"]');
+      const shown = await page.getAttribute('#execution-compare', 'data-delta');
+      check(shown === String(data.other.execution.totalCycles - report.execution.totalCycles), file,
+        `the Execution view gives the change in total cycles (${shown})`);
+      check((await page.$$eval('#execution-compare-programs tbody tr', (r) => r.length)) > 0, file, 'the Execution view compares cycles by program');
+      check(await page.isVisible('#execution-compare-line'), file, 'the Execution chart overlays the compared run');
     }
     await page.click('nav button[data-view="compare"]');
     const deltas = await page.$$eval('#view-compare td.delta', (d) => d.length);

@@ -317,8 +317,8 @@ ENTRY main {
   EXPECT_EQ(by_name["d"]->opcode, "dot");
   EXPECT_EQ(by_name["d"]->flops, uint64_t{2} * 64 * 16 * 32);
   EXPECT_EQ(by_name["e"]->opcode, "exponential");
-  EXPECT_FALSE(by_name["e"]->flops);
-  EXPECT_GT(by_name["d"]->exchange_bytes, 0u);  // its operands are spread over other tiles
+  EXPECT_EQ(by_name["e"]->flops, uint64_t{64} * 16);  // one per element
+  EXPECT_GT(by_name["d"]->exchange_bytes, 0u);        // its operands are spread over other tiles
   // The vertices of the compute sets each operation owns are its vertices.
   std::vector<uint64_t> vertices(report.operations.size(), 0);
   std::set<uint32_t> owned;
@@ -337,6 +337,64 @@ ENTRY main {
   }
   // The seed's compute set belongs to no instruction.
   EXPECT_LT(owned.size(), report.compute_sets.size());
+  // Each operation's tiles: runs of consecutive tiles, in order, not
+  // touching, whose vertices are the operation's; code at least one
+  // codelet's per tile.
+  std::vector<uint64_t> run_vertices(report.operations.size(), 0),
+      run_tiles(report.operations.size(), 0);
+  for (size_t i = 0; i < report.operation_tiles.size(); ++i) {
+    const report::OperationTiles& run = report.operation_tiles[i];
+    ASSERT_LT(run.operation, report.operations.size());
+    ASSERT_LE(run.first_tile, run.last_tile);
+    ASSERT_LT(run.last_tile, report.tiles.size());
+    if (i > 0 && report.operation_tiles[i - 1].operation == run.operation) {
+      EXPECT_GT(run.first_tile, report.operation_tiles[i - 1].last_tile + 1) << "runs touch";
+    }
+    run_vertices[run.operation] += run.vertices;
+    run_tiles[run.operation] += run.last_tile - run.first_tile + 1;
+  }
+  for (size_t op = 0; op < report.operations.size(); ++op) {
+    const report::Operation& operation = report.operations[op];
+    EXPECT_EQ(run_vertices[op], operation.vertices) << operation.name;
+    EXPECT_EQ(operation.tiles, run_tiles[op]) << operation.name;
+    ASSERT_TRUE(operation.code_bytes) << operation.name;
+    EXPECT_GE(*operation.code_bytes, run_tiles[op]) << operation.name;
+  }
+}
+
+// On more than one IPU each step's live bytes are also given per IPU, and
+// they add up to the step's.
+TEST(CompilerTest, LivenessPerIpuSumsToTheSteps) {
+  const hlo::Module module = hlo::testing::MustParse(R"(
+HloModule two
+ENTRY main {
+  a = f32[4096] parameter(0)
+  b = f32[4096] parameter(1)
+  s = f32[4096] add(a, b)
+  ROOT e = f32[4096] exponential(s)
+}
+)");
+  Expected<Target> target = Target::FromPreset("ipu2", 2);
+  ASSERT_TRUE(target.has_value());
+  Expected<CompileResult> result = CompileModule(module, *target, {});
+  ASSERT_TRUE(result) << result.error().message();
+  const report::CompilationReport& report = result->report;
+  ASSERT_FALSE(report.liveness.empty());
+  ASSERT_EQ(report.liveness_by_ipu.size(), 2 * report.liveness.size());
+  std::vector<uint64_t> summed(report.liveness.size(), 0);
+  std::set<uint32_t> ipus;
+  for (size_t i = 0; i < report.liveness_by_ipu.size(); ++i) {
+    const report::IpuStep& entry = report.liveness_by_ipu[i];
+    EXPECT_EQ(entry.step, i / 2);  // by step, then IPU
+    EXPECT_EQ(entry.ipu, i % 2);
+    summed[entry.step] += entry.not_always_live;
+    if (entry.not_always_live > 0) ipus.insert(entry.ipu);
+  }
+  for (size_t i = 0; i < report.liveness.size(); ++i)
+    EXPECT_EQ(summed[i], report.liveness[i].not_always_live) << "step " << i;
+  EXPECT_EQ(ipus.size(), 2u) << "the work is spread over both IPUs";
+  // One IPU: none (the step's own figure is its IPU's).
+  EXPECT_TRUE(MustCompile(module, "ipu2").report.liveness_by_ipu.empty());
 }
 
 // The not-always-live variables with their steps account for every step's

@@ -132,6 +132,24 @@ TEST(CycleModel, HandComputedStepsOfASmallGraph) {
   EXPECT_THAT(by_tile.steps[0].cycles_by_tile, ElementsAre(exchange + 6 * worker, exchange));
   EXPECT_THAT(by_tile.steps[3].cycles_by_tile, ElementsAre(host, host));
   EXPECT_EQ(by_tile.total_cycles, report.total_cycles);
+  // Every step's tile cycles split into compute, exchange and sync, adding
+  // up to the step's cycles on each of the 2 tiles; each tile's over the run.
+  for (const report::ExecutionStep& step : by_tile.steps) {
+    ASSERT_TRUE(step.compute_cycles && step.exchange_cycles && step.sync_cycles) << step.program;
+    EXPECT_EQ(*step.compute_cycles + *step.exchange_cycles + *step.sync_cycles, 2 * step.cycles)
+        << step.program;
+  }
+  EXPECT_EQ(*by_tile.steps[0].compute_cycles, 6 * worker);
+  EXPECT_EQ(*by_tile.steps[0].exchange_cycles, 2 * exchange);
+  EXPECT_EQ(*by_tile.steps[3].exchange_cycles, 2 * host);  // both tiles, the whole step
+  ASSERT_EQ(by_tile.tile_cycles.size(), 2u);
+  EXPECT_EQ(by_tile.tile_cycles[0].compute, 3 * 6 * worker);  // the sum runs three times
+  EXPECT_EQ(by_tile.tile_cycles[1].compute, 0u);              // it only sends
+  for (const report::TileCycleSplit& tile : by_tile.tile_cycles) {
+    EXPECT_EQ(tile.compute + tile.exchange + tile.sync, by_tile.total_cycles) << tile.tile;
+    EXPECT_GE(tile.exchange, exchange + host) << tile.tile;
+  }
+  EXPECT_TRUE(report.tile_cycles.empty()) << "not a tile-level profile";
 }
 
 // The same sum with its inputs on the other IPU of a two-IPU target: the

@@ -138,10 +138,25 @@ def test_operations_own_compute_sets_and_their_cycles(adder, fmt):
     for op in operations:
         counted = sum(n for cs in op["compute_sets"] for _, n in sets[cs]["vertices"])
         assert op["vertices"] == counted
-        assert op["flops"] is None or op["opcode"] in ("dot", "convolution")
+        # FLOPs are estimated for arithmetic (hlo::EstimateOperationFlops).
+        if op["opcode"] == "add":
+            assert op["flops"] is not None and op["flops"] > 0
+        # Its tiles (format 1.2): runs covering its tile count and vertices.
+        assert sum(last - first + 1 for first, last, _ in op["tile_runs"]) == op["tiles"]
+        assert sum(n for _, _, n in op["tile_runs"]) == op["vertices"]
+        assert op["code_bytes"] > 0
     # The executed steps that ran an operation's compute sets are its cycles
     # (what `tileprof view` adds up): they never exceed the run's total.
     names = {sets[cs]["name"] for cs in owned}
     steps = report.execution["steps"]
     ran = sum(s["cycles"] for s in steps if s["program"] in names)
     assert 0 < ran <= report.execution["total_cycles"]
+    # A tile-level profile splits each step's and each tile's cycles.
+    tiles = len(report.tiles.excluding_gaps)
+    for s in steps:
+        assert s["compute_cycles"] + s["exchange_cycles"] + s["sync_cycles"] == s["cycles"] * tiles
+    split = report.execution["tile_cycles"]
+    assert len(split) == tiles
+    assert all(t["compute"] + t["exchange"] + t["sync"] == report.execution["total_cycles"]
+               for t in split)
+    assert report.liveness["by_ipu"] is None  # one IPU

@@ -83,9 +83,22 @@ inline ReportDocument FullDocument() {
   report.verbatim.tile_blocks = {{3, block},
                                  {0, UsageOfTile(report.tiles[0], report.vertex_types)}};
 
+  // Format 1.2: each operation's tiles and code, per-IPU liveness, the
+  // cycle splits.
+  report.operations[0].code_bytes = 548;
+  report.operations[0].tiles = 3;
+  report.operations[1].code_bytes = 160;
+  report.operations[1].tiles = 1;
+  report.operation_tiles = {{0, 0, 1, 3}, {0, 3, 3, 1}, {1, 2, 2, 2}};
+  report.liveness_by_ipu = {{0, 0, 300}, {0, 1, 900}, {1, 0, 100}, {1, 1, 300}};
+
   ExecutionReport& execution = document.execution.emplace(SmallExecution());
   execution.tile_average_cycles[3].reset();
   execution.cycles_by_vertex_type.push_back({"popops::Zero<float>", 3, 0});
+  execution.steps[0].compute_cycles = 75;
+  execution.steps[0].exchange_cycles = 200;
+  execution.steps[0].sync_cycles = 205;
+  execution.tile_cycles = {{0, 30, 100, 75}, {1, 0, 50, 155}, {2, 45, 60, 100}, {3, 0, 0, 205}};
   return document;
 }
 

@@ -68,7 +68,7 @@ TEST(JsonReport, KeepsAnExecutionOnlyReportApartFromAnEmptyCompilation) {
 
 TEST(JsonReport, StartsWithTheFormatAndVersion) {
   std::string text = WriteJsonReport(FullDocument());
-  EXPECT_THAT(text, StartsWith(R"({"format":"tileprof-report","version":{"major":1,"minor":1},)"));
+  EXPECT_THAT(text, StartsWith(R"({"format":"tileprof-report","version":{"major":1,"minor":2},)"));
   json dom = json::parse(text);
   EXPECT_EQ(dom["compilation"]["tiles"][1]["categories"]["variable"], 200);
   EXPECT_EQ(
@@ -202,7 +202,7 @@ TEST(JsonReport, NamesThePathOfEachKindOfProblem) {
 TEST(JsonReport, RejectsDuplicateKeys) {
   std::string text = WriteJsonReport(FullDocument());
   std::string doubled = text;
-  doubled.insert(doubled.find("\"tiles\":"), R"("tiles":[],)");
+  doubled.insert(doubled.find("\"tiles\":["), R"("tiles":[],)");
   EXPECT_EQ(ReadError(doubled), "bad.json: compilation.tiles: duplicate key");
   EXPECT_EQ(ReadError(R"({"format":"tileprof-report","format":"x"})"),
             "bad.json: format: duplicate key");

@@ -98,6 +98,14 @@ ReportDocument EveryKey() {
     compilation.liveness_fullest_tiles.push_back(Filled<StepTile>(next));
     compilation.liveness_fullest_tiles.back().tile = 10;  // a tile of the report
   }
+  for (int i = 0; i < 2; ++i) {
+    compilation.liveness_by_ipu.push_back(Filled<IpuStep>(next));
+    compilation.liveness_by_ipu.back().step = static_cast<uint64_t>(i);  // a step that exists
+  }
+  compilation.operation_tiles.push_back(Filled<OperationTiles>(next));
+  compilation.operation_tiles.back().operation = 0;
+  compilation.operation_tiles.back().first_tile = 10;
+  compilation.operation_tiles.back().last_tile = 11;
   compilation.always_live_variables.push_back(Filled<NamedBytes>(next));
   for (int i = 0; i < 2; ++i) {
     LiveVariable& live =
@@ -129,6 +137,7 @@ ReportDocument EveryKey() {
   execution.cycles_by_vertex_type.push_back(Filled<VertexTypeCycles>(next));
   execution.steps.push_back(Filled<ExecutionStep>(next));
   execution.steps.back().cycles_by_tile = {5, 0, 6};
+  execution.tile_cycles.push_back(Filled<TileCycleSplit>(next));
 
   ReportDocument document;
   document.compilation = std::move(compilation);

@@ -129,7 +129,7 @@ TEST_F(ProfileDatabase, AnswersTheDocumentedQueries) {
             " ORDER BY bytes DESC LIMIT 2"),
       ElementsAre("poplin::ConvPartial1x1Out<float,float,true,false>|6648|1",
                   "poplar_rt::DstStridedCopy64BitMultiAccess|2669|1"));
-  EXPECT_THAT(Query("SELECT value FROM metadata WHERE key = 'version'"), ElementsAre("1.1"));
+  EXPECT_THAT(Query("SELECT value FROM metadata WHERE key = 'version'"), ElementsAre("1.2"));
 }
 
 TEST_F(ProfileDatabase, KeepsTextReportFiguresQueryableAsJson) {
@@ -200,9 +200,12 @@ TEST_F(ProfileDatabase, ReadsFilesWithoutTheLivenessTables) {
   Execute(
       "DROP TABLE liveness_steps; DROP TABLE always_live_variables; "
       "DROP TABLE not_always_live_variables; DROP TABLE liveness_fullest_tiles; "
-      "DROP TABLE operations; DROP TABLE compute_set_operations");
+      "DROP TABLE operations; DROP TABLE compute_set_operations; DROP TABLE liveness_by_ipu; "
+      "DROP TABLE operation_tiles");
   Expected<ReportDocument> read = ReadProfileDatabase(path_);
   ASSERT_TRUE(read) << read.error().message();
+  document.compilation->liveness_by_ipu.clear();
+  document.compilation->operation_tiles.clear();
   document.compilation->liveness.clear();
   document.compilation->always_live_variables.clear();
   document.compilation->not_always_live_variables.clear();
@@ -222,6 +225,44 @@ TEST_F(ProfileDatabase, ReadsFilesWithoutTheLivenessTables) {
       {"UPDATE not_always_live_variables SET first_step = 1, last_step = 0 WHERE id = 1",
        "table not_always_live_variables, row 1, column first_step: first step 1 is after the "
        "last, 0"},
+  };
+  for (const auto& [edit, error] : refused) {
+    SCOPED_TRACE(edit);
+    RoundTrip(FullDocument());
+    Execute(edit);
+    EXPECT_EQ(ReadError(), path_ + ": " + error);
+  }
+}
+
+// Files written in format 1.1, before operations had tiles and code, steps
+// their split and the per-IPU and per-tile tables existed, read as having
+// none of them; a reference out of range in the new tables is refused.
+TEST_F(ProfileDatabase, ReadsFormat11FilesWithoutTheNewColumnsAndTables) {
+  ReportDocument document = FullDocument();
+  RoundTrip(document);
+  Execute(
+      "DROP TABLE liveness_by_ipu; DROP TABLE operation_tiles; DROP TABLE execution_tile_cycles; "
+      "ALTER TABLE operations DROP COLUMN code_bytes; ALTER TABLE operations DROP COLUMN tiles; "
+      "ALTER TABLE execution_steps DROP COLUMN compute_cycles; "
+      "ALTER TABLE execution_steps DROP COLUMN exchange_cycles; "
+      "ALTER TABLE execution_steps DROP COLUMN sync_cycles");
+  Expected<ReportDocument> read = ReadProfileDatabase(path_);
+  ASSERT_TRUE(read) << read.error().message();
+  CompilationReport& compilation = *document.compilation;
+  compilation.liveness_by_ipu.clear();
+  compilation.operation_tiles.clear();
+  for (Operation& op : compilation.operations) op.code_bytes = op.tiles = std::nullopt;
+  for (ExecutionStep& step : document.execution->steps)
+    step.compute_cycles = step.exchange_cycles = step.sync_cycles = std::nullopt;
+  document.execution->tile_cycles.clear();
+  EXPECT_EQ(*read, document);
+  const std::pair<const char*, const char*> refused[] = {
+      {"UPDATE liveness_by_ipu SET step = 2 WHERE id = 3",
+       "table liveness_by_ipu, row 3, column step: liveness step 2 does not exist"},
+      {"UPDATE operation_tiles SET operation = 2 WHERE id = 0",
+       "table operation_tiles, row 0, column operation: operation 2 does not exist"},
+      {"UPDATE operation_tiles SET first_tile = 3 WHERE id = 0",
+       "table operation_tiles, row 0, column last_tile: 1 is before first_tile 3"},
   };
   for (const auto& [edit, error] : refused) {
     SCOPED_TRACE(edit);

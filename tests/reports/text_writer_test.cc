@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "report_fixtures.h"
+#include "reports/text_reader.h"
 
 namespace tileprof::report {
 namespace {
@@ -33,7 +34,40 @@ TEST(WriteTextReport, ReproducesThePublishedAdderReportFromPerTileData) {
 
 TEST(WriteTextReport, FormatVersionLineComesFirstWhenAsked) {
   std::string text = WriteTextReport(AdderMk1Report(), nullptr, TextReportOptions{});
-  EXPECT_TRUE(text.starts_with("tileprof report format: 1.1\n\nTarget:\n")) << text.substr(0, 80);
+  EXPECT_TRUE(text.starts_with("tileprof report format: 1.2\n\nTarget:\n")) << text.substr(0, 80);
+}
+
+// tileprof's Liveness section (show_liveness): the peak step, its fullest
+// tile and the largest variables live then; a reader skips it, reading the
+// same report as without it.
+TEST(WriteTextReport, LivenessSectionGivesThePeakAndReadsBackAsWithout) {
+  CompilationReport report = AdderMk1Report();
+  report.programs = {{"main", "Sequence", {1, 2}, std::nullopt},
+                     {"add", "Execute", {}, std::nullopt},
+                     {"copy", "Execute", {}, std::nullopt}};
+  report.liveness = {{1, 400}, {2, 1200}};
+  report.liveness_fullest_tiles = {{5, 100}, {7, 700}};
+  report.always_live_variables = {{"c", 8}};
+  report.not_always_live_variables = {{"exchange buffer of copy", 800, 1, 1}, {"x", 400, 0, 1}};
+  TextReportOptions options;
+  options.show_liveness = true;
+  const std::string text = WriteTextReport(report, nullptr, options);
+  EXPECT_THAT(LivenessLines(report),
+              ElementsAre("Liveness:", "  Program steps:                    2",
+                          "  Always-live (all tiles):          8 B",
+                          "  Peak not-always-live (all tiles): 1,200 B at step 1 (copy)",
+                          "  Fullest tile at the peak:         tile 7, 700 B not-always-live",
+                          "  Largest live at the peak (all tiles, steps live):",
+                          "    exchange buffer of copy   800 B   1-1",
+                          "    x                         400 B   0-1"));
+  EXPECT_NE(text.find("\n\nLiveness:\n"), std::string::npos);
+  Expected<ParsedTextReport> with = ReadTextReport(text, "r.rep");
+  Expected<ParsedTextReport> without =
+      ReadTextReport(WriteTextReport(report, nullptr, TextReportOptions{}), "r.rep");
+  ASSERT_TRUE(with && without);
+  EXPECT_EQ(with->compilation, without->compilation);
+  EXPECT_EQ(with->stats, without->stats) << "no line of the section is unknown";
+  EXPECT_TRUE(LivenessLines(CompilationReport{}).empty());
 }
 
 TEST(WriteTextReport, ComputesTheWholeGraphFromTheTiles) {
