@@ -10,6 +10,7 @@
 #include "analyzer/output.h"
 #include "analyzer/view/view_assets.h"
 #include "analyzer/xml_writer.h"
+#include "reports/program_chains.h"
 
 namespace tileprof::analyzer {
 namespace {
@@ -220,6 +221,8 @@ json ExecutionJson(const LoadedReport& loaded) {
   const report::ExecutionReport& execution = *loaded.execution;
   const uint64_t per_ipu =
       loaded.compilation.target ? loaded.compilation.target->tiles_per_ipu : uint64_t{0};
+  // Each step's program and its ancestors (root first): the flame chart.
+  const report::ProgramChains chains(&loaded.compilation.programs);
   json steps = json::array();
   for (const report::ExecutionStep& step : execution.steps) {
     json by_ipu = json::array();
@@ -232,7 +235,10 @@ json ExecutionJson(const LoadedReport& loaded) {
             *std::max_element(step.cycles_by_tile.begin() + static_cast<ptrdiff_t>(first), end));
       }
     }
-    json entry{{"program", step.program}, {"cycles", step.cycles}, {"cyclesByIpu", by_ipu}};
+    json entry{{"program", step.program},
+               {"cycles", step.cycles},
+               {"cyclesByIpu", by_ipu},
+               {"chain", chains.Chain(step.program)}};
     if (step.compute_cycles && step.exchange_cycles && step.sync_cycles)
       entry["split"] = {*step.compute_cycles, *step.exchange_cycles, *step.sync_cycles};
     steps.push_back(std::move(entry));

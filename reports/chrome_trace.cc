@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "reports/program_chains.h"
+
 namespace tileprof::report {
 namespace {
 
@@ -18,46 +20,6 @@ std::string Quote(std::string_view text) {
   return nlohmann::json(std::string(text))
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
-
-// Each step's program node and that node's ancestors, root first, from the
-// program tree: a node's parent is the first that lists it, in tree order.
-class ProgramChains {
- public:
-  explicit ProgramChains(const std::vector<Program>* programs) {
-    if (programs == nullptr || programs->empty()) return;
-    programs_ = programs;
-    parent_.assign(programs->size(), kNone);
-    std::vector<bool> seen(programs->size(), false);
-    std::vector<uint32_t> order{0};  // depth first from the root
-    seen[0] = true;
-    for (size_t i = 0; i < order.size(); ++i) {
-      const Program& node = (*programs)[order[i]];
-      for (uint32_t child : node.children) {
-        if (child >= programs->size() || seen[child]) continue;
-        seen[child] = true;
-        parent_[child] = order[i];
-        order.push_back(child);
-      }
-    }
-    for (uint32_t node : order) by_name_.emplace((*programs)[node].name, node);
-  }
-  // Root first, the step's own node last; empty when no node has the name.
-  std::vector<uint32_t> Chain(std::string_view step) const {
-    std::vector<uint32_t> chain;
-    auto it = by_name_.find(step);
-    if (it == by_name_.end()) return chain;
-    for (uint32_t node = it->second; node != kNone; node = parent_[node]) chain.push_back(node);
-    std::reverse(chain.begin(), chain.end());
-    return chain;
-  }
-  const Program& node(uint32_t i) const { return (*programs_)[i]; }
-
- private:
-  static constexpr uint32_t kNone = UINT32_MAX;
-  const std::vector<Program>* programs_ = nullptr;
-  std::vector<uint32_t> parent_;
-  std::map<std::string_view, uint32_t> by_name_;  // the first node of a name in tree order
-};
 
 // The trace's JSON, event by event. Rows, top to bottom in each IPU's
 // process: steps, programs, tile groups, tiles.

@@ -239,6 +239,7 @@
     }
     svg.appendChild(svgEl('text', {x: box.x + box.w / 2, y: H - 8, 'text-anchor': 'middle', text: 'execution step (cycles on the y axis)'}));
     s.appendChild(svg);
+    if (x.steps.some(function (st) { return st.chain && st.chain.length; })) s.appendChild(flameChart(x));
     if (x.tiles && x.tiles.compute.length) s.appendChild(tileSplitChart(x.tiles));
     else s.appendChild(note('Per-tile cycles come with a tile-level profile (tileprof run --profile-execution tile).'));
     if (OX) s.appendChild(programCycles(x, OX));
@@ -250,6 +251,63 @@
       return [num(i), st.program, num(st.cycles)].concat(split ? st.split.map(function (c) { return num(c / tiles); }) : [], st.cyclesByIpu.map(num));
     }), 'execution-steps'));
   });
+  // The run over time by program: a row per depth of the program tree, a
+  // bar per run of consecutive steps under one node (a loop body's steps
+  // repeat under their Repeat), its width the cycles; click a bar.
+  function flameChart(x) {
+    var wrap = el('div');
+    wrap.appendChild(el('h3', {text: 'Flame by program (time runs left to right; click a bar)'}));
+    var total = 0, starts = [];
+    x.steps.forEach(function (st) { starts.push(total); total += st.cycles; });
+    // A step named after no node of the tree (a loop's predicate broadcast,
+    // the summed steps past the recorded ones) belongs where the run is.
+    var chains = [], last = [];
+    x.steps.forEach(function (st) { if (st.chain && st.chain.length) last = st.chain; chains.push(last); });
+    var depth = 0;
+    chains.forEach(function (c) { depth = Math.max(depth, c.length); });
+    var bars = [];
+    for (var d = 0; d < depth; d++) {
+      var open = null;
+      x.steps.forEach(function (st, i) {
+        var node = chains[i].length > d ? chains[i][d] : null;
+        if (open && open.node === node && open.last === i - 1) { open.last = i; open.end = starts[i] + st.cycles; return; }
+        if (node === null) { open = null; return; }
+        open = {depth: d, node: node, first: i, last: i, start: starts[i], end: starts[i] + st.cycles};
+        bars.push(open);
+      });
+    }
+    var W = 1100, row = 18, box = {x: 80, y: 4, w: W - 100}, H = depth * row + 30;
+    var canvas = makeCanvas(W, H, 'execution-flame'), ctx = canvas.getContext('2d');
+    var scale = box.w / Math.max(total, 1);
+    ctx.font = '11px sans-serif'; ctx.textBaseline = 'middle';
+    bars.forEach(function (b) {
+      var px = box.x + b.start * scale, pw = Math.max((b.end - b.start) * scale, 0.5), py = box.y + b.depth * row;
+      var p = R.programs[b.node] || {name: '?', kind: '?'};
+      ctx.fillStyle = COLOURS[(b.node * 7 + b.depth) % COLOURS.length];
+      ctx.fillRect(px, py, pw, row - 2);
+      if (pw > 40) {
+        ctx.save(); ctx.beginPath(); ctx.rect(px, py, pw, row - 2); ctx.clip();
+        ctx.fillStyle = '#fff'; ctx.fillText(p.name, px + 3, py + row / 2 - 1); ctx.restore();
+      }
+    });
+    ctx.fillStyle = '#333'; ctx.textAlign = 'center'; ctx.textBaseline = 'top';
+    ticks(total, 8).forEach(function (v) { ctx.fillText(group(v), box.x + v * scale, box.y + depth * row + 2); });
+    ctx.fillText('cycles', box.x + box.w / 2, box.y + depth * row + 14);
+    var detail = el('p', {id: 'execution-flame-detail', 'class': 'note', text: 'Click a bar for its program and cycles.'});
+    canvas.addEventListener('click', function (e) {
+      var r = canvas.getBoundingClientRect(), cx = e.clientX - r.left, cy = e.clientY - r.top;
+      var d = Math.floor((cy - box.y) / row), t = (cx - box.x) / scale;
+      var hit = bars.filter(function (b) { return b.depth === d && b.start <= t && t <= b.end; })[0];
+      if (!hit) return;
+      var p = R.programs[hit.node];
+      detail.setAttribute('data-program', hit.node);
+      detail.textContent = p.name + ' (' + p.kind + '): steps ' + group(hit.first) + ' to ' + group(hit.last) + ', ' +
+        group(hit.end - hit.start) + ' cycles (' + ((hit.end - hit.start) / Math.max(total, 1) * 100).toFixed(1) + ' % of the run).';
+    });
+    wrap.appendChild(canvas);
+    wrap.appendChild(detail);
+    return wrap;
+  }
   // Each tile's cycles over the run, stacked compute/exchange/sync: one
   // column per tile or per group of tiles (drawn as its busiest); click one.
   function tileSplitChart(t) {

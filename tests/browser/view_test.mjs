@@ -157,6 +157,11 @@ async function testPage(browser, file) {
     check(split, file, 'every step of a tile-level profile has its split');
     const ths = await page.$$eval('#execution-steps th', (t) => t.map((x) => x.textContent));
     check(ths.includes('sync (avg tile)'), file, 'the steps table splits compute, exchange and sync');
+    // The flame by program: its root bar spans the run; clicking it names the root.
+    const flame = await page.$eval('#execution-flame', (c) => { const r = c.getBoundingClientRect(); return {x: r.left, y: r.top}; });
+    await page.mouse.click(flame.x + 82, flame.y + 10);
+    check((await page.getAttribute('#execution-flame-detail', 'data-program')) === '0', file,
+      'clicking the flame chart\'s first row names the root program');
     const box = await page.$eval('#execution-tiles', (c) => { const r = c.getBoundingClientRect(); return {x: r.left, y: r.top}; });
     await page.mouse.click(box.x + 81, box.y + 100);
     const tile = await page.getAttribute('#execution-tile-detail', 'data-tile');
