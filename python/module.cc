@@ -302,6 +302,9 @@ std::string Json(Expected<analyzer::Output> output) {
 }  // namespace
 }  // namespace tileprof::python
 
+// One function on purpose: it is the table of every name the Python package
+// sees, in the order docs/python.md lists them; splitting it would scatter
+// that list.
 PYBIND11_MODULE(_tileprof, m) {
   using namespace tileprof;
   using namespace tileprof::python;

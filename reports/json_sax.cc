@@ -240,6 +240,9 @@ bool Parser::Utf8Sequence(std::string_view context, int lead) {
   return true;
 }
 
+// Long on purpose: RFC 8259's number grammar (sign, integer, fraction,
+// exponent) in order, in one pass over the characters on the parser's hot
+// path; each piece alone would need the peek/advance state passed around.
 bool Parser::Number() {
   // The number's text is needed for doubles; it is copied only when it
   // crosses a chunk boundary (or to convert a double).

@@ -144,6 +144,54 @@ std::vector<std::string> MemoryUsageLines(const MemoryUsage& usage) {
   return lines;
 }
 
+namespace {
+
+// "Cycles by vertex type:", most cycles first, after a blank line.
+void AppendVertexTypeCycles(const std::vector<VertexTypeCycles>& cycles_by_vertex_type,
+                            std::vector<std::string>& lines) {
+  if (cycles_by_vertex_type.empty()) return;
+  std::vector<const VertexTypeCycles*> rows;
+  for (const VertexTypeCycles& row : cycles_by_vertex_type) rows.push_back(&row);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* a, const auto* b) { return a->cycles > b->cycles; });
+  size_t name_width = 0;
+  size_t instances_width = 0;
+  size_t cycles_width = 0;
+  for (const VertexTypeCycles* row : rows) {
+    name_width = std::max(name_width, row->name.size());
+    instances_width =
+        std::max(instances_width, fmt::formatted_size("({} instances):", row->instances));
+    cycles_width = std::max(cycles_width, WithThousands(row->cycles).size());
+  }
+  lines.emplace_back();
+  lines.push_back("  Cycles by vertex type:");
+  // The sample's instance count has no thousands separator; its cycles do.
+  for (const VertexTypeCycles* row : rows)
+    lines.push_back(fmt::format("    {:<{}} {:<{}}   {:>{}}", row->name, name_width,
+                                fmt::format("({} instances):", row->instances), instances_width,
+                                WithThousands(row->cycles), cycles_width));
+}
+
+// "Execution steps:" (showExecutionSteps), after a blank line.
+void AppendExecutionSteps(const std::vector<ExecutionStep>& steps,
+                          std::vector<std::string>& lines) {
+  if (steps.empty()) return;
+  // Not publicly documented; ours: one step per line, program then cycles.
+  size_t name_width = 0;
+  size_t cycles_width = 0;
+  for (const ExecutionStep& step : steps) {
+    name_width = std::max(name_width, step.program.size());
+    cycles_width = std::max(cycles_width, WithThousands(step.cycles).size());
+  }
+  lines.emplace_back();
+  lines.push_back("  Execution steps:");
+  for (const ExecutionStep& step : steps)
+    lines.push_back(fmt::format("    {:<{}}   {:>{}}", step.program, name_width,
+                                WithThousands(step.cycles), cycles_width));
+}
+
+}  // namespace
+
 std::vector<std::string> ExecutionLines(const ExecutionReport& execution,
                                         const TextReportOptions& options) {
   std::vector<std::string> lines{"Execution:", "", "Programs executed:", ""};
@@ -190,43 +238,8 @@ std::vector<std::string> ExecutionLines(const ExecutionReport& execution,
   if (execution.shared_structure_copy_cycles.printed)
     total_row(kSharedStructureCopyLabel, execution.shared_structure_copy_cycles);
 
-  if (!execution.cycles_by_vertex_type.empty()) {
-    std::vector<const VertexTypeCycles*> rows;
-    for (const VertexTypeCycles& row : execution.cycles_by_vertex_type) rows.push_back(&row);
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const auto* a, const auto* b) { return a->cycles > b->cycles; });
-    size_t name_width = 0;
-    size_t instances_width = 0;
-    size_t cycles_width = 0;
-    for (const VertexTypeCycles* row : rows) {
-      name_width = std::max(name_width, row->name.size());
-      instances_width =
-          std::max(instances_width, fmt::formatted_size("({} instances):", row->instances));
-      cycles_width = std::max(cycles_width, WithThousands(row->cycles).size());
-    }
-    lines.emplace_back();
-    lines.push_back("  Cycles by vertex type:");
-    // The sample's instance count has no thousands separator; its cycles do.
-    for (const VertexTypeCycles* row : rows)
-      lines.push_back(fmt::format("    {:<{}} {:<{}}   {:>{}}", row->name, name_width,
-                                  fmt::format("({} instances):", row->instances), instances_width,
-                                  WithThousands(row->cycles), cycles_width));
-  }
-
-  if (options.show_execution_steps && !execution.steps.empty()) {
-    // Not publicly documented; ours: one step per line, program then cycles.
-    size_t name_width = 0;
-    size_t cycles_width = 0;
-    for (const ExecutionStep& step : execution.steps) {
-      name_width = std::max(name_width, step.program.size());
-      cycles_width = std::max(cycles_width, WithThousands(step.cycles).size());
-    }
-    lines.emplace_back();
-    lines.push_back("  Execution steps:");
-    for (const ExecutionStep& step : execution.steps)
-      lines.push_back(fmt::format("    {:<{}}   {:>{}}", step.program, name_width,
-                                  WithThousands(step.cycles), cycles_width));
-  }
+  AppendVertexTypeCycles(execution.cycles_by_vertex_type, lines);
+  if (options.show_execution_steps) AppendExecutionSteps(execution.steps, lines);
   return lines;
 }
 

@@ -77,6 +77,9 @@ std::string_view Text(const hlo::Instruction& i, std::string_view name) {
   return a == nullptr ? std::string_view{} : a->value();
 }
 
+// Long on purpose: one dispatch over the opcodes the scalar evaluator
+// knows, each a few lines; the list is easier to check against XLA's
+// semantics in one place.
 std::optional<Scalar> Eval(const hlo::Instruction& i, std::span<const Scalar> params, int depth) {
   if (depth > kMaxDepth || !i.shape().IsArray() || i.shape().rank() != 0) return std::nullopt;
   const PrimitiveType type = i.shape().element_type;

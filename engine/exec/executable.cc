@@ -212,9 +212,8 @@ ExecutableInfo ReadInfo(Reader& outer, const Header& header) {
   return info;
 }
 
-Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compiler_codelets,
-                 std::vector<const Codelet*>& codelets) {
-  Reader r = outer.Sub(Section::kGraph, "graph section");
+// The graph section's variables and constants with their tile mappings.
+void ReadVariables(Reader& r, Graph& graph) {
   const uint64_t num_variables = r.Count("variable count", 4);
   for (uint64_t id = 0; r.ok() && id < num_variables; ++id) {
     std::string name = r.Str("variable name");
@@ -253,7 +252,11 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
       position += size;
     }
   }
-  // Codelets: the catalogue's, or the compiler's own (recreated by name).
+}
+
+// Codelets: the catalogue's, or the compiler's own (recreated by name).
+void ReadCodelets(Reader& r, compiler::CompilerCodelets& compiler_codelets,
+                  std::vector<const Codelet*>& codelets) {
   for (uint64_t i = 0, n = r.Count("codelet count"); r.ok() && i < n; ++i) {
     std::string name = r.Str("codelet name");
     if (!r.ok()) break;
@@ -267,9 +270,63 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
     if (codelet == nullptr) r.Fail("codelet name", fmt::format("unknown codelet '{}'", name));
     codelets.push_back(codelet);
   }
-  for (uint64_t i = 0, n = r.Count("compute set count"); r.ok() && i < n; ++i) {
-    graph.AddComputeSet(r.Str("compute set name"));
+}
+
+// One vertex: its codelet, compute set, name and tile, its connected
+// fields, parameters and performance estimate. `params` and `values` are
+// scratch space reused from one vertex to the next.
+void ReadVertex(Reader& r, Graph& graph, const std::vector<const Codelet*>& codelets,
+                std::vector<std::optional<uint32_t>>& params, std::vector<uint32_t>& values) {
+  const Codelet* codelet =
+      codelets.empty() ? nullptr : codelets[r.Below(codelets.size(), "vertex codelet")];
+  if (codelet == nullptr) {
+    r.Fail("vertex codelet", "no codelets");
+    return;
   }
+  const uint32_t compute_set = r.U32Var("vertex compute set");
+  const std::string_view debug_name = r.StrView("vertex name");
+  const uint64_t tile = r.Below(uint64_t{1} << 32, "vertex tile");
+  if (!r.ok()) return;
+  auto vertex = graph.AddVertex(compute_set, *codelet, debug_name);
+  if (!vertex) {
+    r.Fail("vertex", vertex.error().message());
+    return;
+  }
+  Status status;
+  if (tile != 0) status = graph.SetTileMapping(*vertex, static_cast<uint32_t>(tile - 1));
+  for (size_t f = 0; f < codelet->fields().size(); ++f) {
+    if (!status || !r.ok()) break;
+    if (r.U8("field connected") == 0) continue;
+    const ElementType type = r.TensorParts("field tensor");
+    if (r.ok()) status = graph.ConnectRegions(*vertex, f, type, r.shape(), r.regions());
+  }
+  // Parameters in codelet order. A compiled graph sets all of them, and
+  // they are set at once; only a partial set goes name by name.
+  params.clear();
+  for (size_t i = 0; status && r.ok() && i < codelet->params().size(); ++i) {
+    params.push_back(r.U8("parameter set") == 0 ? std::nullopt
+                                                : std::optional(r.U32Var("parameter value")));
+  }
+  if (status && r.ok()) {
+    if (std::all_of(params.begin(), params.end(), [](const auto& p) { return p.has_value(); })) {
+      values.resize(params.size());
+      std::transform(params.begin(), params.end(), values.begin(),
+                     [](const auto& p) { return *p; });
+      status = graph.SetInitialValues(*vertex, values);
+    } else {
+      for (size_t i = 0; status && i < params.size(); ++i) {
+        if (params[i]) status = graph.SetInitialValue((*vertex)[codelet->params()[i]], *params[i]);
+      }
+    }
+  }
+  if (status && r.U8("perf estimate set") != 0) {
+    const uint64_t cycles = r.Var("perf estimate");
+    if (r.ok()) status = graph.SetPerfEstimate(*vertex, cycles);
+  }
+  if (!status) r.Fail("vertex", status.error().message());
+}
+
+void ReadVertices(Reader& r, Graph& graph, const std::vector<const Codelet*>& codelets) {
   const uint64_t num_vertices = r.Count("vertex count", 4);
   // Reserved up to 4 Mi (about 0.5 GB): a count the payload could hold but
   // does not (a crafted file behind a valid checksum) then costs no more
@@ -277,56 +334,11 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
   if (r.ok()) graph.ReserveVertices(std::min<uint64_t>(num_vertices, uint64_t{1} << 22));
   std::vector<std::optional<uint32_t>> params;  // reused: one vertex at a time
   std::vector<uint32_t> values;
-  for (uint64_t id = 0; r.ok() && id < num_vertices; ++id) {
-    const Codelet* codelet =
-        codelets.empty() ? nullptr : codelets[r.Below(codelets.size(), "vertex codelet")];
-    if (codelet == nullptr) {
-      r.Fail("vertex codelet", "no codelets");
-      break;
-    }
-    const uint32_t compute_set = r.U32Var("vertex compute set");
-    const std::string_view debug_name = r.StrView("vertex name");
-    const uint64_t tile = r.Below(uint64_t{1} << 32, "vertex tile");
-    if (!r.ok()) break;
-    auto vertex = graph.AddVertex(compute_set, *codelet, debug_name);
-    if (!vertex) {
-      r.Fail("vertex", vertex.error().message());
-      break;
-    }
-    Status status;
-    if (tile != 0) status = graph.SetTileMapping(*vertex, static_cast<uint32_t>(tile - 1));
-    for (size_t f = 0; f < codelet->fields().size(); ++f) {
-      if (!status || !r.ok()) break;
-      if (r.U8("field connected") == 0) continue;
-      const ElementType type = r.TensorParts("field tensor");
-      if (r.ok()) status = graph.ConnectRegions(*vertex, f, type, r.shape(), r.regions());
-    }
-    // Parameters in codelet order. A compiled graph sets all of them, and
-    // they are set at once; only a partial set goes name by name.
-    params.clear();
-    for (size_t i = 0; status && r.ok() && i < codelet->params().size(); ++i) {
-      params.push_back(r.U8("parameter set") == 0 ? std::nullopt
-                                                  : std::optional(r.U32Var("parameter value")));
-    }
-    if (status && r.ok()) {
-      if (std::all_of(params.begin(), params.end(), [](const auto& p) { return p.has_value(); })) {
-        values.resize(params.size());
-        std::transform(params.begin(), params.end(), values.begin(),
-                       [](const auto& p) { return *p; });
-        status = graph.SetInitialValues(*vertex, values);
-      } else {
-        for (size_t i = 0; status && i < params.size(); ++i) {
-          if (params[i])
-            status = graph.SetInitialValue((*vertex)[codelet->params()[i]], *params[i]);
-        }
-      }
-    }
-    if (status && r.U8("perf estimate set") != 0) {
-      const uint64_t cycles = r.Var("perf estimate");
-      if (r.ok()) status = graph.SetPerfEstimate(*vertex, cycles);
-    }
-    if (!status) r.Fail("vertex", status.error().message());
-  }
+  for (uint64_t id = 0; r.ok() && id < num_vertices; ++id)
+    ReadVertex(r, graph, codelets, params, values);
+}
+
+void ReadStreams(Reader& r, Graph& graph) {
   for (uint64_t i = 0, n = r.Count("stream count", 4); r.ok() && i < n; ++i) {
     std::string name = r.Str("stream name");
     ElementType type = r.Type("stream type");
@@ -337,6 +349,18 @@ Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compil
                                  : graph.AddDeviceToHostFifo(name, type, elements);
     if (!stream) r.Fail("stream", stream.error().message());
   }
+}
+
+Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compiler_codelets,
+                 std::vector<const Codelet*>& codelets) {
+  Reader r = outer.Sub(Section::kGraph, "graph section");
+  ReadVariables(r, graph);
+  ReadCodelets(r, compiler_codelets, codelets);
+  for (uint64_t i = 0, n = r.Count("compute set count"); r.ok() && i < n; ++i) {
+    graph.AddComputeSet(r.Str("compute set name"));
+  }
+  ReadVertices(r, graph, codelets);
+  ReadStreams(r, graph);
   r.End("graph section");
   outer.Adopt(r);
   if (!outer.ok()) return Error(outer.error());
