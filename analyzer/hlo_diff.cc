@@ -188,31 +188,42 @@ class Differ {
                    ""});
   }
 
+  // A change of y (the B side of a matched pair).
+  static Change MakeChange(const Instruction& y, ChangeKind kind, std::string what,
+                           std::string detail) {
+    return Change{kind,
+                  std::string(y.parent()->name()),
+                  std::string(y.name()),
+                  std::string(hlo::OpcodeName(y.opcode())),
+                  std::move(what),
+                  std::move(detail),
+                  "",
+                  "",
+                  {},
+                  "",
+                  ""};
+  }
+
   // The changes of one matched pair other than its shape.
   std::vector<Change> OwnChanges(const Instruction& x, const Instruction& y, bool* derived_only,
                                  ModuleDiff& out) {
     std::vector<Change> changes;
     *derived_only = true;  // every change follows a substitution (checked by the caller)
-    auto make = [&](ChangeKind kind, std::string what, std::string detail) {
-      Change c{kind,
-               std::string(y.parent()->name()),
-               std::string(y.name()),
-               std::string(hlo::OpcodeName(y.opcode())),
-               std::move(what),
-               std::move(detail),
-               "",
-               "",
-               {},
-               "",
-               ""};
-      return c;
-    };
     if (x.opcode() != y.opcode()) {
-      changes.push_back(make(
-          ChangeKind::kOpcode,
+      changes.push_back(MakeChange(
+          y, ChangeKind::kOpcode,
           fmt::format("{} -> {}", hlo::OpcodeName(x.opcode()), hlo::OpcodeName(y.opcode())), ""));
       *derived_only = false;
     }
+    ConstantChange(x, y, changes, derived_only, out);
+    AttributeChanges(x, y, changes, derived_only);
+    OperandChanges(x, y, changes, derived_only);
+    return changes;
+  }
+
+  // A constant's new value (elided values, printed {...}, are only noted).
+  void ConstantChange(const Instruction& x, const Instruction& y, std::vector<Change>& changes,
+                      bool* derived_only, ModuleDiff& out) {
     if (x.opcode() == hlo::Opcode::kConstant && y.opcode() == hlo::Opcode::kConstant &&
         x.literal() != y.literal()) {
       auto la = hlo::ParseLiteral(x.literal(), x.shape());
@@ -227,13 +238,17 @@ class Differ {
           std::string detail =
               elided ? "one side is printed as {...}: the text cannot tell the old or new value"
                      : ConstantDetail(*la, *lb);
-          changes.push_back(make(ChangeKind::kConstant,
-                                 fmt::format("{} -> {}", Clip(before, 60), Clip(after, 60)),
-                                 detail));
+          changes.push_back(MakeChange(y, ChangeKind::kConstant,
+                                       fmt::format("{} -> {}", Clip(before, 60), Clip(after, 60)),
+                                       detail));
           if (!FollowsSubstitutions(before, after, subst_)) *derived_only = false;
         }
       }
     }
+  }
+
+  void AttributeChanges(const Instruction& x, const Instruction& y, std::vector<Change>& changes,
+                        bool* derived_only) {
     // Most pairs carry the same attributes in the same order and spelling:
     // compare the raw text first and normalise only when it differs.
     bool same_attributes = x.attributes().size() == y.attributes().size();
@@ -257,14 +272,18 @@ class Differ {
         bool follows = FollowsSubstitutions(values.first, values.second, subst_) ||
                        name == "backend_config";  // e.g. a custom-call config holding the shape
         changes.push_back(
-            make(ChangeKind::kAttribute,
-                 fmt::format("{}: {} -> {}", name,
-                             values.first.empty() ? "(absent)" : Clip(values.first, 50),
-                             values.second.empty() ? "(absent)" : Clip(values.second, 50)),
-                 name == "backend_config" ? "backend_config changed" : ""));
+            MakeChange(y, ChangeKind::kAttribute,
+                       fmt::format("{}: {} -> {}", name,
+                                   values.first.empty() ? "(absent)" : Clip(values.first, 50),
+                                   values.second.empty() ? "(absent)" : Clip(values.second, 50)),
+                       name == "backend_config" ? "backend_config changed" : ""));
         if (!follows) *derived_only = false;
       }
     }
+  }
+
+  void OperandChanges(const Instruction& x, const Instruction& y, std::vector<Change>& changes,
+                      bool* derived_only) {
     // Operand edges: operand k of y should be the partner of operand k of x.
     bool edges_differ = x.operand_count() != y.operand_count();
     for (size_t k = 0; !edges_differ && k < x.operand_count(); ++k) {
@@ -275,8 +294,8 @@ class Differ {
       std::vector<std::string> before, after;
       for (const Instruction* o : x.operands()) before.emplace_back(o->name());
       for (const Instruction* o : y.operands()) after.emplace_back(o->name());
-      changes.push_back(make(
-          ChangeKind::kOperands,
+      changes.push_back(MakeChange(
+          y, ChangeKind::kOperands,
           fmt::format("operands ({}) -> ({})", Clip(fmt::format("{}", fmt::join(before, ", ")), 50),
                       Clip(fmt::format("{}", fmt::join(after, ", ")), 50)),
           ""));
@@ -291,7 +310,6 @@ class Differ {
         concat_growth_ = fmt::format("concatenate '{}' has {} -> {} operands", y.name(),
                                      x.operand_count(), y.operand_count());
     }
-    return changes;
   }
 
   // One computation of B against its aligned partner in A: each B instruction

@@ -216,13 +216,9 @@ void AddTargetComparison(const CompilationReport& ra, const CompilationReport& r
   out->tables.push_back(std::move(target));
 }
 
-void AddMemoryComparison(const LoadedReport& a, const LoadedReport& b, const MemoryUsage& ta_total,
-                         const MemoryUsage& tb_total, size_t count, Output* out_ptr) {
-  const CompilationReport& ra = a.compilation;
-  const CompilationReport& rb = b.compilation;
-  const MemoryUsage* ta = &ta_total;
-  const MemoryUsage* tb = &tb_total;
-  Output& out = *out_ptr;
+// The whole-report totals and the largest tile of each report.
+Table TotalsTable(const CompilationReport& ra, const CompilationReport& rb, const MemoryUsage* ta,
+                  const MemoryUsage* tb) {
   Table totals{"totals", "Totals", {"measure", "a", "b", "delta"}, {}};
   auto total_row = [&](std::string measure, bool ka, uint64_t va, bool kb, uint64_t vb) {
     totals.Add(
@@ -250,8 +246,10 @@ void AddMemoryComparison(const LoadedReport& a, const LoadedReport& b, const Mem
   };
   total_row("tiles_out_of_memory", oom_of(ba).has_value(), oom_of(ba).value_or(0),
             oom_of(bb).has_value(), oom_of(bb).value_or(0));
-  out.tables.push_back(std::move(totals));
+  return totals;
+}
 
+Table CategoriesTable(const MemoryUsage* ta, const MemoryUsage* tb) {
   Table categories{
       "categories", "Categories (excluding gaps)", {"category", "a", "b", "delta"}, {}};
   for (size_t c = 0; c < report::kNumCategories; ++c) {
@@ -260,8 +258,14 @@ void AddMemoryComparison(const LoadedReport& a, const LoadedReport& b, const Mem
                     Known(ka, ta->by_category[c]), Known(kb, tb->by_category[c]),
                     ka && kb ? CountDelta(ta->by_category[c], tb->by_category[c]) : Cell{}});
   }
-  out.tables.push_back(std::move(categories));
+  return categories;
+}
 
+// The tiles that changed most: every tile when both reports have per-tile
+// data, else the tile blocks both text reports printed.
+Table TilesTable(const LoadedReport& a, const LoadedReport& b, size_t count, Output& out) {
+  const CompilationReport& ra = a.compilation;
+  const CompilationReport& rb = b.compilation;
   Table tiles{"tiles", "Tiles that changed most (excluding gaps)", {"tile", "a", "b", "delta"}, {}};
   if (a.HasTiles() && b.HasTiles()) {
     size_t common = std::min(ra.tiles.size(), rb.tiles.size());
@@ -306,7 +310,15 @@ void AddMemoryComparison(const LoadedReport& a, const LoadedReport& b, const Mem
         "Per-tile deltas cover only the tile blocks both reports printed; JSON, CBOR "
         "or SQLite reports carry every tile.");
   }
-  out.tables.push_back(std::move(tiles));
+  return tiles;
+}
+
+void AddMemoryComparison(const LoadedReport& a, const LoadedReport& b, const MemoryUsage& ta_total,
+                         const MemoryUsage& tb_total, size_t count, Output* out_ptr) {
+  Output& out = *out_ptr;
+  out.tables.push_back(TotalsTable(a.compilation, b.compilation, &ta_total, &tb_total));
+  out.tables.push_back(CategoriesTable(&ta_total, &tb_total));
+  out.tables.push_back(TilesTable(a, b, count, out));
 }
 
 }  // namespace
