@@ -248,6 +248,45 @@ uint64_t ExecutableCacheKey(const hlo::Module& module, const Target& target,
                                 .options_text = CacheOptionsText(options)});
 }
 
+namespace {
+
+// The cached executable for `status.key` when its file is there and is
+// what the key stands for; else nullopt, with why in status.problem (empty
+// when there is no file), warning once per new problem.
+std::optional<exec::Executable> TryLoad(exec::ExecutableCache& cache, const Parsed& parsed,
+                                        const SessionOptions& options, exec::LoadParts parts,
+                                        CompileLog& log, CacheStatus& status) {
+  std::error_code error;
+  if (!std::filesystem::exists(status.path, error)) {
+    status.problem.clear();
+    return std::nullopt;
+  }
+  PhaseScope phase(log, "Loading executable");
+  exec::ExecutableCache::Lookup lookup = cache.Load(status.key, parts);
+  if (lookup.kind == exec::ExecutableCache::LookupKind::kLoaded) {
+    // Equal keys from different inputs would be a hash collision (or a
+    // file copied under another name): check what the key stands for.
+    const exec::ExecutableInfo& info = lookup.executable->info;
+    if (info.fingerprint == parsed.fingerprint && info.key_text == CacheOptionsText(options) &&
+        lookup.executable->target.ArchString() == parsed.target.ArchString() &&
+        lookup.executable->target.NumIpus() == parsed.target.NumIpus() &&
+        lookup.executable->target.TilesPerIpu() == parsed.target.TilesPerIpu())
+      return std::move(*lookup.executable);
+    lookup.kind = exec::ExecutableCache::LookupKind::kCorrupt;
+    lookup.problem = fmt::format(
+        "{}: holds module {} (fingerprint {}) for other inputs than {} (fingerprint {})",
+        status.path, info.module_name, hlo::FingerprintToString(info.fingerprint),
+        parsed.module.name(), hlo::FingerprintToString(parsed.fingerprint));
+  }
+  if (lookup.kind == exec::ExecutableCache::LookupKind::kCorrupt &&
+      lookup.problem != status.problem)
+    log.Warning("poplar_executor.cc", fmt::format("{}; compiling again", lookup.problem));
+  status.problem = lookup.problem;
+  return std::nullopt;
+}
+
+}  // namespace
+
 Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOptions& options,
                                        CompileLog& log, exec::LoadParts parts) {
   auto start = Clock::now();
@@ -280,36 +319,8 @@ Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOpt
                           std::move(executable.target), std::move(executable.result),
                           SecondsSince(start),          std::move(status)};
   };
-  const auto try_load = [&]() -> std::optional<exec::Executable> {
-    std::error_code error;
-    if (!std::filesystem::exists(status.path, error)) {
-      status.problem.clear();
-      return std::nullopt;
-    }
-    PhaseScope phase(log, "Loading executable");
-    exec::ExecutableCache::Lookup lookup = cache.Load(status.key, parts);
-    if (lookup.kind == exec::ExecutableCache::LookupKind::kLoaded) {
-      // Equal keys from different inputs would be a hash collision (or a
-      // file copied under another name): check what the key stands for.
-      const exec::ExecutableInfo& info = lookup.executable->info;
-      if (info.fingerprint == parsed.fingerprint && info.key_text == CacheOptionsText(options) &&
-          lookup.executable->target.ArchString() == parsed.target.ArchString() &&
-          lookup.executable->target.NumIpus() == parsed.target.NumIpus() &&
-          lookup.executable->target.TilesPerIpu() == parsed.target.TilesPerIpu())
-        return std::move(*lookup.executable);
-      lookup.kind = exec::ExecutableCache::LookupKind::kCorrupt;
-      lookup.problem = fmt::format(
-          "{}: holds module {} (fingerprint {}) for other inputs than {} (fingerprint {})",
-          status.path, info.module_name, hlo::FingerprintToString(info.fingerprint), module_name,
-          hlo::FingerprintToString(parsed.fingerprint));
-    }
-    if (lookup.kind == exec::ExecutableCache::LookupKind::kCorrupt &&
-        lookup.problem != status.problem)
-      log.Warning("poplar_executor.cc", fmt::format("{}; compiling again", lookup.problem));
-    status.problem = lookup.problem;
-    return std::nullopt;
-  };
-  if (auto executable = try_load()) return loaded(std::move(*executable));
+  if (auto executable = TryLoad(cache, parsed, options, parts, log, status))
+    return loaded(std::move(*executable));
   if (status.problem.empty())
     log.Verbose("poplar_compiler.cc",
                 fmt::format("Couldn't find {} in executable cache", status.path));
@@ -317,7 +328,8 @@ Expected<CompiledModule> LoadOrCompile(const std::string& path, const SessionOpt
   // Compile once across processes: whoever waited for the lock finds the
   // executable the holder saved.
   exec::FileLock compile_lock(cache.CompileLockPath(status.key), exec::FileLock::Mode::kExclusive);
-  if (auto executable = try_load()) return loaded(std::move(*executable));
+  if (auto executable = TryLoad(cache, parsed, options, parts, log, status))
+    return loaded(std::move(*executable));
   std::string module_text = hlo::PrintModule(
       parsed.module, {.style = hlo::PrintStyle::kShort, .level = hlo::kLevelCosmetic});
   TILEPROF_ASSIGN_OR_RETURN(CompiledModule compiled,
