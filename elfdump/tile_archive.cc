@@ -165,14 +165,13 @@ std::string Describe(const TilePlace& place) {
   return fmt::format("tile {} ({})", place.index, place.member_name);
 }
 
-// Pass 1 for one tile: validates and lays out.
-Expected<MemberPlan> PlanMember(const TileImage& tile, const TileArchiveOptions& options,
-                                const TilePlace& where) {
-  const auto& sections = tile.sections;
-  if (sections.size() > kMaxTileSections) {
-    return MakeError("{}: {} sections; ELF32 without extended numbering allows at most {}",
-                     Describe(where), sections.size(), kMaxTileSections);
-  }
+// A tile's sections: valid, distinct names and a total that fits 64 bits.
+struct SectionTotals {
+  uint64_t total = 0;
+  bool has_text = false;
+};
+Expected<SectionTotals> CheckSections(const std::vector<TileSection>& sections,
+                                      const TilePlace& where) {
   bool has_text = false;
   uint64_t total = 0;
   for (size_t i = 0; i < sections.size(); ++i) {
@@ -205,19 +204,12 @@ Expected<MemberPlan> PlanMember(const TileImage& tile, const TileArchiveOptions&
       return MakeError("{}: section '{}': duplicate name", Describe(where), *dup);
   }
 
-  MemberPlan plan;
-  if (options.layout == TileLayout::kTotalInText) {
-    plan.view = {true, total, {}};
-  } else if (options.layout == TileLayout::kTotalInTextWithBreakdown) {
-    if (has_text) {
-      return MakeError("{}: section '.text': the name holds the tile's total in this layout",
-                       Describe(where));
-    }
-    plan.view = {true, total, sections, true};
-  } else {
-    plan.view = {!has_text, 0, sections};
-  }
+  return SectionTotals{total, has_text};
+}
 
+// The object's layout: each section aligned, contents for those that have
+// them, the string table and the section headers, all within ELF32.
+Status LayOutObject(const TileArchiveOptions& options, const TilePlace& where, MemberPlan& plan) {
   uint64_t offset = kWriterElf32EhdrSize;
   uint64_t strtab_size = 1 + kShstrtabName.size() + 1;  // leading NUL, .shstrtab
   uint64_t count = 0;
@@ -244,7 +236,7 @@ Expected<MemberPlan> PlanMember(const TileImage& tile, const TileArchiveOptions&
       }
     }
   });
-  if (!status) return status.error();
+  if (!status) return status;
   plan.strtab_offset = static_cast<uint32_t>(offset);  // checked above
   uint64_t end = AlignUp(offset + strtab_size, kHeaderTableAlign) +
                  (count + 2) * uint64_t{kWriterElf32ShdrSize};
@@ -254,6 +246,34 @@ Expected<MemberPlan> PlanMember(const TileImage& tile, const TileArchiveOptions&
   }
   plan.object_size = static_cast<uint32_t>(end);
   plan.section_count = static_cast<uint32_t>(count + 2);
+  return {};
+}
+
+// Pass 1 for one tile: validates and lays out.
+Expected<MemberPlan> PlanMember(const TileImage& tile, const TileArchiveOptions& options,
+                                const TilePlace& where) {
+  const auto& sections = tile.sections;
+  if (sections.size() > kMaxTileSections) {
+    return MakeError("{}: {} sections; ELF32 without extended numbering allows at most {}",
+                     Describe(where), sections.size(), kMaxTileSections);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(const SectionTotals totals, CheckSections(sections, where));
+  const uint64_t total = totals.total;
+  const bool has_text = totals.has_text;
+  MemberPlan plan;
+  if (options.layout == TileLayout::kTotalInText) {
+    plan.view = {true, total, {}};
+  } else if (options.layout == TileLayout::kTotalInTextWithBreakdown) {
+    if (has_text) {
+      return MakeError("{}: section '.text': the name holds the tile's total in this layout",
+                       Describe(where));
+    }
+    plan.view = {true, total, sections, true};
+  } else {
+    plan.view = {!has_text, 0, sections};
+  }
+
+  TILEPROF_RETURN_IF_ERROR(LayOutObject(options, where, plan));
   return plan;
 }
 
