@@ -112,6 +112,8 @@ void LogScanner::Builds::FromTimestamps(ModuleBuild& b, const LogEvent& end) {
   }
 }
 
+// Long on purpose: one case per kind of log event, most a call; the whole
+// event vocabulary of a build in one switch the compiler checks for gaps.
 void LogScanner::Builds::Add(const LogEvent& e) {
   switch (e.kind) {
     case LogEventKind::kBeginCompile:

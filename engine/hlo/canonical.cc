@@ -268,6 +268,24 @@ std::vector<const Instruction*> InstructionOrder(const Computation& computation,
   return order;
 }
 
+// Which computations (by index) the entry computation calls, directly or not.
+std::vector<bool> ReachableFromEntry(const Module& module) {
+  std::vector<bool> reachable(module.computations().size(), false);
+  std::vector<const Computation*> work = {module.entry()};
+  reachable[module.entry()->index()] = true;
+  while (!work.empty()) {
+    const Computation* computation = work.back();
+    work.pop_back();
+    for (const Instruction* instruction : computation->instructions())
+      for (const Computation* callee : instruction->called_computations())
+        if (!reachable[callee->index()]) {
+          reachable[callee->index()] = true;
+          work.push_back(callee);
+        }
+  }
+  return reachable;
+}
+
 // Fills orders->computations and, for every computation, its instruction
 // order; one content hasher serves them all, so callees shared by many
 // computations with dead code are hashed once.
@@ -327,19 +345,7 @@ void ComputeOrders(const Module& module, int level, CanonicalOrders* orders) {
     }
   };
   // Which computations the entry reaches, to find the unreachable ones.
-  std::vector<bool> reachable(computations.size(), false);
-  std::vector<const Computation*> work = {module.entry()};
-  reachable[module.entry()->index()] = true;
-  while (!work.empty()) {
-    const Computation* computation = work.back();
-    work.pop_back();
-    for (const Instruction* instruction : computation->instructions())
-      for (const Computation* callee : instruction->called_computations())
-        if (!reachable[callee->index()]) {
-          reachable[callee->index()] = true;
-          work.push_back(callee);
-        }
-  }
+  const std::vector<bool> reachable = ReachableFromEntry(module);
   std::vector<const Computation*> unreachable;
   for (const Computation* computation : computations)
     if (!reachable[computation->index()]) unreachable.push_back(computation);
