@@ -146,27 +146,21 @@ Partition PlanContraction(Lowering& lowering, const hlo::Instruction& instructio
 
 namespace {
 
-// One serial step of a planned contraction: the dimensions `size` long from
-// `offset` (all of it, or a slice of the serial dimension), on the tiles
-// from `first_tile`; compute sets named after the instruction plus `suffix`.
-Status EmitStep(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
-                const TensorIndex& out_index, const std::array<uint64_t, kPlanDims>& size,
-                const std::array<uint64_t, kPlanDims>& offset, const Partition& partition,
-                uint32_t first_tile, uint64_t step, std::string_view suffix,
-                program::Sequence& program, const OutputBox& box, const EmitCell& emit) {
-  Graph& graph = lowering.graph();
-  const uint32_t tiles = graph.target().NumTiles();
-  const uint64_t reduce_ways = partition.ReduceWays();
-  std::vector<TensorRegion> runs;
-  std::vector<uint64_t> lo, extent;
+// An output block of one serial step, its box and element count, in cell
+// order.
+struct Block {
+  std::array<Range, kPlanDims> range;
+  std::vector<TensorRegion> runs;  // the output box, row-major
+  uint64_t elements = 0;
+  uint64_t row = 0;  // the box's innermost extent
+};
 
-  // The output blocks, their boxes and element counts, in cell order.
-  struct Block {
-    std::array<Range, kPlanDims> range;
-    std::vector<TensorRegion> runs;  // the output box, row-major
-    uint64_t elements = 0;
-    uint64_t row = 0;  // the box's innermost extent
-  };
+// The step's non-empty output blocks.
+Expected<std::vector<Block>> StepBlocks(const TensorIndex& out_index,
+                                        const std::array<uint64_t, kPlanDims>& size,
+                                        const std::array<uint64_t, kPlanDims>& offset,
+                                        const Partition& partition, const OutputBox& box) {
+  std::vector<uint64_t> lo, extent;
   std::vector<Block> blocks;
   std::array<Range, kPlanDims> range{};
   Cell probe;
@@ -188,10 +182,89 @@ Status EmitStep(Lowering& lowering, const hlo::Instruction& instruction, const T
     blocks.push_back(std::move(block));
   });
   TILEPROF_RETURN_IF_ERROR(status);
+  return blocks;
+}
 
-  auto tile_of = [&](uint64_t block, uint64_t r) {
+// The tile of the cell of block `block` and reduce index `r`.
+struct CellTiles {
+  uint32_t first_tile = 0;
+  uint64_t reduce_ways = 1;
+  uint32_t tiles = 1;
+  uint32_t operator()(uint64_t block, uint64_t r) const {
     return static_cast<uint32_t>((first_tile + block * reduce_ways + r) % tiles);
-  };
+  }
+};
+
+// The reduction: block b's elements cut into reduce_ways pieces, piece j
+// added up on the tile of cell (b, j) from the partial sums of every cell
+// of the block, and written to the output there.
+Status EmitReduction(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
+                     const std::vector<Block>& blocks, const Tensor& partials,
+                     const std::vector<uint64_t>& partial_offset, const CellTiles& tile_of,
+                     std::string_view suffix, program::Sequence& program) {
+  Graph& graph = lowering.graph();
+  const uint64_t reduce_ways = tile_of.reduce_ways;
+  std::vector<TensorRegion> runs;
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce,
+                            GetReduceCodelet(ReduceOp::kAdd, out.element_type(), false));
+  const std::optional<size_t> partials_field = reduce->FindField("partials");
+  const std::optional<size_t> out_field = reduce->FindField("out");
+  if (!partials_field || !out_field) return MakeError("the reduce codelet lacks its fields");
+  const ComputeSetId reduce_cs =
+      lowering.AddComputeSet(fmt::format("{}{}/reduce", instruction.name(), suffix), program);
+  const VariableId partial_variable = partials.regions()[0].variable;
+  std::vector<TensorRegion> out_piece;
+  for (uint64_t b = 0; b < blocks.size(); ++b) {
+    const Block& block = blocks[b];
+    // Pieces of whole rows of the box (its innermost extent) when there
+    // are enough rows: the output's consumers then read whole rows from
+    // one tile each, which travel as one message per tile (a piece cut
+    // mid-row would make every row two).
+    const uint64_t row = block.row;
+    const uint64_t rows = row == 0 ? 0 : block.elements / row;
+    for (uint64_t j = 0; j < reduce_ways; ++j) {
+      Range piece = SplitRange(block.elements, reduce_ways, j);
+      if (rows >= reduce_ways) {
+        const Range in_rows = SplitRange(rows, reduce_ways, j);
+        piece = {in_rows.begin * row, in_rows.size * row};
+      }
+      if (piece.size == 0) continue;
+      const uint32_t tile = tile_of(b, j);
+      runs.clear();
+      for (uint64_t r = 0; r < reduce_ways; ++r) {
+        const uint64_t begin = partial_offset[b] + r * block.elements + piece.begin;
+        runs.push_back({partial_variable, begin, begin + piece.size});
+      }
+      out_piece.clear();
+      SliceRuns(block.runs, piece.begin, piece.size, out_piece);
+      for (const TensorRegion& run : out_piece)
+        TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(run.variable, run.begin, run.end, tile));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                                graph.AddVertex(reduce_cs, *reduce, instruction.name()));
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
+      const uint64_t all = piece.size * reduce_ways;
+      TILEPROF_RETURN_IF_ERROR(
+          graph.ConnectRegions(vertex, *partials_field, out.element_type(), {&all, 1}, runs));
+      TILEPROF_RETURN_IF_ERROR(graph.ConnectRegions(vertex, *out_field, out.element_type(),
+                                                    {&piece.size, 1}, out_piece));
+    }
+  }
+  return {};
+}
+
+// One serial step of a planned contraction: the dimensions `size` long from
+// `offset` (all of it, or a slice of the serial dimension), on the tiles
+// from `first_tile`; compute sets named after the instruction plus `suffix`.
+Status EmitStep(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
+                const TensorIndex& out_index, const std::array<uint64_t, kPlanDims>& size,
+                const std::array<uint64_t, kPlanDims>& offset, const Partition& partition,
+                uint32_t first_tile, uint64_t step, std::string_view suffix,
+                program::Sequence& program, const OutputBox& box, const EmitCell& emit) {
+  Graph& graph = lowering.graph();
+  const uint64_t reduce_ways = partition.ReduceWays();
+  TILEPROF_ASSIGN_OR_RETURN(const std::vector<Block> blocks,
+                            StepBlocks(out_index, size, offset, partition, box));
+  const CellTiles tile_of{first_tile, reduce_ways, graph.target().NumTiles()};
   // Partial sums: each cell's block of them contiguous, on its tile.
   Tensor partials;
   std::vector<uint64_t> partial_offset;  // per block, the first cell's offset
@@ -248,55 +321,8 @@ Status EmitStep(Lowering& lowering, const hlo::Instruction& instruction, const T
     TILEPROF_RETURN_IF_ERROR(cell_status);
   }
   if (reduce_ways == 1) return {};
-
-  // The reduction: block b's elements cut into reduce_ways pieces, piece j
-  // added up on the tile of cell (b, j) from the partial sums of every
-  // cell of the block, and written to the output there.
-  TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce,
-                            GetReduceCodelet(ReduceOp::kAdd, out.element_type(), false));
-  const std::optional<size_t> partials_field = reduce->FindField("partials");
-  const std::optional<size_t> out_field = reduce->FindField("out");
-  if (!partials_field || !out_field) return MakeError("the reduce codelet lacks its fields");
-  const ComputeSetId reduce_cs =
-      lowering.AddComputeSet(fmt::format("{}{}/reduce", instruction.name(), suffix), program);
-  const VariableId partial_variable = partials.regions()[0].variable;
-  std::vector<TensorRegion> out_piece;
-  for (uint64_t b = 0; b < blocks.size(); ++b) {
-    const Block& block = blocks[b];
-    // Pieces of whole rows of the box (its innermost extent) when there
-    // are enough rows: the output's consumers then read whole rows from
-    // one tile each, which travel as one message per tile (a piece cut
-    // mid-row would make every row two).
-    const uint64_t row = block.row;
-    const uint64_t rows = row == 0 ? 0 : block.elements / row;
-    for (uint64_t j = 0; j < reduce_ways; ++j) {
-      Range piece = SplitRange(block.elements, reduce_ways, j);
-      if (rows >= reduce_ways) {
-        const Range in_rows = SplitRange(rows, reduce_ways, j);
-        piece = {in_rows.begin * row, in_rows.size * row};
-      }
-      if (piece.size == 0) continue;
-      const uint32_t tile = tile_of(b, j);
-      runs.clear();
-      for (uint64_t r = 0; r < reduce_ways; ++r) {
-        const uint64_t begin = partial_offset[b] + r * block.elements + piece.begin;
-        runs.push_back({partial_variable, begin, begin + piece.size});
-      }
-      out_piece.clear();
-      SliceRuns(block.runs, piece.begin, piece.size, out_piece);
-      for (const TensorRegion& run : out_piece)
-        TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(run.variable, run.begin, run.end, tile));
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                                graph.AddVertex(reduce_cs, *reduce, instruction.name()));
-      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
-      const uint64_t all = piece.size * reduce_ways;
-      TILEPROF_RETURN_IF_ERROR(
-          graph.ConnectRegions(vertex, *partials_field, out.element_type(), {&all, 1}, runs));
-      TILEPROF_RETURN_IF_ERROR(graph.ConnectRegions(vertex, *out_field, out.element_type(),
-                                                    {&piece.size, 1}, out_piece));
-    }
-  }
-  return {};
+  return EmitReduction(lowering, instruction, out, blocks, partials, partial_offset, tile_of,
+                       suffix, program);
 }
 
 }  // namespace
