@@ -247,57 +247,53 @@ PlanCost EstimatePlan(const ContractionShape& shape, const Partition& p, const P
 
 namespace {
 
-PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const PlanTarget& target,
-                      const std::array<uint64_t, kPlanDims>& layout) {
-  PlanCost cost;
-  cost.cells = p.Cells();
+// The largest cell's blocks: of the output, the input (its fields the spans
+// its outputs and kernel positions read) and the weights, and their sizes.
+struct CellBlock {
+  std::array<uint64_t, kPlanDims> block{};     // per dimension, the output's
+  std::array<uint64_t, kPlanDims> in_block{};  // the input's (fields: spans read)
+  std::array<uint64_t, kPlanDims> in_full{};   // the input's whole sizes
+  uint64_t g = 1, n = 1, ci = 1, co = 1;       // groups, batch, channels in and out
+  uint64_t out_positions = 1, kernel_positions = 1;
+  uint64_t in_elements = 0, w_elements = 0, out_elements = 0;
+};
+
+CellBlock CellBlockOf(const ContractionShape& shape, const Partition& p) {
   const std::array<uint64_t, kPlanDims> full = FullSizes(shape);
   const std::array<uint64_t, kPlanDims> block = BlockSizes(shape, p);
   auto b = [&](PlanDim d) { return block[Index(d)]; };
   // The block of each operand, per dimension (the input's fields are the
   // spans its outputs and kernel positions read).
-  std::array<uint64_t, kPlanDims> in_block = block, in_full = full;
-  uint64_t out_positions = 1, kernel_positions = 1, in_positions = 1;
+  CellBlock c;
+  c.in_block = block;
+  c.in_full = full;
+  uint64_t in_positions = 1;
   for (size_t s = 0; s < shape.fields.size() && s < kPlanMaxFields; ++s) {
     const PlanField& f = shape.fields[s];
     const uint64_t span = InputSpan(f, b(FieldDim(s)), b(KernelDim(s)));
-    in_block[Index(FieldDim(s))] = span;
-    in_full[Index(FieldDim(s))] = f.in;
-    out_positions = Mul(out_positions, b(FieldDim(s)));
-    kernel_positions = Mul(kernel_positions, b(KernelDim(s)));
+    c.in_block[Index(FieldDim(s))] = span;
+    c.in_full[Index(FieldDim(s))] = f.in;
+    c.out_positions = Mul(c.out_positions, b(FieldDim(s)));
+    c.kernel_positions = Mul(c.kernel_positions, b(KernelDim(s)));
     in_positions = Mul(in_positions, span);
   }
-  const uint64_t g = b(PlanDim::kGroup), n = b(PlanDim::kBatch), ci = b(PlanDim::kInChan),
-                 co = b(PlanDim::kOutChan);
-  const uint64_t in_elements = Mul(Mul(Mul(g, n), in_positions), ci);
-  const uint64_t w_elements = Mul(Mul(Mul(g, kernel_positions), ci), co);
-  const uint64_t out_elements = Mul(Mul(Mul(g, n), out_positions), co);
-  cost.macs = Mul(Mul(out_elements, ci), kernel_positions);
+  c.g = b(PlanDim::kGroup);
+  c.n = b(PlanDim::kBatch);
+  c.ci = b(PlanDim::kInChan);
+  c.co = b(PlanDim::kOutChan);
+  c.in_elements = Mul(Mul(Mul(c.g, c.n), in_positions), c.ci);
+  c.w_elements = Mul(Mul(Mul(c.g, c.kernel_positions), c.ci), c.co);
+  c.out_elements = Mul(Mul(Mul(c.g, c.n), c.out_positions), c.co);
+  c.block = block;
+  return c;
+}
 
-  // Received: what is not on the cell's tile. A placeable operand's slice
-  // is on the tile of one of the cells that read it.
-  auto received = [&](uint64_t elements, bool placeable, uint64_t replicas) {
-    const uint64_t bytes = Mul(elements, shape.in_bytes);
-    return placeable ? bytes / replicas * (replicas - 1) : bytes;
-  };
-  uint64_t weight_replicas = p.Ways(PlanDim::kBatch);
-  for (size_t s = 0; s < shape.fields.size(); ++s) weight_replicas *= p.Ways(FieldDim(s));
-  // The input is read by the cells of every output-channel block, and by
-  // those of every kernel position block (their windows are shifted).
-  uint64_t input_replicas = p.Ways(PlanDim::kOutChan);
-  for (size_t s = 0; s < shape.fields.size(); ++s) input_replicas *= p.Ways(KernelDim(s));
-  cost.received_bytes = Add(received(in_elements, shape.input_placeable, input_replicas),
-                            received(w_elements, shape.weights_placeable, weight_replicas));
+// Exchange code: a region sent and received costs code at both ends.
+void AddExchangeCode(const ContractionShape& shape, const Partition& p,
+                     const std::array<uint64_t, kPlanDims>& layout, const CellBlock& c,
+                     uint64_t input_replicas, uint64_t weight_replicas, PlanCost& cost) {
+  const std::array<uint64_t, kPlanDims>& block = c.block;
   const uint64_t reduce_ways = p.ReduceWays();
-  const uint64_t piece = CeilDiv(out_elements, reduce_ways);  // outputs a cell reduces
-  if (reduce_ways > 1) {
-    cost.partial_bytes = Mul(out_elements, shape.acc_bytes);
-    cost.reduce_received = Mul(Mul(piece, reduce_ways - 1), shape.acc_bytes);
-  }
-  cost.temporary_bytes = std::max(Add(cost.received_bytes, cost.partial_bytes),
-                                  Add(cost.partial_bytes, cost.reduce_received));
-
-  // Exchange code: a region sent and received costs code at both ends.
   const auto regions = [&](const std::vector<PlanDim>& order, const auto& blk, const auto& all) {
     std::array<uint64_t, 2 * kPlanDims> bs{}, fs{};
     const size_t rank = std::min(order.size(), bs.size());
@@ -310,8 +306,8 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
   };
   std::array<uint64_t, kPlanDims> in_layout = layout;
   for (size_t s = 0; s < shape.fields.size() && s < kPlanMaxFields; ++s)
-    in_layout[Index(FieldDim(s))] = in_full[Index(FieldDim(s))];
-  const uint64_t in_regions = regions(shape.input_order, in_block, in_layout);
+    in_layout[Index(FieldDim(s))] = c.in_full[Index(FieldDim(s))];
+  const uint64_t in_regions = regions(shape.input_order, c.in_block, in_layout);
   const uint64_t w_regions = regions(shape.weights_order, block, layout);
   // The output block's runs: its consumers read them (an elementwise op on
   // the tile runs over each), so they count as the operands' do.
@@ -326,8 +322,17 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
   // listens to (schedule_walk.cc), a few per operand slice.
   const uint64_t listened = 2 + (reduce_ways > 1 ? reduce_ways : 0);
   cost.exchange_code = Mul(Add(code_regions, listened), memory::kExchangeCodePerRegion);
+}
 
-  // Cycles: the conv partial's own estimate (engine/codelets/conv.cc).
+// Cycles: the conv partial's own estimate (engine/codelets/conv.cc), the
+// exchange of what the cell receives and the reduction of partials.
+void AddCycles(const ContractionShape& shape, const Partition& p, const PlanTarget& target,
+               const CellBlock& c, PlanCost& cost) {
+  const uint64_t g = c.g, n = c.n, ci = c.ci, out_positions = c.out_positions,
+                 kernel_positions = c.kernel_positions, w_elements = c.w_elements,
+                 out_elements = c.out_elements;
+  const uint64_t reduce_ways = p.ReduceWays();
+  const uint64_t piece = CeilDiv(out_elements, reduce_ways);  // outputs a cell reduces
   const uint64_t workers = std::max<uint32_t>(target.workers, 1);
   if (target.amp_macs_per_cycle > 0) {
     const uint64_t pixels = Mul(Mul(g, n), out_positions);
@@ -355,6 +360,42 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
         workers * (cost::kWorkerOverhead +
                    CeilDiv(CeilDiv(Mul(piece, reduce_ways), target.vector_width), workers));
   }
+}
+
+PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const PlanTarget& target,
+                      const std::array<uint64_t, kPlanDims>& layout) {
+  PlanCost cost;
+  cost.cells = p.Cells();
+  const CellBlock c = CellBlockOf(shape, p);
+  const uint64_t in_elements = c.in_elements, w_elements = c.w_elements,
+                 out_elements = c.out_elements;
+  cost.macs = Mul(Mul(out_elements, c.ci), c.kernel_positions);
+
+  // Received: what is not on the cell's tile. A placeable operand's slice
+  // is on the tile of one of the cells that read it.
+  auto received = [&](uint64_t elements, bool placeable, uint64_t replicas) {
+    const uint64_t bytes = Mul(elements, shape.in_bytes);
+    return placeable ? bytes / replicas * (replicas - 1) : bytes;
+  };
+  uint64_t weight_replicas = p.Ways(PlanDim::kBatch);
+  for (size_t s = 0; s < shape.fields.size(); ++s) weight_replicas *= p.Ways(FieldDim(s));
+  // The input is read by the cells of every output-channel block, and by
+  // those of every kernel position block (their windows are shifted).
+  uint64_t input_replicas = p.Ways(PlanDim::kOutChan);
+  for (size_t s = 0; s < shape.fields.size(); ++s) input_replicas *= p.Ways(KernelDim(s));
+  cost.received_bytes = Add(received(in_elements, shape.input_placeable, input_replicas),
+                            received(w_elements, shape.weights_placeable, weight_replicas));
+  const uint64_t reduce_ways = p.ReduceWays();
+  const uint64_t piece = CeilDiv(out_elements, reduce_ways);  // outputs a cell reduces
+  if (reduce_ways > 1) {
+    cost.partial_bytes = Mul(out_elements, shape.acc_bytes);
+    cost.reduce_received = Mul(Mul(piece, reduce_ways - 1), shape.acc_bytes);
+  }
+  cost.temporary_bytes = std::max(Add(cost.received_bytes, cost.partial_bytes),
+                                  Add(cost.partial_bytes, cost.reduce_received));
+
+  AddExchangeCode(shape, p, layout, c, input_replicas, weight_replicas, cost);
+  AddCycles(shape, p, target, c, cost);
   const uint64_t available = static_cast<uint64_t>(target.available_memory_proportion *
                                                    static_cast<double>(target.tile_bytes));
   cost.fits = cost.temporary_bytes <= available && cost.field_regions <= kMaxCellRegions;
@@ -375,6 +416,16 @@ bool Better(const PlanCost& a, const PlanCost& b, uint64_t max_runs) {
   if (a_bounded != b_bounded) return a_bounded;
   if (a.fits != b.fits) return a.fits;
   return a.fits ? a.Objective() < b.Objective() : a.temporary_bytes < b.temporary_bytes;
+}
+
+// Each dimension split into exactly the blocks it has (7 ways of 8 rows is
+// 4 blocks of 2: 4 ways).
+Partition Normalised(Partition p, const std::array<uint64_t, kPlanDims>& full) {
+  for (size_t d = 0; d < kPlanDims; ++d) {
+    const uint64_t w = p.Ways(static_cast<PlanDim>(d));
+    p.ways[d] = CeilDiv(full[d], CeilDiv(full[d], w));
+  }
+  return p;
 }
 
 // The best partition of one step (no serial splits), normalised, whose
@@ -454,12 +505,7 @@ Partition ChooseStep(const ContractionShape& shape, const PlanTarget& target, ui
       if (best.ways != start.ways) improved = true;
     }
   }
-  // Normalise: each dimension split into exactly the blocks it has.
-  for (size_t d = 0; d < kPlanDims; ++d) {
-    const uint64_t w = best.Ways(static_cast<PlanDim>(d));
-    best.ways[d] = CeilDiv(full[d], CeilDiv(full[d], w));
-  }
-  return best;
+  return Normalised(best, full);
 }
 
 }  // namespace
