@@ -274,6 +274,26 @@ std::string ScriptSafe(const json& data) {
   return out;
 }
 
+// The page around its data element: `data_attributes` go in the element's
+// tag, `data_text` (script-safe JSON, or nothing) is its body.
+std::string PageHtml(const LoadedReport& report, const LoadedReport* other,
+                     std::string_view data_attributes, std::string_view data_text) {
+  std::string html;
+  html += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  html += "<title>tileprof: " + XmlEscape(report.path) +
+          (other ? " vs " + XmlEscape(other->path) : std::string()) + "</title>";
+  html += "<style>";
+  html += kViewCss;
+  html += "</style></head><body>\n<script type=\"application/json\" id=\"tileprof-data\"";
+  html += data_attributes;
+  html += ">";
+  html += data_text;
+  html += "</script>\n<script>";
+  html += kViewJs;
+  html += "</script></body></html>\n";
+  return html;
+}
+
 }  // namespace
 
 Expected<json> ViewData(const LoadedReport& loaded) {
@@ -316,7 +336,7 @@ Expected<json> ViewData(const LoadedReport& loaded) {
   return data;
 }
 
-Expected<std::string> ViewPage(const LoadedReport& report, const LoadedReport* other) {
+Expected<json> ViewPageData(const LoadedReport& report, const LoadedReport* other) {
   Expected<json> data = ViewData(report);
   if (!data) return data.error();
   json page{{"report", std::move(*data)}};
@@ -326,18 +346,18 @@ Expected<std::string> ViewPage(const LoadedReport& report, const LoadedReport* o
     page["other"] = std::move(*second);
     page["compare"] = AnalysisJson(CompareView(report, *other, 20));
   }
-  std::string html;
-  html += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-  html += "<title>tileprof: " + XmlEscape(report.path) +
-          (other ? " vs " + XmlEscape(other->path) : std::string()) + "</title>";
-  html += "<style>";
-  html += kViewCss;
-  html += "</style></head><body>\n<script type=\"application/json\" id=\"tileprof-data\">";
-  html += ScriptSafe(page);
-  html += "</script>\n<script>";
-  html += kViewJs;
-  html += "</script></body></html>\n";
-  return html;
+  return page;
+}
+
+Expected<std::string> ViewPage(const LoadedReport& report, const LoadedReport* other) {
+  Expected<json> data = ViewPageData(report, other);
+  if (!data) return data.error();
+  return PageHtml(report, other, "", ScriptSafe(*data));
+}
+
+std::string ViewShell(const LoadedReport& report, const LoadedReport* other,
+                      std::string_view data_url) {
+  return PageHtml(report, other, " data-src=\"" + XmlEscape(data_url) + "\"", "");
 }
 
 }  // namespace tileprof::analyzer

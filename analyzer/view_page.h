@@ -8,10 +8,13 @@
 // <script type="application/json" id="tileprof-data">, and an inline script
 // (analyzer/view/*.js) that draws the views in the browser: no network
 // access, works from file://. The script sets <body data-ready="1"> once
-// the page is up (the browser tests wait for it).
+// the page is up (the browser tests wait for it). `tileprof view --serve`
+// (analyzer/view_server.h) serves the same page without its data, the
+// shell, and the data beside it, which the script then fetches.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -33,7 +36,18 @@ inline constexpr size_t kViewMaxVariables = 60'000;
 // report (named by the analysis).
 Expected<nlohmann::json> ViewData(const LoadedReport& report);
 
-// The whole page; `other` (may be null) adds the Compare view.
+// The page's data, one JSON object: {"report": ViewData(report)} and, when
+// `other` is not null, "other" (its ViewData) and "compare" (`tileprof
+// compare` as JSON) for the Compare view.
+Expected<nlohmann::json> ViewPageData(const LoadedReport& report, const LoadedReport* other);
+
+// The whole page, ViewPageData embedded; `other` (may be null) adds the
+// Compare view.
 Expected<std::string> ViewPage(const LoadedReport& report, const LoadedReport* other);
+
+// The same page without its data: the data element is empty and has
+// data-src="`data_url`", where the script fetches ViewPageData from.
+std::string ViewShell(const LoadedReport& report, const LoadedReport* other,
+                      std::string_view data_url);
 
 }  // namespace tileprof::analyzer

@@ -2,7 +2,8 @@
 // one function (so they share its scope): base.js, memory.js, program.js.
 //
 // tileprof view: draws the views of the page from the JSON data the page
-// carries (<script id="tileprof-data">, made by analyzer/view_page.cc).
+// carries (<script id="tileprof-data">, made by analyzer/view_page.cc), or
+// fetches from its data-src when `tileprof view --serve` serves the page.
 // Plain browser JavaScript, no libraries and no network: the page must work
 // from file:// on a machine with no access to anything. A view is drawn
 // when first shown (a 94,208-tile report must open fast); <body
@@ -11,7 +12,20 @@
 //
 // This file: the data, units, DOM, table and chart helpers, and the views
 // registry.
-  var DATA = JSON.parse(document.getElementById('tileprof-data').textContent);
+  // The data: this is runView(DATA) (embed.cmake), called without it. It is
+  // in the page, or served beside it (data-src): fetched, then runView again.
+  var source = document.getElementById('tileprof-data');
+  if (DATA === undefined && source.hasAttribute('data-src')) {
+    fetch(source.getAttribute('data-src')).then(function (r) {
+      if (!r.ok) throw new Error(r.status + ' ' + r.statusText);
+      return r.json();
+    }).then(runView, function (e) {
+      document.body.appendChild(document.createTextNode('Could not load the report\'s data: ' + e));
+      throw e;
+    });
+    return;
+  }
+  if (DATA === undefined) DATA = JSON.parse(source.textContent);
   var R = DATA.report, O = DATA.other || null;
   var SVG = 'http://www.w3.org/2000/svg';
   var COLOURS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1',

@@ -2,8 +2,10 @@
 # the view's scripts (base.js, memory.js, program.js in DIR, in that order)
 # joined inside one strict-mode function, so they share its scope and put
 # nothing in the page's globals, and DIR/view.css; as raw string literals.
+# The function, runView(DATA), is called without the data; base.js reads
+# it from the page, or fetches it and calls runView again with it.
 # Run at build time (cmake -P), so editing a script rebuilds the page.
-set(js "(function () {\n'use strict';\n")
+set(js "(function runView(DATA) {\n'use strict';\n")
 foreach(part base memory program)
   file(READ "${DIR}/${part}.js" text)
   string(APPEND js "${text}")

@@ -2,11 +2,15 @@
 // over `tileprof view` pages, as a user would: every view is shown, a tile
 // is clicked on the tile map, a step on the liveness chart, a node of the
 // program tree opened, the units changed, and a Compare page shows deltas.
-// No page may log a console error or throw.
+// With --serve, `TILEPROF view REPORT --serve 0` is started and the page it
+// serves opened (its data fetched from the server), then the server is
+// stopped with SIGINT. No page may log a console error or throw.
 //
-//   node view_test.mjs PAGE.html [PAGE.html ...]   (SCREENSHOTS=DIR saves each view)
+//   node view_test.mjs [--serve TILEPROF REPORT] PAGE.html [PAGE.html ...]
+//   (SCREENSHOTS=DIR saves each view)
 // Exits 0 when every check passes; prints each failure and exits 1.
 import {chromium} from 'playwright-core';
+import {spawn} from 'node:child_process';
 import path from 'node:path';
 
 const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -226,17 +230,70 @@ async function testPage(browser, file) {
   await context.close();
 }
 
-const pages = process.argv.slice(2);
-if (!pages.length) {
-  console.error('usage: node view_test.mjs PAGE.html [PAGE.html ...]');
+// `tileprof view REPORT --serve 0`: the URL it prints opens the page, whose
+// data comes from the server; SIGINT stops it with status 0.
+async function testServed(browser, tileprof, report) {
+  const name = 'view --serve';
+  const server = spawn(tileprof, ['view', report, '--serve', '0'], {stdio: ['ignore', 'pipe', 'inherit']});
+  const exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve({code, signal})));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`no URL printed within 60 s: ${out}`)), 60000);
+      server.stdout.on('data', (d) => {
+        out += d;
+        const m = out.match(/^Serving the view of .* at (http:\/\/127\.0\.0\.1:\d+\/) \(Ctrl-C to stop\)$/m);
+        if (m) { clearTimeout(timer); resolve(m[1]); }
+      });
+      exited.then(({code}) => { clearTimeout(timer); reject(new Error(`exited (${code}) before serving: ${out}`)); });
+    });
+    const context = await browser.newContext({viewport: {width: 1280, height: 900}});
+    const page = await context.newPage();
+    const errors = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('request', (r) => { if (!r.url().startsWith(url)) errors.push('fetched ' + r.url()); });
+    page.on('response', (r) => { if (r.status() >= 400) errors.push(`${r.status()} for ${r.url()}`); });
+    const fetched = page.waitForRequest(url + 'data.json');
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready="1"]', {timeout: 20000});
+    check((await fetched).url() === url + 'data.json', name, 'the page fetches its data from the server');
+    const data = await page.evaluate(() => window.tileprofView.data);
+    check(data.report.path === report, name, `the data is the report's (${data.report.path})`);
+    const visible = await page.isVisible('#view-summary');
+    const content = await page.$eval('#view-summary', (s) => s.children.length);
+    check(visible && content > 1, name, `the Summary view is shown with content (${visible}, ${content})`);
+    const rows = await page.$$eval('#summary tbody tr', (r) => r.length);
+    check(rows > 0, name, `the summary table has the report's figures (${rows} rows)`);
+    if (shots) await shot(page, path.join(shots, 'served-summary.png'));
+    check(errors.length === 0, name, 'no console error: ' + errors.join(' | '));
+    await context.close();
+  } catch (e) {
+    check(false, name, String(e));
+  } finally {
+    server.kill('SIGINT');
+    const killer = setTimeout(() => server.kill('SIGKILL'), 10000);  // SIGINT did not stop it
+    const {code, signal} = await exited;
+    clearTimeout(killer);
+    check(code === 0, name, `the server exits with status 0 on SIGINT (${code}, ${signal})`);
+  }
+}
+
+const args = process.argv.slice(2);
+let serve = null;
+if (args[0] === '--serve') serve = args.splice(0, 3).slice(1);
+const pages = args;
+if (!pages.length || (serve && serve.length !== 2)) {
+  console.error('usage: node view_test.mjs [--serve TILEPROF REPORT] PAGE.html [PAGE.html ...]');
   process.exit(2);
 }
 const browser = await chromium.launch({executablePath: browserPath, args: ['--no-sandbox']});
 try {
   for (const file of pages) await testPage(browser, file);
+  if (serve) await testServed(browser, ...serve);
 } finally {
   await browser.close();
 }
 for (const f of failures) console.error('FAIL ' + f);
-console.log(`${pages.length} pages, ${failures.length} failures`);
+console.log(`${pages.length + (serve ? 1 : 0)} pages, ${failures.length} failures`);
 process.exit(failures.length ? 1 : 0);

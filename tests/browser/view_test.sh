@@ -3,7 +3,8 @@
 # profiled per tile; and compiled for 2 IPUs), of samples/oom (out of memory on ipu1) and Compares
 # of the MNIST report with the adder's and with the same step on half the
 # tiles, then drives them in headless
-# Chromium (view_test.mjs). Run by ctest as `browser_view`.
+# Chromium (view_test.mjs), and the MNIST page served by `tileprof view
+# --serve 0`. Run by ctest as `browser_view`.
 # Usage: tests/browser/view_test.sh TILEPROF [SCREENSHOT_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,5 +34,5 @@ inputs=$(/usr/bin/python3 "$root/samples/mnist/make_data.py" "$work/data")
 "$tileprof" view oom/report.rep -o oom_text.html >/dev/null
 "$tileprof" view mnist/report.json --compare adder/report.json -o compare.html >/dev/null
 "$tileprof" view mnist/report.json --compare mnist_half/report.json -o compare_half.html >/dev/null
-SCREENSHOTS=${2:-} node "$here/view_test.mjs" mnist.html oom.html oom_text.html compare.html \
-  compare_half.html mnist_ipus.html
+SCREENSHOTS=${2:-} node "$here/view_test.mjs" --serve "$tileprof" mnist/report.json \
+  mnist.html oom.html oom_text.html compare.html compare_half.html mnist_ipus.html
