@@ -34,7 +34,7 @@
       var theirs = outOfMemory(O);
       s.appendChild(el('p', {id: 'fit-compare'}, ['Compared report (' + O.path + '): ', el('span', {'class': 'badge ' + (theirs === 0 ? 'ok' : 'bad'),
         text: theirs === null ? 'capacity unknown' : theirs === 0 ? 'fits' : 'does not fit: ' + group(theirs) + ' tiles out of memory'}),
-        oom !== null && theirs !== null ? ' (' + delta(theirs - oom, false).t + ' tiles out of memory against this one)' : '']));
+        oom !== null && theirs !== null ? ' (Δ tiles out of memory, the compared report minus this one: ' + delta(theirs - oom, false).t + ')' : '']));
     }
     var hist = R.histogram && R.histogram.histogram;
     if (hist && hist.length) {
