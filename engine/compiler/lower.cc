@@ -152,21 +152,20 @@ std::pair<uint64_t, uint64_t> Lowering::ProportionalRange(uint64_t n, uint64_t p
   return {begin, size};
 }
 
-Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
-                             std::string_view out_field, const Tensor& out,
-                             std::span<const FieldInput> inputs, std::string_view debug_name) {
-  const uint64_t total = out.NumElements();
-  if (total == 0) return {};
-  // Positions of the output by tile, in element order within each tile, and
-  // the tiles in increasing order (a map per op cost a node per tile).
-  const uint32_t num_tiles = graph_.target().NumTiles();
-  std::vector<std::vector<std::pair<uint64_t, uint64_t>>>& by_tile = tile_ranges_;
-  std::vector<uint32_t>& tiles = ranged_tiles_;
+namespace {
+
+// The positions of `out` by tile, as ranges in element order within each
+// tile, and the tiles holding any, in increasing order. `by_tile` and
+// `tiles` are the last op's, reused: only the tiles it used are cleared.
+Status GroupByTile(const Graph& graph, const Tensor& out,
+                   std::vector<std::vector<std::pair<uint64_t, uint64_t>>>& by_tile,
+                   std::vector<uint32_t>& tiles) {
+  const uint32_t num_tiles = graph.target().NumTiles();
   for (const uint32_t tile : tiles) by_tile[tile].clear();  // the last op's, even one that failed
   tiles.clear();
   by_tile.resize(num_tiles);
   uint64_t position = 0;
-  for (const MappedRegion& piece : graph_.MapRegions(out.Flatten())) {
+  for (const MappedRegion& piece : graph.MapRegions(out.Flatten())) {
     if (!piece.tile) return MakeError("output {} is not mapped", out.ShapeString());
     auto& ranges = by_tile[*piece.tile];
     if (ranges.empty()) tiles.push_back(*piece.tile);
@@ -178,6 +177,21 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
     position += piece.region.size();
   }
   std::sort(tiles.begin(), tiles.end());
+  return {};
+}
+
+}  // namespace
+
+Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
+                             std::string_view out_field, const Tensor& out,
+                             std::span<const FieldInput> inputs, std::string_view debug_name) {
+  const uint64_t total = out.NumElements();
+  if (total == 0) return {};
+  // Positions of the output by tile, in element order within each tile, and
+  // the tiles in increasing order (a map per op cost a node per tile).
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>>& by_tile = tile_ranges_;
+  std::vector<uint32_t>& tiles = ranged_tiles_;
+  TILEPROF_RETURN_IF_ERROR(GroupByTile(graph_, out, by_tile, tiles));
   // Field numbers, looked up once for every vertex of the op.
   auto field_index = [&](std::string_view name) -> Expected<size_t> {
     if (const std::optional<size_t> index = codelet.FindField(name)) return *index;
@@ -562,6 +576,8 @@ bool IsBinary(Opcode op) {
 
 }  // namespace
 
+// Long on purpose: the dispatch from every HLO opcode to its lowering, one
+// case each; the list of what tileprof lowers is easiest to check whole.
 Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
                                 std::span<const Value> operands, program::Sequence& program) {
   const Opcode op = instruction.opcode();
