@@ -180,6 +180,109 @@ std::optional<Program> Translate(const hlo::Computation& computation, size_t k) 
   return program;
 }
 
+// The dimensions of `in0` with the reduced ones (`dims`, HLO's list) first,
+// and the kept dimensions' sizes in `kept`.
+Expected<std::vector<size_t>> ReducedFirst(const Tensor& in0, std::string_view dims,
+                                           std::vector<uint64_t>& kept) {
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, hlo::ParseIntList(dims));
+  std::vector<bool> is_reduced(in0.Rank(), false);
+  for (int64_t d : reduced) {
+    if (d < 0 || static_cast<size_t>(d) >= in0.Rank() || is_reduced[static_cast<size_t>(d)]) {
+      return MakeError("reduce dimension {} invalid for rank {}", d, in0.Rank());
+    }
+    is_reduced[static_cast<size_t>(d)] = true;
+  }
+  std::vector<size_t> order;
+  for (size_t d = 0; d < in0.Rank(); ++d)
+    if (is_reduced[d]) order.push_back(d);
+  for (size_t d = 0; d < in0.Rank(); ++d) {
+    if (!is_reduced[d]) {
+      order.push_back(d);
+      kept.push_back(in0.shape()[d]);
+    }
+  }
+  return order;
+}
+
+// The result must be k arrays of the kept dimensions and operand types.
+Status CheckResultShape(const hlo::Shape& shape, const std::vector<ElementType>& types,
+                        const std::vector<uint64_t>& kept, std::string_view reduced_dims) {
+  const size_t k = types.size();
+  if (shape.IsTuple() ? shape.tuple_shapes.size() != k : k != 1) {
+    return MakeError("result {} does not hold {} arrays", hlo::ShapeToString(shape), k);
+  }
+  for (size_t i = 0; i < k; ++i) {
+    const hlo::Shape& leaf = shape.IsTuple() ? shape.tuple_shapes[i] : shape;
+    auto storage = StorageOf(leaf.element_type);
+    auto dims = StorageShape(leaf);
+    if (!leaf.IsArray() || !storage || !dims || storage->type != types[i] || *dims != kept) {
+      return MakeError("result {} is not {}[{}] (operand {} reduced over dimensions {})",
+                       hlo::ShapeToString(leaf), HloName(types[i]), fmt::join(kept, ","), i,
+                       reduced_dims);
+    }
+  }
+  return {};
+}
+
+// One vertex per region of the first result, on its tile: the [F, outputs]
+// views' columns in, each result's region out, the expression's words.
+Status EmitReduceExprVertices(Graph& graph, ComputeSetId cs, const Codelet& codelet,
+                              const Program& expr_program, const hlo::Instruction& instruction,
+                              std::span<const Value> operands, const std::vector<Tensor>& views,
+                              const std::vector<Tensor>& outs) {
+  const size_t k = outs.size();
+  const Program* expr = &expr_program;
+  std::vector<Tensor> flat_outs;
+  for (const Tensor& out : outs) flat_outs.push_back(out.Flatten());
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph.MapRegions(flat_outs[0])) {
+    const uint64_t begin = position;
+    position += piece.region.size();
+    if (!piece.tile) return MakeError("{} is not mapped", outs[0].ShapeString());
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, *piece.tile));
+    for (size_t i = 0; i < k; ++i) {
+      TILEPROF_ASSIGN_OR_RETURN(Tensor partials, views[i].Slice(begin, position, 1));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_outs[i].Slice(begin, position));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex[fmt::format("in{}", i)], partials));
+      TILEPROF_RETURN_IF_ERROR(
+          graph.Connect(vertex[fmt::format("init{}", i)], operands[k + i].tensor.Flatten()));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex[fmt::format("out{}", i)], target));
+    }
+    for (uint32_t n = 0; n < expr->nodes; ++n) {
+      static constexpr const char* kWords[] = {"Op", "Type", "A", "B", "C"};
+      for (uint32_t w = 0; w < kExprWordsPerNode; ++w) {
+        TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(
+            vertex[fmt::format("node{}{}", n, kWords[w])], expr->words[kExprWordsPerNode * n + w]));
+      }
+    }
+    for (size_t i = 0; i < k; ++i) {
+      TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(
+          vertex[fmt::format("result{}", i)], expr->words[kExprWordsPerNode * expr->nodes + i]));
+    }
+  }
+  return {};
+}
+
+// The types of the k reduced operands when the operands are k arrays of
+// one shape and k scalar initial values of their types; else nullopt (the
+// reduce is then lowered as an opaque op).
+std::optional<std::vector<ElementType>> OperandTypes(std::span<const Value> operands, size_t k) {
+  for (const Value& operand : operands) {
+    if (operand.is_tuple || !operand.tensor.valid()) return std::nullopt;
+  }
+  std::vector<ElementType> types;
+  for (size_t i = 0; i < k; ++i) {
+    if (operands[k + i].tensor.NumElements() != 1 ||
+        operands[k + i].tensor.element_type() != operands[i].tensor.element_type() ||
+        operands[i].tensor.shape() != operands[0].tensor.shape()) {
+      return std::nullopt;
+    }
+    types.push_back(operands[i].tensor.element_type());
+  }
+  return types;
+}
+
 }  // namespace
 
 Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
@@ -192,60 +295,20 @@ Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
     return LowerOpaque(instruction, operands, program);
   }
   const std::optional<Program> expr = Translate(*instruction.called_computations()[0], k);
-  std::vector<ElementType> types;
-  for (size_t i = 0; i < operands.size(); ++i) {
-    if (operands[i].is_tuple || !operands[i].tensor.valid()) {
-      return LowerOpaque(instruction, operands, program);
-    }
-  }
-  for (size_t i = 0; i < k; ++i) {
-    if (operands[k + i].tensor.NumElements() != 1 ||
-        operands[k + i].tensor.element_type() != operands[i].tensor.element_type() ||
-        operands[i].tensor.shape() != operands[0].tensor.shape()) {
-      return LowerOpaque(instruction, operands, program);
-    }
-    types.push_back(operands[i].tensor.element_type());
-  }
+  const std::optional<std::vector<ElementType>> operand_types = OperandTypes(operands, k);
+  if (!operand_types) return LowerOpaque(instruction, operands, program);
+  const std::vector<ElementType>& types = *operand_types;
   Expected<const Codelet*> codelet = expr ? codelets_.ReduceExpr(types, expr->nodes)
                                           : Expected<const Codelet*>(MakeError("no program"));
   if (!codelet) return LowerOpaque(instruction, operands, program);
   const Tensor& in0 = operands[0].tensor;
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> reduced,
-                            hlo::ParseIntList(dims_attribute->value()));
-  std::vector<bool> is_reduced(in0.Rank(), false);
-  for (int64_t d : reduced) {
-    if (d < 0 || static_cast<size_t>(d) >= in0.Rank() || is_reduced[static_cast<size_t>(d)]) {
-      return MakeError("reduce dimension {} invalid for rank {}", d, in0.Rank());
-    }
-    is_reduced[static_cast<size_t>(d)] = true;
-  }
-  std::vector<size_t> order;
   std::vector<uint64_t> kept;
-  for (size_t d = 0; d < in0.Rank(); ++d)
-    if (is_reduced[d]) order.push_back(d);
-  for (size_t d = 0; d < in0.Rank(); ++d) {
-    if (!is_reduced[d]) {
-      order.push_back(d);
-      kept.push_back(in0.shape()[d]);
-    }
-  }
+  TILEPROF_ASSIGN_OR_RETURN(const std::vector<size_t> order,
+                            ReducedFirst(in0, dims_attribute->value(), kept));
   uint64_t out_n = 1;
   for (uint64_t d : kept) out_n *= d;
-  // The result must be k arrays of the kept dimensions and operand types.
-  const hlo::Shape& shape = instruction.shape();
-  if (shape.IsTuple() ? shape.tuple_shapes.size() != k : k != 1) {
-    return MakeError("result {} does not hold {} arrays", hlo::ShapeToString(shape), k);
-  }
-  for (size_t i = 0; i < k; ++i) {
-    const hlo::Shape& leaf = shape.IsTuple() ? shape.tuple_shapes[i] : shape;
-    auto storage = StorageOf(leaf.element_type);
-    auto dims = StorageShape(leaf);
-    if (!leaf.IsArray() || !storage || !dims || storage->type != types[i] || *dims != kept) {
-      return MakeError("result {} is not {}[{}] (operand {} reduced over dimensions {})",
-                       hlo::ShapeToString(leaf), HloName(types[i]), fmt::join(kept, ","), i,
-                       dims_attribute->value());
-    }
-  }
+  TILEPROF_RETURN_IF_ERROR(
+      CheckResultShape(instruction.shape(), types, kept, dims_attribute->value()));
   const uint64_t in_n = in0.NumElements();
   // Results: one array per operand, of the kept dimensions.
   std::vector<Tensor> outs;
@@ -301,36 +364,8 @@ Expected<Value> Lowering::LowerReduceExpr(const hlo::Instruction& instruction,
     views.push_back(std::move(view));
   }
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
-  std::vector<Tensor> flat_outs;
-  for (const Tensor& out : outs) flat_outs.push_back(out.Flatten());
-  uint64_t position = 0;
-  for (const MappedRegion& piece : graph_.MapRegions(flat_outs[0])) {
-    const uint64_t begin = position;
-    position += piece.region.size();
-    if (!piece.tile) return MakeError("{} is not mapped", outs[0].ShapeString());
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                              graph_.AddVertex(cs, **codelet, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
-    for (size_t i = 0; i < k; ++i) {
-      TILEPROF_ASSIGN_OR_RETURN(Tensor partials, views[i].Slice(begin, position, 1));
-      TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_outs[i].Slice(begin, position));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("in{}", i)], partials));
-      TILEPROF_RETURN_IF_ERROR(
-          graph_.Connect(vertex[fmt::format("init{}", i)], operands[k + i].tensor.Flatten()));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("out{}", i)], target));
-    }
-    for (uint32_t n = 0; n < expr->nodes; ++n) {
-      static constexpr const char* kWords[] = {"Op", "Type", "A", "B", "C"};
-      for (uint32_t w = 0; w < kExprWordsPerNode; ++w) {
-        TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
-            vertex[fmt::format("node{}{}", n, kWords[w])], expr->words[kExprWordsPerNode * n + w]));
-      }
-    }
-    for (size_t i = 0; i < k; ++i) {
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
-          vertex[fmt::format("result{}", i)], expr->words[kExprWordsPerNode * expr->nodes + i]));
-    }
-  }
+  TILEPROF_RETURN_IF_ERROR(
+      EmitReduceExprVertices(graph_, cs, **codelet, *expr, instruction, operands, views, outs));
   return result;
 }
 
