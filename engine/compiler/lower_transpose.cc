@@ -86,13 +86,9 @@ std::pair<uint64_t, uint64_t> BlockCounts(uint64_t eq, uint64_t el, uint64_t oth
   return {nq, nl};
 }
 
-}  // namespace
-
-Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& source,
-                                                               std::span<const size_t> permutation,
-                                                               std::string_view name,
-                                                               program::Sequence& program) {
-  std::vector<bool> seen(source.Rank(), false);
+// A permutation of `rank` dimensions, or the error saying why not.
+Status CheckPermutation(size_t rank, std::span<const size_t> permutation) {
+  std::vector<bool> seen(rank, false);
   for (size_t p : permutation) {
     if (p >= seen.size() || seen[p]) {
       return MakeError("transpose dimensions are not a permutation of {} dimensions", seen.size());
@@ -102,6 +98,87 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
   if (permutation.size() != seen.size()) {
     return MakeError("transpose of {} dimensions given {}", seen.size(), permutation.size());
   }
+  return {};
+}
+
+// How the canonical output is cut: nq x nl blocks of bq x bl along the
+// swapped dimensions q and l of every slab, block k on tile first_tile + k.
+struct Blocking {
+  size_t q = 0, l = 0;
+  uint64_t nq = 1, nl = 1, bq = 1, bl = 1;
+  uint32_t first_tile = 0;
+  uint64_t tiles = 1;
+  uint32_t Tile(uint64_t block) const {
+    return static_cast<uint32_t>((first_tile + block) % tiles);
+  }
+};
+
+Status MapBlocked(Graph& graph, const Tensor& flat_out, const std::vector<uint64_t>& canon_out,
+                  const Blocking& b) {
+  // Map the result in element order (appending to the tile map): each row
+  // of the last dimension is nl pieces, one per block it crosses; pieces
+  // that continue on the same tile are mapped as one.
+  uint64_t pending_begin = 0, pending_end = 0;
+  uint32_t pending_tile = 0;
+  auto flush = [&]() -> Status {
+    if (pending_end == pending_begin) return {};
+    TILEPROF_ASSIGN_OR_RETURN(Tensor piece, flat_out.Slice(pending_begin, pending_end));
+    return graph.SetTileMapping(piece, pending_tile);
+  };
+  const size_t rank = canon_out.size(), q = b.q, l = b.l;
+  std::vector<uint64_t> coord(rank, 0);
+  const uint64_t rows = flat_out.NumElements() / canon_out[l];
+  for (uint64_t row = 0; row < rows; ++row) {
+    uint64_t slab = 0;
+    for (size_t d = 0; d < l; ++d) {
+      if (d != q) slab = slab * canon_out[d] + coord[d];
+    }
+    for (uint64_t il = 0; il < b.nl; ++il) {
+      const uint64_t begin = row * canon_out[l] + il * b.bl;
+      const uint64_t end = std::min(begin + b.bl, (row + 1) * canon_out[l]);
+      const uint32_t tile = b.Tile((slab * b.nq + coord[q] / b.bq) * b.nl + il);
+      if (tile != pending_tile || begin != pending_end) {
+        TILEPROF_RETURN_IF_ERROR(flush());
+        pending_begin = begin;
+        pending_tile = tile;
+      }
+      pending_end = end;
+    }
+    for (size_t d = l; d-- > 0;) {  // odometer over all but the last dimension
+      if (++coord[d] < canon_out[d]) break;
+      coord[d] = 0;
+    }
+  }
+  TILEPROF_RETURN_IF_ERROR(flush());
+  return {};
+}
+
+// A block's Rearrange parameters, as EmitRearrange's, the result being this
+// block: first 0, outSize the block, source dimension j at the block's
+// corner of the output dimension that reads it, firstHigh 0.
+void BlockParams(const std::vector<uint64_t>& size, const std::vector<size_t>& reads,
+                 const std::vector<uint64_t>& src_lo, const std::vector<uint64_t>& src_size,
+                 const std::vector<uint64_t>& source_dims, std::vector<uint32_t>& values) {
+  const size_t rank = size.size();
+  values.assign({0});
+  for (size_t d = 0; d < rank; ++d) values.push_back(static_cast<uint32_t>(size[d]));
+  for (size_t j = 0; j < rank; ++j) {
+    const auto d = static_cast<uint32_t>(reads[j]);
+    values.insert(
+        values.end(),
+        {d, 1, d, 0, static_cast<uint32_t>(src_lo[j]), 1, static_cast<uint32_t>(source_dims[j]),
+         static_cast<uint32_t>(src_lo[j]), static_cast<uint32_t>(src_size[j])});
+  }
+  values.push_back(0);  // firstHigh
+}
+
+}  // namespace
+
+Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& source,
+                                                               std::span<const size_t> permutation,
+                                                               std::string_view name,
+                                                               program::Sequence& program) {
+  TILEPROF_RETURN_IF_ERROR(CheckPermutation(source.Rank(), permutation));
   const CanonicalTranspose c = Canonicalize(source.shape(), permutation);
   std::vector<uint64_t> out_dims(permutation.size());
   for (size_t i = 0; i < permutation.size(); ++i) out_dims[i] = source.shape()[permutation[i]];
@@ -130,45 +207,11 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
   const uint64_t bq = CeilDiv(canon_out[q], nq), bl = CeilDiv(canon_out[l], nl);
   const uint64_t blocks = other * nq * nl;
   const uint32_t first_tile = mapper_.TakeTiles(blocks);
-  auto block_tile = [&](uint64_t block) {
-    return static_cast<uint32_t>((first_tile + block) % tiles);
-  };
 
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(type, canon_out, name, false));
   const Tensor flat_out = out.Flatten();
-  // Map the result in element order (appending to the tile map): each row
-  // of the last dimension is nl pieces, one per block it crosses; pieces
-  // that continue on the same tile are mapped as one.
-  uint64_t pending_begin = 0, pending_end = 0;
-  uint32_t pending_tile = 0;
-  auto flush = [&]() -> Status {
-    if (pending_end == pending_begin) return {};
-    TILEPROF_ASSIGN_OR_RETURN(Tensor piece, flat_out.Slice(pending_begin, pending_end));
-    return graph_.SetTileMapping(piece, pending_tile);
-  };
-  std::vector<uint64_t> coord(rank, 0);
-  for (uint64_t row = 0; row < elements / canon_out[l]; ++row) {
-    uint64_t slab = 0;
-    for (size_t d = 0; d < l; ++d) {
-      if (d != q) slab = slab * canon_out[d] + coord[d];
-    }
-    for (uint64_t il = 0; il < nl; ++il) {
-      const uint64_t begin = row * canon_out[l] + il * bl;
-      const uint64_t end = std::min(begin + bl, (row + 1) * canon_out[l]);
-      const uint32_t tile = block_tile((slab * nq + coord[q] / bq) * nl + il);
-      if (tile != pending_tile || begin != pending_end) {
-        TILEPROF_RETURN_IF_ERROR(flush());
-        pending_begin = begin;
-        pending_tile = tile;
-      }
-      pending_end = end;
-    }
-    for (size_t d = l; d-- > 0;) {  // odometer over all but the last dimension
-      if (++coord[d] < canon_out[d]) break;
-      coord[d] = 0;
-    }
-  }
-  TILEPROF_RETURN_IF_ERROR(flush());
+  const Blocking blocking{q, l, nq, nl, bq, bl, first_tile, tiles};
+  TILEPROF_RETURN_IF_ERROR(MapBlocked(graph_, flat_out, canon_out, blocking));
 
   TILEPROF_ASSIGN_OR_RETURN(
       const Codelet* codelet,
@@ -180,7 +223,7 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
   std::vector<size_t> reads(rank);  // source dimension j is output dimension reads[j]
   for (size_t i = 0; i < rank; ++i) reads[c.perm[i]] = i;
   std::vector<uint64_t> lo(rank), size(rank), src_lo(rank), src_size(rank);
-  std::fill(coord.begin(), coord.end(), 0);  // now over the slabs (q and l stay 0)
+  std::vector<uint64_t> coord(rank, 0);  // over the slabs (q and l stay 0)
   std::vector<uint32_t> values;
   for (uint64_t slab = 0; slab < other; ++slab) {
     for (uint64_t iq = 0; iq < nq; ++iq) {
@@ -201,22 +244,10 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
         TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, out_index.Box(lo, size));
         TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, name));
         TILEPROF_RETURN_IF_ERROR(
-            graph_.SetTileMapping(vertex, block_tile((slab * nq + iq) * nl + il)));
+            graph_.SetTileMapping(vertex, blocking.Tile((slab * nq + iq) * nl + il)));
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], std::move(in)));
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], std::move(out_part)));
-        // Parameters as EmitRearrange's, the result being this block:
-        // first 0, outSize the block, source dimension j at the block's
-        // corner of the output dimension that reads it, firstHigh 0.
-        values.assign({0});
-        for (size_t d = 0; d < rank; ++d) values.push_back(static_cast<uint32_t>(size[d]));
-        for (size_t j = 0; j < rank; ++j) {
-          const auto d = static_cast<uint32_t>(reads[j]);
-          values.insert(
-              values.end(),
-              {d, 1, d, 0, static_cast<uint32_t>(src_lo[j]), 1, static_cast<uint32_t>(c.dims[j]),
-               static_cast<uint32_t>(src_lo[j]), static_cast<uint32_t>(src_size[j])});
-        }
-        values.push_back(0);  // firstHigh
+        BlockParams(size, reads, src_lo, src_size, c.dims, values);
         TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, values));
       }
     }
