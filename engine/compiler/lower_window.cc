@@ -137,6 +137,67 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
   return ReduceArray(instruction, operands, patches, reduced, program);
 }
 
+namespace {
+
+// Whether select-and-scatter's window is one the codelet runs (no
+// dilation or reversal: else false, for an opaque lowering), or the error
+// when it does not match the operand and source.
+Expected<bool> CheckScatterWindow(const std::vector<hlo::WindowDimension>& window,
+                                  const Tensor& operand, const Tensor& source) {
+  const size_t rank = operand.Rank();
+  for (size_t d = 0; d < rank; ++d) {
+    const hlo::WindowDimension& w = window[d];
+    if (w.base_dilation != 1 || w.window_dilation != 1 || w.window_reversal) {
+      return false;
+    }
+    if (w.size < 1 || w.stride < 1) {
+      return MakeError("window dimension {} has a size or stride below 1", d);
+    }
+    const int64_t padded =
+        static_cast<int64_t>(operand.shape()[d]) + w.padding_low + w.padding_high;
+    const int64_t windows = padded < w.size ? 0 : (padded - w.size) / w.stride + 1;
+    if (windows != static_cast<int64_t>(source.shape()[d])) {
+      return MakeError("source dimension {} has {} elements, the window gives {}", d,
+                       source.shape()[d], windows);
+    }
+    if (w.padding_low < INT32_MIN || w.padding_low > INT32_MAX) {
+      return MakeError("padding {} does not fit a vertex parameter", w.padding_low);
+    }
+  }
+  return true;
+}
+
+// The boxes of the operand and the source that the output box `box` (a run
+// of the flat output) depends on: the windows overlapping it and their
+// operand elements, each at least one element.
+void ReadBoxes(const std::vector<std::pair<uint64_t, uint64_t>>& box,
+               const std::vector<hlo::WindowDimension>& window, const std::vector<uint64_t>& dims,
+               const std::vector<uint64_t>& source_dims, std::vector<uint64_t>& op_lo,
+               std::vector<uint64_t>& op_size, std::vector<uint64_t>& src_lo,
+               std::vector<uint64_t>& src_size) {
+  const size_t rank = dims.size();
+  for (size_t d = 0; d < rank; ++d) {
+    const hlo::WindowDimension& w = window[d];
+    const auto extent = static_cast<int64_t>(dims[d]);
+    const auto windows = static_cast<int64_t>(source_dims[d]);
+    // Windows s with s * stride - padLow <= q <= that + size - 1 for q in the box.
+    const int64_t lo = static_cast<int64_t>(box[d].first) + w.padding_low - w.size + 1,
+                  hi = static_cast<int64_t>(box[d].second) + w.padding_low;
+    int64_t s_lo = lo <= 0 ? 0 : (lo + w.stride - 1) / w.stride;
+    int64_t s_hi = hi < 0 ? -1 : std::min(windows - 1, hi / w.stride);
+    if (s_lo > s_hi) s_lo = s_hi = std::min<int64_t>(s_lo, windows - 1);  // none: any one
+    int64_t o_lo = std::max<int64_t>(0, s_lo * w.stride - w.padding_low);
+    int64_t o_hi = std::min(extent - 1, s_hi * w.stride - w.padding_low + w.size - 1);
+    if (o_lo > o_hi) o_lo = o_hi = std::min(o_lo, extent - 1);  // all padding: any one
+    src_lo[d] = static_cast<uint64_t>(s_lo);
+    src_size[d] = static_cast<uint64_t>(s_hi - s_lo + 1);
+    op_lo[d] = static_cast<uint64_t>(o_lo);
+    op_size[d] = static_cast<uint64_t>(o_hi - o_lo + 1);
+  }
+}
+
+}  // namespace
+
 Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruction,
                                                 std::span<const Value> operands,
                                                 program::Sequence& program) {
@@ -169,25 +230,8 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
     return MakeError("window has {} dimensions, the operand {} and the source {}", window.size(),
                      rank, source.Rank());
   }
-  for (size_t d = 0; d < rank; ++d) {
-    const hlo::WindowDimension& w = window[d];
-    if (w.base_dilation != 1 || w.window_dilation != 1 || w.window_reversal) {
-      return LowerOpaque(instruction, operands, program);
-    }
-    if (w.size < 1 || w.stride < 1) {
-      return MakeError("window dimension {} has a size or stride below 1", d);
-    }
-    const int64_t padded =
-        static_cast<int64_t>(operand.shape()[d]) + w.padding_low + w.padding_high;
-    const int64_t windows = padded < w.size ? 0 : (padded - w.size) / w.stride + 1;
-    if (windows != static_cast<int64_t>(source.shape()[d])) {
-      return MakeError("source dimension {} has {} elements, the window gives {}", d,
-                       source.shape()[d], windows);
-    }
-    if (w.padding_low < INT32_MIN || w.padding_low > INT32_MAX) {
-      return MakeError("padding {} does not fit a vertex parameter", w.padding_low);
-    }
-  }
+  TILEPROF_ASSIGN_OR_RETURN(const bool supported, CheckScatterWindow(window, operand, source));
+  if (!supported) return LowerOpaque(instruction, operands, program);
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(instruction.shape(), instruction.name(), true));
   if (out.NumElements() == 0) return Value::Array(out);
   if (operand.NumElements() == 0 || source.NumElements() == 0) {
@@ -208,24 +252,7 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
     if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
     const auto box = FlatRunBox(dims, first, count);
     std::vector<uint64_t> op_lo(rank), op_size(rank), src_lo(rank), src_size(rank);
-    for (size_t d = 0; d < rank; ++d) {
-      const hlo::WindowDimension& w = window[d];
-      const auto extent = static_cast<int64_t>(dims[d]);
-      const auto windows = static_cast<int64_t>(source.shape()[d]);
-      // Windows s with s * stride - padLow <= q <= that + size - 1 for q in the box.
-      const int64_t lo = static_cast<int64_t>(box[d].first) + w.padding_low - w.size + 1,
-                    hi = static_cast<int64_t>(box[d].second) + w.padding_low;
-      int64_t s_lo = lo <= 0 ? 0 : (lo + w.stride - 1) / w.stride;
-      int64_t s_hi = hi < 0 ? -1 : std::min(windows - 1, hi / w.stride);
-      if (s_lo > s_hi) s_lo = s_hi = std::min<int64_t>(s_lo, windows - 1);  // none: any one
-      int64_t o_lo = std::max<int64_t>(0, s_lo * w.stride - w.padding_low);
-      int64_t o_hi = std::min(extent - 1, s_hi * w.stride - w.padding_low + w.size - 1);
-      if (o_lo > o_hi) o_lo = o_hi = std::min(o_lo, extent - 1);  // all padding: any one
-      src_lo[d] = static_cast<uint64_t>(s_lo);
-      src_size[d] = static_cast<uint64_t>(s_hi - s_lo + 1);
-      op_lo[d] = static_cast<uint64_t>(o_lo);
-      op_size[d] = static_cast<uint64_t>(o_hi - o_lo + 1);
-    }
+    ReadBoxes(box, window, dims, source.shape(), op_lo, op_size, src_lo, src_size);
     TILEPROF_ASSIGN_OR_RETURN(Tensor op_box, Box(operand, op_lo, op_size));
     TILEPROF_ASSIGN_OR_RETURN(Tensor src_box, Box(source, src_lo, src_size));
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
