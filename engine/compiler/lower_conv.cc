@@ -25,11 +25,18 @@
 namespace tileprof::engine::compiler {
 namespace {
 
+// Per logical dimension of an operand (batch/input feature, feature/output
+// feature, spatial...).
+using LogicalSizes = std::array<uint64_t, 2 + kConvMaxSpatialDims>;
+using LogicalRanges = std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims>;
+
 struct ConvPlan {
   // Per logical dimension (batch/input feature, feature/output feature,
   // spatial...) of each operand: size and row-major stride.
-  std::array<uint64_t, 2 + kConvMaxSpatialDims> in_size{}, in_stride{}, w_size{}, w_stride{},
-      out_size{}, out_stride{};
+  LogicalSizes in_size{}, in_stride{}, w_size{}, w_stride{}, out_size{}, out_stride{};
+  // Logical order of each operand's dimensions: batch (input feature for the
+  // kernel), feature (output feature), spatial...
+  std::vector<int64_t> in_dims, w_dims, out_dims;
   std::vector<hlo::WindowDimension> window;
   uint64_t ci = 1, co_per_group = 1, batch_groups = 1, feature_groups = 1;
 };
@@ -38,7 +45,7 @@ struct ConvPlan {
 // within the box; `start` is the box's first element in those terms.
 struct Box {
   Tensor field;
-  std::array<uint64_t, 2 + kConvMaxSpatialDims> strides{};
+  LogicalSizes strides{};
   uint64_t start = 0;
 };
 
@@ -103,26 +110,49 @@ Expected<Box> CutBox(const TensorIndex& index, std::span<const int64_t> which,
   return box;
 }
 
-}  // namespace
-
-Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& instruction,
-                                 std::span<const Value> operands, const Codelet& codelet,
-                                 program::Sequence& program) {
-  const Tensor& input = operands[0].tensor;
-  const Tensor& kernel = operands[1].tensor;
-  const hlo::Attribute* labels = instruction.FindAttribute("dim_labels");
-  if (labels == nullptr) return MakeError("convolution without dim_labels");
-  TILEPROF_ASSIGN_OR_RETURN(hlo::ConvolutionDimensions dims, hlo::ParseDimLabels(labels->value()));
-  const size_t nsp = dims.input_spatial.size();
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
-  // Only the shape for now: the variable is made once the op is known to lower.
-  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
-  const Tensor out = Tensor::OfVariable(0, storage.type, result_dims);
-  if (input.Rank() != nsp + 2 || kernel.Rank() != nsp + 2 || out.Rank() != nsp + 2 ||
-      dims.kernel_spatial.size() != nsp || dims.output_spatial.size() != nsp) {
-    return MakeError("dim_labels {} do not fit input {}, kernel {} and result {}", labels->value(),
-                     input.ShapeString(), kernel.ShapeString(), out.ShapeString());
+// A count such as feature_group_count=2 (1 when the attribute is absent).
+Expected<uint64_t> CountAttribute(const hlo::Instruction& instruction, std::string_view name) {
+  const hlo::Attribute* attr = instruction.FindAttribute(name);
+  if (attr == nullptr) return uint64_t{1};
+  uint64_t value = 0;
+  const std::string_view text = attr->value();
+  for (char c : text) {
+    if (c < '0' || c > '9' || value > UINT32_MAX)
+      return MakeError("{}={} is not a count", name, text);
+    value = value * 10 + static_cast<uint64_t>(c - '0');
   }
+  if (text.empty() || value == 0) return MakeError("{}={} is not a count", name, text);
+  return value;
+}
+
+// The sizes and row-major strides of the dimensions `which` of `t`, in that
+// (logical) order; an error unless `which` names each dimension of `t` once.
+Status Locate(std::string_view labels, const Tensor& t, std::span<const int64_t> which,
+              LogicalSizes& sizes, LogicalSizes& strides) {
+  const std::vector<uint64_t> all = Strides(t.shape());
+  std::vector<bool> seen(t.Rank(), false);
+  sizes.fill(1);
+  strides.fill(1);
+  for (size_t i = 0; i < which.size(); ++i) {
+    const int64_t d = which[i];
+    if (d < 0 || static_cast<size_t>(d) >= t.Rank() || seen[static_cast<size_t>(d)]) {
+      return MakeError("dim_labels {} do not name each dimension of {} once", labels,
+                       t.ShapeString());
+    }
+    seen[static_cast<size_t>(d)] = true;
+    sizes[i] = t.shape()[static_cast<size_t>(d)];
+    strides[i] = all[static_cast<size_t>(d)];
+  }
+  return {};
+}
+
+// The convolution's window, group counts and each operand's logical
+// dimensions as `dims` (its dim_labels, `labels`) name them; `out` has the
+// result's shape.
+Expected<ConvPlan> ReadConvPlan(const hlo::Instruction& instruction,
+                                const hlo::ConvolutionDimensions& dims, std::string_view labels,
+                                const Tensor& input, const Tensor& kernel, const Tensor& out) {
+  const size_t nsp = dims.input_spatial.size();
   ConvPlan plan;
   if (const hlo::Attribute* window = instruction.FindAttribute("window")) {
     TILEPROF_ASSIGN_OR_RETURN(plan.window, hlo::ParseWindow(window->value()));
@@ -131,55 +161,29 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     return MakeError("window has {} dimensions, dim_labels {} spatial ones", plan.window.size(),
                      nsp);
   }
-  auto count_attr = [&](std::string_view name) -> Expected<uint64_t> {
-    const hlo::Attribute* attr = instruction.FindAttribute(name);
-    if (attr == nullptr) return uint64_t{1};
-    uint64_t value = 0;
-    const std::string_view text = attr->value();
-    for (char c : text) {
-      if (c < '0' || c > '9' || value > UINT32_MAX)
-        return MakeError("{}={} is not a count", name, text);
-      value = value * 10 + static_cast<uint64_t>(c - '0');
-    }
-    if (text.empty() || value == 0) return MakeError("{}={} is not a count", name, text);
-    return value;
-  };
-  TILEPROF_ASSIGN_OR_RETURN(plan.feature_groups, count_attr("feature_group_count"));
-  TILEPROF_ASSIGN_OR_RETURN(plan.batch_groups, count_attr("batch_group_count"));
+  TILEPROF_ASSIGN_OR_RETURN(plan.feature_groups,
+                            CountAttribute(instruction, "feature_group_count"));
+  TILEPROF_ASSIGN_OR_RETURN(plan.batch_groups, CountAttribute(instruction, "batch_group_count"));
 
-  // Logical order of each operand's dimensions: batch (input feature for the
-  // kernel), feature (output feature), spatial...
-  std::vector<int64_t> in_dims = {dims.input_batch, dims.input_feature};
-  std::vector<int64_t> w_dims = {dims.kernel_input_feature, dims.kernel_output_feature};
-  std::vector<int64_t> out_dims = {dims.output_batch, dims.output_feature};
+  plan.in_dims = {dims.input_batch, dims.input_feature};
+  plan.w_dims = {dims.kernel_input_feature, dims.kernel_output_feature};
+  plan.out_dims = {dims.output_batch, dims.output_feature};
   for (size_t s = 0; s < nsp; ++s) {
-    in_dims.push_back(dims.input_spatial[s]);
-    w_dims.push_back(dims.kernel_spatial[s]);
-    out_dims.push_back(dims.output_spatial[s]);
+    plan.in_dims.push_back(dims.input_spatial[s]);
+    plan.w_dims.push_back(dims.kernel_spatial[s]);
+    plan.out_dims.push_back(dims.output_spatial[s]);
   }
-  auto locate = [&](const Tensor& t, std::span<const int64_t> which, auto& sizes,
-                    auto& strides) -> Status {
-    const std::vector<uint64_t> all = Strides(t.shape());
-    std::vector<bool> seen(t.Rank(), false);
-    sizes.fill(1);
-    strides.fill(1);
-    for (size_t i = 0; i < which.size(); ++i) {
-      const int64_t d = which[i];
-      if (d < 0 || static_cast<size_t>(d) >= t.Rank() || seen[static_cast<size_t>(d)]) {
-        return MakeError("dim_labels {} do not name each dimension of {} once", labels->value(),
-                         t.ShapeString());
-      }
-      seen[static_cast<size_t>(d)] = true;
-      sizes[i] = t.shape()[static_cast<size_t>(d)];
-      strides[i] = all[static_cast<size_t>(d)];
-    }
-    return {};
-  };
-  TILEPROF_RETURN_IF_ERROR(locate(input, in_dims, plan.in_size, plan.in_stride));
-  TILEPROF_RETURN_IF_ERROR(locate(kernel, w_dims, plan.w_size, plan.w_stride));
-  TILEPROF_RETURN_IF_ERROR(locate(out, out_dims, plan.out_size, plan.out_stride));
+  TILEPROF_RETURN_IF_ERROR(Locate(labels, input, plan.in_dims, plan.in_size, plan.in_stride));
+  TILEPROF_RETURN_IF_ERROR(Locate(labels, kernel, plan.w_dims, plan.w_size, plan.w_stride));
+  TILEPROF_RETURN_IF_ERROR(Locate(labels, out, plan.out_dims, plan.out_size, plan.out_stride));
+  return plan;
+}
 
-  // The shapes XLA requires.
+// The shapes XLA requires of the operands and the result (`out`); sets the
+// plan's input channels and output channels per group.
+Status CheckConvShapes(ConvPlan& plan, const Tensor& input, const Tensor& kernel,
+                       const Tensor& out) {
+  const size_t nsp = plan.window.size();
   const uint64_t batch = plan.in_size[0], features = plan.in_size[1];
   plan.ci = plan.w_size[0];
   const uint64_t co = plan.w_size[1];
@@ -220,17 +224,22 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     return MakeError("result {} should have batch, feature and spatial sizes [{}]",
                      out.ShapeString(), fmt::join(expected, ","));
   }
-  const uint64_t out_n = out.NumElements();
-  if (out_n > 0 && (plan.ci == 0 || input.NumElements() == 0)) {
-    // Sums of no products: zeros, which the conv partial cannot give.
-    return lowering.LowerOpaque(instruction, operands, program);
-  }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor result,
-                            lowering.NewTensor(instruction.shape(), instruction.name(), false));
-  if (out_n == 0) return Value::Array(result);
+  return {};
+}
 
-  // The contraction as the planner sees it (conv_plan.h): groups are the
-  // feature or batch groups; each operand's dimensions in storage order.
+PlanDim FieldDim(size_t s) {
+  return static_cast<PlanDim>(static_cast<size_t>(PlanDim::kField0) + s);
+}
+PlanDim KernelDim(size_t s) {
+  return static_cast<PlanDim>(static_cast<size_t>(PlanDim::kKernel0) + s);
+}
+
+// The contraction as the planner sees it (conv_plan.h): groups are the
+// feature or batch groups; each operand's dimensions in storage order.
+ContractionShape ConvContraction(Lowering& lowering, const ConvPlan& plan, const Tensor& input,
+                                 const Tensor& kernel, const Tensor& out, const Codelet& codelet) {
+  const size_t nsp = plan.window.size();
+  const uint64_t groups = plan.feature_groups * plan.batch_groups;
   ContractionShape shape;
   shape.groups = groups;
   shape.batch = plan.out_size[0];
@@ -254,14 +263,8 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
     for (size_t i : logical) roles(i, result_order);
     return result_order;
   };
-  auto field = [](size_t s) {
-    return static_cast<PlanDim>(static_cast<size_t>(PlanDim::kField0) + s);
-  };
-  auto kernel_dim = [](size_t s) {
-    return static_cast<PlanDim>(static_cast<size_t>(PlanDim::kKernel0) + s);
-  };
   const bool grouped = groups > 1;
-  shape.input_order = order(in_dims, [&](size_t i, std::vector<PlanDim>& o) {
+  shape.input_order = order(plan.in_dims, [&](size_t i, std::vector<PlanDim>& o) {
     if (i == 0) {
       if (plan.batch_groups > 1) o.push_back(PlanDim::kGroup);
       o.push_back(PlanDim::kBatch);
@@ -269,32 +272,280 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
       if (plan.feature_groups > 1) o.push_back(PlanDim::kGroup);
       o.push_back(PlanDim::kInChan);
     } else {
-      o.push_back(field(i - 2));
+      o.push_back(FieldDim(i - 2));
     }
   });
-  shape.weights_order = order(w_dims, [&](size_t i, std::vector<PlanDim>& o) {
+  shape.weights_order = order(plan.w_dims, [&](size_t i, std::vector<PlanDim>& o) {
     if (i == 0) {
       o.push_back(PlanDim::kInChan);
     } else if (i == 1) {
       if (grouped) o.push_back(PlanDim::kGroup);
       o.push_back(PlanDim::kOutChan);
     } else {
-      o.push_back(kernel_dim(i - 2));
+      o.push_back(KernelDim(i - 2));
     }
   });
-  shape.output_order = order(out_dims, [&](size_t i, std::vector<PlanDim>& o) {
+  shape.output_order = order(plan.out_dims, [&](size_t i, std::vector<PlanDim>& o) {
     if (i == 0) {
       o.push_back(PlanDim::kBatch);
     } else if (i == 1) {
       if (grouped) o.push_back(PlanDim::kGroup);
       o.push_back(PlanDim::kOutChan);
     } else {
-      o.push_back(field(i - 2));
+      o.push_back(FieldDim(i - 2));
     }
   });
   shape.cell_state_bytes = codelet.state_bytes() + kReduceVertexStateBytes;
   shape.input_placeable = lowering.IsUnread(input);
   shape.weights_placeable = lowering.IsUnread(kernel);
+  return shape;
+}
+
+// What a cell reads: input elements per logical dimension, [first, last]
+// (none when `empty`: the window sees only padding), and per spatial
+// dimension its kernel positions: the first, how many, and the first as
+// stored.
+struct CellReads {
+  LogicalRanges in{};
+  bool empty = false;
+  std::array<uint64_t, kConvMaxSpatialDims> k_lo{}, k_size{}, k_stored{};
+};
+
+// The reads of `cell`, whose output ranges (begin, size) are `o`.
+CellReads ReadsOf(const ConvPlan& plan, const Cell& cell, const LogicalRanges& o) {
+  const size_t nsp = plan.window.size();
+  const Range g = cell[PlanDim::kGroup], ci = cell[PlanDim::kInChan];
+  CellReads r;
+  LogicalRanges& in = r.in;
+  const uint64_t out_batch = plan.out_size[0];
+  const uint64_t g_last = g.begin + g.size - 1;
+  in[0] = plan.batch_groups > 1 ? std::pair{g.begin * out_batch + o[0].first,
+                                            g_last * out_batch + o[0].first + o[0].second - 1}
+                                : std::pair{o[0].first, o[0].first + o[0].second - 1};
+  in[1] = plan.feature_groups > 1
+              ? std::pair{g.begin * plan.ci + ci.begin, g_last * plan.ci + ci.begin + ci.size - 1}
+              : std::pair{ci.begin, ci.begin + ci.size - 1};
+  for (size_t s = 0; s < nsp; ++s) {
+    const hlo::WindowDimension& w = plan.window[s];
+    const Range k = cell[KernelDim(s)];
+    r.k_lo[s] = k.begin;
+    r.k_size[s] = k.size;
+    // With the kernel reversed, logical positions [b, b+n) are stored
+    // at [size-b-n, size-b).
+    r.k_stored[s] = w.window_reversal ? plan.w_size[2 + s] - k.begin - k.size : k.begin;
+    const int64_t lo_pos = static_cast<int64_t>(o[2 + s].first) * w.stride - w.padding_low +
+                           static_cast<int64_t>(k.begin) * w.window_dilation;
+    const int64_t hi_pos = static_cast<int64_t>(o[2 + s].first + o[2 + s].second - 1) * w.stride -
+                           w.padding_low +
+                           static_cast<int64_t>(k.begin + k.size - 1) * w.window_dilation;
+    const int64_t first = lo_pos <= 0 ? 0 : (lo_pos + w.base_dilation - 1) / w.base_dilation;
+    const int64_t last = std::min<int64_t>(hi_pos < 0 ? -1 : hi_pos / w.base_dilation,
+                                           static_cast<int64_t>(plan.in_size[2 + s]) - 1);
+    if (first > last)
+      r.empty = true;
+    else
+      in[2 + s] = {static_cast<uint64_t>(first), static_cast<uint64_t>(last)};
+  }
+  return r;
+}
+
+using ConvParamValues = std::array<uint64_t, static_cast<size_t>(ConvParam::kCount)>;
+
+// The conv partial's parameters for `cell`: its output ranges `o` within
+// the block (`block_strides`: the block's row-major strides in the output
+// tensor's dimensions), its reads, and the boxes it reads them from.
+ConvParamValues ParamsOf(const ConvPlan& plan, const Cell& cell, const LogicalRanges& o,
+                         const CellReads& reads, const Box& in_box, const Box& w_box,
+                         std::span<const uint64_t> block_strides) {
+  const size_t nsp = plan.window.size();
+  const Range ci = cell[PlanDim::kInChan];
+  ConvParamValues p{};
+  auto set = [&](ConvParam param, uint64_t value) { p[static_cast<size_t>(param)] = value; };
+  auto set_at = [&](ConvParam first, size_t s, size_t step, uint64_t value) {
+    p[static_cast<size_t>(first) + s * step] = value;
+  };
+  auto block_stride = [&](size_t logical) {
+    return block_strides[static_cast<size_t>(plan.out_dims[logical])];
+  };
+  set(ConvParam::kOutStart, 0);
+  set(ConvParam::kOutSizeB, o[0].second);
+  set(ConvParam::kOutStrideB, block_stride(0));
+  set(ConvParam::kOutSizeF, o[1].second);
+  set(ConvParam::kOutStrideF, block_stride(1));
+  set(ConvParam::kOutOffsetB, o[0].first);
+  set(ConvParam::kOutOffsetF, o[1].first);
+  set(ConvParam::kInStart, in_box.start);
+  set(ConvParam::kInStrideB, in_box.strides[0]);
+  set(ConvParam::kInStrideF, in_box.strides[1]);
+  set(ConvParam::kWeightsStart, w_box.start);
+  set(ConvParam::kWeightsStrideI, w_box.strides[0]);
+  set(ConvParam::kWeightsStrideO, w_box.strides[1]);
+  uint64_t reversal = 0;
+  for (size_t s = 0; s < kConvMaxSpatialDims; ++s) {
+    const bool used = s < nsp;
+    const hlo::WindowDimension win = used ? plan.window[s] : hlo::WindowDimension{};
+    set_at(ConvParam::kOutSize0, s, 2, used ? o[2 + s].second : 1);
+    set_at(ConvParam::kOutStride0, s, 2, used ? block_stride(2 + s) : 1);
+    set_at(ConvParam::kOutOffset0, s, 1, used ? o[2 + s].first : 0);
+    set_at(ConvParam::kInSize0, s, 2, plan.in_size[2 + s]);
+    set_at(ConvParam::kInStride0, s, 2, in_box.strides[2 + s]);
+    set_at(ConvParam::kKernelSize0, s, 2, used ? reads.k_size[s] : 1);
+    set_at(ConvParam::kKernelOffset0, s, 1, used ? reads.k_lo[s] : 0);
+    set_at(ConvParam::kKernelFull0, s, 1, plan.w_size[2 + s]);
+    set_at(ConvParam::kWeightsStride0, s, 2, w_box.strides[2 + s]);
+    set_at(ConvParam::kStride0, s, 1, static_cast<uint64_t>(win.stride));
+    set_at(ConvParam::kPadLow0, s, 1, static_cast<uint32_t>(static_cast<int32_t>(win.padding_low)));
+    set_at(ConvParam::kLhsDilation0, s, 1, static_cast<uint64_t>(win.base_dilation));
+    set_at(ConvParam::kRhsDilation0, s, 1, static_cast<uint64_t>(win.window_dilation));
+    if (win.window_reversal) reversal |= uint64_t{1} << s;
+  }
+  set(ConvParam::kReversal, reversal);
+  set(ConvParam::kInChansPerGroup, plan.ci);
+  set(ConvParam::kOutChansPerGroup, plan.co_per_group);
+  set(ConvParam::kGroupsSplitBatch, plan.batch_groups > 1 ? 1 : 0);
+  set(ConvParam::kInChanStart, ci.begin);
+  set(ConvParam::kInChans, ci.size);
+  set(ConvParam::kBatchPerGroup, plan.out_size[0]);
+  return p;
+}
+
+// The conv partial vertices of a planned convolution's cells (EmitCell):
+// one per cell, computing its block of the output from the boxes of input
+// and kernel it reads.
+struct ConvCells {
+  Graph& graph;
+  const hlo::Instruction& instruction;
+  const Codelet& codelet;
+  const ConvPlan& plan;
+  const Tensor& input;
+  const Tensor& kernel;
+  const Tensor& out;  // the result's shape and type
+  const TensorIndex& input_index;
+  const TensorIndex& kernel_index;
+  bool input_placeable, weights_placeable;
+  size_t in_field, weights_field, out_field;
+  std::span<const std::string> param_names;
+  std::vector<uint64_t> lo, extent;
+
+  // The ranges of the output's logical dimensions (batch, feature,
+  // spatial...) a cell covers. A cell of several groups has every channel
+  // of them (conv_plan.cc), so its features are one range.
+  LogicalRanges OutputRanges(const Cell& cell) const {
+    const size_t nsp = plan.window.size();
+    const uint64_t co_group = plan.co_per_group;
+    LogicalRanges o{};
+    const Range g = cell[PlanDim::kGroup], co = cell[PlanDim::kOutChan];
+    o[0] = {cell[PlanDim::kBatch].begin, cell[PlanDim::kBatch].size};
+    o[1] = {g.begin * co_group + co.begin, g.size == 1 ? co.size : g.size * co_group};
+    for (size_t s = 0; s < nsp; ++s) o[2 + s] = {cell[FieldDim(s)].begin, cell[FieldDim(s)].size};
+    return o;
+  }
+
+  // The cell's output block as a box of the output tensor (OutputBox).
+  void OutputBox(const Cell& cell, std::vector<uint64_t>& box_lo,
+                 std::vector<uint64_t>& box_size) const {
+    const LogicalRanges o = OutputRanges(cell);
+    box_lo.assign(out.Rank(), 0);
+    box_size.assign(out.Rank(), 1);
+    for (size_t i = 0; i < plan.window.size() + 2; ++i) {
+      box_lo[static_cast<size_t>(plan.out_dims[i])] = o[i].first;
+      box_size[static_cast<size_t>(plan.out_dims[i])] = o[i].second;
+    }
+  }
+
+  Status Emit(ComputeSetId cs, const Cell& cell, std::span<const TensorRegion> target) {
+    const size_t nsp = plan.window.size();
+    const LogicalRanges o = OutputRanges(cell);
+    const Range ci = cell[PlanDim::kInChan];
+    // The block's sizes in the output tensor's dimensions, row-major: the
+    // vertex's out field and its strides.
+    OutputBox(cell, lo, extent);
+    const std::vector<uint64_t> block_strides = Strides(extent);
+    // Input elements read, per logical dimension: [first, last].
+    const CellReads reads = ReadsOf(plan, cell, o);
+    // The fields are the boxes of those ranges, cut out of each operand in
+    // its own layout: the vertex addresses them with the box's strides and
+    // the box's first element as the start.
+    Box in_box, w_box;
+    if (!reads.empty) {
+      TILEPROF_ASSIGN_OR_RETURN(in_box,
+                                CutBox(input_index, plan.in_dims, {reads.in.data(), nsp + 2}));
+    } else {
+      // All padding: the vertex reads none of the input; it still needs a field.
+      TILEPROF_ASSIGN_OR_RETURN(in_box.field, input.Flatten().Slice(0, 1));
+      in_box.strides = plan.in_stride;
+    }
+    // Kernel elements read: the channel slice, the cell's output features,
+    // its kernel positions.
+    LogicalRanges w{};
+    w[0] = {ci.begin, ci.begin + ci.size - 1};
+    w[1] = {o[1].first, o[1].first + o[1].second - 1};
+    for (size_t s = 0; s < nsp; ++s)
+      w[2 + s] = {reads.k_stored[s], reads.k_stored[s] + reads.k_size[s] - 1};
+    TILEPROF_ASSIGN_OR_RETURN(w_box, CutBox(kernel_index, plan.w_dims, {w.data(), nsp + 2}));
+    // An operand nothing read before is laid out for the plan: each slice
+    // on the tile of the first cell reading it.
+    if (weights_placeable && cell.weights_home)
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(w_box.field, cell.tile));
+    if (input_placeable && cell.input_home && !reads.empty)
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(in_box.field, cell.tile));
+
+    const ConvParamValues p = ParamsOf(plan, cell, o, reads, in_box, w_box, block_strides);
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, cell.tile));
+    // The boxes flat, without a flattened copy of each.
+    auto connect_flat = [&](size_t f, ElementType type, std::span<const TensorRegion> regions,
+                            uint64_t n) {
+      return graph.ConnectRegions(vertex, f, type, {&n, 1}, regions);
+    };
+    TILEPROF_RETURN_IF_ERROR(connect_flat(in_field, input.element_type(), in_box.field.regions(),
+                                          in_box.field.NumElements()));
+    TILEPROF_RETURN_IF_ERROR(connect_flat(weights_field, kernel.element_type(),
+                                          w_box.field.regions(), w_box.field.NumElements()));
+    TILEPROF_RETURN_IF_ERROR(connect_flat(out_field, out.element_type(), target, Product(extent)));
+    std::array<uint32_t, static_cast<size_t>(ConvParam::kCount)> values{};
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (p[i] > UINT32_MAX)
+        return MakeError("conv parameter {}={} does not fit 32 bits", param_names[i], p[i]);
+      values[i] = static_cast<uint32_t>(p[i]);
+    }
+    return graph.SetInitialValues(vertex, values);
+  }
+};
+
+}  // namespace
+
+Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& instruction,
+                                 std::span<const Value> operands, const Codelet& codelet,
+                                 program::Sequence& program) {
+  const Tensor& input = operands[0].tensor;
+  const Tensor& kernel = operands[1].tensor;
+  const hlo::Attribute* labels = instruction.FindAttribute("dim_labels");
+  if (labels == nullptr) return MakeError("convolution without dim_labels");
+  TILEPROF_ASSIGN_OR_RETURN(hlo::ConvolutionDimensions dims, hlo::ParseDimLabels(labels->value()));
+  const size_t nsp = dims.input_spatial.size();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
+  // Only the shape for now: the variable is made once the op is known to lower.
+  TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
+  const Tensor out = Tensor::OfVariable(0, storage.type, result_dims);
+  if (input.Rank() != nsp + 2 || kernel.Rank() != nsp + 2 || out.Rank() != nsp + 2 ||
+      dims.kernel_spatial.size() != nsp || dims.output_spatial.size() != nsp) {
+    return MakeError("dim_labels {} do not fit input {}, kernel {} and result {}", labels->value(),
+                     input.ShapeString(), kernel.ShapeString(), out.ShapeString());
+  }
+  TILEPROF_ASSIGN_OR_RETURN(ConvPlan plan,
+                            ReadConvPlan(instruction, dims, labels->value(), input, kernel, out));
+  TILEPROF_RETURN_IF_ERROR(CheckConvShapes(plan, input, kernel, out));
+  const uint64_t out_n = out.NumElements();
+  if (out_n > 0 && (plan.ci == 0 || input.NumElements() == 0)) {
+    // Sums of no products: zeros, which the conv partial cannot give.
+    return lowering.LowerOpaque(instruction, operands, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor result,
+                            lowering.NewTensor(instruction.shape(), instruction.name(), false));
+  if (out_n == 0) return Value::Array(result);
+
+  const ContractionShape shape = ConvContraction(lowering, plan, input, kernel, out, codelet);
   const Partition partition =
       PlanContraction(lowering, instruction, shape, input.element_type(), out.element_type());
 
@@ -308,162 +559,28 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
   if (!in_field || !weights_field || !out_field) {
     return MakeError("codelet {} lacks a convolution field (in, weights, out)", codelet.name());
   }
-  const uint64_t co_group = plan.co_per_group;
-  // The ranges of the output's logical dimensions (batch, feature,
-  // spatial...) a cell covers. A cell of several groups has every channel
-  // of them (conv_plan.cc), so its features are one range.
-  auto output_ranges = [&](const Cell& cell) {
-    std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> o{};
-    const Range g = cell[PlanDim::kGroup], co = cell[PlanDim::kOutChan];
-    o[0] = {cell[PlanDim::kBatch].begin, cell[PlanDim::kBatch].size};
-    o[1] = {g.begin * co_group + co.begin, g.size == 1 ? co.size : g.size * co_group};
-    for (size_t s = 0; s < nsp; ++s) o[2 + s] = {cell[field(s)].begin, cell[field(s)].size};
-    return o;
-  };
+  ConvCells cells{.graph = graph,
+                  .instruction = instruction,
+                  .codelet = codelet,
+                  .plan = plan,
+                  .input = input,
+                  .kernel = kernel,
+                  .out = out,
+                  .input_index = input_index,
+                  .kernel_index = kernel_index,
+                  .input_placeable = shape.input_placeable,
+                  .weights_placeable = shape.weights_placeable,
+                  .in_field = *in_field,
+                  .weights_field = *weights_field,
+                  .out_field = *out_field,
+                  .param_names = param_names,
+                  .lo = {},
+                  .extent = {}};
   auto box = [&](const Cell& cell, std::vector<uint64_t>& lo, std::vector<uint64_t>& size) {
-    const auto o = output_ranges(cell);
-    lo.assign(out.Rank(), 0);
-    size.assign(out.Rank(), 1);
-    for (size_t i = 0; i < nsp + 2; ++i) {
-      lo[static_cast<size_t>(out_dims[i])] = o[i].first;
-      size[static_cast<size_t>(out_dims[i])] = o[i].second;
-    }
+    cells.OutputBox(cell, lo, size);
   };
-  std::vector<uint64_t> lo, extent;
-  auto emit = [&](ComputeSetId cs, const Cell& cell,
-                  std::span<const TensorRegion> target) -> Status {
-    const auto o = output_ranges(cell);
-    const Range g = cell[PlanDim::kGroup], ci = cell[PlanDim::kInChan];
-    // The block's sizes in the output tensor's dimensions, row-major: the
-    // vertex's out field and its strides.
-    box(cell, lo, extent);
-    const std::vector<uint64_t> block_strides = Strides(extent);
-    // Input elements read, per logical dimension: [first, last].
-    std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> in{};
-    const uint64_t out_batch = plan.out_size[0];
-    const uint64_t g_last = g.begin + g.size - 1;
-    in[0] = plan.batch_groups > 1 ? std::pair{g.begin * out_batch + o[0].first,
-                                              g_last * out_batch + o[0].first + o[0].second - 1}
-                                  : std::pair{o[0].first, o[0].first + o[0].second - 1};
-    in[1] = plan.feature_groups > 1
-                ? std::pair{g.begin * plan.ci + ci.begin, g_last * plan.ci + ci.begin + ci.size - 1}
-                : std::pair{ci.begin, ci.begin + ci.size - 1};
-    bool empty = false;
-    std::array<uint64_t, kConvMaxSpatialDims> k_lo{}, k_size{}, k_stored{};
-    for (size_t s = 0; s < nsp; ++s) {
-      const hlo::WindowDimension& w = plan.window[s];
-      const Range k = cell[kernel_dim(s)];
-      k_lo[s] = k.begin;
-      k_size[s] = k.size;
-      // With the kernel reversed, logical positions [b, b+n) are stored
-      // at [size-b-n, size-b).
-      k_stored[s] = w.window_reversal ? plan.w_size[2 + s] - k.begin - k.size : k.begin;
-      const int64_t lo_pos = static_cast<int64_t>(o[2 + s].first) * w.stride - w.padding_low +
-                             static_cast<int64_t>(k.begin) * w.window_dilation;
-      const int64_t hi_pos = static_cast<int64_t>(o[2 + s].first + o[2 + s].second - 1) * w.stride -
-                             w.padding_low +
-                             static_cast<int64_t>(k.begin + k.size - 1) * w.window_dilation;
-      const int64_t first = lo_pos <= 0 ? 0 : (lo_pos + w.base_dilation - 1) / w.base_dilation;
-      const int64_t last = std::min<int64_t>(hi_pos < 0 ? -1 : hi_pos / w.base_dilation,
-                                             static_cast<int64_t>(plan.in_size[2 + s]) - 1);
-      if (first > last)
-        empty = true;
-      else
-        in[2 + s] = {static_cast<uint64_t>(first), static_cast<uint64_t>(last)};
-    }
-    // The fields are the boxes of those ranges, cut out of each operand in
-    // its own layout: the vertex addresses them with the box's strides and
-    // the box's first element as the start.
-    Box in_box, w_box;
-    if (!empty) {
-      TILEPROF_ASSIGN_OR_RETURN(in_box, CutBox(input_index, in_dims, {in.data(), nsp + 2}));
-    } else {
-      // All padding: the vertex reads none of the input; it still needs a field.
-      TILEPROF_ASSIGN_OR_RETURN(in_box.field, input.Flatten().Slice(0, 1));
-      in_box.strides = plan.in_stride;
-    }
-    // Kernel elements read: the channel slice, the cell's output features,
-    // its kernel positions.
-    std::array<std::pair<uint64_t, uint64_t>, 2 + kConvMaxSpatialDims> w{};
-    w[0] = {ci.begin, ci.begin + ci.size - 1};
-    w[1] = {o[1].first, o[1].first + o[1].second - 1};
-    for (size_t s = 0; s < nsp; ++s) w[2 + s] = {k_stored[s], k_stored[s] + k_size[s] - 1};
-    TILEPROF_ASSIGN_OR_RETURN(w_box, CutBox(kernel_index, w_dims, {w.data(), nsp + 2}));
-    // An operand nothing read before is laid out for the plan: each slice
-    // on the tile of the first cell reading it.
-    if (shape.weights_placeable && cell.weights_home)
-      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(w_box.field, cell.tile));
-    if (shape.input_placeable && cell.input_home && !empty)
-      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(in_box.field, cell.tile));
-
-    std::array<uint64_t, static_cast<size_t>(ConvParam::kCount)> p{};
-    auto set = [&](ConvParam param, uint64_t value) { p[static_cast<size_t>(param)] = value; };
-    auto set_at = [&](ConvParam first, size_t s, size_t step, uint64_t value) {
-      p[static_cast<size_t>(first) + s * step] = value;
-    };
-    auto block_stride = [&](size_t logical) {
-      return block_strides[static_cast<size_t>(out_dims[logical])];
-    };
-    set(ConvParam::kOutStart, 0);
-    set(ConvParam::kOutSizeB, o[0].second);
-    set(ConvParam::kOutStrideB, block_stride(0));
-    set(ConvParam::kOutSizeF, o[1].second);
-    set(ConvParam::kOutStrideF, block_stride(1));
-    set(ConvParam::kOutOffsetB, o[0].first);
-    set(ConvParam::kOutOffsetF, o[1].first);
-    set(ConvParam::kInStart, in_box.start);
-    set(ConvParam::kInStrideB, in_box.strides[0]);
-    set(ConvParam::kInStrideF, in_box.strides[1]);
-    set(ConvParam::kWeightsStart, w_box.start);
-    set(ConvParam::kWeightsStrideI, w_box.strides[0]);
-    set(ConvParam::kWeightsStrideO, w_box.strides[1]);
-    uint64_t reversal = 0;
-    for (size_t s = 0; s < kConvMaxSpatialDims; ++s) {
-      const bool used = s < nsp;
-      const hlo::WindowDimension win = used ? plan.window[s] : hlo::WindowDimension{};
-      set_at(ConvParam::kOutSize0, s, 2, used ? o[2 + s].second : 1);
-      set_at(ConvParam::kOutStride0, s, 2, used ? block_stride(2 + s) : 1);
-      set_at(ConvParam::kOutOffset0, s, 1, used ? o[2 + s].first : 0);
-      set_at(ConvParam::kInSize0, s, 2, plan.in_size[2 + s]);
-      set_at(ConvParam::kInStride0, s, 2, in_box.strides[2 + s]);
-      set_at(ConvParam::kKernelSize0, s, 2, used ? k_size[s] : 1);
-      set_at(ConvParam::kKernelOffset0, s, 1, used ? k_lo[s] : 0);
-      set_at(ConvParam::kKernelFull0, s, 1, plan.w_size[2 + s]);
-      set_at(ConvParam::kWeightsStride0, s, 2, w_box.strides[2 + s]);
-      set_at(ConvParam::kStride0, s, 1, static_cast<uint64_t>(win.stride));
-      set_at(ConvParam::kPadLow0, s, 1,
-             static_cast<uint32_t>(static_cast<int32_t>(win.padding_low)));
-      set_at(ConvParam::kLhsDilation0, s, 1, static_cast<uint64_t>(win.base_dilation));
-      set_at(ConvParam::kRhsDilation0, s, 1, static_cast<uint64_t>(win.window_dilation));
-      if (win.window_reversal) reversal |= uint64_t{1} << s;
-    }
-    set(ConvParam::kReversal, reversal);
-    set(ConvParam::kInChansPerGroup, plan.ci);
-    set(ConvParam::kOutChansPerGroup, plan.co_per_group);
-    set(ConvParam::kGroupsSplitBatch, plan.batch_groups > 1 ? 1 : 0);
-    set(ConvParam::kInChanStart, ci.begin);
-    set(ConvParam::kInChans, ci.size);
-    set(ConvParam::kBatchPerGroup, out_batch);
-
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, cell.tile));
-    // The boxes flat, without a flattened copy of each.
-    auto connect_flat = [&](size_t f, ElementType type, std::span<const TensorRegion> regions,
-                            uint64_t n) {
-      return graph.ConnectRegions(vertex, f, type, {&n, 1}, regions);
-    };
-    TILEPROF_RETURN_IF_ERROR(connect_flat(*in_field, input.element_type(), in_box.field.regions(),
-                                          in_box.field.NumElements()));
-    TILEPROF_RETURN_IF_ERROR(connect_flat(*weights_field, kernel.element_type(),
-                                          w_box.field.regions(), w_box.field.NumElements()));
-    TILEPROF_RETURN_IF_ERROR(connect_flat(*out_field, out.element_type(), target, Product(extent)));
-    std::array<uint32_t, static_cast<size_t>(ConvParam::kCount)> values{};
-    for (size_t i = 0; i < p.size(); ++i) {
-      if (p[i] > UINT32_MAX)
-        return MakeError("conv parameter {}={} does not fit 32 bits", param_names[i], p[i]);
-      values[i] = static_cast<uint32_t>(p[i]);
-    }
-    return graph.SetInitialValues(vertex, values);
+  auto emit = [&](ComputeSetId cs, const Cell& cell, std::span<const TensorRegion> target) {
+    return cells.Emit(cs, cell, target);
   };
   TILEPROF_RETURN_IF_ERROR(
       EmitPlanned(lowering, instruction, result, shape, partition, program, box, emit));

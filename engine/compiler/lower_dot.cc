@@ -112,11 +112,20 @@ Expected<Tensor> Operand3(Lowering& lowering, const Tensor& tensor, std::span<co
   return CopyOfView(lowering, view, {batch, rows, contracted}, name, program);
 }
 
-Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction,
-                         std::span<const Value> operands, ElementType acc_type,
-                         program::Sequence& program) {
-  const Tensor& lhs = operands[0].tensor;
-  const Tensor& rhs = operands[1].tensor;
+// A dot's operands as lhs [batch, free, contracting] and rhs [batch,
+// contracting, free]: the permutations that give those views (`*_order`),
+// the ones that put the other two groups the other way round (`*_t`), the
+// result's dimensions and the sizes B, M, K and N.
+struct DotForm {
+  std::vector<size_t> lhs_order, rhs_order, lhs_t, rhs_t;
+  std::vector<uint64_t> out_dims;
+  uint64_t b = 1, m = 1, k = 1, n = 1;
+};
+
+// The form of the dot `instruction` of `lhs` and `rhs`, or an error when its
+// dimension numbers do not fit them.
+Expected<DotForm> FormOf(const hlo::Instruction& instruction, const Tensor& lhs,
+                         const Tensor& rhs) {
   TILEPROF_ASSIGN_OR_RETURN(hlo::DotDimensions dims, hlo::GetDotDimensions(instruction));
   std::vector<bool> lhs_used(lhs.Rank(), false), rhs_used(rhs.Rank(), false);
   TILEPROF_RETURN_IF_ERROR(CheckDims(dims.lhs_batch, lhs.Rank(), "lhs batch", lhs_used));
@@ -132,31 +141,27 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
                      dims.rhs_contracting.size());
   }
   auto size = [](const Tensor& t, int64_t d) { return t.shape()[static_cast<size_t>(d)]; };
-  // lhs as [batch, free, contracting], rhs as [batch, contracting, free];
-  // the *_t orders put the other two groups the other way round.
-  std::vector<size_t> lhs_order, rhs_order, lhs_t, rhs_t;
-  std::vector<uint64_t> out_dims;
-  uint64_t b = 1, m = 1, k = 1, n = 1;
+  DotForm f;
   for (size_t i = 0; i < dims.lhs_batch.size(); ++i) {
     if (size(lhs, dims.lhs_batch[i]) != size(rhs, dims.rhs_batch[i])) {
       return MakeError("batch dimension {} of lhs has size {}, dimension {} of rhs {}",
                        dims.lhs_batch[i], size(lhs, dims.lhs_batch[i]), dims.rhs_batch[i],
                        size(rhs, dims.rhs_batch[i]));
     }
-    lhs_order.push_back(static_cast<size_t>(dims.lhs_batch[i]));
-    rhs_order.push_back(static_cast<size_t>(dims.rhs_batch[i]));
-    lhs_t.push_back(static_cast<size_t>(dims.lhs_batch[i]));
-    rhs_t.push_back(static_cast<size_t>(dims.rhs_batch[i]));
-    out_dims.push_back(size(lhs, dims.lhs_batch[i]));
-    b *= size(lhs, dims.lhs_batch[i]);
+    f.lhs_order.push_back(static_cast<size_t>(dims.lhs_batch[i]));
+    f.rhs_order.push_back(static_cast<size_t>(dims.rhs_batch[i]));
+    f.lhs_t.push_back(static_cast<size_t>(dims.lhs_batch[i]));
+    f.rhs_t.push_back(static_cast<size_t>(dims.rhs_batch[i]));
+    f.out_dims.push_back(size(lhs, dims.lhs_batch[i]));
+    f.b *= size(lhs, dims.lhs_batch[i]);
   }
   std::vector<size_t> lhs_free, rhs_free;
   for (size_t d = 0; d < lhs.Rank(); ++d) {
     if (lhs_used[d]) continue;
-    lhs_order.push_back(d);
+    f.lhs_order.push_back(d);
     lhs_free.push_back(d);
-    out_dims.push_back(lhs.shape()[d]);
-    m *= lhs.shape()[d];
+    f.out_dims.push_back(lhs.shape()[d]);
+    f.m *= lhs.shape()[d];
   }
   for (size_t i = 0; i < dims.lhs_contracting.size(); ++i) {
     if (size(lhs, dims.lhs_contracting[i]) != size(rhs, dims.rhs_contracting[i])) {
@@ -164,53 +169,34 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
                        dims.lhs_contracting[i], size(lhs, dims.lhs_contracting[i]),
                        dims.rhs_contracting[i], size(rhs, dims.rhs_contracting[i]));
     }
-    lhs_order.push_back(static_cast<size_t>(dims.lhs_contracting[i]));
-    rhs_order.push_back(static_cast<size_t>(dims.rhs_contracting[i]));
-    lhs_t.push_back(static_cast<size_t>(dims.lhs_contracting[i]));
-    k *= size(lhs, dims.lhs_contracting[i]);
+    f.lhs_order.push_back(static_cast<size_t>(dims.lhs_contracting[i]));
+    f.rhs_order.push_back(static_cast<size_t>(dims.rhs_contracting[i]));
+    f.lhs_t.push_back(static_cast<size_t>(dims.lhs_contracting[i]));
+    f.k *= size(lhs, dims.lhs_contracting[i]);
   }
-  lhs_t.insert(lhs_t.end(), lhs_free.begin(), lhs_free.end());
+  f.lhs_t.insert(f.lhs_t.end(), lhs_free.begin(), lhs_free.end());
   for (size_t d = 0; d < rhs.Rank(); ++d) {
     if (rhs_used[d]) continue;
-    rhs_order.push_back(d);
+    f.rhs_order.push_back(d);
     rhs_free.push_back(d);
-    out_dims.push_back(rhs.shape()[d]);
-    n *= rhs.shape()[d];
+    f.out_dims.push_back(rhs.shape()[d]);
+    f.n *= rhs.shape()[d];
   }
-  rhs_t.insert(rhs_t.end(), rhs_free.begin(), rhs_free.end());
-  for (int64_t d : dims.rhs_contracting) rhs_t.push_back(static_cast<size_t>(d));
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
-  if (result_dims != out_dims) {
-    return MakeError("result shape [{}] does not match the operands' [{}]",
-                     fmt::join(result_dims, ","), fmt::join(out_dims, ","));
-  }
-  const uint64_t out_n = Product(out_dims);
-  // A sum of no products is zeros, which the matmul vertex cannot give.
-  if (out_n > 0 && k == 0) return lowering.LowerOpaque(instruction, operands, program);
-  TILEPROF_ASSIGN_OR_RETURN(
-      Tensor out, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
-  if (out_n == 0) return Value::Array(out);
-  bool lhs_transposed = false, rhs_transposed = false;
-  TILEPROF_ASSIGN_OR_RETURN(
-      Tensor lhs3, Operand3(lowering, lhs, lhs_order, lhs_t, b, m, k,
-                            fmt::format("{}/lhs", instruction.name()), program, &lhs_transposed));
-  // The rhs is [batch, contracted, columns]: "transposed" when stored with
-  // the columns first.
-  TILEPROF_ASSIGN_OR_RETURN(
-      Tensor rhs3, Operand3(lowering, rhs, rhs_t, rhs_order, b, n, k,
-                            fmt::format("{}/rhs", instruction.name()), program, &rhs_transposed));
-  rhs_transposed = !rhs_transposed;
-  TILEPROF_ASSIGN_OR_RETURN(
-      const Codelet* matmul,
-      GetMatMulPartialCodelet(lhs.element_type(), acc_type, lhs_transposed, rhs_transposed));
+  f.rhs_t.insert(f.rhs_t.end(), rhs_free.begin(), rhs_free.end());
+  for (int64_t d : dims.rhs_contracting) f.rhs_t.push_back(static_cast<size_t>(d));
+  return f;
+}
 
-  // The plan (conv_plan.h): the batch as groups, rows as the batch (they
-  // replicate the rhs), K as input channels, columns as output channels.
+// The plan (conv_plan.h): the batch as groups, rows as the batch (they
+// replicate the rhs), K as input channels, columns as output channels.
+ContractionShape DotContraction(Lowering& lowering, const DotForm& f, const Tensor& lhs,
+                                const Tensor& rhs, bool lhs_transposed, bool rhs_transposed,
+                                ElementType acc_type, const Codelet& matmul) {
   ContractionShape shape;
-  shape.groups = b;
-  shape.batch = m;
-  shape.in_chans = k;
-  shape.out_chans = n;
+  shape.groups = f.b;
+  shape.batch = f.m;
+  shape.in_chans = f.k;
+  shape.out_chans = f.n;
   shape.in_bytes = SizeOf(lhs.element_type());
   shape.channel_grain = ChannelGrain(lhs.element_type());
   shape.acc_bytes = SizeOf(acc_type);
@@ -221,15 +207,118 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
   shape.weights_order = rhs_transposed ? std::vector{D::kGroup, D::kOutChan, D::kInChan}
                                        : std::vector{D::kGroup, D::kInChan, D::kOutChan};
   shape.output_order = {D::kGroup, D::kBatch, D::kOutChan};
-  shape.cell_state_bytes = matmul->state_bytes() + kReduceVertexStateBytes;
+  shape.cell_state_bytes = matmul.state_bytes() + kReduceVertexStateBytes;
   shape.input_placeable = lowering.IsUnread(lhs);
   shape.weights_placeable = lowering.IsUnread(rhs);
+  return shape;
+}
+
+// The matmul vertices of a planned dot's cells (EmitCell), reading lhs3
+// [B, M, K] and rhs3 [B, K, N] (each the other way round when transposed).
+struct DotCells {
+  Graph& graph;
+  const hlo::Instruction& instruction;
+  const Codelet& matmul;
+  size_t in_field, weights_field, out_field;
+  const TensorIndex& lhs_index;
+  const TensorIndex& rhs_index;
+  bool lhs_transposed, rhs_transposed;
+  bool input_placeable, weights_placeable;
+  ElementType acc_type;
+  std::vector<TensorRegion> runs;
+
+  // Connects `field` to the [free, k] box of one batch entry (or [k,
+  // free] when stored transposed), laying it out on `tile` when the plan
+  // places the operand.
+  Status Connect(VertexRef vertex, size_t field, const TensorIndex& index, bool transposed,
+                 uint64_t batch, Range free, Range ks, uint32_t tile, bool place) {
+    runs.clear();
+    const std::array<uint64_t, 3> lo = transposed ? std::array{batch, ks.begin, free.begin}
+                                                  : std::array{batch, free.begin, ks.begin};
+    const std::array<uint64_t, 3> size = transposed
+                                             ? std::array<uint64_t, 3>{1, ks.size, free.size}
+                                             : std::array<uint64_t, 3>{1, free.size, ks.size};
+    TILEPROF_RETURN_IF_ERROR(index.AppendBox(lo, size, runs));
+    if (place) {
+      for (const TensorRegion& run : runs)
+        TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(run.variable, run.begin, run.end, tile));
+    }
+    const uint64_t count = free.size * ks.size;
+    return graph.ConnectRegions(vertex, field, index.tensor().element_type(), {&count, 1}, runs);
+  }
+
+  Status Emit(ComputeSetId cs, const Cell& cell, std::span<const TensorRegion> target) {
+    using D = PlanDim;
+    const Range g = cell[D::kGroup], rows = cell[D::kBatch], ks = cell[D::kInChan],
+                cols = cell[D::kOutChan];
+    // One vertex per batch entry of the cell, each writing its [rows, cols]
+    // part of the target (the box's batch-major order).
+    const uint64_t per_batch = rows.size * cols.size;
+    for (uint64_t i = 0; i < g.size; ++i) {
+      const uint64_t batch = g.begin + i;
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, matmul, instruction.name()));
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, cell.tile));
+      TILEPROF_RETURN_IF_ERROR(Connect(vertex, in_field, lhs_index, lhs_transposed, batch, rows, ks,
+                                       cell.tile, input_placeable && cell.input_home));
+      // rhs3 is [batch, K, columns] unless transposed: the other way round
+      // from the lhs.
+      TILEPROF_RETURN_IF_ERROR(Connect(vertex, weights_field, rhs_index, !rhs_transposed, batch,
+                                       cols, ks, cell.tile,
+                                       weights_placeable && cell.weights_home));
+      runs.clear();
+      SliceRuns(target, i * per_batch, per_batch, runs);
+      TILEPROF_RETURN_IF_ERROR(
+          graph.ConnectRegions(vertex, out_field, acc_type, {&per_batch, 1}, runs));
+      TILEPROF_RETURN_IF_ERROR(
+          graph.SetInitialValue(vertex["m"], static_cast<uint32_t>(rows.size)));
+      TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["k"], static_cast<uint32_t>(ks.size)));
+      TILEPROF_RETURN_IF_ERROR(
+          graph.SetInitialValue(vertex["n"], static_cast<uint32_t>(cols.size)));
+    }
+    return {};
+  }
+};
+
+Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction,
+                         std::span<const Value> operands, ElementType acc_type,
+                         program::Sequence& program) {
+  const Tensor& lhs = operands[0].tensor;
+  const Tensor& rhs = operands[1].tensor;
+  TILEPROF_ASSIGN_OR_RETURN(const DotForm form, FormOf(instruction, lhs, rhs));
+  const uint64_t b = form.b, m = form.m, k = form.k, n = form.n;
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
+  if (result_dims != form.out_dims) {
+    return MakeError("result shape [{}] does not match the operands' [{}]",
+                     fmt::join(result_dims, ","), fmt::join(form.out_dims, ","));
+  }
+  const uint64_t out_n = Product(form.out_dims);
+  // A sum of no products is zeros, which the matmul vertex cannot give.
+  if (out_n > 0 && k == 0) return lowering.LowerOpaque(instruction, operands, program);
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor out, lowering.NewTensor(instruction.shape(), instruction.name(), out_n == 0));
+  if (out_n == 0) return Value::Array(out);
+  bool lhs_transposed = false, rhs_transposed = false;
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor lhs3, Operand3(lowering, lhs, form.lhs_order, form.lhs_t, b, m, k,
+                            fmt::format("{}/lhs", instruction.name()), program, &lhs_transposed));
+  // The rhs is [batch, contracted, columns]: "transposed" when stored with
+  // the columns first.
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor rhs3, Operand3(lowering, rhs, form.rhs_t, form.rhs_order, b, n, k,
+                            fmt::format("{}/rhs", instruction.name()), program, &rhs_transposed));
+  rhs_transposed = !rhs_transposed;
+  TILEPROF_ASSIGN_OR_RETURN(
+      const Codelet* matmul,
+      GetMatMulPartialCodelet(lhs.element_type(), acc_type, lhs_transposed, rhs_transposed));
+  const ContractionShape shape =
+      DotContraction(lowering, form, lhs, rhs, lhs_transposed, rhs_transposed, acc_type, *matmul);
   const Partition partition =
       PlanContraction(lowering, instruction, shape, lhs.element_type(), acc_type);
 
   Graph& graph = lowering.graph();
   TILEPROF_ASSIGN_OR_RETURN(const Tensor out3, out.Reshape({b, m, n}));
   const TensorIndex lhs_index(lhs3), rhs_index(rhs3);
+  using D = PlanDim;
   auto box = [&](const Cell& cell, std::vector<uint64_t>& lo, std::vector<uint64_t>& size) {
     lo = {cell[D::kGroup].begin, cell[D::kBatch].begin, cell[D::kOutChan].begin};
     size = {cell[D::kGroup].size, cell[D::kBatch].size, cell[D::kOutChan].size};
@@ -239,55 +328,22 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
                               out_field = matmul->FindField("out");
   if (!in_field || !weights_field || !out_field)
     return MakeError("codelet {} lacks a matmul field (in, weights, out)", matmul->name());
-  std::vector<TensorRegion> runs;
-  auto emit = [&](ComputeSetId cs, const Cell& cell,
-                  std::span<const TensorRegion> target) -> Status {
-    const Range g = cell[D::kGroup], rows = cell[D::kBatch], ks = cell[D::kInChan],
-                cols = cell[D::kOutChan];
-    // Connects `field` to the [free, k] box of one batch entry (or [k,
-    // free] when stored transposed), laying it out on the cell's tile when
-    // the plan places the operand.
-    auto connect = [&](VertexRef vertex, size_t field, const TensorIndex& index, bool transposed,
-                       uint64_t batch, Range free, bool place) -> Status {
-      runs.clear();
-      const std::array<uint64_t, 3> lo = transposed ? std::array{batch, ks.begin, free.begin}
-                                                    : std::array{batch, free.begin, ks.begin};
-      const std::array<uint64_t, 3> size = transposed
-                                               ? std::array<uint64_t, 3>{1, ks.size, free.size}
-                                               : std::array<uint64_t, 3>{1, free.size, ks.size};
-      TILEPROF_RETURN_IF_ERROR(index.AppendBox(lo, size, runs));
-      if (place) {
-        for (const TensorRegion& run : runs)
-          TILEPROF_RETURN_IF_ERROR(
-              graph.SetTileMapping(run.variable, run.begin, run.end, cell.tile));
-      }
-      const uint64_t count = free.size * ks.size;
-      return graph.ConnectRegions(vertex, field, index.tensor().element_type(), {&count, 1}, runs);
-    };
-    // One vertex per batch entry of the cell, each writing its [rows, cols]
-    // part of the target (the box's batch-major order).
-    const uint64_t per_batch = rows.size * cols.size;
-    for (uint64_t i = 0; i < g.size; ++i) {
-      const uint64_t batch = g.begin + i;
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, *matmul, instruction.name()));
-      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, cell.tile));
-      TILEPROF_RETURN_IF_ERROR(connect(vertex, *in_field, lhs_index, lhs_transposed, batch, rows,
-                                       shape.input_placeable && cell.input_home));
-      // rhs3 is [batch, K, columns] unless transposed: the other way round
-      // from the lhs.
-      TILEPROF_RETURN_IF_ERROR(connect(vertex, *weights_field, rhs_index, !rhs_transposed, batch,
-                                       cols, shape.weights_placeable && cell.weights_home));
-      runs.clear();
-      SliceRuns(target, i * per_batch, per_batch, runs);
-      TILEPROF_RETURN_IF_ERROR(
-          graph.ConnectRegions(vertex, *out_field, acc_type, {&per_batch, 1}, runs));
-      TILEPROF_RETURN_IF_ERROR(
-          graph.SetInitialValue(vertex["m"], static_cast<uint32_t>(rows.size)));
-      TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["k"], static_cast<uint32_t>(ks.size)));
-      TILEPROF_RETURN_IF_ERROR(
-          graph.SetInitialValue(vertex["n"], static_cast<uint32_t>(cols.size)));
-    }
-    return {};
+  DotCells cells{.graph = graph,
+                 .instruction = instruction,
+                 .matmul = *matmul,
+                 .in_field = *in_field,
+                 .weights_field = *weights_field,
+                 .out_field = *out_field,
+                 .lhs_index = lhs_index,
+                 .rhs_index = rhs_index,
+                 .lhs_transposed = lhs_transposed,
+                 .rhs_transposed = rhs_transposed,
+                 .input_placeable = shape.input_placeable,
+                 .weights_placeable = shape.weights_placeable,
+                 .acc_type = acc_type,
+                 .runs = {}};
+  auto emit = [&](ComputeSetId cs, const Cell& cell, std::span<const TensorRegion> target) {
+    return cells.Emit(cs, cell, target);
   };
   TILEPROF_RETURN_IF_ERROR(
       EmitPlanned(lowering, instruction, out3, shape, partition, program, box, emit));

@@ -118,31 +118,249 @@ Expected<Value> Lowering::LowerReduce(const hlo::Instruction& instruction,
   return ReduceArray(instruction, operands, operands[0].tensor, reduced, program);
 }
 
-Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
-                                      std::span<const Value> operands, const Tensor& in,
-                                      std::span<const int64_t> reduced,
-                                      program::Sequence& program) {
+namespace {
+
+// A reduction that popops::Reduce vertices compute (ReduceArray): one binary
+// op of the storage type `type` into `out_n` outputs of the instruction's
+// shape.
+struct SimpleReduce {
+  const hlo::Instruction& instruction;
+  ReduceOp op;
+  ElementType type;
+  // The init is not the op's identity: it fills the output first and the
+  // vertices combine into it (isUpdate).
+  bool update;
+  const Tensor& init;      // one element
+  const Codelet& codelet;  // Reduce, with isUpdate when `update`
+  uint64_t out_n;
+};
+
+// The reduction of `in` that `instruction` is, or nullopt when it is lowered
+// as an opaque op.
+Expected<std::optional<SimpleReduce>> SimpleReduceOf(const hlo::Instruction& instruction,
+                                                     std::span<const Value> operands,
+                                                     const Tensor& in) {
+  const auto opaque = [] { return std::optional<SimpleReduce>(); };
   const hlo::Shape& shape = instruction.shape();
   if (operands.size() != 2 || !shape.IsArray() || !IsNative(shape) ||
       instruction.called_computations().size() != 1) {
-    return LowerOpaque(instruction, operands, program);
+    return opaque();
   }
   const std::optional<ReduceOp> op = ReduceOpOf(*instruction.called_computations()[0]);
   TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
   const auto out_n = static_cast<uint64_t>(shape.ElementCount().value_or(0));
   const uint64_t in_n = in.NumElements();
   if (!op || storage.type != in.element_type() || out_n == 0 || in_n == 0 || in_n % out_n != 0) {
-    return LowerOpaque(instruction, operands, program);
+    return opaque();
   }
   const hlo::Instruction& init = *instruction.operand(1);
   const bool update = !IsReduceIdentity(init, *op);
   const Tensor& init_tensor = operands[1].tensor;
   if (operands[1].is_tuple || !init_tensor.valid() || init_tensor.NumElements() != 1 ||
       init_tensor.element_type() != storage.type || storage.per_element != 1) {
-    return LowerOpaque(instruction, operands, program);
+    return opaque();
   }
   Expected<const Codelet*> codelet = GetReduceCodelet(*op, storage.type, update);
-  if (!codelet) return LowerOpaque(instruction, operands, program);
+  if (!codelet) return opaque();
+  return std::optional<SimpleReduce>(
+      SimpleReduce{instruction, *op, storage.type, update, init_tensor, **codelet, out_n});
+}
+
+// Fills `target` with the init when that is not the op's identity.
+Status FillInit(Lowering& lowering, const SimpleReduce& r, const Tensor& target,
+                program::Sequence& program) {
+  if (!r.update) return {};
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(r.type));
+  const ComputeSetId cs =
+      lowering.AddComputeSet(fmt::format("{}/init", r.instruction.name()), program);
+  const FieldInput in_field{"in", r.init, Access::kWhole};
+  return lowering.EmitPerTile(cs, *fill, "out", target, {&in_field, 1}, r.instruction.name());
+}
+
+// Each output's inputs one run of `in`: a vertex per output reads it as P
+// partials of M = 1 output.
+Expected<Value> ReducePerOutput(Lowering& lowering, const SimpleReduce& r, const Tensor& in,
+                                program::Sequence& program) {
+  const hlo::Instruction& instruction = r.instruction;
+  Graph& graph = lowering.graph();
+  const uint64_t out_n = r.out_n;
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out,
+                            lowering.NewTensor(instruction.shape(), instruction.name(), true));
+  TILEPROF_ASSIGN_OR_RETURN(const Tensor rows, in.Reshape({out_n, in.NumElements() / out_n}));
+  TILEPROF_RETURN_IF_ERROR(FillInit(lowering, r, out, program));
+  const ComputeSetId cs = lowering.AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph.MapRegions(flat_out)) {
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    for (uint64_t j = position; j < position + piece.region.size(); ++j) {
+      TILEPROF_ASSIGN_OR_RETURN(Tensor partials, rows.Index(j));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(j, j + 1));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                                graph.AddVertex(cs, r.codelet, instruction.name()));
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, *piece.tile));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], partials));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
+    }
+    position += piece.region.size();
+  }
+  return Value::Array(out);
+}
+
+// How the [F, outputs] view is reduced: `chunk` outputs on each of
+// `out_tiles` output tiles, the F = `factor` inputs of each output in
+// `groups` (P1) groups, one stage when 1.
+struct ReduceSplit {
+  uint64_t factor = 1, chunk = 1, out_tiles = 1, groups = 1;
+};
+
+// Two stages when a tile's share of the input would exceed
+// kMaxReduceInputBytes and tiles are left over (P1 divides F).
+ReduceSplit SplitOf(Lowering& lowering, const SimpleReduce& r, uint64_t factor) {
+  ReduceSplit s;
+  s.factor = factor;
+  const uint64_t size = SizeOf(r.type);
+  const uint32_t tiles = lowering.graph().target().NumTiles();
+  s.chunk = lowering.mapper().ChunkElements(r.out_n, r.type);
+  s.out_tiles = (r.out_n + s.chunk - 1) / s.chunk;
+  if (factor * s.chunk * size > kMaxReduceInputBytes && s.out_tiles < tiles) {
+    const uint64_t want = std::min<uint64_t>(
+        tiles / s.out_tiles,
+        (factor * s.chunk * size + kMaxReduceInputBytes - 1) / kMaxReduceInputBytes);
+    for (s.groups = std::min(want, factor); s.groups > 1 && factor % s.groups != 0;) --s.groups;
+  }
+  return s;
+}
+
+// One stage: each output tile reduces the F inputs of each of its outputs
+// (`view`, [F, outputs]) into the new, unmapped `out`.
+Expected<Value> ReduceOneStage(Lowering& lowering, const SimpleReduce& r, const Tensor& view,
+                               const Tensor& out, program::Sequence& program) {
+  const hlo::Instruction& instruction = r.instruction;
+  Graph& graph = lowering.graph();
+  TILEPROF_RETURN_IF_ERROR(lowering.mapper().Map(out));
+  TILEPROF_RETURN_IF_ERROR(FillInit(lowering, r, out, program));
+  const ComputeSetId cs = lowering.AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph.MapRegions(flat_out)) {
+    const uint64_t begin = position;
+    position += piece.region.size();
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    TILEPROF_ASSIGN_OR_RETURN(Tensor partials, view.Slice(begin, position, 1));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(begin, position));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, r.codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], partials));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
+  }
+  return Value::Array(out);
+}
+
+// Two stages: P1 groups each reduce F / P1 inputs per output on their own
+// tiles into a partials tensor, and the output tiles reduce the P1
+// partials into the new, unmapped `out`.
+Expected<Value> ReduceTwoStages(Lowering& lowering, const SimpleReduce& r, const Tensor& view,
+                                const Tensor& out, const ReduceSplit& s,
+                                program::Sequence& program) {
+  const hlo::Instruction& instruction = r.instruction;
+  Graph& graph = lowering.graph();
+  const uint64_t out_n = r.out_n, chunk = s.chunk, out_tiles = s.out_tiles, groups = s.groups;
+  const uint32_t tiles = graph.target().NumTiles();
+  const uint32_t first = lowering.mapper().TakeTiles(std::min<uint64_t>(out_tiles * groups, tiles));
+  const Tensor flat_out = out.Flatten();
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor partials, lowering.NewTensor(r.type, {groups, out_n},
+                                          fmt::format("{}.partials", instruction.name()), false));
+  const Tensor flat_partials = partials.Flatten();
+  const uint64_t per_group = s.factor / groups;
+  Expected<const Codelet*> stage1_codelet = GetReduceCodelet(r.op, r.type, false);
+  if (!stage1_codelet) return stage1_codelet.error();
+  if (r.update) {
+    for (uint64_t j = 0; j < out_tiles; ++j) {
+      const uint64_t begin = j * chunk;
+      TILEPROF_ASSIGN_OR_RETURN(Tensor target,
+                                flat_out.Slice(begin, begin + std::min(chunk, out_n - begin)));
+      TILEPROF_RETURN_IF_ERROR(
+          graph.SetTileMapping(target, static_cast<uint32_t>((first + j) % tiles)));
+    }
+    TILEPROF_RETURN_IF_ERROR(FillInit(lowering, r, out, program));
+  }
+  const ComputeSetId stage1 = lowering.AddComputeSet(instruction.name(), program);
+  const ComputeSetId stage2 =
+      lowering.AddComputeSet(fmt::format("{}/reduce", instruction.name()), program);
+  for (uint64_t j = 0; j < out_tiles; ++j) {
+    const uint64_t begin = j * chunk;
+    const uint64_t count = std::min(chunk, out_n - begin);
+    const auto out_tile = static_cast<uint32_t>((first + j) % tiles);
+    TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(begin, begin + count));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(target, out_tile));
+    std::vector<Tensor> parts;
+    for (uint64_t g = 0; g < groups; ++g) {
+      const auto tile = static_cast<uint32_t>((first + j + g * out_tiles) % tiles);
+      const uint64_t at = g * out_n + begin;
+      TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_partials.Slice(at, at + count));
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(part, tile));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor rows, view.Slice(g * per_group, (g + 1) * per_group, 0));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor inputs, rows.Slice(begin, begin + count, 1));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                                graph.AddVertex(stage1, **stage1_codelet, instruction.name()));
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], inputs));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], part));
+      parts.push_back(std::move(part));
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor all, Tensor::Concat(parts));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                              graph.AddVertex(stage2, r.codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, out_tile));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], all));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], target));
+  }
+  return Value::Array(out);
+}
+
+// The input viewed as [F, outputs] (`order`: the reduced dimensions first),
+// rearranged first when that view would be too `fragmented`, and reduced in
+// one stage or two.
+Expected<Value> ReduceAsPartials(Lowering& lowering, const SimpleReduce& r, const Tensor& in,
+                                 std::span<const size_t> order, bool fragmented,
+                                 program::Sequence& program) {
+  const hlo::Instruction& instruction = r.instruction;
+  // The [F, outputs] view of the input.
+  Tensor shuffled;
+  if (fragmented) {
+    std::vector<SourceDim> map(in.Rank());
+    std::vector<uint64_t> dims(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      map[order[i]].src = map[order[i]].src2 = static_cast<uint32_t>(i);
+      dims[i] = in.shape()[order[i]];
+    }
+    TILEPROF_ASSIGN_OR_RETURN(
+        shuffled, lowering.EmitRearrange(in, map, nullptr, dims,
+                                         fmt::format("{}/rearrange", instruction.name()), program));
+  } else {
+    TILEPROF_ASSIGN_OR_RETURN(shuffled, in.Dimshuffle(order));
+  }
+  const ReduceSplit split = SplitOf(lowering, r, in.NumElements() / r.out_n);
+  TILEPROF_ASSIGN_OR_RETURN(const Tensor view, shuffled.Reshape({split.factor, r.out_n}));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out,
+                            lowering.NewTensor(instruction.shape(), instruction.name(), false));
+  if (split.groups == 1) return ReduceOneStage(lowering, r, view, out, program);
+  return ReduceTwoStages(lowering, r, view, out, split, program);
+}
+
+}  // namespace
+
+Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
+                                      std::span<const Value> operands, const Tensor& in,
+                                      std::span<const int64_t> reduced,
+                                      program::Sequence& program) {
+  TILEPROF_ASSIGN_OR_RETURN(const std::optional<SimpleReduce> r,
+                            SimpleReduceOf(instruction, operands, in));
+  if (!r) return LowerOpaque(instruction, operands, program);
+  const hlo::Shape& shape = instruction.shape();
+  const uint64_t out_n = r->out_n;
   std::vector<bool> is_reduced(in.Rank(), false);
   for (int64_t d : reduced) {
     if (d < 0 || static_cast<size_t>(d) >= in.Rank() || is_reduced[static_cast<size_t>(d)]) {
@@ -155,13 +373,7 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     if (is_reduced[d]) order.push_back(d);
   for (size_t d = 0; d < in.Rank(); ++d)
     if (!is_reduced[d]) order.push_back(d);
-  auto fill_init = [&](const Tensor& target) -> Status {
-    if (!update) return {};
-    TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(storage.type));
-    const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
-    const FieldInput in_field{"in", init_tensor, Access::kWhole};
-    return EmitPerTile(cs, *fill, "out", target, {&in_field, 1}, instruction.name());
-  };
+  auto fill_init = [&](const Tensor& target) { return FillInit(*this, *r, target, program); };
   // Reduced dimensions innermost: each output's inputs are one run, and a
   // vertex per output reads it as P partials of M = 1 output; past
   // kMaxVerticesPerTile outputs a tile, one ContinuousReduce per tile reads
@@ -172,40 +384,21 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
   // Runs of the input, each reduced to one output.
   const bool row_reduction = suffix == reduced.size() && reduced.size() < rank && out_n > 1;
   if (row_reduction && out_n <= kMaxVerticesPerTile * graph_.target().NumTiles()) {
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
-    TILEPROF_ASSIGN_OR_RETURN(const Tensor rows, in.Reshape({out_n, in_n / out_n}));
-    TILEPROF_RETURN_IF_ERROR(fill_init(out));
-    const ComputeSetId cs = AddComputeSet(instruction.name(), program);
-    const Tensor flat_out = out.Flatten();
-    uint64_t position = 0;
-    for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
-      if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
-      for (uint64_t j = position; j < position + piece.region.size(); ++j) {
-        TILEPROF_ASSIGN_OR_RETURN(Tensor partials, rows.Index(j));
-        TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(j, j + 1));
-        TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                                  graph_.AddVertex(cs, **codelet, instruction.name()));
-        TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
-        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], partials));
-        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
-      }
-      position += piece.region.size();
-    }
-    return Value::Array(out);
+    return ReducePerOutput(*this, *r, in, program);
   }
   if (row_reduction) {
     TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
     TILEPROF_RETURN_IF_ERROR(fill_init(out));
     TILEPROF_ASSIGN_OR_RETURN(const Codelet* continuous,
-                              GetContinuousReduceCodelet(*op, storage.type, update));
+                              GetContinuousReduceCodelet(r->op, r->type, r->update));
     TILEPROF_RETURN_IF_ERROR(
         EmitContinuousReduce(in, out, *continuous, instruction.name(), program));
     return Value::Array(out);
   }
   if (!row_reduction) {
     TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> held,
-                              ReduceWhereHeld(instruction, in, is_reduced, *op, shape,
-                                              update ? FillFn(fill_init) : FillFn(), program));
+                              ReduceWhereHeld(instruction, in, is_reduced, r->op, shape,
+                                              r->update ? FillFn(fill_init) : FillFn(), program));
     if (held) return std::move(*held);
   }
   // Otherwise the input is viewed as [F, outputs], rearranged first when
@@ -221,10 +414,9 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     std::vector<uint64_t> dims(in.shape().begin(),
                                in.shape().end() - static_cast<ptrdiff_t>(suffix));
     TILEPROF_ASSIGN_OR_RETURN(
-        Tensor inner,
-        NewTensor(storage.type, dims, fmt::format("{}/inner", instruction.name()), true));
+        Tensor inner, NewTensor(r->type, dims, fmt::format("{}/inner", instruction.name()), true));
     TILEPROF_ASSIGN_OR_RETURN(const Codelet* continuous,
-                              GetContinuousReduceCodelet(*op, storage.type, false));
+                              GetContinuousReduceCodelet(r->op, r->type, false));
     TILEPROF_RETURN_IF_ERROR(EmitContinuousReduce(
         in, inner, *continuous, fmt::format("{}/inner", instruction.name()), program));
     std::vector<int64_t> outer;
@@ -232,105 +424,7 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
       if (static_cast<size_t>(d) < rank - suffix) outer.push_back(d);
     return ReduceArray(instruction, operands, inner, outer, program);
   }
-  // The [F, outputs] view of the input.
-  Tensor shuffled;
-  if (fragmented) {
-    std::vector<SourceDim> map(in.Rank());
-    std::vector<uint64_t> dims(order.size());
-    for (size_t i = 0; i < order.size(); ++i) {
-      map[order[i]].src = map[order[i]].src2 = static_cast<uint32_t>(i);
-      dims[i] = in.shape()[order[i]];
-    }
-    TILEPROF_ASSIGN_OR_RETURN(
-        shuffled, EmitRearrange(in, map, nullptr, dims,
-                                fmt::format("{}/rearrange", instruction.name()), program));
-  } else {
-    TILEPROF_ASSIGN_OR_RETURN(shuffled, in.Dimshuffle(order));
-  }
-  const uint64_t factor = in_n / out_n;
-  const uint64_t size = SizeOf(storage.type);
-  const uint32_t tiles = graph_.target().NumTiles();
-  const uint64_t chunk = mapper_.ChunkElements(out_n, storage.type);
-  const uint64_t out_tiles = (out_n + chunk - 1) / chunk;
-  uint64_t groups = 1;
-  if (factor * chunk * size > kMaxReduceInputBytes && out_tiles < tiles) {
-    const uint64_t want =
-        std::min<uint64_t>(tiles / out_tiles, (factor * chunk * size + kMaxReduceInputBytes - 1) /
-                                                  kMaxReduceInputBytes);
-    for (groups = std::min(want, factor); groups > 1 && factor % groups != 0;) --groups;
-  }
-  TILEPROF_ASSIGN_OR_RETURN(const Tensor view, shuffled.Reshape({factor, out_n}));
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), false));
-  if (groups == 1) {
-    TILEPROF_RETURN_IF_ERROR(mapper_.Map(out));
-    TILEPROF_RETURN_IF_ERROR(fill_init(out));
-    const ComputeSetId cs = AddComputeSet(instruction.name(), program);
-    const Tensor flat_out = out.Flatten();
-    uint64_t position = 0;
-    for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
-      const uint64_t begin = position;
-      position += piece.region.size();
-      if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
-      TILEPROF_ASSIGN_OR_RETURN(Tensor partials, view.Slice(begin, position, 1));
-      TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(begin, position));
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                                graph_.AddVertex(cs, **codelet, instruction.name()));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], partials));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
-    }
-    return Value::Array(out);
-  }
-  const uint32_t first = mapper_.TakeTiles(std::min<uint64_t>(out_tiles * groups, tiles));
-  const Tensor flat_out = out.Flatten();
-  TILEPROF_ASSIGN_OR_RETURN(Tensor partials,
-                            NewTensor(storage.type, {groups, out_n},
-                                      fmt::format("{}.partials", instruction.name()), false));
-  const Tensor flat_partials = partials.Flatten();
-  const uint64_t per_group = factor / groups;
-  Expected<const Codelet*> stage1_codelet = GetReduceCodelet(*op, storage.type, false);
-  if (!stage1_codelet) return stage1_codelet.error();
-  if (update) {
-    for (uint64_t j = 0; j < out_tiles; ++j) {
-      const uint64_t begin = j * chunk;
-      TILEPROF_ASSIGN_OR_RETURN(Tensor target,
-                                flat_out.Slice(begin, begin + std::min(chunk, out_n - begin)));
-      TILEPROF_RETURN_IF_ERROR(
-          graph_.SetTileMapping(target, static_cast<uint32_t>((first + j) % tiles)));
-    }
-    TILEPROF_RETURN_IF_ERROR(fill_init(out));
-  }
-  const ComputeSetId stage1 = AddComputeSet(instruction.name(), program);
-  const ComputeSetId stage2 = AddComputeSet(fmt::format("{}/reduce", instruction.name()), program);
-  for (uint64_t j = 0; j < out_tiles; ++j) {
-    const uint64_t begin = j * chunk;
-    const uint64_t count = std::min(chunk, out_n - begin);
-    const auto out_tile = static_cast<uint32_t>((first + j) % tiles);
-    TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(begin, begin + count));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(target, out_tile));
-    std::vector<Tensor> parts;
-    for (uint64_t g = 0; g < groups; ++g) {
-      const auto tile = static_cast<uint32_t>((first + j + g * out_tiles) % tiles);
-      const uint64_t at = g * out_n + begin;
-      TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_partials.Slice(at, at + count));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(part, tile));
-      TILEPROF_ASSIGN_OR_RETURN(Tensor rows, view.Slice(g * per_group, (g + 1) * per_group, 0));
-      TILEPROF_ASSIGN_OR_RETURN(Tensor inputs, rows.Slice(begin, begin + count, 1));
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                                graph_.AddVertex(stage1, **stage1_codelet, instruction.name()));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], inputs));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], part));
-      parts.push_back(std::move(part));
-    }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor all, Tensor::Concat(parts));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                              graph_.AddVertex(stage2, **codelet, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, out_tile));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], all));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
-  }
-  return Value::Array(out);
+  return ReduceAsPartials(*this, *r, in, order, fragmented, program);
 }
 
 Status Lowering::EmitContinuousReduce(const Tensor& in, const Tensor& out, const Codelet& codelet,
