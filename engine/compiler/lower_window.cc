@@ -196,6 +196,49 @@ void ReadBoxes(const std::vector<std::pair<uint64_t, uint64_t>>& box,
   }
 }
 
+// A select-and-scatter vertex's parameters: its first output element, the
+// select direction, and per dimension the extents, the window and the
+// boxes it reads (padLo signed, as 32-bit two's complement).
+Status SetScatterParams(Graph& graph, VertexRef vertex, uint64_t first, SelectDirection direction,
+                        const std::vector<hlo::WindowDimension>& window,
+                        const std::vector<uint64_t>& dims, const std::vector<uint64_t>& source_dims,
+                        const std::vector<uint64_t>& op_lo, const std::vector<uint64_t>& op_size,
+                        const std::vector<uint64_t>& src_lo,
+                        const std::vector<uint64_t>& src_size) {
+  const size_t rank = dims.size();
+  auto set = [&](std::string name, int64_t value) -> Status {
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(value, name));
+    return graph.SetInitialValue(vertex[name], v);
+  };
+  TILEPROF_RETURN_IF_ERROR(set("first", static_cast<int64_t>(first)));
+  TILEPROF_RETURN_IF_ERROR(set("select", static_cast<int64_t>(direction)));
+  for (size_t d = 0; d < rank; ++d) {
+    const hlo::WindowDimension& w = window[d];
+    TILEPROF_RETURN_IF_ERROR(set(fmt::format("outSize{}", d), static_cast<int64_t>(dims[d])));
+    const int64_t values[] = {static_cast<int64_t>(source_dims[d]),
+                              w.size,
+                              w.stride,
+                              0,
+                              static_cast<int64_t>(op_lo[d]),
+                              static_cast<int64_t>(op_size[d]),
+                              static_cast<int64_t>(src_lo[d]),
+                              static_cast<int64_t>(src_size[d])};
+    const char* names[] = {"srcExtent", "window", "stride", "padLo",
+                           "opLo",      "opSize", "srcLo",  "srcSize"};
+    for (size_t k = 0; k < std::size(values); ++k) {
+      if (k == 3) {
+        // Signed: 32-bit two's complement.
+        TILEPROF_RETURN_IF_ERROR(
+            graph.SetInitialValue(vertex[fmt::format("padLo{}", d)],
+                                  static_cast<uint32_t>(static_cast<int32_t>(w.padding_low))));
+        continue;
+      }
+      TILEPROF_RETURN_IF_ERROR(set(fmt::format("{}{}", names[k], d), values[k]));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruction,
@@ -262,36 +305,8 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["source"], src_box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["init"], init.Flatten()));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    auto set = [&](std::string name, int64_t value) -> Status {
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(value, name));
-      return graph_.SetInitialValue(vertex[name], v);
-    };
-    TILEPROF_RETURN_IF_ERROR(set("first", static_cast<int64_t>(first)));
-    TILEPROF_RETURN_IF_ERROR(set("select", static_cast<int64_t>(*direction)));
-    for (size_t d = 0; d < rank; ++d) {
-      const hlo::WindowDimension& w = window[d];
-      TILEPROF_RETURN_IF_ERROR(set(fmt::format("outSize{}", d), static_cast<int64_t>(dims[d])));
-      const int64_t values[] = {static_cast<int64_t>(source.shape()[d]),
-                                w.size,
-                                w.stride,
-                                0,
-                                static_cast<int64_t>(op_lo[d]),
-                                static_cast<int64_t>(op_size[d]),
-                                static_cast<int64_t>(src_lo[d]),
-                                static_cast<int64_t>(src_size[d])};
-      const char* names[] = {"srcExtent", "window", "stride", "padLo",
-                             "opLo",      "opSize", "srcLo",  "srcSize"};
-      for (size_t k = 0; k < std::size(values); ++k) {
-        if (k == 3) {
-          // Signed: 32-bit two's complement.
-          TILEPROF_RETURN_IF_ERROR(
-              graph_.SetInitialValue(vertex[fmt::format("padLo{}", d)],
-                                     static_cast<uint32_t>(static_cast<int32_t>(w.padding_low))));
-          continue;
-        }
-        TILEPROF_RETURN_IF_ERROR(set(fmt::format("{}{}", names[k], d), values[k]));
-      }
-    }
+    TILEPROF_RETURN_IF_ERROR(SetScatterParams(graph_, vertex, first, *direction, window, dims,
+                                              source.shape(), op_lo, op_size, src_lo, src_size));
   }
   return Value::Array(out);
 }
