@@ -196,79 +196,112 @@ Fusion AnalyseFusion(const hlo::Computation& computation) {
   return fusion;
 }
 
-Expected<Value> Lowering::LowerFused(const hlo::Instruction& root, const Fusion& fusion,
-                                     const Scope& scope, program::Sequence& program) {
-  const uint64_t n = Elements(root);
+namespace {
+
+// The expression rooted at a fused root, built in post-order over its inner
+// ops: the nodes, and per input the leaf's tensor (read by the fused
+// vertex) and value (for MarkRead).
+class FusedExpression {
+ public:
+  FusedExpression(const hlo::Instruction& root, const Fusion& fusion, const Scope& scope)
+      : root_(root), fusion_(fusion), scope_(scope), n_(Elements(root)) {}
+
+  // Adds the nodes of `instruction` and its inner operands; returns the
+  // node of `instruction`.
+  Expected<uint32_t> Build(const hlo::Instruction& instruction);
+
   std::vector<MapInput> inputs;
   std::vector<MapNode> nodes;
   std::vector<Tensor> leaves;
   std::vector<Value> read;  // for MarkRead
-  std::unordered_map<const hlo::Instruction*, uint32_t> input_of;
-  const hlo::Computation& computation = *root.parent();
-  auto role = [&](const hlo::Instruction* i) {
-    return i->parent() == &computation && i->index() < fusion.role.size() ? fusion.role[i->index()]
-                                                                          : FusionRole::kNone;
-  };
+
+ private:
+  FusionRole Role(const hlo::Instruction* i) const {
+    const hlo::Computation& computation = *root_.parent();
+    return i->parent() == &computation && i->index() < fusion_.role.size()
+               ? fusion_.role[i->index()]
+               : FusionRole::kNone;
+  }
   // A leaf: the input holding `value` (a scalar when it has one element and
   // the expression more).
-  auto leaf = [&](const hlo::Instruction* source, const Value& value) -> Expected<uint32_t> {
-    if (auto it = input_of.find(source); it != input_of.end()) {
-      nodes.push_back({MapNode::Kind::kInput, 0, ElementType::kF32, it->second});
-      return static_cast<uint32_t>(nodes.size() - 1);
-    }
-    if (value.is_tuple || !value.tensor.valid())
-      return MakeError("{}: operand {} has no tensor", Describe(root), source->name());
-    const Tensor& tensor = value.tensor;
-    const bool scalar = tensor.NumElements() == 1 && n != 1;
-    if (!scalar && tensor.NumElements() != n)
-      return MakeError("{}: operand {} has {} elements, the expression {}", Describe(root),
-                       source->name(), tensor.NumElements(), n);
-    const auto index = static_cast<uint32_t>(inputs.size());
-    inputs.push_back({tensor.element_type(), scalar});
-    leaves.push_back(tensor);
-    read.push_back(value);
-    input_of.emplace(source, index);
-    nodes.push_back({MapNode::Kind::kInput, 0, ElementType::kF32, index});
+  Expected<uint32_t> Leaf(const hlo::Instruction* source, const Value& value);
+  // The leaf of `operand`'s value in the scope.
+  Expected<uint32_t> ScopeLeaf(const hlo::Instruction* operand);
+
+  const hlo::Instruction& root_;
+  const Fusion& fusion_;
+  const Scope& scope_;
+  const uint64_t n_;
+  std::unordered_map<const hlo::Instruction*, uint32_t> input_of_;
+};
+
+Expected<uint32_t> FusedExpression::Leaf(const hlo::Instruction* source, const Value& value) {
+  if (auto it = input_of_.find(source); it != input_of_.end()) {
+    nodes.push_back({MapNode::Kind::kInput, 0, ElementType::kF32, it->second});
     return static_cast<uint32_t>(nodes.size() - 1);
-  };
-  // Post-order over the inner ops; returns the node of `instruction`.
-  std::function<Expected<uint32_t>(const hlo::Instruction&)> build =
-      [&](const hlo::Instruction& instruction) -> Expected<uint32_t> {
-    std::optional<MapNode> node = NodeOf(instruction);
-    if (!node) return MakeError("{} cannot be fused", Describe(instruction));
-    std::vector<uint32_t> args;
-    for (const hlo::Instruction* operand : instruction.operands()) {
-      switch (role(operand)) {
-        case FusionRole::kInner: {
-          TILEPROF_ASSIGN_OR_RETURN(uint32_t a, build(*operand));
-          args.push_back(a);
-          break;
-        }
-        case FusionRole::kScalar: {
-          const hlo::Instruction* scalar = operand->operand(0);
-          auto it = scope.find(scalar);
-          if (it == scope.end())
-            return MakeError("{}: {} is not defined", Describe(root), scalar->name());
-          TILEPROF_ASSIGN_OR_RETURN(uint32_t a, leaf(scalar, it->second));
-          args.push_back(a);
-          break;
-        }
-        default: {
-          auto it = scope.find(operand);
-          if (it == scope.end())
-            return MakeError("{}: {} is not defined", Describe(root), operand->name());
-          TILEPROF_ASSIGN_OR_RETURN(uint32_t a, leaf(operand, it->second));
-          args.push_back(a);
-        }
+  }
+  if (value.is_tuple || !value.tensor.valid())
+    return MakeError("{}: operand {} has no tensor", Describe(root_), source->name());
+  const Tensor& tensor = value.tensor;
+  const bool scalar = tensor.NumElements() == 1 && n_ != 1;
+  if (!scalar && tensor.NumElements() != n_)
+    return MakeError("{}: operand {} has {} elements, the expression {}", Describe(root_),
+                     source->name(), tensor.NumElements(), n_);
+  const auto index = static_cast<uint32_t>(inputs.size());
+  inputs.push_back({tensor.element_type(), scalar});
+  leaves.push_back(tensor);
+  read.push_back(value);
+  input_of_.emplace(source, index);
+  nodes.push_back({MapNode::Kind::kInput, 0, ElementType::kF32, index});
+  return static_cast<uint32_t>(nodes.size() - 1);
+}
+
+Expected<uint32_t> FusedExpression::ScopeLeaf(const hlo::Instruction* operand) {
+  auto it = scope_.find(operand);
+  if (it == scope_.end())
+    return MakeError("{}: {} is not defined", Describe(root_), operand->name());
+  return Leaf(operand, it->second);
+}
+
+Expected<uint32_t> FusedExpression::Build(const hlo::Instruction& instruction) {
+  std::optional<MapNode> node = NodeOf(instruction);
+  if (!node) return MakeError("{} cannot be fused", Describe(instruction));
+  std::vector<uint32_t> args;
+  for (const hlo::Instruction* operand : instruction.operands()) {
+    switch (Role(operand)) {
+      case FusionRole::kInner: {
+        TILEPROF_ASSIGN_OR_RETURN(uint32_t a, Build(*operand));
+        args.push_back(a);
+        break;
+      }
+      case FusionRole::kScalar: {
+        TILEPROF_ASSIGN_OR_RETURN(uint32_t a, ScopeLeaf(operand->operand(0)));
+        args.push_back(a);
+        break;
+      }
+      default: {
+        TILEPROF_ASSIGN_OR_RETURN(uint32_t a, ScopeLeaf(operand));
+        args.push_back(a);
       }
     }
-    node->a = args[0];
-    if (args.size() > 1) node->b = args[1];
-    if (args.size() > 2) node->c = args[2];
-    nodes.push_back(*node);
-    return static_cast<uint32_t>(nodes.size() - 1);
-  };
-  TILEPROF_RETURN_IF_ERROR(build(root));
+  }
+  node->a = args[0];
+  if (args.size() > 1) node->b = args[1];
+  if (args.size() > 2) node->c = args[2];
+  nodes.push_back(*node);
+  return static_cast<uint32_t>(nodes.size() - 1);
+}
+
+}  // namespace
+
+Expected<Value> Lowering::LowerFused(const hlo::Instruction& root, const Fusion& fusion,
+                                     const Scope& scope, program::Sequence& program) {
+  const uint64_t n = Elements(root);
+  FusedExpression expression(root, fusion, scope);
+  TILEPROF_RETURN_IF_ERROR(expression.Build(root));
+  const std::vector<MapInput>& inputs = expression.inputs;
+  const std::vector<MapNode>& nodes = expression.nodes;
+  const std::vector<Tensor>& leaves = expression.leaves;
   if (nodes.size() > kMaxMapExprNodes) {
     return MakeError("{}: an expression of {} nodes (at most {})", Describe(root), nodes.size(),
                      kMaxMapExprNodes);
@@ -289,7 +322,7 @@ Expected<Value> Lowering::LowerFused(const hlo::Instruction& root, const Fusion&
       static_cast<uint64_t>(std::count_if(nodes.begin(), nodes.end(), [](const MapNode& m) {
         return m.kind != MapNode::Kind::kInput;
       }));
-  if (!unread_.empty()) MarkRead(read, Value::Array(out));
+  if (!unread_.empty()) MarkRead(expression.read, Value::Array(out));
   if (n == 0) return Value::Array(out);
   const ComputeSetId cs = AddComputeSet(root.name(), program);
   std::vector<FieldInput> fields;

@@ -164,6 +164,87 @@ Status SetParams(Graph& graph, VertexRef vertex, const Codelet& codelet, uint64_
   return {};
 }
 
+// The index vector's length: the indices' index_vector_dim, or 1 when that
+// is past the indices' dimensions.
+uint64_t IndexComponents(const Numbers& n, const Tensor& indices) {
+  return n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
+}
+
+// The error when the slice sizes are not one per operand dimension, each
+// at most the dimension.
+Status CheckSliceSizes(const hlo::Instruction& instruction, const Tensor& operand,
+                       std::span<const int64_t> slice_sizes) {
+  if (slice_sizes.size() != operand.Rank()) {
+    return MakeError("{}: {} slice sizes for an operand of rank {}", Describe(instruction),
+                     slice_sizes.size(), operand.Rank());
+  }
+  for (size_t j = 0; j < slice_sizes.size(); ++j) {
+    if (slice_sizes[j] < 0 || static_cast<uint64_t>(slice_sizes[j]) > operand.shape()[j]) {
+      return MakeError("{}: slice size {} in a dimension of {}", Describe(instruction),
+                       slice_sizes[j], operand.shape()[j]);
+    }
+  }
+  return {};
+}
+
+// The error when a gather's result dimension is not the slice size or the
+// indices' dimension it stands for.
+Status CheckGatherResult(const hlo::Instruction& instruction, std::span<const uint64_t> dims,
+                         const Numbers& n, const Tensor& operand, const Tensor& indices,
+                         std::span<const int64_t> slice_sizes) {
+  for (size_t r = 0; r < dims.size(); ++r) {
+    const uint64_t expected = n.res_src[r] < operand.Rank()
+                                  ? static_cast<uint64_t>(slice_sizes[n.res_src[r]])
+                                  : indices.shape()[n.res_src[r] - operand.Rank()];
+    if (dims[r] != expected) {
+      return MakeError("{}: result dimension {} has {} elements, expected {}",
+                       Describe(instruction), r, dims[r], expected);
+    }
+  }
+  return {};
+}
+
+// A gather vertex's parameters after `first`, in the codelet's order
+// (gather.h).
+Expected<std::vector<uint32_t>> GatherParams(const hlo::Instruction& instruction,
+                                             std::span<const uint64_t> dims, const Tensor& operand,
+                                             const Tensor& indices, const Numbers& n,
+                                             std::span<const int64_t> slice_sizes) {
+  std::vector<uint32_t> params;
+  for (uint64_t d : dims) params.push_back(static_cast<uint32_t>(d));
+  for (uint64_t d : operand.shape()) {
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
+    params.push_back(v);
+  }
+  for (uint64_t d : indices.shape()) {
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
+    params.push_back(v);
+  }
+  params.push_back(n.ivd);
+  params.insert(params.end(), n.res_src.begin(), n.res_src.end());
+  params.insert(params.end(), n.start.begin(), n.start.end());
+  for (int64_t s : slice_sizes) params.push_back(static_cast<uint32_t>(s));
+  return params;
+}
+
+// The operand box a run of the gather's result (`run`, its FlatRunBox)
+// reads, [lo, lo + size) per operand dimension: start slack plus the run's
+// window coordinates.
+void GatherReadBox(std::span<const std::pair<uint64_t, uint64_t>> run, const Numbers& n,
+                   const Tensor& operand, std::span<const int64_t> slice_sizes,
+                   std::vector<uint64_t>& lo, std::vector<uint64_t>& size) {
+  for (size_t j = 0; j < operand.Rank(); ++j) {
+    const uint64_t slack =
+        n.start[j] == 0 ? 0 : operand.shape()[j] - static_cast<uint64_t>(slice_sizes[j]);
+    uint64_t a = 0, b = 0;
+    for (size_t r = 0; r < run.size(); ++r) {
+      if (n.res_src[r] == j) a = run[r].first, b = run[r].second;
+    }
+    lo[j] = a;
+    size[j] = b - a + slack + 1;
+  }
+}
+
 }  // namespace
 
 Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
@@ -192,33 +273,16 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
   TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd,
                             IntAttribute(instruction, "index_vector_dim"));
   if (!ivd) return MakeError("{}: no index_vector_dim", Describe(instruction));
-  if (slice_sizes.size() != operand.Rank()) {
-    return MakeError("{}: {} slice sizes for an operand of rank {}", Describe(instruction),
-                     slice_sizes.size(), operand.Rank());
-  }
-  for (size_t j = 0; j < slice_sizes.size(); ++j) {
-    if (slice_sizes[j] < 0 || static_cast<uint64_t>(slice_sizes[j]) > operand.shape()[j]) {
-      return MakeError("{}: slice size {} in a dimension of {}", Describe(instruction),
-                       slice_sizes[j], operand.shape()[j]);
-    }
-  }
+  TILEPROF_RETURN_IF_ERROR(CheckSliceSizes(instruction, operand, slice_sizes));
   TILEPROF_ASSIGN_OR_RETURN(
       Numbers n, Build(instruction, operand.Rank(), indices.Rank(), dims->size(), offset_dims,
                        collapsed, start_map, op_batch, idx_batch, *ivd));
-  const uint64_t components = n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
+  const uint64_t components = IndexComponents(n, indices);
   if (start_map.size() != components) {
     return MakeError("{}: start_index_map has {} entries, the index vector {}",
                      Describe(instruction), start_map.size(), components);
   }
-  for (size_t r = 0; r < dims->size(); ++r) {
-    const uint64_t expected = n.res_src[r] < operand.Rank()
-                                  ? static_cast<uint64_t>(slice_sizes[n.res_src[r]])
-                                  : indices.shape()[n.res_src[r] - operand.Rank()];
-    if ((*dims)[r] != expected) {
-      return MakeError("{}: result dimension {} has {} elements, expected {}",
-                       Describe(instruction), r, (*dims)[r], expected);
-    }
-  }
+  TILEPROF_RETURN_IF_ERROR(CheckGatherResult(instruction, *dims, n, operand, indices, slice_sizes));
   if (op_batch.empty()) {
     const LookupForm form{*dims, n.res_src, n.start, slice_sizes, components};
     TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> planned,
@@ -231,21 +295,8 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
       const Codelet* codelet,
       codelets_.Gather(storage.type, indices.element_type(), static_cast<uint32_t>(operand.Rank()),
                        static_cast<uint32_t>(indices.Rank()), static_cast<uint32_t>(dims->size())));
-  // Parameters in the codelet's order (gather.h).
-  std::vector<uint32_t> params;
-  for (uint64_t d : *dims) params.push_back(static_cast<uint32_t>(d));
-  for (uint64_t d : operand.shape()) {
-    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
-    params.push_back(v);
-  }
-  for (uint64_t d : indices.shape()) {
-    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
-    params.push_back(v);
-  }
-  params.push_back(n.ivd);
-  params.insert(params.end(), n.res_src.begin(), n.res_src.end());
-  params.insert(params.end(), n.start.begin(), n.start.end());
-  for (int64_t s : slice_sizes) params.push_back(static_cast<uint32_t>(s));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint32_t> params,
+                            GatherParams(instruction, *dims, operand, indices, n, slice_sizes));
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten();
   const TensorIndex operand_index(operand);
@@ -255,19 +306,9 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
     position += count;
     if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
-    // The operand box: start slack plus the run's window coordinates.
     const auto run = FlatRunBox(*dims, first, count);
     std::vector<uint64_t> lo(operand.Rank()), size(operand.Rank());
-    for (size_t j = 0; j < operand.Rank(); ++j) {
-      const uint64_t slack =
-          n.start[j] == 0 ? 0 : operand.shape()[j] - static_cast<uint64_t>(slice_sizes[j]);
-      uint64_t a = 0, b = 0;
-      for (size_t r = 0; r < dims->size(); ++r) {
-        if (n.res_src[r] == j) a = run[r].first, b = run[r].second;
-      }
-      lo[j] = a;
-      size[j] = b - a + slack + 1;
-    }
+    GatherReadBox(run, n, operand, slice_sizes, lo, size);
     TILEPROF_ASSIGN_OR_RETURN(Tensor box, operand_index.Box(lo, size));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
@@ -278,6 +319,65 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
   }
   return Value::Array(std::move(out));
 }
+
+namespace {
+
+// The error when an update dimension does not fit the operand's window
+// dimension or is not the indices' dimension it stands for.
+Status CheckUpdateDims(const hlo::Instruction& instruction, const Numbers& n, const Tensor& operand,
+                       const Tensor& indices, const Tensor& updates) {
+  for (size_t u = 0; u < updates.Rank(); ++u) {
+    const uint32_t src = n.res_src[u];
+    const uint64_t limit =
+        src < operand.Rank() ? operand.shape()[src] : indices.shape()[src - operand.Rank()];
+    if (src < operand.Rank() ? updates.shape()[u] > limit : updates.shape()[u] != limit) {
+      return MakeError("{}: update dimension {} has {} elements, does not fit {}",
+                       Describe(instruction), u, updates.shape()[u], limit);
+    }
+  }
+  return {};
+}
+
+// A scatter vertex's parameters after `first`, in the codelet's order
+// (gather.h).
+Expected<std::vector<uint32_t>> ScatterParams(const hlo::Instruction& instruction,
+                                              const Tensor& operand, const Tensor& indices,
+                                              const Tensor& updates, const Numbers& n) {
+  std::vector<uint32_t> params;
+  for (const Tensor* t : {&operand, &indices, &updates}) {
+    for (uint64_t d : t->shape()) {
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
+      params.push_back(v);
+    }
+  }
+  params.push_back(n.ivd);
+  params.insert(params.end(), n.res_src.begin(), n.res_src.end());
+  params.insert(params.end(), n.start.begin(), n.start.end());
+  return params;
+}
+
+// The updates box a run of the scatter's result (`run`, its FlatRunBox in
+// the operand's shape) reads, [lo, lo + size) per update dimension: window
+// coordinates w = c - s for the run's operand coordinates c and starts s
+// in [0, slack]; scatter dimensions whole.
+void ScatterReadBox(std::span<const std::pair<uint64_t, uint64_t>> run, const Numbers& n,
+                    const Tensor& operand, const Tensor& updates, std::vector<uint64_t>& lo,
+                    std::vector<uint64_t>& size) {
+  for (size_t u = 0; u < updates.Rank(); ++u) {
+    const uint32_t j = n.res_src[u];
+    lo[u] = 0;
+    size[u] = updates.shape()[u];
+    if (j >= operand.Rank() || size[u] == 0) continue;
+    const uint64_t slack = n.start[j] == 0 ? 0 : operand.shape()[j] - updates.shape()[u];
+    const uint64_t a = run[j].first > slack ? run[j].first - slack : 0;
+    const uint64_t b = std::min<uint64_t>(run[j].second, updates.shape()[u] - 1);
+    // Empty (no update can land in the run): one element, filtered out.
+    lo[u] = std::min(a, b);
+    size[u] = a <= b ? b - a + 1 : 1;
+  }
+}
+
+}  // namespace
 
 Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
                                        std::span<const Value> operands,
@@ -310,20 +410,12 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
   TILEPROF_ASSIGN_OR_RETURN(
       Numbers n, Build(instruction, operand.Rank(), indices.Rank(), updates.Rank(), window_dims,
                        inserted, start_map, op_batch, idx_batch, *ivd));
-  const uint64_t components = n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
+  const uint64_t components = IndexComponents(n, indices);
   if (start_map.size() != components) {
     return MakeError("{}: scatter_dims_to_operand_dims has {} entries, the index vector {}",
                      Describe(instruction), start_map.size(), components);
   }
-  for (size_t u = 0; u < updates.Rank(); ++u) {
-    const uint32_t src = n.res_src[u];
-    const uint64_t limit =
-        src < operand.Rank() ? operand.shape()[src] : indices.shape()[src - operand.Rank()];
-    if (src < operand.Rank() ? updates.shape()[u] > limit : updates.shape()[u] != limit) {
-      return MakeError("{}: update dimension {} has {} elements, does not fit {}",
-                       Describe(instruction), u, updates.shape()[u], limit);
-    }
-  }
+  TILEPROF_RETURN_IF_ERROR(CheckUpdateDims(instruction, n, operand, indices, updates));
   TILEPROF_ASSIGN_OR_RETURN(
       Tensor out, NewTensor(operand.element_type(), operand.shape(), instruction.name(), true));
   if (out.NumElements() == 0) return Value::Array(std::move(out));
@@ -332,16 +424,8 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
                                               *combiner, static_cast<uint32_t>(operand.Rank()),
                                               static_cast<uint32_t>(indices.Rank()),
                                               static_cast<uint32_t>(updates.Rank())));
-  std::vector<uint32_t> params;  // after "first", in the codelet's order
-  for (const Tensor* t : {&operand, &indices, &updates}) {
-    for (uint64_t d : t->shape()) {
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
-      params.push_back(v);
-    }
-  }
-  params.push_back(n.ivd);
-  params.insert(params.end(), n.res_src.begin(), n.res_src.end());
-  params.insert(params.end(), n.start.begin(), n.start.end());
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint32_t> params,
+                            ScatterParams(instruction, operand, indices, updates, n));
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten(), flat_operand = operand.Flatten();
   const TensorIndex updates_index(updates);
@@ -352,22 +436,9 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
     if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
     TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part, flat_operand.Slice(first, first + count));
-    // The updates box: window coordinates w = c - s for the run's operand
-    // coordinates c and starts s in [0, slack]; scatter dimensions whole.
     const auto run = FlatRunBox(operand.shape(), first, count);
     std::vector<uint64_t> lo(updates.Rank()), size(updates.Rank());
-    for (size_t u = 0; u < updates.Rank(); ++u) {
-      const uint32_t j = n.res_src[u];
-      lo[u] = 0;
-      size[u] = updates.shape()[u];
-      if (j >= operand.Rank() || size[u] == 0) continue;
-      const uint64_t slack = n.start[j] == 0 ? 0 : operand.shape()[j] - updates.shape()[u];
-      const uint64_t a = run[j].first > slack ? run[j].first - slack : 0;
-      const uint64_t b = std::min<uint64_t>(run[j].second, updates.shape()[u] - 1);
-      // Empty (no update can land in the run): one element, filtered out.
-      lo[u] = std::min(a, b);
-      size[u] = a <= b ? b - a + 1 : 1;
-    }
+    ScatterReadBox(run, n, operand, updates, lo, size);
     TILEPROF_ASSIGN_OR_RETURN(Tensor box, updates_index.Box(lo, size));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));

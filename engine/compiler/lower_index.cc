@@ -47,6 +47,88 @@ std::optional<std::vector<uint64_t>> PlainDims(const hlo::Shape& shape) {
   return std::move(*dims);
 }
 
+// The error when a source dimension of `map` reads an output dimension
+// outside `out_rank` or has a factor that does not fit the vertex parameters.
+Status CheckRearrangeMap(const Tensor& source, std::span<const SourceDim> map, size_t out_rank) {
+  for (const SourceDim& dim : map) {
+    if (dim.src >= out_rank || dim.src2 >= out_rank || dim.div == 0 || !FitsS32(dim.mul) ||
+        !FitsS32(dim.mul2) || !FitsS32(dim.add) || dim.div > UINT32_MAX) {
+      return MakeError("rearrangement map of {} does not fit the vertex parameters",
+                       source.ShapeString());
+    }
+  }
+  return {};
+}
+
+// The box of `source`, [lo, lo + size) per dimension, that the outputs in
+// `out_box` read through `map`; true when every output of the box is
+// padding (the box is then one element).
+bool RearrangeReadBox(const Tensor& source, std::span<const SourceDim> map,
+                      std::span<const std::pair<uint64_t, uint64_t>> out_box,
+                      std::vector<uint64_t>& lo, std::vector<uint64_t>& size) {
+  bool empty = false;
+  for (size_t j = 0; j < map.size(); ++j) {
+    const SourceDim& m = map[j];
+    // The range of c = add + mul * o[src] + mul2 * o[src2] over the box.
+    auto term = [&](int64_t mul, uint32_t d) -> Interval {
+      const auto lo = static_cast<int64_t>(out_box[d].first);
+      const auto hi = static_cast<int64_t>(out_box[d].second);
+      return mul >= 0 ? Interval{mul * lo, mul * hi} : Interval{mul * hi, mul * lo};
+    };
+    Interval c;
+    if (m.src == m.src2) {
+      const Interval t = term(m.mul + m.mul2, m.src);
+      c = {m.add + t.lo, m.add + t.hi};
+    } else {
+      const Interval t1 = term(m.mul, m.src), t2 = term(m.mul2, m.src2);
+      c = {m.add + t1.lo + t2.lo, m.add + t1.hi + t2.hi};
+    }
+    const auto extent = static_cast<int64_t>(source.shape()[j]);
+    const auto div = static_cast<int64_t>(m.div);
+    c.lo = std::max<int64_t>(c.lo, 0);
+    c.hi = std::min<int64_t>(c.hi, (extent - 1) * div);
+    const int64_t first_coordinate = (c.lo + div - 1) / div;
+    const int64_t last_coordinate = c.hi < 0 ? -1 : c.hi / div;
+    if (first_coordinate > last_coordinate) {
+      empty = true;  // every output of the run is padding
+      lo[j] = 0;
+      size[j] = 1;
+    } else {
+      lo[j] = static_cast<uint64_t>(first_coordinate);
+      size[j] = static_cast<uint64_t>(last_coordinate - first_coordinate + 1);
+    }
+  }
+  return empty;
+}
+
+// The codelet's parameters in order (engine/codelets/indexed.h): first
+// (low 32 bits), outSize<d>, then src, mul, src2, mul2, add, div, extent,
+// boxLo, boxSize of each source dimension, and firstHigh.
+Expected<std::vector<uint32_t>> RearrangeParams(const Tensor& source,
+                                                std::span<const SourceDim> map,
+                                                std::span<const uint64_t> out_dims, uint64_t first,
+                                                std::span<const uint64_t> lo,
+                                                std::span<const uint64_t> size) {
+  std::vector<uint32_t> values;
+  values.reserve(2 + out_dims.size() + 9 * map.size());
+  values.push_back(static_cast<uint32_t>(first));
+  for (size_t d = 0; d < out_dims.size(); ++d) {
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, U32(out_dims[d], "dimension"));
+    values.push_back(v);
+  }
+  for (size_t j = 0; j < map.size(); ++j) {
+    const SourceDim& m = map[j];
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t extent, U32(source.shape()[j], "dimension"));
+    values.insert(values.end(),
+                  {m.src, static_cast<uint32_t>(static_cast<int32_t>(m.mul)), m.src2,
+                   static_cast<uint32_t>(static_cast<int32_t>(m.mul2)),
+                   static_cast<uint32_t>(static_cast<int32_t>(m.add)), static_cast<uint32_t>(m.div),
+                   extent, static_cast<uint32_t>(lo[j]), static_cast<uint32_t>(size[j])});
+  }
+  values.push_back(static_cast<uint32_t>(first >> 32));
+  return values;
+}
+
 }  // namespace
 
 Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const SourceDim> map,
@@ -67,13 +149,7 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *fill, "out", out, {&in, 1}, name));
     return out;
   }
-  for (const SourceDim& dim : map) {
-    if (dim.src >= out_dims.size() || dim.src2 >= out_dims.size() || dim.div == 0 ||
-        !FitsS32(dim.mul) || !FitsS32(dim.mul2) || !FitsS32(dim.add) || dim.div > UINT32_MAX) {
-      return MakeError("rearrangement map of {} does not fit the vertex parameters",
-                       source.ShapeString());
-    }
-  }
+  TILEPROF_RETURN_IF_ERROR(CheckRearrangeMap(source, map, out_dims.size()));
   TILEPROF_ASSIGN_OR_RETURN(
       const Codelet* codelet,
       codelets_.Rearrange(type, static_cast<uint32_t>(source.Rank()),
@@ -88,38 +164,7 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     const uint32_t tile = runs[r].tile;
     const auto out_box = FlatRunBox(out_dims, first, count);
     std::vector<uint64_t> lo(map.size()), size(map.size());
-    bool empty = false;
-    for (size_t j = 0; j < map.size(); ++j) {
-      const SourceDim& m = map[j];
-      // The range of c = add + mul * o[src] + mul2 * o[src2] over the box.
-      auto term = [&](int64_t mul, uint32_t d) -> Interval {
-        const auto lo = static_cast<int64_t>(out_box[d].first);
-        const auto hi = static_cast<int64_t>(out_box[d].second);
-        return mul >= 0 ? Interval{mul * lo, mul * hi} : Interval{mul * hi, mul * lo};
-      };
-      Interval c;
-      if (m.src == m.src2) {
-        const Interval t = term(m.mul + m.mul2, m.src);
-        c = {m.add + t.lo, m.add + t.hi};
-      } else {
-        const Interval t1 = term(m.mul, m.src), t2 = term(m.mul2, m.src2);
-        c = {m.add + t1.lo + t2.lo, m.add + t1.hi + t2.hi};
-      }
-      const auto extent = static_cast<int64_t>(source.shape()[j]);
-      const auto div = static_cast<int64_t>(m.div);
-      c.lo = std::max<int64_t>(c.lo, 0);
-      c.hi = std::min<int64_t>(c.hi, (extent - 1) * div);
-      const int64_t first_coordinate = (c.lo + div - 1) / div;
-      const int64_t last_coordinate = c.hi < 0 ? -1 : c.hi / div;
-      if (first_coordinate > last_coordinate) {
-        empty = true;  // every output of the run is padding
-        lo[j] = 0;
-        size[j] = 1;
-      } else {
-        lo[j] = static_cast<uint64_t>(first_coordinate);
-        size[j] = static_cast<uint64_t>(last_coordinate - first_coordinate + 1);
-      }
-    }
+    const bool empty = RearrangeReadBox(source, map, out_box, lo, size);
     uint64_t volume = 1;
     for (uint64_t v : size) volume *= v;
     if (SplitWideRun(out_dims, out_box, volume, count, runs[r], runs)) continue;
@@ -134,26 +179,8 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], std::move(in)));
     if (padding != nullptr) TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["padding"], *padding));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    // The codelet's parameters in order (engine/codelets/indexed.h): first
-    // (low 32 bits), outSize<d>, then src, mul, src2, mul2, add, div, extent,
-    // boxLo, boxSize of each source dimension, and firstHigh.
-    std::vector<uint32_t> values;
-    values.reserve(2 + out_dims.size() + 9 * map.size());
-    values.push_back(static_cast<uint32_t>(first));
-    for (size_t d = 0; d < out_dims.size(); ++d) {
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t v, U32(out_dims[d], "dimension"));
-      values.push_back(v);
-    }
-    for (size_t j = 0; j < map.size(); ++j) {
-      const SourceDim& m = map[j];
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t extent, U32(source.shape()[j], "dimension"));
-      values.insert(values.end(), {m.src, static_cast<uint32_t>(static_cast<int32_t>(m.mul)),
-                                   m.src2, static_cast<uint32_t>(static_cast<int32_t>(m.mul2)),
-                                   static_cast<uint32_t>(static_cast<int32_t>(m.add)),
-                                   static_cast<uint32_t>(m.div), extent,
-                                   static_cast<uint32_t>(lo[j]), static_cast<uint32_t>(size[j])});
-    }
-    values.push_back(static_cast<uint32_t>(first >> 32));
+    TILEPROF_ASSIGN_OR_RETURN(std::vector<uint32_t> values,
+                              RearrangeParams(source, map, out_dims, first, lo, size));
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, values));
   }
   return out;
@@ -325,15 +352,27 @@ Expected<Value> Lowering::LowerIota(const hlo::Instruction& instruction,
   return Value::Array(std::move(out));
 }
 
-Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
-                                            std::span<const Value> operands,
-                                            program::Sequence& program) {
+namespace {
+
+// What a dynamic-slice or dynamic-update-slice the codelets run is given.
+struct DynamicSliceForm {
+  bool update = false;
+  // Start indices: one scalar per dimension.
+  std::vector<Tensor> starts;
+  // A dynamic-update-slice's update (operand 1), else null.
+  const Tensor* update_tensor = nullptr;
+};
+
+// The form of a dynamic-slice or dynamic-update-slice (result `dims`), or
+// nullopt when it is not one the codelets run (lowered opaque).
+Expected<std::optional<DynamicSliceForm>> DynamicSliceFormOf(
+    const hlo::Instruction& instruction, std::span<const Value> operands,
+    const std::optional<std::vector<uint64_t>>& dims) {
   const bool update = instruction.opcode() == hlo::Opcode::kDynamicUpdateSlice;
   const size_t first_index = update ? 2 : 1;
-  const std::optional<std::vector<uint64_t>> dims = PlainDims(instruction.shape());
   bool ok = dims.has_value() && operands.size() > first_index;
   for (const Value& operand : operands) ok = ok && IsArrayValue(operand);
-  if (!ok) return LowerOpaque(instruction, operands, program);
+  if (!ok) return std::optional<DynamicSliceForm>();
   const Tensor& base = operands[0].tensor;
   const size_t rank = base.Rank();
   // Start indices: one scalar per dimension, or (the old form) one vector.
@@ -356,8 +395,69 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
   if (!starts_ok || dims->size() != rank ||
       (update &&
        (update_tensor->Rank() != rank || update_tensor->element_type() != base.element_type()))) {
-    return LowerOpaque(instruction, operands, program);
+    return std::optional<DynamicSliceForm>();
   }
+  return std::optional(DynamicSliceForm{update, std::move(starts), update_tensor});
+}
+
+// The box, [lo, lo + size) per dimension, of what the run `box` of the
+// result reads for any start: of `base` for a dynamic-slice, of the update
+// (`sliced`, the smaller side) for a dynamic-update-slice.
+void DynamicSliceReadBox(std::span<const std::pair<uint64_t, uint64_t>> box, const Tensor& base,
+                         const Tensor& sliced, bool update, std::vector<uint64_t>& lo,
+                         std::vector<uint64_t>& size) {
+  for (size_t d = 0; d < base.Rank(); ++d) {
+    const auto slack = static_cast<int64_t>(base.shape()[d] - sliced.shape()[d]);
+    if (update) {
+      // Update coordinates o - s for s in [0, slack].
+      const int64_t a = std::max<int64_t>(static_cast<int64_t>(box[d].first) - slack, 0);
+      const int64_t b = std::min<int64_t>(static_cast<int64_t>(box[d].second),
+                                          static_cast<int64_t>(sliced.shape()[d]) - 1);
+      lo[d] = static_cast<uint64_t>(std::min(a, b));
+      size[d] = static_cast<uint64_t>(std::max<int64_t>(b - a, 0) + 1);
+    } else {
+      // Source coordinates o + s for s in [0, slack].
+      lo[d] = box[d].first;
+      size[d] = box[d].second - box[d].first + static_cast<uint64_t>(slack) + 1;
+    }
+  }
+}
+
+// A dynamic-slice vertex's parameters: its first element, and per
+// dimension the result's size, the size of what it reads (`read_dims`: the
+// update's or the operand's), and the box it reads.
+Status SetDynamicSliceParams(Graph& graph, VertexRef vertex, uint64_t first, bool update,
+                             std::span<const uint64_t> dims, std::span<const uint64_t> read_dims,
+                             std::span<const uint64_t> lo, std::span<const uint64_t> size) {
+  TILEPROF_RETURN_IF_ERROR(SetFirst(graph, vertex, first));
+  for (size_t d = 0; d < dims.size(); ++d) {
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t out_size, U32(dims[d], "dimension"));
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t other, U32(read_dims[d], "dimension"));
+    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex[fmt::format("outSize{}", d)], out_size));
+    TILEPROF_RETURN_IF_ERROR(
+        graph.SetInitialValue(vertex[(update ? "updSize" : "inSize") + std::to_string(d)], other));
+    TILEPROF_RETURN_IF_ERROR(
+        graph.SetInitialValue(vertex[fmt::format("boxLo{}", d)], static_cast<uint32_t>(lo[d])));
+    TILEPROF_RETURN_IF_ERROR(
+        graph.SetInitialValue(vertex[fmt::format("boxSize{}", d)], static_cast<uint32_t>(size[d])));
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
+                                            std::span<const Value> operands,
+                                            program::Sequence& program) {
+  const std::optional<std::vector<uint64_t>> dims = PlainDims(instruction.shape());
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<DynamicSliceForm> form,
+                            DynamicSliceFormOf(instruction, operands, dims));
+  if (!form) return LowerOpaque(instruction, operands, program);
+  const bool update = form->update;
+  const std::vector<Tensor>& starts = form->starts;
+  const Tensor* update_tensor = form->update_tensor;
+  const Tensor& base = operands[0].tensor;
+  const size_t rank = base.Rank();
   Expected<const Codelet*> codelet = codelets_.DynamicSlice(
       base.element_type(), starts[0].element_type(), static_cast<uint32_t>(rank), update);
   if (!codelet) return LowerOpaque(instruction, operands, program);
@@ -388,21 +488,7 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
     const uint32_t tile = runs[r].tile;
     const auto box = FlatRunBox(*dims, first, count);
     std::vector<uint64_t> lo(rank), size(rank);
-    for (size_t d = 0; d < rank; ++d) {
-      const auto slack = static_cast<int64_t>(base.shape()[d] - sliced.shape()[d]);
-      if (update) {
-        // Update coordinates o - s for s in [0, slack].
-        const int64_t a = std::max<int64_t>(static_cast<int64_t>(box[d].first) - slack, 0);
-        const int64_t b = std::min<int64_t>(static_cast<int64_t>(box[d].second),
-                                            static_cast<int64_t>(sliced.shape()[d]) - 1);
-        lo[d] = static_cast<uint64_t>(std::min(a, b));
-        size[d] = static_cast<uint64_t>(std::max<int64_t>(b - a, 0) + 1);
-      } else {
-        // Source coordinates o + s for s in [0, slack].
-        lo[d] = box[d].first;
-        size[d] = box[d].second - box[d].first + static_cast<uint64_t>(slack) + 1;
-      }
-    }
+    DynamicSliceReadBox(box, base, sliced, update, lo, size);
     // The box grows to whole inner dimensions (the whole update) when the
     // run spans rows of an outer dimension: split such runs.
     uint64_t volume = 1, needed = count;
@@ -427,20 +513,9 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("start{}", d)], starts[d]));
     }
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    TILEPROF_RETURN_IF_ERROR(SetFirst(graph_, vertex, first));
-    for (size_t d = 0; d < rank; ++d) {
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t out_size, U32((*dims)[d], "dimension"));
-      TILEPROF_ASSIGN_OR_RETURN(
-          uint32_t other, U32(update ? update_tensor->shape()[d] : base.shape()[d], "dimension"));
-      TILEPROF_RETURN_IF_ERROR(
-          graph_.SetInitialValue(vertex[fmt::format("outSize{}", d)], out_size));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(
-          vertex[(update ? "updSize" : "inSize") + std::to_string(d)], other));
-      TILEPROF_RETURN_IF_ERROR(
-          graph_.SetInitialValue(vertex[fmt::format("boxLo{}", d)], static_cast<uint32_t>(lo[d])));
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("boxSize{}", d)],
-                                                      static_cast<uint32_t>(size[d])));
-    }
+    TILEPROF_RETURN_IF_ERROR(SetDynamicSliceParams(graph_, vertex, first, update, *dims,
+                                                   update ? update_tensor->shape() : base.shape(),
+                                                   lo, size));
   }
   return Value::Array(std::move(out));
 }

@@ -61,41 +61,27 @@ std::vector<RowBlock> Coarsen(std::vector<RowBlock> blocks, uint64_t lookups) {
   return merged;
 }
 
-}  // namespace
-
-Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& instruction,
-                                                     const Tensor& table, const Tensor& indices,
-                                                     const LookupForm& form,
-                                                     program::Sequence& program) {
-  const size_t op_rank = table.Rank();
-  // The form: dimension 0 chosen by the one index component, every other
-  // dimension whole, the result in [lookups, row] order.
-  if (form.components != 1 || form.start[0] != 1 || form.slice_sizes[0] != 1)
-    return std::optional<Value>();
-  for (size_t j = 1; j < op_rank; ++j) {
-    if (form.start[j] != 0 || static_cast<uint64_t>(form.slice_sizes[j]) != table.shape()[j]) {
-      return std::optional<Value>();
+// Whether the gather chooses dimension 0 of `table` by the one index
+// component and takes every other dimension whole.
+bool TakesWholeRows(const Tensor& table, std::span<const uint32_t> start,
+                    std::span<const int64_t> slice_sizes, uint64_t components) {
+  if (components != 1 || start[0] != 1 || slice_sizes[0] != 1) return false;
+  for (size_t j = 1; j < table.Rank(); ++j) {
+    if (start[j] != 0 || static_cast<uint64_t>(slice_sizes[j]) != table.shape()[j]) {
+      return false;
     }
   }
-  if (!IsLookupMajor(form.dims, form.res_src, op_rank)) return std::optional<Value>();
-  const uint64_t rows = table.shape()[0], lookups = indices.NumElements();
-  if (rows == 0 || lookups == 0 || table.NumElements() == 0 || rows > UINT32_MAX) {
-    return std::optional<Value>();
-  }
-  const uint64_t width = table.NumElements() / rows;
-  if (width > UINT32_MAX) return std::optional<Value>();
-  const Tensor flat_table = table.Flatten();
-  for (const MappedRegion& piece : graph_.MapRegions(flat_table)) {
-    if (!piece.tile) return MakeError("{} is not mapped", table.ShapeString());
-  }
-  const std::vector<RowBlock> blocks = Coarsen(RowBlocks(graph_, flat_table, width), lookups);
-  TILEPROF_ASSIGN_OR_RETURN(
-      Tensor out,
-      NewTensor(table.element_type(), std::vector<uint64_t>(form.dims.begin(), form.dims.end()),
-                instruction.name(), true));
-  const Tensor flat_out = out.Flatten();
+  return true;
+}
+
+// Whether the planned lookup has a tile receive or hold fewer elements
+// than the unplanned gather: `blocks` of a table of `rows` rows of `width`,
+// `lookups` of them into `flat_out`.
+bool LookupIsCheaper(const Graph& graph, const Tensor& flat_out,
+                     const std::vector<RowBlock>& blocks, uint64_t rows, uint64_t width,
+                     uint64_t lookups) {
   uint64_t out_run = 0;
-  for (const MappedRegion& piece : graph_.MapRegions(flat_out))
+  for (const MappedRegion& piece : graph.MapRegions(flat_out))
     out_run = std::max<uint64_t>(out_run, piece.region.size());
   // Elements a tile receives or holds for the op, at most, under each plan:
   // unplanned, a run of the result reads every row of its columns; planned,
@@ -112,7 +98,92 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
     planned = std::max(planned, (b.end_row - b.first_row) * width - b.local + partial);
   }
   planned = std::max(planned, SaturatingMul(sums, out_run));
-  if (planned >= unplanned) return std::optional<Value>();
+  return planned < unplanned;
+}
+
+// Each block's LookupPartial vertex (`codelet`), on the block's tile,
+// writing its row of `partials` (mapped there too) from the table rows it
+// holds; the partial rows, flat, by block.
+Expected<std::vector<Tensor>> EmitLookupPartials(Graph& graph, ComputeSetId cs,
+                                                 const Codelet& codelet, std::string_view name,
+                                                 const std::vector<RowBlock>& blocks,
+                                                 const Tensor& partials, const Tensor& flat_table,
+                                                 const Tensor& flat_indices, uint64_t rows,
+                                                 uint64_t width) {
+  std::vector<Tensor> partial_rows;
+  for (size_t s = 0; s < blocks.size(); ++s) {
+    const RowBlock& b = blocks[s];
+    TILEPROF_ASSIGN_OR_RETURN(Tensor partial, partials.Slice(s, s + 1));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(partial, b.tile));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor rows_held,
+                              flat_table.Slice(b.first_row * width, b.end_row * width));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, name));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, b.tile));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["table"], rows_held));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["indices"], flat_indices));
+    partial_rows.push_back(partial.Flatten());
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], partial_rows.back()));
+    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["rows"], static_cast<uint32_t>(rows)));
+    TILEPROF_RETURN_IF_ERROR(
+        graph.SetInitialValue(vertex["rowLo"], static_cast<uint32_t>(b.first_row)));
+    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["width"], static_cast<uint32_t>(width)));
+  }
+  return partial_rows;
+}
+
+// Fills its target with -0.0 of the float `type` (a constant made and
+// mapped now): the identity the partials hold.
+Expected<std::function<Status(const Tensor&)>> NegativeZeroFill(Lowering& lowering,
+                                                                const hlo::Instruction& instruction,
+                                                                ElementType type,
+                                                                program::Sequence& program) {
+  const double value[] = {-0.0};
+  TILEPROF_ASSIGN_OR_RETURN(Tensor zero,
+                            lowering.graph().AddConstantFromDoubles(
+                                type, {}, value, fmt::format("{}/-0", instruction.name())));
+  TILEPROF_RETURN_IF_ERROR(lowering.mapper().Map(zero));
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(type));
+  return std::function<Status(const Tensor&)>(
+      [&lowering, zero, fill, &instruction, &program](const Tensor& target) -> Status {
+        const ComputeSetId cs =
+            lowering.AddComputeSet(fmt::format("{}/init", instruction.name()), program);
+        const FieldInput in_field{"in", zero, Access::kWhole};
+        return lowering.EmitPerTile(cs, *fill, "out", target, {&in_field, 1}, instruction.name());
+      });
+}
+
+}  // namespace
+
+Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& instruction,
+                                                     const Tensor& table, const Tensor& indices,
+                                                     const LookupForm& form,
+                                                     program::Sequence& program) {
+  const size_t op_rank = table.Rank();
+  // The form: dimension 0 chosen by the one index component, every other
+  // dimension whole, the result in [lookups, row] order.
+  if (!TakesWholeRows(table, form.start, form.slice_sizes, form.components) ||
+      !IsLookupMajor(form.dims, form.res_src, op_rank)) {
+    return std::optional<Value>();
+  }
+  const uint64_t rows = table.shape()[0], lookups = indices.NumElements();
+  if (rows == 0 || lookups == 0 || table.NumElements() == 0 || rows > UINT32_MAX) {
+    return std::optional<Value>();
+  }
+  const uint64_t width = table.NumElements() / rows;
+  if (width > UINT32_MAX) return std::optional<Value>();
+  const Tensor flat_table = table.Flatten();
+  for (const MappedRegion& piece : graph_.MapRegions(flat_table)) {
+    if (!piece.tile) return MakeError("{} is not mapped", table.ShapeString());
+  }
+  const std::vector<RowBlock> blocks = Coarsen(RowBlocks(graph_, flat_table, width), lookups);
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor out,
+      NewTensor(table.element_type(), std::vector<uint64_t>(form.dims.begin(), form.dims.end()),
+                instruction.name(), true));
+  const Tensor flat_out = out.Flatten();
+  if (!LookupIsCheaper(graph_, flat_out, blocks, rows, width, lookups)) {
+    return std::optional<Value>();
+  }
 
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
                             codelets_.LookupPartial(table.element_type(), indices.element_type()));
@@ -122,24 +193,10 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
   const Tensor flat_indices = indices.Flatten();
   SumJob job{{}, {}, flat_out};
   const ComputeSetId cs = AddComputeSet(fmt::format("{}/lookup", instruction.name()), program);
-  for (size_t s = 0; s < blocks.size(); ++s) {
-    const RowBlock& b = blocks[s];
-    TILEPROF_ASSIGN_OR_RETURN(Tensor partial, partials.Slice(s, s + 1));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(partial, b.tile));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor rows_held,
-                              flat_table.Slice(b.first_row * width, b.end_row * width));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, b.tile));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["table"], rows_held));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], flat_indices));
-    job.rows.push_back(partial.Flatten());
-    job.tiles.push_back(b.tile);
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], job.rows.back()));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["rows"], static_cast<uint32_t>(rows)));
-    TILEPROF_RETURN_IF_ERROR(
-        graph_.SetInitialValue(vertex["rowLo"], static_cast<uint32_t>(b.first_row)));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["width"], static_cast<uint32_t>(width)));
-  }
+  TILEPROF_ASSIGN_OR_RETURN(
+      job.rows, EmitLookupPartials(graph_, cs, *codelet, instruction.name(), blocks, partials,
+                                   flat_table, flat_indices, rows, width));
+  for (const RowBlock& b : blocks) job.tiles.push_back(b.tile);
   // The sum across blocks (lower_sum.cc). Floats start from -0.0, the
   // identity the partials hold, so a -0.0 row keeps its sign
   // (popops::Reduce starts from +0.0): targets and group sums are filled
@@ -147,18 +204,8 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
   const ElementType type = table.element_type();
   RowSum how{type == ElementType::kPred ? ReduceOp::kOr : ReduceOp::kAdd, type, false, nullptr};
   if (IsFloat(type)) {
-    const double value[] = {-0.0};
-    TILEPROF_ASSIGN_OR_RETURN(
-        Tensor zero,
-        graph_.AddConstantFromDoubles(type, {}, value, fmt::format("{}/-0", instruction.name())));
-    TILEPROF_RETURN_IF_ERROR(mapper_.Map(zero));
-    TILEPROF_ASSIGN_OR_RETURN(const Codelet* fill, GetFillCodelet(type));
-    const FillFn fill_negative_zero = [this, zero, fill, &instruction,
-                                       &program](const Tensor& target) -> Status {
-      const ComputeSetId cs = AddComputeSet(fmt::format("{}/init", instruction.name()), program);
-      const FieldInput in_field{"in", zero, Access::kWhole};
-      return EmitPerTile(cs, *fill, "out", target, {&in_field, 1}, instruction.name());
-    };
+    TILEPROF_ASSIGN_OR_RETURN(const FillFn fill_negative_zero,
+                              NegativeZeroFill(*this, instruction, type, program));
     TILEPROF_RETURN_IF_ERROR(fill_negative_zero(out));
     how.into_target = true;
     how.fill_groups = fill_negative_zero;

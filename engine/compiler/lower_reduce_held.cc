@@ -15,29 +15,121 @@
 #include "engine/compiler/lower.h"
 
 namespace tileprof::engine::compiler {
+namespace {
 
-Expected<std::optional<Value>> Lowering::ReduceWhereHeld(
-    const hlo::Instruction& instruction, const Tensor& in, const std::vector<bool>& is_reduced,
-    ReduceOp op, const hlo::Shape& shape, const FillFn& fill_init, program::Sequence& program) {
-  const auto none = [] { return std::optional<Value>(); };
-  // [A, R, I]: the reduced dimensions one contiguous range, outputs inside.
+// The input as [A, R, I]: outer, reduced and inner element counts.
+struct HeldShape {
+  uint64_t outer = 1, reduced = 1, inner = 1;
+};
+
+// [A, R, I]: the reduced dimensions one contiguous range, outputs inside;
+// nullopt when the reduction is not of that form.
+std::optional<HeldShape> HeldShapeOf(const Tensor& in, const std::vector<bool>& is_reduced) {
   const size_t rank = in.Rank();
   size_t first = rank, last = 0;
   for (size_t d = 0; d < rank; ++d) {
     if (is_reduced[d]) first = std::min(first, d), last = d;
   }
-  if (first == rank || last + 1 == rank) return none();
-  uint64_t outer = 1, reduced = 1, inner = 1;
+  if (first == rank || last + 1 == rank) return std::nullopt;
+  HeldShape s;
   for (size_t d = 0; d < rank; ++d) {
     if (d < first) {
-      outer *= in.shape()[d];
+      s.outer *= in.shape()[d];
     } else if (d <= last) {
-      if (!is_reduced[d]) return none();
-      reduced *= in.shape()[d];
+      if (!is_reduced[d]) return std::nullopt;
+      s.reduced *= in.shape()[d];
     } else {
-      inner *= in.shape()[d];
+      s.inner *= in.shape()[d];
     }
   }
+  return s;
+}
+
+// One partial row per tile and output: a tile's pieces of one output's
+// rows are read by one vertex.
+struct Block {
+  uint32_t tile;
+  uint64_t output;
+  std::vector<const RowBlock*> pieces;
+  uint64_t rows = 0, local = 0;
+};
+
+// The blocks of `pieces` (rows of I), in the order of their first piece;
+// each output has `reduced` rows.
+std::vector<Block> BlocksOf(const std::vector<RowBlock>& pieces, uint64_t reduced) {
+  std::vector<Block> blocks;
+  std::map<std::pair<uint32_t, uint64_t>, size_t> block_of;
+  for (const RowBlock& b : pieces) {
+    const uint64_t output = b.first_row / reduced;
+    auto [it, added] = block_of.try_emplace({b.tile, output}, blocks.size());
+    if (added) blocks.push_back({b.tile, output, {}, 0, 0});
+    Block& block = blocks[it->second];
+    block.pieces.push_back(&b);
+    block.rows += b.end_row - b.first_row;
+    block.local += b.local;
+  }
+  return blocks;
+}
+
+// Whether the blocks' plan has a tile receive or hold fewer elements for
+// the op than the [F, outputs] view, at most (`run`: the elements of a run
+// of the linearly mapped output).
+bool HeldIsCheaper(const std::vector<Block>& blocks, const HeldShape& s, uint64_t run) {
+  // Elements a tile receives or holds for the op at most, as for lookups
+  // (docs/memory-model.md, "Lowering choices"): the [F, outputs] view gives
+  // an output run every row's strip; here a block's tile holds a partial
+  // row (two with a two-stage sum) and receives the part of its rows
+  // mapped elsewhere, and an output run's tile the run from each block (or
+  // group of blocks) of its output.
+  const uint64_t unplanned = SaturatingMul(s.reduced, std::min(run, s.inner));
+  const uint64_t per_output = (blocks.size() + s.outer - 1) / s.outer;
+  const size_t fan_in = SumFanIn(per_output);
+  const uint64_t partial = s.inner * (fan_in < per_output ? 2 : 1);
+  uint64_t planned = SaturatingMul((per_output + fan_in - 1) / fan_in, std::min(run, s.inner));
+  for (const Block& b : blocks) {
+    planned = std::max(planned, b.rows * s.inner - b.local + partial);
+  }
+  return planned < unplanned;
+}
+
+// Each block's vertex of `reduce`, on the block's tile, reducing the rows
+// it holds into its row of `partials` (mapped there too); the partial rows,
+// flat, by block.
+Expected<std::vector<Tensor>> EmitPartialRows(Graph& graph, ComputeSetId cs, const Codelet& reduce,
+                                              std::string_view name,
+                                              const std::vector<Block>& blocks,
+                                              const Tensor& partials, const Tensor& flat_in,
+                                              uint64_t inner) {
+  std::vector<Tensor> partial_rows;
+  std::vector<Tensor> held;
+  for (size_t s = 0; s < blocks.size(); ++s) {
+    const Block& b = blocks[s];
+    TILEPROF_ASSIGN_OR_RETURN(Tensor row, partials.Slice(s, s + 1));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(row, b.tile));
+    held.clear();
+    for (const RowBlock* piece : b.pieces) {
+      TILEPROF_ASSIGN_OR_RETURN(held.emplace_back(),
+                                flat_in.Slice(piece->first_row * inner, piece->end_row * inner));
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor rows, Tensor::Concat(held));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, reduce, name));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, b.tile));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], rows));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], row.Flatten()));
+    partial_rows.push_back(row.Flatten());
+  }
+  return partial_rows;
+}
+
+}  // namespace
+
+Expected<std::optional<Value>> Lowering::ReduceWhereHeld(
+    const hlo::Instruction& instruction, const Tensor& in, const std::vector<bool>& is_reduced,
+    ReduceOp op, const hlo::Shape& shape, const FillFn& fill_init, program::Sequence& program) {
+  const auto none = [] { return std::optional<Value>(); };
+  const std::optional<HeldShape> held_shape = HeldShapeOf(in, is_reduced);
+  if (!held_shape) return none();
+  const auto [outer, reduced, inner] = *held_shape;
   if (inner < 2 || reduced < 2) return none();
   const Tensor flat_in = in.Flatten();
   for (const MappedRegion& piece : graph_.MapRegions(flat_in)) {
@@ -50,41 +142,9 @@ Expected<std::optional<Value>> Lowering::ReduceWhereHeld(
   uint64_t local = 0;
   for (const RowBlock& b : pieces) local += b.local;
   if (2 * local < in.NumElements()) return none();
-  // One partial row per tile and output: a tile's pieces of one output's
-  // rows are read by one vertex.
-  struct Block {
-    uint32_t tile;
-    uint64_t output;
-    std::vector<const RowBlock*> pieces;
-    uint64_t rows = 0, local = 0;
-  };
-  std::vector<Block> blocks;
-  std::map<std::pair<uint32_t, uint64_t>, size_t> block_of;
-  for (const RowBlock& b : pieces) {
-    const uint64_t output = b.first_row / reduced;
-    auto [it, added] = block_of.try_emplace({b.tile, output}, blocks.size());
-    if (added) blocks.push_back({b.tile, output, {}, 0, 0});
-    Block& block = blocks[it->second];
-    block.pieces.push_back(&b);
-    block.rows += b.end_row - b.first_row;
-    block.local += b.local;
-  }
-  // Elements a tile receives or holds for the op at most, as for lookups
-  // (docs/memory-model.md, "Lowering choices"): the [F, outputs] view gives
-  // an output run every row's strip; here a block's tile holds a partial
-  // row (two with a two-stage sum) and receives the part of its rows
-  // mapped elsewhere, and an output run's tile the run from each block (or
-  // group of blocks) of its output.
+  const std::vector<Block> blocks = BlocksOf(pieces, reduced);
   const uint64_t run = mapper_.ChunkElements(outer * inner, in.element_type());
-  const uint64_t unplanned = SaturatingMul(reduced, std::min(run, inner));
-  const uint64_t per_output = (blocks.size() + outer - 1) / outer;
-  const size_t fan_in = SumFanIn(per_output);
-  const uint64_t partial = inner * (fan_in < per_output ? 2 : 1);
-  uint64_t planned = SaturatingMul((per_output + fan_in - 1) / fan_in, std::min(run, inner));
-  for (const Block& b : blocks) {
-    planned = std::max(planned, b.rows * inner - b.local + partial);
-  }
-  if (planned >= unplanned) return none();
+  if (!HeldIsCheaper(blocks, *held_shape, run)) return none();
 
   const ElementType type = in.element_type();
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce, GetReduceCodelet(op, type, false));
@@ -100,24 +160,13 @@ Expected<std::optional<Value>> Lowering::ReduceWhereHeld(
     TILEPROF_ASSIGN_OR_RETURN(jobs[a].target, flat_out.Slice(a * inner, (a + 1) * inner));
   }
   const ComputeSetId cs = AddComputeSet(fmt::format("{}/partials", instruction.name()), program);
-  std::vector<Tensor> held;
+  TILEPROF_ASSIGN_OR_RETURN(
+      std::vector<Tensor> partial_rows,
+      EmitPartialRows(graph_, cs, *reduce, instruction.name(), blocks, partials, flat_in, inner));
   for (size_t s = 0; s < blocks.size(); ++s) {
-    const Block& b = blocks[s];
-    TILEPROF_ASSIGN_OR_RETURN(Tensor row, partials.Slice(s, s + 1));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(row, b.tile));
-    held.clear();
-    for (const RowBlock* piece : b.pieces) {
-      TILEPROF_ASSIGN_OR_RETURN(held.emplace_back(),
-                                flat_in.Slice(piece->first_row * inner, piece->end_row * inner));
-    }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor rows, Tensor::Concat(held));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *reduce, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, b.tile));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], rows));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], row.Flatten()));
-    SumJob& job = jobs[b.output];
-    job.rows.push_back(row.Flatten());
-    job.tiles.push_back(b.tile);
+    SumJob& job = jobs[blocks[s].output];
+    job.rows.push_back(std::move(partial_rows[s]));
+    job.tiles.push_back(blocks[s].tile);
   }
   if (fill_init) TILEPROF_RETURN_IF_ERROR(fill_init(out));
   RowSum how{op, type, fill_init != nullptr, nullptr};

@@ -69,6 +69,113 @@ BinaryOp CombinerOf(ReduceOp op) {
   return BinaryOp::kAdd;
 }
 
+// Whether the ops' elements, (ops + 1) x |padded|, are fewer than the
+// patches' size x |output| (false for an empty output).
+bool SlidingIsCheaper(std::span<const uint64_t> padded, std::span<const uint64_t> out_dims, int ops,
+                      uint64_t size) {
+  double padded_n = 1, out_n = 1;
+  for (size_t j = 0; j < padded.size(); ++j) {
+    padded_n *= static_cast<double>(padded[j]);
+    out_n *= static_cast<double>(out_dims[j]);
+  }
+  return !(out_n == 0 || (ops + 1) * padded_n >= static_cast<double>(size) * out_n);
+}
+
+// The operand `in` padded to `padded` along d, pad_low before, by the init
+// value (a Rearrange); `in` itself when nothing is padded.
+Expected<Tensor> PaddedOperand(Lowering& lowering, const hlo::Instruction& instruction,
+                               const Tensor& in, const Tensor& init,
+                               const std::vector<uint64_t>& padded, size_t d, uint64_t pad_low,
+                               program::Sequence& program) {
+  if (padded == in.shape()) return in;
+  std::vector<SourceDim> map(padded.size());
+  for (size_t j = 0; j < padded.size(); ++j) {
+    map[j] = SourceDim{static_cast<uint32_t>(j),
+                       static_cast<uint32_t>(j),
+                       1,
+                       0,
+                       j == d ? -static_cast<int64_t>(pad_low) : 0,
+                       1};
+  }
+  return lowering.EmitRearrange(in, map, &init, padded,
+                                fmt::format("{}/padded", instruction.name()), program);
+}
+
+// The plan's elementwise ops, made in order: the `ops`-th is the
+// instruction's result.
+class SlidingOps {
+ public:
+  SlidingOps(Lowering& lowering, const hlo::Instruction& instruction, const Codelet& codelet,
+             ElementType type, const std::vector<uint64_t>& padded, size_t d, int ops,
+             program::Sequence& program)
+      : lowering_(lowering),
+        instruction_(instruction),
+        codelet_(codelet),
+        type_(type),
+        padded_(padded),
+        d_(d),
+        ops_(ops),
+        program_(program) {}
+
+  // out[i] = a[a_at + i] op b[b_at + i] along d, for `length` positions; the
+  // last op is the instruction's result.
+  Expected<Tensor> Combine(const Tensor& a, uint64_t a_at, const Tensor& b, uint64_t b_at,
+                           uint64_t length, std::string_view what) {
+    std::vector<uint64_t> shape = padded_;
+    shape[d_] = length;
+    const bool last = ++done_ == ops_;
+    const std::string name =
+        last ? std::string(instruction_.name()) : fmt::format("{}/{}", instruction_.name(), what);
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out, lowering_.NewTensor(type_, shape, name, true));
+    TILEPROF_ASSIGN_OR_RETURN(const Tensor x, a.Slice(a_at, a_at + length, d_));
+    TILEPROF_ASSIGN_OR_RETURN(const Tensor y, b.Slice(b_at, b_at + length, d_));
+    const ComputeSetId cs = lowering_.AddComputeSet(name, program_);
+    const FieldInput inputs[] = {{"in1", x, Access::kSame}, {"in2", y, Access::kSame}};
+    TILEPROF_RETURN_IF_ERROR(
+        lowering_.EmitPerTile(cs, codelet_, "out", out, inputs, instruction_.name()));
+    return out;
+  }
+
+  // The window of `size` (`levels` = floor(log2 size) doublings) over `e`,
+  // the padded operand: W_size[i] for every i it fits.
+  Expected<Tensor> Window(const Tensor& e, uint64_t size, int levels) {
+    // cur[i] covers e[i, i + width); acc[i] covers e[i, i + covered).
+    Tensor cur = e;
+    uint64_t width = 1;
+    std::optional<Tensor> acc;
+    uint64_t covered = 0;
+    for (int bit = 0; bit <= levels; ++bit) {
+      if ((size >> bit) & 1) {
+        if (!acc) {
+          acc = cur;
+        } else {
+          TILEPROF_ASSIGN_OR_RETURN(
+              acc, Combine(*acc, 0, cur, covered, padded_[d_] - covered - width + 1,
+                           fmt::format("window{}", covered + width)));
+        }
+        covered += width;
+      }
+      if (bit < levels) {
+        TILEPROF_ASSIGN_OR_RETURN(cur, Combine(cur, 0, cur, width, padded_[d_] - 2 * width + 1,
+                                               fmt::format("doubled{}", 2 * width)));
+        width *= 2;
+      }
+    }
+    return *acc;
+  }
+
+ private:
+  Lowering& lowering_;
+  const hlo::Instruction& instruction_;
+  const Codelet& codelet_;
+  const ElementType type_;
+  const std::vector<uint64_t>& padded_;  // the padded operand's dimensions
+  const size_t d_;                       // the dimension the window slides along
+  const int ops_;
+  program::Sequence& program_;
+  int done_ = 0;
+};
+
 }  // namespace
 
 Expected<std::optional<Value>> Lowering::LowerSlidingWindow(
@@ -92,79 +199,23 @@ Expected<std::optional<Value>> Lowering::LowerSlidingWindow(
   const bool identity = IsReduceIdentity(*instruction.operand(1), *reduce);
   const int levels = std::bit_width(size) - 1;
   const int ops = levels + std::popcount(size) - 1 + (identity ? 0 : 1);
-  double padded_n = 1, out_n = 1;
-  for (size_t j = 0; j < padded.size(); ++j) {
-    padded_n *= static_cast<double>(padded[j]);
-    out_n *= static_cast<double>(out_dims[j]);
-  }
-  if (out_n == 0 || (ops + 1) * padded_n >= static_cast<double>(size) * out_n)
-    return std::optional<Value>();
+  if (!SlidingIsCheaper(padded, out_dims, ops, size)) return std::optional<Value>();
 
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
                             GetBinaryOpCodelet(CombinerOf(*reduce), in.element_type()));
-  Tensor e = in;
-  if (padded != in.shape()) {
-    std::vector<SourceDim> map(padded.size());
-    for (size_t j = 0; j < padded.size(); ++j) {
-      map[j] = SourceDim{static_cast<uint32_t>(j),
-                         static_cast<uint32_t>(j),
-                         1,
-                         0,
-                         j == d ? -static_cast<int64_t>(pad_low) : 0,
-                         1};
-    }
-    TILEPROF_ASSIGN_OR_RETURN(e,
-                              EmitRearrange(in, map, &operands[1].tensor, padded,
-                                            fmt::format("{}/padded", instruction.name()), program));
-  }
-  int done = 0;
-  // out[i] = a[a_at + i] op b[b_at + i] along d, for `length` positions; the
-  // last op is the instruction's result.
-  auto combine = [&](const Tensor& a, uint64_t a_at, const Tensor& b, uint64_t b_at,
-                     uint64_t length, std::string_view what) -> Expected<Tensor> {
-    std::vector<uint64_t> shape = padded;
-    shape[d] = length;
-    const bool last = ++done == ops;
-    const std::string name =
-        last ? std::string(instruction.name()) : fmt::format("{}/{}", instruction.name(), what);
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(in.element_type(), shape, name, true));
-    TILEPROF_ASSIGN_OR_RETURN(const Tensor x, a.Slice(a_at, a_at + length, d));
-    TILEPROF_ASSIGN_OR_RETURN(const Tensor y, b.Slice(b_at, b_at + length, d));
-    const ComputeSetId cs = AddComputeSet(name, program);
-    const FieldInput inputs[] = {{"in1", x, Access::kSame}, {"in2", y, Access::kSame}};
-    TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *codelet, "out", out, inputs, instruction.name()));
-    return out;
-  };
-  // cur[i] covers e[i, i + width); acc[i] covers e[i, i + covered).
-  Tensor cur = e;
-  uint64_t width = 1;
-  std::optional<Tensor> acc;
-  uint64_t covered = 0;
-  for (int bit = 0; bit <= levels; ++bit) {
-    if ((size >> bit) & 1) {
-      if (!acc) {
-        acc = cur;
-      } else {
-        TILEPROF_ASSIGN_OR_RETURN(acc,
-                                  combine(*acc, 0, cur, covered, padded[d] - covered - width + 1,
-                                          fmt::format("window{}", covered + width)));
-      }
-      covered += width;
-    }
-    if (bit < levels) {
-      TILEPROF_ASSIGN_OR_RETURN(cur, combine(cur, 0, cur, width, padded[d] - 2 * width + 1,
-                                             fmt::format("doubled{}", 2 * width)));
-      width *= 2;
-    }
-  }
+  TILEPROF_ASSIGN_OR_RETURN(
+      const Tensor e,
+      PaddedOperand(*this, instruction, in, operands[1].tensor, padded, d, pad_low, program));
+  SlidingOps plan(*this, instruction, *codelet, in.element_type(), padded, d, ops, program);
+  TILEPROF_ASSIGN_OR_RETURN(Tensor acc, plan.Window(e, size, levels));
   if (!identity) {
     hlo::Shape shape = instruction.shape();
     TILEPROF_ASSIGN_OR_RETURN(
         const Tensor init,
         Fill(operands[1].tensor, shape, fmt::format("{}/init", instruction.name()), program));
-    TILEPROF_ASSIGN_OR_RETURN(acc, combine(*acc, 0, init, 0, out_dims[d], "init"));
+    TILEPROF_ASSIGN_OR_RETURN(acc, plan.Combine(acc, 0, init, 0, out_dims[d], "init"));
   }
-  return std::optional<Value>(Value::Array(*acc));
+  return std::optional<Value>(Value::Array(acc));
 }
 
 }  // namespace tileprof::engine::compiler

@@ -174,12 +174,10 @@ std::optional<Comparator> ComparatorOf(const hlo::Computation& computation,
   return c;
 }
 
-}  // namespace
-
-Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
-                                    std::span<const Value> operands, program::Sequence& program) {
-  const auto opaque = [&] { return LowerOpaque(instruction, operands, program); };
-  if (operands.empty() || instruction.called_computations().size() != 1) return opaque();
+// The element types of a sort's operands, or nullopt when one is not an
+// array of the first one's shape (lowered opaque).
+std::optional<std::vector<ElementType>> SortOperandTypes(const hlo::Instruction& instruction,
+                                                         std::span<const Value> operands) {
   std::vector<ElementType> types;
   for (size_t k = 0; k < operands.size(); ++k) {
     const Value& v = operands[k];
@@ -187,10 +185,74 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
     if (v.is_tuple || !v.tensor.valid() || !shape.IsArray() ||
         v.tensor.Rank() != static_cast<size_t>(shape.rank()) ||
         v.tensor.shape() != operands[0].tensor.shape()) {
-      return opaque();
+      return std::nullopt;
     }
     types.push_back(v.tensor.element_type());
   }
+  return types;
+}
+
+// The sort's value: its one result, or a tuple of them.
+Value SortResult(const std::vector<Tensor>& outs) {
+  if (outs.size() == 1) return Value::Array(outs[0]);
+  Value tuple;
+  tuple.is_tuple = true;
+  for (const Tensor& t : outs) tuple.elements.push_back(Value::Array(t));
+  return tuple;
+}
+
+// Connects a sort vertex to run [start, start + count) of each flat result
+// (mapped to `tile`, the first already is) and to the box `run` of each
+// operand.
+Status ConnectSortRun(Graph& graph, VertexRef vertex, std::span<const Value> operands,
+                      const std::vector<Tensor>& flat,
+                      std::span<const std::pair<uint64_t, uint64_t>> run, uint64_t start,
+                      uint64_t count, uint32_t tile) {
+  const std::vector<uint64_t>& shape = operands[0].tensor.shape();
+  for (size_t k = 0; k < flat.size(); ++k) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[k].Slice(start, start + count));
+    if (k > 0) TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(part, tile));
+    Tensor box = operands[k].tensor;
+    for (size_t d = 0; d < run.size(); ++d) {
+      if (run[d].first == 0 && run[d].second + 1 == shape[d]) continue;
+      TILEPROF_ASSIGN_OR_RETURN(box, box.Slice(run[d].first, run[d].second + 1, d));
+    }
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex[fmt::format("in{}", k)], box));
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex[fmt::format("out{}", k)], part));
+  }
+  return {};
+}
+
+// A sort vertex's parameters: its first element, the operands' sizes, the
+// sorted dimension and the box it reads.
+Status SetSortParams(Graph& graph, VertexRef vertex, const hlo::Instruction& instruction,
+                     uint64_t start, std::span<const uint64_t> shape, size_t dimension,
+                     std::span<const std::pair<uint64_t, uint64_t>> run) {
+  if (start > UINT32_MAX) return MakeError("{}: too many elements", Describe(instruction));
+  TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["first"], static_cast<uint32_t>(start)));
+  for (size_t d = 0; d < shape.size(); ++d) {
+    TILEPROF_RETURN_IF_ERROR(
+        graph.SetInitialValue(vertex[fmt::format("size{}", d)], static_cast<uint32_t>(shape[d])));
+  }
+  TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["dim"], static_cast<uint32_t>(dimension)));
+  for (size_t d = 0; d < run.size(); ++d) {
+    TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex[fmt::format("boxLo{}", d)],
+                                                   static_cast<uint32_t>(run[d].first)));
+    TILEPROF_RETURN_IF_ERROR(
+        graph.SetInitialValue(vertex[fmt::format("boxSize{}", d)],
+                              static_cast<uint32_t>(run[d].second - run[d].first + 1)));
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
+                                    std::span<const Value> operands, program::Sequence& program) {
+  const auto opaque = [&] { return LowerOpaque(instruction, operands, program); };
+  if (operands.empty() || instruction.called_computations().size() != 1) return opaque();
+  const std::optional<std::vector<ElementType>> types = SortOperandTypes(instruction, operands);
+  if (!types) return opaque();
   const Tensor& first = operands[0].tensor;
   if (first.Rank() == 0) return opaque();
   TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> dimension,
@@ -215,24 +277,17 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
   std::vector<Tensor> outs;
   for (size_t k = 0; k < operands.size(); ++k) {
     TILEPROF_ASSIGN_OR_RETURN(
-        Tensor out, NewTensor(types[k], first.shape(),
+        Tensor out, NewTensor((*types)[k], first.shape(),
                               operands.size() == 1 ? instruction.name()
                                                    : fmt::format("{}.{}", instruction.name(), k),
                               false));
     outs.push_back(std::move(out));
   }
   TILEPROF_RETURN_IF_ERROR(MapSortLines(outs[0], static_cast<size_t>(dimension[0])));
-  const auto result = [&] {
-    if (outs.size() == 1) return Value::Array(outs[0]);
-    Value tuple;
-    tuple.is_tuple = true;
-    for (const Tensor& t : outs) tuple.elements.push_back(Value::Array(t));
-    return tuple;
-  };
-  if (first.NumElements() == 0) return result();
+  if (first.NumElements() == 0) return SortResult(outs);
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
                             codelets_.Sort(static_cast<uint32_t>(first.Rank()), comparator->key,
-                                           comparator->order, types));
+                                           comparator->order, *types));
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   std::vector<Tensor> flat;
   for (const Tensor& t : outs) flat.push_back(t.Flatten());
@@ -246,34 +301,12 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
     auto run = FlatRunBox(first.shape(), start, count);
     run[static_cast<size_t>(dimension[0])] = {0,
                                               first.shape()[static_cast<size_t>(dimension[0])] - 1};
-    for (size_t k = 0; k < outs.size(); ++k) {
-      TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[k].Slice(start, start + count));
-      if (k > 0) TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(part, *piece.tile));
-      Tensor box = operands[k].tensor;
-      for (size_t d = 0; d < run.size(); ++d) {
-        if (run[d].first == 0 && run[d].second + 1 == first.shape()[d]) continue;
-        TILEPROF_ASSIGN_OR_RETURN(box, box.Slice(run[d].first, run[d].second + 1, d));
-      }
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("in{}", k)], box));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("out{}", k)], part));
-    }
-    if (start > UINT32_MAX) return MakeError("{}: too many elements", Describe(instruction));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["first"], static_cast<uint32_t>(start)));
-    for (size_t d = 0; d < first.Rank(); ++d) {
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("size{}", d)],
-                                                      static_cast<uint32_t>(first.shape()[d])));
-    }
     TILEPROF_RETURN_IF_ERROR(
-        graph_.SetInitialValue(vertex["dim"], static_cast<uint32_t>(dimension[0])));
-    for (size_t d = 0; d < run.size(); ++d) {
-      TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex[fmt::format("boxLo{}", d)],
-                                                      static_cast<uint32_t>(run[d].first)));
-      TILEPROF_RETURN_IF_ERROR(
-          graph_.SetInitialValue(vertex[fmt::format("boxSize{}", d)],
-                                 static_cast<uint32_t>(run[d].second - run[d].first + 1)));
-    }
+        ConnectSortRun(graph_, vertex, operands, flat, run, start, count, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(SetSortParams(graph_, vertex, instruction, start, first.shape(),
+                                           static_cast<size_t>(dimension[0]), run));
   }
-  return result();
+  return SortResult(outs);
 }
 
 Status Lowering::MapSortLines(const Tensor& out, size_t dimension) {
