@@ -48,6 +48,32 @@ double Median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
+// The table: each phase's median wall and CPU time and its ratio to a
+// compile, and whether a cache hit meets the 20x goal.
+void PrintTimes(const std::string& model, int runs, uint64_t file_size, const Times& compile,
+                const Times& miss, const Times& hit_report, const Times& hit_full) {
+  const double base = Median(compile.wall), base_cpu = Median(compile.cpu);
+  fmt::print("{} on ipu2 (1 IPU, 1,472 tiles), median of {} run{}, executable {:.1f} MB\n",
+             std::filesystem::path(model).filename().string(), runs, runs == 1 ? "" : "s",
+             file_size / 1e6);
+  fmt::print("  {:<14} {:>9}  {:>8}   {:>9}  {:>8}\n", "", "wall", "ratio", "cpu", "ratio");
+  const auto row = [&](std::string_view name, const Times& times) {
+    const double wall = Median(times.wall), cpu = Median(times.cpu);
+    fmt::print("  {:<14} {:8.3f}s  {:7.1f}x   {:8.3f}s  {:7.1f}x\n", name, wall, base / wall, cpu,
+               base_cpu / std::max(cpu, 1e-3));
+  };
+  row("compile", compile);
+  row("miss", miss);
+  row("hit (report)", hit_report);
+  row("hit (full)", hit_full);
+  const double ratio = base / Median(hit_report.wall);
+  fmt::print(
+      "ratio = compile time / this time. goal: a cache hit of `tileprof compile` >= 20x faster "
+      "than\n"
+      "compiling (wall): {} ({:.0f}x); a full rebuild of the graph for `run`: {:.1f}x\n",
+      ratio >= 20 ? "met" : "NOT met", ratio, base / Median(hit_full.wall));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,25 +159,6 @@ int main(int argc, char** argv) {
   }
   std::filesystem::remove_all(dir);
 
-  const double base = Median(compile.wall), base_cpu = Median(compile.cpu);
-  fmt::print("{} on ipu2 (1 IPU, 1,472 tiles), median of {} run{}, executable {:.1f} MB\n",
-             std::filesystem::path(model).filename().string(), runs, runs == 1 ? "" : "s",
-             file_size / 1e6);
-  fmt::print("  {:<14} {:>9}  {:>8}   {:>9}  {:>8}\n", "", "wall", "ratio", "cpu", "ratio");
-  const auto row = [&](std::string_view name, const Times& times) {
-    const double wall = Median(times.wall), cpu = Median(times.cpu);
-    fmt::print("  {:<14} {:8.3f}s  {:7.1f}x   {:8.3f}s  {:7.1f}x\n", name, wall, base / wall, cpu,
-               base_cpu / std::max(cpu, 1e-3));
-  };
-  row("compile", compile);
-  row("miss", miss);
-  row("hit (report)", hit_report);
-  row("hit (full)", hit_full);
-  const double ratio = base / Median(hit_report.wall);
-  fmt::print(
-      "ratio = compile time / this time. goal: a cache hit of `tileprof compile` >= 20x faster "
-      "than\n"
-      "compiling (wall): {} ({:.0f}x); a full rebuild of the graph for `run`: {:.1f}x\n",
-      ratio >= 20 ? "met" : "NOT met", ratio, base / Median(hit_full.wall));
+  PrintTimes(model, runs, file_size, compile, miss, hit_report, hit_full);
   return 0;
 }
