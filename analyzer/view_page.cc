@@ -195,15 +195,12 @@ json LivenessJson(const report::CompilationReport& report) {
     by_ipu[entry.ipu].push_back(entry.not_always_live);
   }
   uint64_t always_live = 0;
-  json always_by_ipu = json::array();
+  std::vector<uint64_t> always_by_ipu(by_ipu.size(), 0);  // only when per-IPU steps exist
   const uint64_t per_ipu = report.target ? report.target->tiles_per_ipu : 0;
   for (size_t t = 0; t < report.tiles.size(); ++t) {
     always_live += report.tiles[t].always_live;
     const size_t ipu = per_ipu ? t / per_ipu : 0;
-    if (!by_ipu.empty() && ipu < by_ipu.size()) {
-      while (always_by_ipu.size() <= ipu) always_by_ipu.push_back(0);
-      always_by_ipu[ipu] = always_by_ipu[ipu].get<uint64_t>() + report.tiles[t].always_live;
-    }
+    if (ipu < always_by_ipu.size()) always_by_ipu[ipu] += report.tiles[t].always_live;
   }
   return json{{"program", std::move(program)},
               {"notAlwaysLive", std::move(bytes)},

@@ -27,9 +27,6 @@ uint64_t Add(uint64_t a, uint64_t b) { return a > kMax - b ? kMax : a + b; }
 
 size_t Index(PlanDim d) { return static_cast<size_t>(d); }
 
-PlanDim FieldDim(size_t s) { return static_cast<PlanDim>(Index(PlanDim::kField0) + s); }
-PlanDim KernelDim(size_t s) { return static_cast<PlanDim>(Index(PlanDim::kKernel0) + s); }
-
 // The full size of each dimension.
 std::array<uint64_t, kPlanDims> FullSizes(const ContractionShape& shape) {
   std::array<uint64_t, kPlanDims> size;

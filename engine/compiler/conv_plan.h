@@ -46,6 +46,14 @@ enum class PlanDim : uint8_t {
 inline constexpr size_t kPlanDims = static_cast<size_t>(PlanDim::kCount);
 inline constexpr size_t kPlanMaxFields = 3;
 
+// The output-field and kernel-position dimensions of spatial dimension s.
+constexpr PlanDim FieldDim(size_t s) {
+  return static_cast<PlanDim>(static_cast<size_t>(PlanDim::kField0) + s);
+}
+constexpr PlanDim KernelDim(size_t s) {
+  return static_cast<PlanDim>(static_cast<size_t>(PlanDim::kKernel0) + s);
+}
+
 // One spatial dimension of a convolution (a matrix product has none).
 struct PlanField {
   uint64_t out = 1;     // output positions
