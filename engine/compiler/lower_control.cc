@@ -6,6 +6,9 @@
 // tensor per value whatever path ran.
 #include <fmt/format.h>
 
+#include <functional>
+#include <unordered_map>
+
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/lower.h"
 
@@ -26,22 +29,83 @@ bool SameElements(const Tensor& a, const Tensor& b) {
          std::equal(a.regions().begin(), a.regions().end(), b.regions().begin());
 }
 
-// Copies every leaf of `from` to the same leaf of `to`, skipping leaves that
-// already are the same elements.
-Status CopyLeaves(const Value& from, const Value& to, program::Sequence& program) {
+// A new tensor like a destination leaf, to hold a source leaf while the
+// destinations are written.
+using MakeTemporary = std::function<Expected<Tensor>(const Tensor& like, size_t leaf)>;
+
+// The source leaves whose copy must go through a temporary: those that read
+// a destination leaf other than their own, or their own in another element
+// order. The copies run one after another, so such a leaf would otherwise be
+// read after an earlier copy overwrote it: a loop body that returns its state
+// permuted (JAX's rolled threefry rotates its three key-schedule words and
+// two rotation tables every iteration) got the new value of a word where it
+// needed the old one. Conservative per variable: a leaf reading any element
+// of a written variable is saved first.
+std::vector<bool> LeavesToSave(std::span<const Tensor> source, std::span<const Tensor> destination,
+                               const std::vector<bool>& skipped) {
+  constexpr size_t kSeveral = SIZE_MAX;
+  std::unordered_map<VariableId, size_t> written;  // variable -> the leaf writing it
+  for (size_t i = 0; i < destination.size(); ++i) {
+    if (skipped[i]) continue;
+    for (const TensorRegion& region : destination[i].regions()) {
+      auto [it, inserted] = written.emplace(region.variable, i);
+      if (!inserted && it->second != i) it->second = kSeveral;
+    }
+  }
+  std::vector<bool> save(source.size(), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (skipped[i]) continue;
+    for (const TensorRegion& region : source[i].regions()) {
+      auto it = written.find(region.variable);
+      if (it != written.end() && (it->second != i || !SameElements(source[i], destination[i]))) {
+        save[i] = true;
+        break;
+      }
+    }
+  }
+  return save;
+}
+
+// Temporaries named after the instruction, mapped like the leaf they stand for.
+MakeTemporary TemporaryLike(Lowering& lowering, std::string_view name) {
+  return [&lowering, name](const Tensor& like, size_t leaf) -> Expected<Tensor> {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor saved,
+                              lowering.NewTensor(like.element_type(), like.shape(),
+                                                 fmt::format("{}.saved{}", name, leaf), false));
+    TILEPROF_RETURN_IF_ERROR(lowering.mapper().MapLike(saved, like));
+    return saved;
+  };
+}
+
+// Copies every leaf of `from` to the same leaf of `to`, as one parallel
+// assignment: leaves that already are the same elements are skipped, and a
+// leaf that reads what another copy writes is saved to a temporary first.
+Status CopyLeaves(const Value& from, const Value& to, program::Sequence& program,
+                  const MakeTemporary& temporary) {
   std::vector<Tensor> source = from.Leaves();
   std::vector<Tensor> destination = to.Leaves();
   if (source.size() != destination.size()) {
     return MakeError("result has {} arrays, the state has {}", source.size(), destination.size());
   }
+  std::vector<bool> skipped(source.size(), false);
   for (size_t i = 0; i < source.size(); ++i) {
     if (source[i].NumElements() != destination[i].NumElements() ||
         source[i].element_type() != destination[i].element_type()) {
       return MakeError("result {} does not match state {}", source[i].ShapeString(),
                        destination[i].ShapeString());
     }
-    if (source[i].NumElements() == 0 || SameElements(source[i], destination[i])) continue;
-    program.Add(program::Copy(source[i], destination[i]));
+    skipped[i] = source[i].NumElements() == 0 || SameElements(source[i], destination[i]);
+  }
+  const std::vector<bool> save = LeavesToSave(source, destination, skipped);
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (!save[i]) continue;
+    TILEPROF_ASSIGN_OR_RETURN(Tensor saved, temporary(destination[i], i));
+    TILEPROF_ASSIGN_OR_RETURN(saved, saved.Reshape(source[i].shape()));
+    program.Add(program::Copy(source[i], saved));
+    source[i] = std::move(saved);
+  }
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (!skipped[i]) program.Add(program::Copy(source[i], destination[i]));
   }
   return {};
 }
@@ -60,7 +124,8 @@ Expected<Value> Lowering::LowerWhile(const hlo::Instruction& instruction, const 
   if (init.size() != leaves.size()) return MakeError("init value does not match the loop state");
   for (size_t i = 0; i < leaves.size(); ++i)
     TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(leaves[i], init[i]));
-  TILEPROF_RETURN_IF_ERROR(CopyLeaves(operand, state, program));
+  const MakeTemporary temporary = TemporaryLike(*this, instruction.name());
+  TILEPROF_RETURN_IF_ERROR(CopyLeaves(operand, state, program, temporary));
   program::Sequence condition_program;
   Value predicate;
   TILEPROF_RETURN_IF_ERROR(
@@ -72,7 +137,7 @@ Expected<Value> Lowering::LowerWhile(const hlo::Instruction& instruction, const 
   program::Sequence body_program;
   Value result;
   TILEPROF_RETURN_IF_ERROR(LowerComputation(*body, {&state, 1}, body_program, &result));
-  if (auto status = CopyLeaves(result, state, body_program); !status) {
+  if (auto status = CopyLeaves(result, state, body_program, temporary); !status) {
     return status.error().Within(fmt::format("body '{}'", body->name()));
   }
   program.Add(program::RepeatWhileTrue(condition_program, predicate.tensor, body_program));
@@ -103,7 +168,9 @@ Expected<Value> Lowering::LowerConditional(const hlo::Instruction& instruction,
     Value branch_result;
     TILEPROF_RETURN_IF_ERROR(
         LowerComputation(*branches[i], {&operands[i + 1], 1}, programs[i], &branch_result));
-    if (auto status = CopyLeaves(branch_result, result, programs[i]); !status) {
+    if (auto status = CopyLeaves(branch_result, result, programs[i],
+                                 TemporaryLike(*this, instruction.name()));
+        !status) {
       return status.error().Within(fmt::format("branch '{}'", branches[i]->name()));
     }
   }

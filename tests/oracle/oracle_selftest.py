@@ -432,6 +432,21 @@ ENTRY e {
             np.testing.assert_array_equal(np.load(os.path.join(out, "out.1.npy")), [-1, -2])
 
 
+def threefry2x32(k1, k2, x0, x1):
+    """Threefry-2x32, 20 rounds, as Salmon et al. (SC'11) define it."""
+    mask = 0xFFFFFFFF
+    rotations = ((13, 15, 26, 6), (17, 29, 16, 24))
+    keys = (k1, k2, k1 ^ k2 ^ 0x1BD11BDA)
+    x = [(x0 + keys[0]) & mask, (x1 + keys[1]) & mask]
+    for block in range(5):
+        for r in rotations[block % 2]:
+            x[0] = (x[0] + x[1]) & mask
+            x[1] = (((x[1] << r) | (x[1] >> (32 - r))) & mask) ^ x[0]
+        x[0] = (x[0] + keys[(block + 1) % 3]) & mask
+        x[1] = (x[1] + keys[(block + 2) % 3] + block + 1) & mask
+    return x[0], x[1]
+
+
 def module_io(name, seed=1):
     """The oracle's outputs for modules/NAME.hlo on compare.py's inputs of that seed."""
     import compare
@@ -544,6 +559,25 @@ class ModulesAgainstPlainNumpy(unittest.TestCase):
         self.assertEqual(n, 9)  # as the module's comment says
         np.testing.assert_allclose(out[0], s, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(out[2], hist, rtol=1e-5, atol=1e-5)
+
+    def test_threefry_split(self):
+        # Known-answer vectors of Threefry-2x32 with 20 rounds (Random123's
+        # kat_vectors, also in JAX's random tests) check the reference first.
+        self.assertEqual(threefry2x32(0, 0, 0, 0), (0x6B200159, 0x99BA4EFE))
+        self.assertEqual(threefry2x32(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF),
+                         (0x1CB996FC, 0xBB002BE7))
+        self.assertEqual(threefry2x32(0x13198A2E, 0x03707344, 0x243F6A88, 0x85A308D3),
+                         (0xC4923A9C, 0x483DF7A0))
+        module = parse_module(open(os.path.join(HERE, "modules", "threefry_split.hlo")).read())
+        # jax.random.split(jnp.array([1, 2], jnp.uint32), 20) in JAX.
+        out = run_module(module, [np.array([1, 2], np.uint32)])[0]
+        np.testing.assert_array_equal(out[:3], [[3234953621, 905610242], [3904707248, 604500810],
+                                                [535849136, 2362750133]])
+        i, out = module_io("threefry_split")
+        k1, k2 = (int(v) for v in i["key"])
+        pairs = [threefry2x32(k1, k2, c, 20 + c) for c in range(20)]
+        flat = [p[0] for p in pairs] + [p[1] for p in pairs]
+        np.testing.assert_array_equal(out[0], np.array(flat, np.uint32).reshape(20, 2))
 
     def test_elementwise_integers(self):
         i, out = module_io("elementwise")
