@@ -250,6 +250,20 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex, input_fields[i], flat_inputs[i]));
       } else if (input.access == Access::kSame) {
         TILEPROF_RETURN_IF_ERROR(connect(vertex, input_fields[i], *input_index[i], nullptr, count));
+      } else if (input.access == Access::kScaled) {
+        const uint64_t n = flat_inputs[i].NumElements();
+        const uint64_t up = n >= total ? n / total : 1, down = n >= total ? 1 : total / n;
+        runs.clear();
+        for (const auto& [b, e] : ranges) {
+          if (b % down != 0 || e % down != 0 || n * down != total * up) {
+            return MakeError("{}: output run [{}, {}) is not a whole multiple of {} elements",
+                             debug_name, b, e, down);
+          }
+          TILEPROF_RETURN_IF_ERROR(range(*input_index[i], b / down * up, (e - b) / down * up));
+        }
+        const uint64_t size = count / down * up;
+        TILEPROF_RETURN_IF_ERROR(graph_.ConnectRegions(
+            vertex, input_fields[i], input_index[i]->tensor().element_type(), {&size, 1}, runs));
       } else {
         const auto [begin, size] =
             ProportionalRange(flat_inputs[i].NumElements(), ranges[0].first, count, total);
@@ -312,6 +326,8 @@ Expected<Value> Lowering::LowerOpaque(const hlo::Instruction& instruction,
 Status Lowering::LowerEntry(const hlo::Module& module, program::Sequence& program) {
   const hlo::Computation* entry = module.entry();
   if (entry == nullptr) return MakeError("module '{}' has no computations", module.name());
+  replica_count_ = std::max<int64_t>(module.replica_count(), 1);
+  num_partitions_ = std::max<int64_t>(module.num_partitions(), 1);
   if (options_.set_seed_on_every_tile) {
     // One seed for the whole graph, streamed from the host to tile 0 and
     // read by a SetSeed vertex on every tile (poprand::setSeed's layout).
@@ -665,6 +681,17 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
       break;
     case Opcode::kAfterAll:
       return Value{};
+    case Opcode::kBitcastConvert:
+      if (operands.size() == 1) return LowerBitcastConvert(instruction, operand(0), program);
+      break;
+    case Opcode::kCustomCall:
+      return LowerCustomCall(instruction, operands, program);
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectivePermute:
+      return LowerCollective(instruction, operands, program);
     case Opcode::kDot:
     case Opcode::kConvolution:
       if (operands.size() == 2) return LowerDotLike(instruction, operands, program);

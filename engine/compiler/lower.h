@@ -51,6 +51,9 @@ enum class Access : uint8_t {
   kWhole,         // the whole operand (a scalar)
   kProportional,  // the same fraction of the operand: exact volume, location
                   // approximate (the element order of the op is not modelled)
+  kScaled,        // positions scaled by operand size / output size, a whole
+                  // multiple either way (bitcast-convert between types of
+                  // different sizes reads r elements per output, or 1/r)
 };
 
 // How a rearrangement (tileprof::Rearrange, engine/codelets/indexed.h)
@@ -241,6 +244,16 @@ class Lowering {
   Expected<Value> LowerSelectAndScatter(const hlo::Instruction& instruction,
                                         std::span<const Value> operands,
                                         program::Sequence& program);
+  // lower_bits.cc
+  Expected<Value> LowerBitcastConvert(const hlo::Instruction& instruction, const Value& operand,
+                                      program::Sequence& program);
+  Expected<Value> LowerThreefry(const hlo::Instruction& instruction,
+                                std::span<const Value> operands, program::Sequence& program);
+  // lower_custom_call.cc
+  Expected<Value> LowerCustomCall(const hlo::Instruction& instruction,
+                                  std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerCollective(const hlo::Instruction& instruction,
+                                  std::span<const Value> operands, program::Sequence& program);
   // lower_rng.cc
   Expected<Value> LowerRng(const hlo::Instruction& instruction, std::span<const Value> operands,
                            program::Sequence& program);
@@ -351,6 +364,9 @@ class Lowering {
   std::vector<uint32_t> ranged_tiles_;
   std::function<void()> visited_;
   std::vector<VariableId> valueless_constants_;
+  // The module's devices (collectives on one device are identities).
+  int64_t replica_count_ = 1;
+  int64_t num_partitions_ = 1;
   std::vector<OperationOrigin> operations_;
   std::vector<uint32_t> compute_set_operations_;
   std::unordered_map<const hlo::Instruction*, uint32_t> operation_of_;

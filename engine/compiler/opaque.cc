@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/codelets/bits.h"
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/families.h"
 #include "engine/codelets/indexed.h"
@@ -95,6 +96,18 @@ Expected<const Codelet*> CompilerCodelets::DynamicSlice(ElementType type, Elemen
                          : MakeDynamicSliceCodelet(type, index, rank));
 }
 
+Expected<const Codelet*> CompilerCodelets::BitcastConvert(ElementType in, ElementType out) {
+  if (auto it = by_name_.find(BitcastConvertCodeletName(in, out)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeBitcastConvertCodelet(in, out));
+}
+
+Expected<const Codelet*> CompilerCodelets::Threefry() {
+  if (auto it = by_name_.find(ThreefryCodeletName()); it != by_name_.end()) return it->second.get();
+  return Register(MakeThreefryCodelet());
+}
+
 Expected<const Codelet*> CompilerCodelets::Iota(ElementType type) {
   if (auto it = by_name_.find(IotaCodeletName(type)); it != by_name_.end()) return it->second.get();
   return Register(MakeIotaCodelet(type));
@@ -161,9 +174,10 @@ Expected<const Codelet*> CompilerCodelets::Sort(uint32_t rank, uint32_t key, Sor
 namespace {
 constexpr std::string_view kPrefix = "tileprof::";
 constexpr std::string_view kKinds[] = {
-    "OpaqueOp",   "Rearrange",        "RearrangePadded", "DynamicSlice", "DynamicUpdateSlice",
-    "Iota",       "SelectAndScatter", "RngUniform",      "RngNormal",    "LookupPartial",
-    "ReduceExpr", "Gather",           "Scatter",         "Sort"};
+    "OpaqueOp",    "Rearrange",        "RearrangePadded", "DynamicSlice", "DynamicUpdateSlice",
+    "Iota",        "SelectAndScatter", "RngUniform",      "RngNormal",    "LookupPartial",
+    "ReduceExpr",  "Gather",           "Scatter",         "Sort",         "BitcastConvert",
+    "Threefry2x32"};
 
 // "tileprof::Kind<a,b,c>" -> {"Kind", {"a","b","c"}}; nullopt otherwise.
 std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(
@@ -247,6 +261,10 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
     auto rank = Rank(parts[2]);
     if (!rank) return bad();
     codelet = DynamicSlice(types[0], types[1], *rank, kind == "DynamicUpdateSlice");
+  } else if (kind == "BitcastConvert" && types.size() == 2 && parts.size() == 2) {
+    codelet = BitcastConvert(types[0], types[1]);
+  } else if (kind == "Threefry2x32" && types.size() == 1 && parts.size() == 1) {
+    codelet = Threefry();
   } else if (kind == "Iota" && types.size() == 1 && parts.size() == 1) {
     codelet = Iota(types[0]);
   } else if (kind == "SelectAndScatter" && types.size() == 1 && parts.size() == 2) {

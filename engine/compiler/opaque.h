@@ -49,6 +49,9 @@ class CompilerCodelets {
   Expected<const Codelet*> DynamicSlice(ElementType type, ElementType index, uint32_t rank,
                                         bool update);
   Expected<const Codelet*> Iota(ElementType type);
+  // engine/codelets/bits.h.
+  Expected<const Codelet*> BitcastConvert(ElementType in, ElementType out);
+  Expected<const Codelet*> Threefry();
   // engine/codelets/window.h and random.h.
   Expected<const Codelet*> SelectAndScatter(ElementType type, uint32_t rank);
   Expected<const Codelet*> Rng(ElementType type, bool normal);

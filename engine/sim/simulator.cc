@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/hlo/attributes.h"
 #include "engine/sim/plan.h"
 #include "engine/sim/thread_pool.h"
 
@@ -19,9 +20,15 @@ std::string DescribeInstruction(const hlo::Module* module, const std::string& na
   if (module != nullptr) {
     for (const hlo::Computation* computation : module->computations()) {
       for (const hlo::Instruction* instruction : computation->instructions()) {
-        if (instruction->name() == name) {
-          return fmt::format("{} ({})", name, hlo::OpcodeName(instruction->opcode()));
+        if (instruction->name() != name) continue;
+        // A custom call is known by its target: "custom-call.4 (custom-call
+        // lapack_spotrf)" says which library function is missing.
+        if (instruction->opcode() == hlo::Opcode::kCustomCall) {
+          if (Expected<hlo::CustomCall> call = hlo::GetCustomCall(*instruction)) {
+            return fmt::format("{} (custom-call {})", name, call->target);
+          }
         }
+        return fmt::format("{} ({})", name, hlo::OpcodeName(instruction->opcode()));
       }
     }
   }

@@ -2,7 +2,9 @@
 // codelet by name on them.
 #pragma once
 
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -35,6 +37,13 @@ inline Status RunOn(const Codelet& codelet, std::vector<std::vector<std::byte>>&
   std::vector<std::span<std::byte>> spans;
   for (auto& field : fields) spans.emplace_back(field);
   return codelet.Run(VertexIo{spans, params, tile});
+}
+
+// The codelet a Make*Codelet function made (fails the test on its error).
+inline std::unique_ptr<Codelet> Made(Expected<std::unique_ptr<Codelet>> made) {
+  EXPECT_TRUE(made.has_value()) << made.error().message();
+  if (!made) std::abort();
+  return std::move(*made);
 }
 
 // Looks up `name` in the catalogue (fails the test if absent).

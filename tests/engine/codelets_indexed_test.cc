@@ -13,6 +13,7 @@ namespace {
 using testing::Bytes;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::Made;
 using testing::RunOn;
 using testing::Values;
 
@@ -20,11 +21,6 @@ constexpr auto kF32 = ElementType::kF32;
 constexpr auto kS32 = ElementType::kS32;
 
 uint32_t Bits(int32_t v) { return static_cast<uint32_t>(v); }
-
-std::unique_ptr<Codelet> Make(Expected<std::unique_ptr<Codelet>> made) {
-  EXPECT_TRUE(made.has_value()) << made.error().message();
-  return std::move(*made);
-}
 
 // Per source dimension: src, mul, src2, mul2, add, div, extent, boxLo, boxSize.
 std::vector<uint32_t> Dim(uint32_t src, int32_t mul, uint32_t src2, int32_t mul2, int32_t add,
@@ -39,7 +35,7 @@ std::vector<uint32_t> Join(std::vector<std::vector<uint32_t>> parts) {
 }
 
 TEST(Rearrange, TransposesA2x3) {
-  auto codelet = Make(MakeRearrangeCodelet(kS32, 2, 2, false));
+  auto codelet = Made(MakeRearrangeCodelet(kS32, 2, 2, false));
   EXPECT_EQ(codelet->name(), "tileprof::Rearrange<int,2,2>");
   // out[i][j] = in[j][i]: source dim 0 reads output dim 1, dim 1 output dim 0.
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3, 4, 5, 6}),
@@ -51,7 +47,7 @@ TEST(Rearrange, TransposesA2x3) {
 }
 
 TEST(Rearrange, ReversesPartOfTheResultFromABox) {
-  auto codelet = Make(MakeRearrangeCodelet(kF32, 1, 1, false));
+  auto codelet = Made(MakeRearrangeCodelet(kF32, 1, 1, false));
   // reverse of [10, 20, 30, 40, 50]; this vertex computes elements 1..2
   // (40, 30) and is connected to source elements [2, 4) only.
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{30, 40}),
@@ -67,7 +63,7 @@ TEST(Rearrange, ReversesPartOfTheResultFromABox) {
 }
 
 TEST(Rearrange, PadsWithLowHighAndInteriorPadding) {
-  auto codelet = Make(MakeRearrangeCodelet(kF32, 1, 1, true));
+  auto codelet = Made(MakeRearrangeCodelet(kF32, 1, 1, true));
   EXPECT_EQ(codelet->name(), "tileprof::RearrangePadded<float,1,1>");
   // pad([1, 2], 9), padding=1_1_1: [9, 1, 9, 2, 9].
   std::vector<std::vector<std::byte>> f = {
@@ -78,7 +74,7 @@ TEST(Rearrange, PadsWithLowHighAndInteriorPadding) {
 }
 
 TEST(Rearrange, TakesWindowsWithStrideAndPadding) {
-  auto codelet = Make(MakeRearrangeCodelet(kS32, 1, 2, true));
+  auto codelet = Made(MakeRearrangeCodelet(kS32, 1, 2, true));
   // Windows of 3 with stride 2 and padding 1 on [1, 2, 3, 4]: out[p][w] =
   // in[2p + w - 1]: [[0,1,2],[2,3,4]].
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3, 4}),
@@ -90,7 +86,7 @@ TEST(Rearrange, TakesWindowsWithStrideAndPadding) {
 }
 
 TEST(Rearrange, RejectsABoxOfTheWrongSize) {
-  auto codelet = Make(MakeRearrangeCodelet(kS32, 1, 1, false));
+  auto codelet = Made(MakeRearrangeCodelet(kS32, 1, 1, false));
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>{1, 2, 3}),
                                            Bytes(std::vector<int32_t>(2))};
   const Status status = RunOn(*codelet, f, Join({{0, 2}, Dim(0, 1, 0, 0, 0, 1, 3, 0, 2), {0}}));
@@ -99,7 +95,7 @@ TEST(Rearrange, RejectsABoxOfTheWrongSize) {
 }
 
 TEST(DynamicSlice, ClampsTheStartLikeXla) {
-  auto codelet = Make(MakeDynamicSliceCodelet(kF32, kS32, 1));
+  auto codelet = Made(MakeDynamicSliceCodelet(kF32, kS32, 1));
   EXPECT_EQ(codelet->name(), "tileprof::DynamicSlice<float,int,1>");
   // Params: first, outSize0, inSize0, boxLo0, boxSize0, firstHigh.
   const std::vector<uint32_t> params = {0, 2, 5, 0, 5, 0};
@@ -113,7 +109,7 @@ TEST(DynamicSlice, ClampsTheStartLikeXla) {
 }
 
 TEST(DynamicSlice, RowOfAMatrix) {
-  auto codelet = Make(MakeDynamicSliceCodelet(kS32, kS32, 2));
+  auto codelet = Made(MakeDynamicSliceCodelet(kS32, kS32, 2));
   // x[3][2], slice [1][2] at (2, 0): row 2.
   std::vector<std::vector<std::byte>> f = {
       Bytes(std::vector<int32_t>{1, 2, 3, 4, 5, 6}), Bytes(std::vector<int32_t>{2}),
@@ -124,7 +120,7 @@ TEST(DynamicSlice, RowOfAMatrix) {
 }
 
 TEST(DynamicUpdateSlice, ClampsAndWritesTheUpdate) {
-  auto codelet = Make(MakeDynamicUpdateSliceCodelet(kS32, kS32, 1));
+  auto codelet = Made(MakeDynamicUpdateSliceCodelet(kS32, kS32, 1));
   // operand [1,2,3,4], update [8,9] at 3 -> clamped to 2: [1,2,8,9].
   // Params: first, outSize0, updSize0, boxLo0, boxSize0, firstHigh.
   std::vector<std::vector<std::byte>> f = {
@@ -138,11 +134,11 @@ TEST(DynamicUpdateSlice, ClampsAndWritesTheUpdate) {
 }
 
 TEST(Iota, CountsAlongTheIotaDimension) {
-  auto s32 = Make(MakeIotaCodelet(kS32));
+  auto s32 = Made(MakeIotaCodelet(kS32));
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<int32_t>(6))};
   ASSERT_TRUE(RunOn(*s32, f, {0, 3, 1, 0}));  // [2,3], dimension 1
   EXPECT_THAT(Values<int32_t>(f[0]), ElementsAre(0, 1, 2, 0, 1, 2));
-  auto f32 = Make(MakeIotaCodelet(kF32));
+  auto f32 = Made(MakeIotaCodelet(kF32));
   std::vector<std::vector<std::byte>> g = {Bytes(std::vector<float>(4))};
   ASSERT_TRUE(RunOn(*f32, g, {2, 2, 3, 0}));  // [2,3], dimension 0, elements 2..5
   EXPECT_THAT(Values<float>(g[0]), ElementsAre(0, 1, 1, 1));

@@ -110,7 +110,7 @@ def compare_leaf(k, got, want, rtol, atol):
         err = np.where(same_nan, 0, np.abs(g - w))
         err = np.where(np.isinf(w) & (g == w), 0, err)
         bound = atol + rtol * np.abs(w)
-        bad = ~(err <= bound)
+        bad = ~(err <= bound) & ~same_nan  # a NaN's bound is NaN: both NaN is a match
         max_err = float(np.max(err)) if err.size else 0.0
         rel = float(np.max(err / np.maximum(np.abs(w), 1e-30))) if err.size else 0.0
         line = f"out.{k}: {want.dtype}{list(want.shape)} max abs err {max_err:.3g}, max rel err {rel:.3g}"

@@ -1,0 +1,113 @@
+// Custom calls tileprof knows, and collectives on one device. A custom call
+// is a library function named by its target: those whose result is defined
+// by their documentation are lowered to what they compute; any other target
+// stays opaque (its memory accounted, the simulator refuses it by name).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+// Targets that annotate their operand and, on one device, return it:
+// sharding and SPMD shape markers (the full and the shard shape are one on
+// one device), host-offload placement (memory spaces tileprof does not
+// model), and bounds of dynamic shapes (the graph keeps the bound).
+constexpr std::array<std::string_view, 8> kIdentityTargets = {
+    "Sharding",     "SPMDFullToShardShape",      "SPMDShardToFullShape", "MoveToHost",
+    "MoveToDevice", "annotate_device_placement", "SetBound",             "LayoutConstraint"};
+
+// The names JAX has given its threefry2x32 kernel (jax/_src/prng.py:
+// cu_threefry2x32 before 0.4.14, cuda_threefry2x32 after; the _ffi forms of
+// typed-FFI builds).
+constexpr std::array<std::string_view, 6> kThreefryTargets = {
+    "cuda_threefry2x32",     "cu_threefry2x32",     "hip_threefry2x32",
+    "cuda_threefry2x32_ffi", "cu_threefry2x32_ffi", "hip_threefry2x32_ffi"};
+
+template <size_t N>
+bool OneOf(const std::array<std::string_view, N>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The operand's elements under `shape` (the same count and type), as a
+// view: nothing is moved. nullopt when they differ.
+std::optional<Value> AsShape(const Value& operand, const hlo::Shape& shape) {
+  if (operand.is_tuple || !operand.tensor.valid() || !shape.IsArray()) return std::nullopt;
+  Expected<StorageType> storage = StorageOf(shape.element_type);
+  Expected<std::vector<uint64_t>> dims = StorageShape(shape);
+  if (!storage || !dims || storage->type != operand.tensor.element_type()) return std::nullopt;
+  Expected<Tensor> view = operand.tensor.Reshape(*dims);
+  if (!view) return std::nullopt;
+  return Value::Array(*view);
+}
+
+}  // namespace
+
+Expected<Value> Lowering::LowerCustomCall(const hlo::Instruction& instruction,
+                                          std::span<const Value> operands,
+                                          program::Sequence& program) {
+  TILEPROF_ASSIGN_OR_RETURN(hlo::CustomCall call, hlo::GetCustomCall(instruction));
+  if (OneOf(kThreefryTargets, call.target)) return LowerThreefry(instruction, operands, program);
+  if (OneOf(kIdentityTargets, call.target) && operands.size() == 1) {
+    if (auto view = AsShape(operands[0], instruction.shape())) return *view;
+    if (operands[0].is_tuple && instruction.shape().IsTuple()) {
+      return operands[0];
+    }
+  }
+  return LowerOpaque(instruction, operands, program);
+}
+
+// A collective among the devices of its replica group: on one device (the
+// group has one member, or no groups and a module compiled for one replica
+// and one partition) all-reduce, all-gather, reduce-scatter and all-to-all
+// return their operands, and collective-permute returns its operand when the
+// device sends to itself and zeros otherwise (XLA's rule for a device no
+// pair targets). On more devices the other members' data is not in this
+// program: the op stays opaque and the simulator refuses it by name.
+Expected<Value> Lowering::LowerCollective(const hlo::Instruction& instruction,
+                                          std::span<const Value> operands,
+                                          program::Sequence& program) {
+  int64_t members = replica_count_ * num_partitions_;
+  if (const hlo::Attribute* groups = instruction.FindAttribute("replica_groups")) {
+    TILEPROF_ASSIGN_OR_RETURN(auto list, hlo::ParseReplicaGroups(groups->value()));
+    if (!list.empty()) members = static_cast<int64_t>(list.front().size());
+  }
+  if (members != 1) return LowerOpaque(instruction, operands, program);
+  if (instruction.opcode() == hlo::Opcode::kCollectivePermute) {
+    const hlo::Attribute* pairs = instruction.FindAttribute("source_target_pairs");
+    bool to_self = false;
+    if (pairs != nullptr) {
+      TILEPROF_ASSIGN_OR_RETURN(auto list, hlo::ParseIntListList(pairs->value()));
+      for (const auto& pair : list) to_self = to_self || (pair.size() == 2 && pair[1] == 0);
+    }
+    if (!to_self && operands.size() == 1 && !operands[0].is_tuple) {
+      const int64_t zero_value = 0;
+      TILEPROF_ASSIGN_OR_RETURN(
+          Tensor zero, graph_.AddConstantFromInts(operands[0].tensor.element_type(), {},
+                                                  {&zero_value, 1},
+                                                  fmt::format("{}.zero", instruction.name())));
+      TILEPROF_RETURN_IF_ERROR(mapper_.MapToTile(zero, 0));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor out, Fill(zero, instruction.shape(), instruction.name(),
+                                                 program));
+      return Value::Array(out);
+    }
+  }
+  if (operands.size() == 1) {
+    if (operands[0].is_tuple && instruction.shape().IsTuple()) return operands[0];
+    if (auto view = AsShape(operands[0], instruction.shape())) return *view;
+  } else if (instruction.shape().IsTuple() &&
+             instruction.shape().tuple_shapes.size() == operands.size()) {
+    Value result;  // all-reduce of several arrays: a tuple of them
+    result.is_tuple = true;
+    result.elements.assign(operands.begin(), operands.end());
+    return result;
+  }
+  return LowerOpaque(instruction, operands, program);
+}
+
+}  // namespace tileprof::engine::compiler
