@@ -53,8 +53,10 @@ int Run(const Options& options) {
   callbacks.precompiled = [&compiled] {
     std::cout << engine::PrecompiledSavedMessage(compiled->cache.path) << "\n";
   };
-  auto ran = engine::RunCompiled(*compiled, options.run, settings, prepared.precompile, *events,
-                                 log, callbacks);
+  engine::RunOptions run = options.run;
+  run.ipu_model = session.flags.use_ipu_model;
+  auto ran =
+      engine::RunCompiled(*compiled, run, settings, prepared.precompile, *events, log, callbacks);
   if (!ran) return Fail(ran.error().message());
   if (!ran->ran) return kExitOk;  // pre-compile mode
 

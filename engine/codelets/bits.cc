@@ -48,11 +48,12 @@ class BitcastConvertCodelet final : public Codelet {
 class ThreefryCodelet final : public Codelet {
  public:
   ThreefryCodelet()
-      : Codelet(ThreefryCodeletName(), ExecutionKind::kWorker,
-                {In("key0", ElementType::kU32), In("key1", ElementType::kU32),
-                 In("x0", ElementType::kU32), In("x1", ElementType::kU32),
-                 Out("out0", ElementType::kU32), Out("out1", ElementType::kU32, VectorLayout::kSpan)},
-                {}, kThreefryCodeBytes) {}
+      : Codelet(
+            ThreefryCodeletName(), ExecutionKind::kWorker,
+            {In("key0", ElementType::kU32), In("key1", ElementType::kU32),
+             In("x0", ElementType::kU32), In("x1", ElementType::kU32),
+             Out("out0", ElementType::kU32), Out("out1", ElementType::kU32, VectorLayout::kSpan)},
+            {}, kThreefryCodeBytes) {}
 
   Status CheckShape(const VertexShape& shape) const override {
     for (size_t i = 0; i < 5; ++i) {

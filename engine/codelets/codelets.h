@@ -91,7 +91,8 @@ ElementType UnaryOutputType(UnaryOp op, ElementType type);
 //   popops::Reduce<popops::ReduceAdd,float,float,false,0>
 //   poplin::MatMulPartial<half,float>
 //   poplin::ConvPartial1x1Out<half,float,true,false>
-//   poprand::SetSeedSupervisor, SumVertex, AdderVertex
+//   poprand::SetSeedSupervisor, SumVertex, AdderVertex, DotProductVertex,
+//   ReduceVertex
 std::string BinaryOpCodeletName(BinaryOp op, ElementType type);
 std::string UnaryOpCodeletName(UnaryOp op, ElementType type);
 std::string SelectCodeletName(ElementType type);
@@ -117,6 +118,8 @@ std::string ConvPartial1x1OutCodeletName(ElementType input, ElementType accumula
 std::string ConvPartialCodeletName(ElementType input, ElementType accumulator);
 inline constexpr std::string_view kSetSeedCodeletName = "poprand::SetSeedSupervisor";
 inline constexpr std::string_view kSumVertexCodeletName = "SumVertex";
+inline constexpr std::string_view kDotProductVertexCodeletName = "DotProductVertex";
+inline constexpr std::string_view kReduceVertexCodeletName = "ReduceVertex";
 inline constexpr std::string_view kAdderVertexCodeletName = "AdderVertex";
 
 // The catalogue, built once on first use (thread-safe); codelets live for

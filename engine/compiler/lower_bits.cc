@@ -57,8 +57,7 @@ Expected<Value> Lowering::LowerThreefry(const hlo::Instruction& instruction,
                                         std::span<const Value> operands,
                                         program::Sequence& program) {
   if (operands.size() != 4) {
-    return MakeError("threefry2x32 takes 4 operands (key0, key1, x0, x1), not {}",
-                     operands.size());
+    return MakeError("threefry2x32 takes 4 operands (key0, key1, x0, x1), not {}", operands.size());
   }
   TILEPROF_ASSIGN_OR_RETURN(Value result, NewValue(instruction.shape(), instruction.name(), false));
   if (!result.is_tuple || result.elements.size() != 2) {
@@ -68,8 +67,8 @@ Expected<Value> Lowering::LowerThreefry(const hlo::Instruction& instruction,
   const Tensor& x0 = operands[2].tensor;
   const Tensor& out0 = result.elements[0].tensor;
   const Tensor& out1 = result.elements[1].tensor;
-  for (const Tensor* t : {&operands[0].tensor, &operands[1].tensor, &x0, &operands[3].tensor,
-                          &out0, &out1}) {
+  for (const Tensor* t :
+       {&operands[0].tensor, &operands[1].tensor, &x0, &operands[3].tensor, &out0, &out1}) {
     if (!t->valid() || t->element_type() != ElementType::kU32 ||
         t->NumElements() != out0.NumElements()) {
       return MakeError("threefry2x32 needs u32 operands and results of one size; got {}",

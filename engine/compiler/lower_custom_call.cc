@@ -19,8 +19,9 @@ namespace {
 // one device), host-offload placement (memory spaces tileprof does not
 // model), and bounds of dynamic shapes (the graph keeps the bound).
 constexpr std::array<std::string_view, 8> kIdentityTargets = {
-    "Sharding",     "SPMDFullToShardShape",      "SPMDShardToFullShape", "MoveToHost",
-    "MoveToDevice", "annotate_device_placement", "SetBound",             "LayoutConstraint"};
+    "Sharding",   "SPMDFullToShardShape", "SPMDShardToFullShape",
+    "MoveToHost", "MoveToDevice",         "annotate_device_placement",
+    "SetBound",   "LayoutConstraint"};
 
 // The names JAX has given its threefry2x32 kernel (jax/_src/prng.py:
 // cu_threefry2x32 before 0.4.14, cuda_threefry2x32 after; the _ffi forms of
@@ -88,12 +89,12 @@ Expected<Value> Lowering::LowerCollective(const hlo::Instruction& instruction,
     if (!to_self && operands.size() == 1 && !operands[0].is_tuple) {
       const int64_t zero_value = 0;
       TILEPROF_ASSIGN_OR_RETURN(
-          Tensor zero, graph_.AddConstantFromInts(operands[0].tensor.element_type(), {},
-                                                  {&zero_value, 1},
-                                                  fmt::format("{}.zero", instruction.name())));
+          Tensor zero,
+          graph_.AddConstantFromInts(operands[0].tensor.element_type(), {}, {&zero_value, 1},
+                                     fmt::format("{}.zero", instruction.name())));
       TILEPROF_RETURN_IF_ERROR(mapper_.MapToTile(zero, 0));
-      TILEPROF_ASSIGN_OR_RETURN(Tensor out, Fill(zero, instruction.shape(), instruction.name(),
-                                                 program));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor out,
+                                Fill(zero, instruction.shape(), instruction.name(), program));
       return Value::Array(out);
     }
   }

@@ -177,6 +177,7 @@ Expected<RunOutcome> RunCompiled(const CompiledModule& compiled, const RunOption
       sim::Simulator::Create(compiled.result, {.threads = options.threads,
                                                .tile_cycles = settings.config.profile_execution ==
                                                               ExecutionProfile::kTile,
+                                               .ipu_model = options.ipu_model,
                                                .module = &compiled.module}));
 
   TILEPROF_RETURN_IF_ERROR(events.LoadEngine(compiled.module.name()));

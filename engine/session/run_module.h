@@ -38,6 +38,7 @@ struct RunOptions {
   std::vector<std::string> input_files;  // "NAME_OR_INDEX=FILE.npy" each
   std::string outputs_dir;               // "": no out.<i>.npy files
   uint32_t threads = 0;                  // host threads of the simulator; 0: all cores
+  bool ipu_model = false;                // cost as the IPU Model (TF_POPLAR_FLAGS=--use_ipu_model)
 };
 
 // One scalar result leaf of an execution: the number a training step prints.

@@ -22,9 +22,14 @@ uint64_t ExchangeCycles(uint64_t bytes_in, uint64_t bytes_out) {
   return bytes == 0 ? 0 : kExchangeSetupCycles + CeilDiv(bytes, kExchangeBytesPerCycle);
 }
 
-uint64_t HostTransferCycles(uint64_t bytes, const Target& target) {
-  return LinkCycles(bytes, kHostLinkBytesPerSecond, target.ClockHz());
+uint64_t HostTransferCycles(uint64_t bytes, const Target& target, bool ipu_model) {
+  const double rate = ipu_model                         ? kIpuModelHostLinkBytesPerSecond
+                      : target.arch() == IpuArch::kIpu1 ? kHostLinkBytesPerSecondMk1
+                                                        : kHostLinkBytesPerSecondMk2;
+  return LinkCycles(bytes, rate, target.ClockHz());
 }
+
+bool StreamCopyUsesExchange(const Target& target) { return target.arch() != IpuArch::kIpu1; }
 
 uint64_t IpuLinkCycles(uint64_t bytes, const Target& target) {
   return LinkCycles(bytes, kIpuLinkBytesPerSecond, target.ClockHz());

@@ -34,9 +34,15 @@ inline constexpr uint64_t kGlobalSyncCycles = 1000;
 // (2,000 cycles at 1.33 GHz). Counted as host exchange, not sync.
 inline constexpr uint64_t kHostSyncCycles = 2000;
 // ---- Links -----------------------------------------------------------------
-// Host link: PCIe Gen4 x16, 64 GB/s both ways (spec section 9), 32 GB/s in
-// each direction.
-inline constexpr double kHostLinkBytesPerSecond = 32e9;
+// Host link, as measured, not the PCIe peak. Poplar tutorial 7 streams a
+// 40 MB matrix in: its Mk2 hardware run (published A10) spends 2,641,488
+// host-exchange cycles at 1.33 GHz, 20.2 GB/s, 63% of PCIe Gen4 x16's
+// 32 GB/s each way (spec section 9); Mk1 cards have PCIe Gen3 x16 (16 GB/s),
+// taken at the same 63%. The IPU Model assumes a slower link: 7.8 GB/s in
+// the Mk1 run (A07), 8.0 GB/s in the Mk2 one (A08/A09).
+inline constexpr double kHostLinkBytesPerSecondMk2 = 20e9;
+inline constexpr double kHostLinkBytesPerSecondMk1 = 10e9;
+inline constexpr double kIpuModelHostLinkBytesPerSecond = 8e9;
 // IPU-Links: 10 links, 320 GB/s per IPU (spec section 9), 160 GB/s each way.
 inline constexpr double kIpuLinkBytesPerSecond = 160e9;
 // ---- On-tile copies ----------------------------------------------------------
@@ -50,10 +56,17 @@ uint64_t CeilDiv(uint64_t a, uint64_t b);
 // Cycles of one tile's part in an exchange phase: setup plus the larger of
 // its bytes in and out at kExchangeBytesPerCycle; 0 when it moves nothing.
 uint64_t ExchangeCycles(uint64_t bytes_in, uint64_t bytes_out);
-// Cycles to move `bytes` over the host link / one IPU's links at the
-// target's clock.
-uint64_t HostTransferCycles(uint64_t bytes, const Target& target);
+// Cycles to move `bytes` over the host link (the IPU Model's when
+// `ipu_model`) / one IPU's links at the target's clock.
+uint64_t HostTransferCycles(uint64_t bytes, const Target& target, bool ipu_model = false);
 uint64_t IpuLinkCycles(uint64_t bytes, const Target& target);
+// True when a stream copy's bytes reach their tiles through the tiles'
+// exchange ports, counted as IPU exchange after the host transfer (Mk2 and
+// Bow: tutorial 7's ~8,700 average IPU-exchange cycles, published for the
+// IPU Model and hardware alike, are its 27 KB share per tile at 4 B per
+// cycle plus its compute sets' exchange). The Mk1 run counts no such
+// exchange (793 cycles, A07): there the whole copy is host exchange.
+bool StreamCopyUsesExchange(const Target& target);
 // Cycles of an on-tile copy of `bytes`.
 uint64_t LocalCopyCycles(uint64_t bytes);
 

@@ -195,8 +195,12 @@ struct ComputeSetWork {
 
 class Planner {
  public:
-  Planner(const Graph& graph, std::span<const VariableId> valueless, bool busy_tiles)
-      : graph_(graph), valueless_(valueless.begin(), valueless.end()), busy_tiles_(busy_tiles) {}
+  Planner(const Graph& graph, std::span<const VariableId> valueless, bool busy_tiles,
+          bool ipu_model)
+      : graph_(graph),
+        valueless_(valueless.begin(), valueless.end()),
+        busy_tiles_(busy_tiles),
+        ipu_model_(ipu_model) {}
 
   Status Walk(const program::Program& program);
   Plans Take() { return std::move(plans_); }
@@ -212,6 +216,7 @@ class Planner {
   const Graph& graph_;
   std::unordered_set<VariableId> valueless_;
   bool busy_tiles_ = false;  // list each step's busy tiles (a tile-level profile)
+  bool ipu_model_ = false;   // cost host transfers at the IPU Model's link rate
   std::unordered_set<const void*> seen_;
   std::unordered_map<const Codelet*, uint32_t> codelet_index_;
   std::unordered_set<std::string> refused_;  // "instruction\nreason", reported once
@@ -447,14 +452,26 @@ Status Planner::PlanTransfer(const program::Program& program) {
          program.kind() == ProgramKind::kCopyFromStream ? destination : source) {
       per_tile[piece.tile] += piece.run.end - piece.run.begin;
     }
-    uint64_t transfer = HostTransferCycles(plan.bytes, target);
-    for (const auto& [tile, bytes] : per_tile)
-      transfer = std::max(transfer, CeilDiv(bytes, kExchangeBytesPerCycle));
-    // The host round trip and the transfer are both host exchange for every
-    // tile: the device waits on the host link (as in Poplar's reports, where
-    // host exchange dominates a host-bound run).
-    plan.cost.duration = kHostSyncCycles + transfer;
-    plan.cost.host_exchange = plan.cost.duration * target.NumTiles();
+    const uint64_t link = HostTransferCycles(plan.bytes, target, ipu_model_);
+    uint64_t busiest = 0, ports = 0;  // tile exchange-port cycles: the busiest, the sum
+    for (const auto& [tile, bytes] : per_tile) {
+      busiest = std::max(busiest, CeilDiv(bytes, kExchangeBytesPerCycle));
+      ports += CeilDiv(bytes, kExchangeBytesPerCycle);
+    }
+    // The host round trip and the link transfer are host exchange for every
+    // tile: the device waits on the host (Poplar's reports put a host-bound
+    // run's time there). Where the bytes then cross the tiles' exchange
+    // ports (StreamCopyUsesExchange), each tile's share is IPU exchange and
+    // the wait for the busiest tile is sync; elsewhere the port time hides
+    // behind the link unless it is the slower.
+    if (StreamCopyUsesExchange(target)) {
+      plan.cost.duration = kHostSyncCycles + link + busiest;
+      plan.cost.host_exchange = (kHostSyncCycles + link) * target.NumTiles();
+      plan.cost.exchange = ports;
+    } else {
+      plan.cost.duration = kHostSyncCycles + std::max(link, busiest);
+      plan.cost.host_exchange = plan.cost.duration * target.NumTiles();
+    }
   }
   plans_.transfers.emplace(program.id(), std::move(plan));
   return {};
@@ -463,9 +480,10 @@ Status Planner::PlanTransfer(const program::Program& program) {
 }  // namespace
 
 Expected<Plans> PlanProgram(const Graph& graph, const program::Program& program,
-                            std::span<const VariableId> valueless_constants, bool busy_tiles) {
+                            std::span<const VariableId> valueless_constants, bool busy_tiles,
+                            bool ipu_model) {
   graph.FlushTileMappings();  // the tiles are simulated in parallel
-  Planner planner(graph, valueless_constants, busy_tiles);
+  Planner planner(graph, valueless_constants, busy_tiles, ipu_model);
   TILEPROF_RETURN_IF_ERROR(planner.Walk(program));
   return planner.Take();
 }

@@ -88,10 +88,11 @@ struct Plans {
 // Plans every step `program` can reach. Errors are graph inconsistencies
 // (an unmapped element); refusals are collected in Plans::refusals.
 // `busy_tiles`: each step's StepCost::busy_tiles are listed (a tile-level
-// profile); without, they stay empty and cost nothing.
+// profile); without, they stay empty and cost nothing. `ipu_model`: host
+// transfers at the IPU Model's link rate (cycle_model.h).
 Expected<Plans> PlanProgram(const Graph& graph, const program::Program& program,
                             std::span<const VariableId> valueless_constants,
-                            bool busy_tiles = false);
+                            bool busy_tiles = false, bool ipu_model = false);
 
 // The cost of evaluating a control-flow predicate of `bytes`: a sync and a
 // broadcast of the value to every tile.

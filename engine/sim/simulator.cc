@@ -311,8 +311,8 @@ uint32_t Simulator::threads() const { return state_->pool.size(); }
 Expected<std::unique_ptr<Simulator>> Simulator::Create(
     const Graph& graph, const program::Program& program,
     std::span<const VariableId> valueless_constants, const SimOptions& options) {
-  TILEPROF_ASSIGN_OR_RETURN(Plans plans,
-                            PlanProgram(graph, program, valueless_constants, options.tile_cycles));
+  TILEPROF_ASSIGN_OR_RETURN(Plans plans, PlanProgram(graph, program, valueless_constants,
+                                                     options.tile_cycles, options.ipu_model));
   if (!plans.refusals.empty()) return RefusalError(plans.refusals, options.module);
   auto state = std::make_unique<State>(graph, program, options, std::move(plans));
   state->memory.resize(graph.num_variables());

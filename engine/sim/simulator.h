@@ -60,6 +60,9 @@ struct SimOptions {
   // step costed for the whole chip gives every tile its whole duration.
   // Steps after the first kMaxTileCycles figures carry their totals only.
   bool tile_cycles = false;
+  // Cost as Poplar's IPU Model does where it differs from the hardware: the
+  // host link's rate (TF_POPLAR_FLAGS=--use_ipu_model; cycle_model.h).
+  bool ipu_model = false;
   // A while loop that runs more iterations than this is an error (an HLO
   // loop whose condition never turns false would otherwise never end).
   uint64_t max_loop_iterations = 100'000'000;

@@ -235,8 +235,9 @@ ENTRY main {
       sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
   ASSERT_FALSE(simulator.has_value());
   EXPECT_THAT(simulator.error().message(), HasSubstr("cannot run: 1 instruction(s)"));
-  EXPECT_THAT(simulator.error().message(),
-              HasSubstr("mystery.7 (custom-call): tileprof::OpaqueOp<custom-call"));
+  EXPECT_THAT(
+      simulator.error().message(),
+      HasSubstr("mystery.7 (custom-call SomethingUnknown): tileprof::OpaqueOp<custom-call"));
   // Without the module the vertex's debug name still names the instruction.
   auto unnamed = sim::Simulator::Create(compiled.result, {.threads = 1});
   ASSERT_FALSE(unnamed.has_value());
