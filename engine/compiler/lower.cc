@@ -686,6 +686,8 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
       break;
     case Opcode::kCustomCall:
       return LowerCustomCall(instruction, operands, program);
+    case Opcode::kGetDimensionSize:
+      return LowerGetDimensionSize(instruction, operands, program);
     case Opcode::kAllReduce:
     case Opcode::kAllGather:
     case Opcode::kReduceScatter:

@@ -254,6 +254,9 @@ class Lowering {
                                   std::span<const Value> operands, program::Sequence& program);
   Expected<Value> LowerCollective(const hlo::Instruction& instruction,
                                   std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerGetDimensionSize(const hlo::Instruction& instruction,
+                                        std::span<const Value> operands,
+                                        program::Sequence& program);
   // lower_rng.cc
   Expected<Value> LowerRng(const hlo::Instruction& instruction, std::span<const Value> operands,
                            program::Sequence& program);

@@ -10,6 +10,7 @@
 
 #include "engine/compiler/lower.h"
 #include "engine/compiler/types.h"
+#include "engine/hlo/attributes.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -109,6 +110,35 @@ Expected<Value> Lowering::LowerCollective(const hlo::Instruction& instruction,
     return result;
   }
   return LowerOpaque(instruction, operands, program);
+}
+
+// get-dimension-size of a static dimension: the size, an s32 constant (TF
+// dumps take a tensor's Shape this way). A dynamic dimension's size is known
+// only when the program runs, and the graph keeps its bound: opaque.
+Expected<Value> Lowering::LowerGetDimensionSize(const hlo::Instruction& instruction,
+                                                std::span<const Value> operands,
+                                                program::Sequence& program) {
+  const hlo::Attribute* dimensions = instruction.FindAttribute("dimensions");
+  if (instruction.operand_count() != 1 || dimensions == nullptr) {
+    return LowerOpaque(instruction, operands, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> list, hlo::ParseIntList(dimensions->value()));
+  if (list.size() != 1) return MakeError("get-dimension-size names {} dimensions", list.size());
+  const std::optional<int64_t> dimension = list[0];
+  const hlo::Shape& shape = instruction.operand(0)->shape();
+  const auto d = static_cast<size_t>(*dimension);
+  if (*dimension < 0 || d >= shape.dimensions.size()) {
+    return MakeError("dimensions={} outside rank {}", *dimension, shape.dimensions.size());
+  }
+  const bool dynamic = d < shape.dynamic_dimensions.size() && shape.dynamic_dimensions[d];
+  if (dynamic || instruction.shape().element_type != hlo::PrimitiveType::kS32) {
+    return LowerOpaque(instruction, operands, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor size, graph_.AddConstantFromInts(ElementType::kS32, {}, {&shape.dimensions[d], 1},
+                                              instruction.name()));
+  TILEPROF_RETURN_IF_ERROR(mapper_.MapToTile(size, 0));
+  return Value::Array(size);
 }
 
 }  // namespace tileprof::engine::compiler

@@ -78,15 +78,34 @@ def generate_inputs(module, text, seed, outdir):
     for unknown in set(spec) - {p.name for p in params}:
         raise SystemExit(f"compare.py: oracle-inputs names '{unknown}', which is not a parameter")
     for p in params:
-        dtype = p.shape.dtype
-        kind = spec.get(p.name)
-        if kind is None:
-            kind = "bool" if dtype == "pred" else ("normal" if dtype.startswith(("f", "bf")) else "randint:0:4")
-        arr = draw(rng, kind, p.shape, dtype, p.name)
-        path = os.path.join(outdir, f"{p.name}.npy")
-        np.save(path, arr)
-        args += ["--input", f"{p.name}={path}"]
+        for name, shape in leaves_of(p.name, p.shape):
+            dtype = shape.dtype
+            kind = spec.get(name, spec.get(p.name))
+            if kind is None:
+                kind = "bool" if dtype == "pred" else ("normal" if dtype.startswith(("f", "bf")) else "randint:0:4")
+            arr = draw(rng, kind, shape, dtype, name)
+            path = os.path.join(outdir, f"{name}.npy")
+            np.save(path, arr)
+            args += ["--input", f"{name}={path}"]
     return args
+
+
+def leaves_of(name, shape):
+    """(NAME.k, leaf shape) of a tuple parameter's leaves in flattened order, as
+    `tileprof run --input` names them; the parameter itself when an array."""
+    if not shape.is_tuple():
+        return [(name, shape)]
+    flat = []
+    stack = [shape]
+    while stack:
+        s = stack.pop(0)
+        if s.is_tuple():
+            stack[0:0] = list(s.elements)
+        else:
+            flat.append(s)
+    if len(flat) == 1:  # tileprof names a lone leaf by its parameter
+        return [(name, flat[0])]
+    return [(f"{name}.{k}", leaf) for k, leaf in enumerate(flat)]
 
 
 def tileprof_has_run(tileprof):

@@ -684,33 +684,80 @@ def set_at(value, index, leaf):
     return tuple(items)
 
 
+def split_leaf(name, by_name):
+    """'p.3' -> ('p', 3) when p is a parameter (names may hold dots): leaf 3 of
+    the tuple parameter p in flattened order, as `tileprof run --input` names it."""
+    head, sep, tail = name.rpartition(".")
+    if sep and head in by_name and tail.isdigit():
+        return head, int(tail)
+    return None, None
+
+
+def check_array(spec, arr, shape, what):
+    want = np.dtype(NP_TYPES.get(shape.dtype, np.float32))
+    if tuple(arr.shape) != shape.dims or arr.dtype != want:
+        raise HloError(f"--input {spec}: {what} is {shape}, the file holds {arr.dtype}{list(arr.shape)}")
+
+
+def flat_leaves(shape):
+    return [leaf for e in shape.elements for leaf in flat_leaves(e)] if shape.is_tuple() else [shape]
+
+
+def assemble(shape, leaves, counter, what):
+    """The value of a tuple parameter from its leaves by flattened index."""
+    if not shape.is_tuple():
+        k = counter[0]
+        counter[0] += 1
+        if k not in leaves:
+            raise HloError(f"no --input for {what}.{k}")
+        return leaves[k]
+    return tuple(assemble(e, leaves, counter, what) for e in shape.elements)
+
+
 def load_inputs(module, specs):
+    """Arrays by parameter name or number; a tuple parameter's leaves as NAME.k
+    (k in flattened order)."""
     entry = module.entry
     params = [entry.params[i] for i in sorted(entry.params)]
     if sorted(entry.params) != list(range(len(params))):
         raise HloError(f"{entry.name}: parameter numbers are not 0..{len(params) - 1}")
     values = [None] * len(params)
+    leaves = [dict() for _ in params]
     by_name = {p.name: i for i, p in enumerate(params)}
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep:
             raise HloError(f"--input {spec}: expected NAME_OR_INDEX=FILE.npy")
+        leaf = None
         if name in by_name:
             i = by_name[name]
         elif name.isdigit() and int(name) < len(params):
             i = int(name)
         else:
-            raise HloError(f"--input {spec}: no parameter named '{name}' "
-                           f"(parameters: {', '.join(p.name for p in params)})")
+            head, leaf = split_leaf(name, by_name)
+            if head is None:
+                raise HloError(f"--input {spec}: no parameter named '{name}' "
+                               f"(parameters: {', '.join(p.name for p in params)})")
+            i = by_name[head]
         shape = params[i].shape
-        if shape.is_tuple():
-            raise HloError(f"--input {spec}: parameter {name} is a tuple")
+        if leaf is not None:
+            flat = flat_leaves(shape) if shape.is_tuple() else []
+            if leaf >= len(flat):
+                raise HloError(f"--input {spec}: parameter {params[i].name} has no leaf {leaf}")
+            shape = flat[leaf]
+        elif shape.is_tuple() and len(flat_leaves(shape)) == 1:
+            leaf, shape = 0, flat_leaves(shape)[0]  # a lone leaf goes by its parameter's name
+        elif shape.is_tuple():
+            raise HloError(f"--input {spec}: {name} is a tuple; give its leaves as {name}.0, ...")
         arr = np.load(path, allow_pickle=False)
-        want = np.dtype(NP_TYPES.get(shape.dtype, np.float32))
-        if tuple(arr.shape) != shape.dims or arr.dtype != want:
-            raise HloError(f"--input {spec}: parameter {params[i].name} is {shape}, "
-                           f"the file holds {arr.dtype}{list(arr.shape)}")
-        values[i] = arr
+        check_array(spec, arr, shape, f"parameter {name}")
+        if leaf is not None:
+            leaves[i][leaf] = arr
+        else:
+            values[i] = arr
+    for i, p in enumerate(params):
+        if values[i] is None and p.shape.is_tuple() and leaves[i]:
+            values[i] = assemble(p.shape, leaves[i], [0], p.name)
     missing = [params[i].name for i, v in enumerate(values) if v is None]
     if missing:
         raise HloError(f"no --input for parameter(s): {', '.join(missing)}")

@@ -431,6 +431,37 @@ ENTRY e {
             np.testing.assert_array_equal(np.load(os.path.join(out, "out.0.npy")), [1, 2])
             np.testing.assert_array_equal(np.load(os.path.join(out, "out.1.npy")), [-1, -2])
 
+    def test_cli_takes_tuple_parameter_leaves(self):
+        # A tuple parameter's leaves by flattened index (NAME.k), as
+        # `tileprof run --input` names them; a lone leaf by the parameter's name.
+        with tempfile.TemporaryDirectory() as d:
+            hlo = os.path.join(d, "m.hlo")
+            with open(hlo, "w") as f:
+                f.write("HloModule m\nENTRY e {\n  p.1 = ((f32[2], s32[]), f32[1]) parameter(0)\n"
+                        "  q = ((f32[2])) parameter(1)\n"
+                        "  a = (f32[2], s32[]) get-tuple-element(p.1), index=0\n"
+                        "  x = f32[2] get-tuple-element(a), index=0\n"
+                        "  q0 = (f32[2]) get-tuple-element(q), index=0\n"
+                        "  y = f32[2] get-tuple-element(q0), index=0\n"
+                        "  ROOT s = f32[2] add(x, y)\n}\n")
+            files = {}
+            for name, value in [("p.1.0", np.float32([1, 2])), ("p.1.1", np.int32(7)),
+                                ("p.1.2", np.float32([3])), ("q", np.float32([10, 20]))]:
+                files[name] = os.path.join(d, name + ".npy")
+                np.save(files[name], value)
+            out = os.path.join(d, "out")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "hlo_numpy.py"), hlo]
+                               + [a for n, p in files.items() for a in ("--input", f"{n}={p}")]
+                               + ["--outputs", out], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            np.testing.assert_array_equal(np.load(os.path.join(out, "out.0.npy")), [11, 22])
+            del files["p.1.1"]
+            r = subprocess.run([sys.executable, os.path.join(HERE, "hlo_numpy.py"), hlo]
+                               + [a for n, p in files.items() for a in ("--input", f"{n}={p}")],
+                               capture_output=True, text=True)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("no --input for p.1.1", r.stderr)
+
 
 def threefry2x32(k1, k2, x0, x1):
     """Threefry-2x32, 20 rounds, as Salmon et al. (SC'11) define it."""
