@@ -245,16 +245,46 @@ ENTRY main {
 // Types without a dot product are costed but never run.
 TEST(SimDot, UnsupportedTypesAreRefusedNotGuessed) {
   Compiled compiled = CompileText(R"(
-HloModule bytes
+HloModule preds
 ENTRY main {
-  a = s8[2,3] parameter(0)
-  b = s8[3,2] parameter(1)
-  ROOT d = s8[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  a = pred[2,3] parameter(0)
+  b = pred[3,2] parameter(1)
+  ROOT d = pred[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })");
   auto simulator =
       sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
   ASSERT_FALSE(simulator);
   EXPECT_THAT(simulator.error().message(), HasSubstr("d (dot)"));
+}
+
+// XLA's integer rules: s8 operands widened to the s32 result as they are
+// read; an s8 result wraps; an s8 x s32 operand pair converted to s32 first.
+TEST(SimDot, IntegerDotsWidenAndWrap) {
+  Compiled compiled = CompileText(R"(
+HloModule ints
+ENTRY main {
+  a = s8[2,2] parameter(0)
+  b = s8[2,2] parameter(1)
+  w = s32[2,2] parameter(2)
+  wide = s32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  wrap = s8[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  mixed = s32[2,2] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT out = (s32[2,2], s8[2,2], s32[2,2]) tuple(wide, wrap, mixed)
+})");
+  auto simulator = MustCreate(compiled);
+  sim::HostData out = MustRun(*simulator, {{"a", Encode<int8_t>({-128, 127, 100, -3})},
+                                           {"b", Encode<int8_t>({-128, 2, 127, -1})},
+                                           {"w", Encode<int32_t>({100000, 1, -7, 2})}});
+  // Row 0: -128 * -128 + 127 * 127 = 32513, -128 * 2 + 127 * -1 = -383;
+  // row 1: 100 * -128 + -3 * 127 = -13181, 100 * 2 + -3 * -1 = 203.
+  EXPECT_THAT(Decode<int32_t>(out["out.0"]), ElementsAre(32513, -383, -13181, 203));
+  // The same modulo 2^8, as signed bytes.
+  EXPECT_THAT(Decode<int8_t>(out["out.1"]), ElementsAre(1, -127, -125, -53));
+  // -128 * 100000 + 127 * -7, -128 + 254; 100 * 100000 + 21, 100 - 6.
+  EXPECT_THAT(Decode<int32_t>(out["out.2"]), ElementsAre(-12800889, 126, 10000021, 94));
+  EXPECT_GT(VerticesOf(compiled, MatMulPartialCodeletName(ElementType::kS8, ElementType::kS32)),
+            0u);
+  EXPECT_GT(VerticesOf(compiled, CastCodeletName(ElementType::kS8, ElementType::kS32)), 0u);
 }
 
 }  // namespace
