@@ -228,7 +228,7 @@ struct DotCells {
   const TensorIndex& rhs_index;
   bool lhs_transposed, rhs_transposed;
   bool input_placeable, weights_placeable;
-  ElementType acc_type;
+  ElementType acc_type;  // of the target: the result's, or the partial sums'
   std::vector<TensorRegion> runs;
 
   // Connects `field` to the [free, k] box of one batch entry (or [k,
@@ -351,6 +351,12 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
       DotContraction(lowering, form, lhs, rhs, lhs_transposed, rhs_transposed, acc_type, *matmul);
   const Partition partition =
       PlanContraction(lowering, instruction, shape, lhs.element_type(), acc_type);
+  // A split K keeps f16/bf16 sums in f32 partials (dot_plan.h).
+  const ElementType partials_type = PartialsType(acc_type, partition);
+  if (partials_type != acc_type) {
+    TILEPROF_ASSIGN_OR_RETURN(matmul, GetMatMulPartialCodelet(lhs.element_type(), partials_type,
+                                                              lhs_transposed, rhs_transposed));
+  }
 
   Graph& graph = lowering.graph();
   TILEPROF_ASSIGN_OR_RETURN(const Tensor out3, out.Reshape({b, m, n}));
@@ -377,7 +383,7 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
                  .rhs_transposed = rhs_transposed,
                  .input_placeable = shape.input_placeable,
                  .weights_placeable = shape.weights_placeable,
-                 .acc_type = acc_type,
+                 .acc_type = partials_type,
                  .runs = {}};
   auto emit = [&](ComputeSetId cs, const Cell& cell, std::span<const TensorRegion> target) {
     return cells.Emit(cs, cell, target);

@@ -257,6 +257,12 @@ ENTRY main {
   EXPECT_THAT(simulator.error().message(), HasSubstr("d (dot)"));
 }
 
+std::vector<std::byte> BFloat16s(const std::vector<float>& values) {
+  std::vector<uint16_t> bits;
+  for (float v : values) bits.push_back(BFloat16FromFloat(v));
+  return Encode<uint16_t>(bits);
+}
+
 // XLA's integer rules: s8 operands widened to the s32 result as they are
 // read; an s8 result wraps; an s8 x s32 operand pair converted to s32 first.
 TEST(SimDot, IntegerDotsWidenAndWrap) {
@@ -285,6 +291,35 @@ ENTRY main {
   EXPECT_GT(VerticesOf(compiled, MatMulPartialCodeletName(ElementType::kS8, ElementType::kS32)),
             0u);
   EXPECT_GT(VerticesOf(compiled, CastCodeletName(ElementType::kS8, ElementType::kS32)), 0u);
+}
+
+// A bf16 dot whose K is split over tiles: the cells write f32 partial sums
+// (MatMulPartial<bfloat16,float>) and the reduction adds them and rounds
+// once to bf16 (Reduce<ReduceAdd,float,bfloat16>). The products are
+// multiples of 0.5, so the f32 sums are exact, 4095 and 4095 + 2 * 4096 =
+// 12287, which round to the bf16 values 4096 and 12288.
+TEST(SimDot, SplitBf16ContractionKeepsF32Partials) {
+  Compiled compiled = CompileText(R"(
+HloModule split
+ENTRY main {
+  x = bf16[2,4096] parameter(0)
+  w = bf16[4096,1] parameter(1)
+  ROOT d = bf16[2,1] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  std::vector<float> x(2 * 4096), w(4096, 1.0f);
+  for (size_t i = 0; i < 4096; ++i) {
+    x[i] = i % 3 == 0 ? 0.0f : 1.5f;  // 2730 of 1.5: 4095
+    x[4096 + i] = x[i] + 2.0f;
+  }
+  auto simulator = MustCreate(compiled);
+  sim::HostData out = MustRun(*simulator, {{"x", BFloat16s(x)}, {"w", BFloat16s(w)}});
+  EXPECT_THAT(Decode<uint16_t>(out["out.0"]),
+              ElementsAre(BFloat16FromFloat(4096.0f), BFloat16FromFloat(12288.0f)));
+  EXPECT_GT(VerticesOf(compiled, MatMulPartialCodeletName(ElementType::kBF16, ElementType::kF32)),
+            1u);
+  EXPECT_GT(VerticesOf(compiled, ReduceCodeletName(ReduceOp::kAdd, ElementType::kF32,
+                                                   ElementType::kBF16, false)),
+            0u);
 }
 
 }  // namespace
