@@ -233,8 +233,11 @@ std::string ScaledAddCodeletName(ElementType type, bool constant_scale) {
                      Bool(constant_scale));
 }
 std::string ReduceCodeletName(ReduceOp op, ElementType type, bool is_update) {
-  return fmt::format("popops::Reduce<popops::{},{},{},{},0>", ReduceOpName(op), PoplarName(type),
-                     PoplarName(type), Bool(is_update));
+  return ReduceCodeletName(op, type, type, is_update);
+}
+std::string ReduceCodeletName(ReduceOp op, ElementType partials, ElementType out, bool is_update) {
+  return fmt::format("popops::Reduce<popops::{},{},{},{},0>", ReduceOpName(op),
+                     PoplarName(partials), PoplarName(out), Bool(is_update));
 }
 std::string ContinuousReduceCodeletName(ReduceOp op, ElementType type, bool is_update) {
   return fmt::format("popops::ContinuousReduce<popops::{},{},{},{}>", ReduceOpName(op),
@@ -308,6 +311,11 @@ Expected<const Codelet*> GetScaledAddCodelet(ElementType type, bool constant_sca
 Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type, bool is_update) {
   return Lookup(ReduceCodeletName(op, type, is_update), Supports(op, type),
                 fmt::format("{} is not defined for {}", ReduceOpName(op), HloName(type)));
+}
+Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType partials, ElementType out,
+                                          bool is_update) {
+  if (partials == out) return GetReduceCodelet(op, out, is_update);
+  return Lookup(ReduceCodeletName(op, partials, out, is_update), true, "");
 }
 Expected<const Codelet*> GetContinuousReduceCodelet(ReduceOp op, ElementType type, bool is_update) {
   return Lookup(ContinuousReduceCodeletName(op, type, is_update), Supports(op, type),

@@ -104,6 +104,9 @@ std::string FillCodeletName(ElementType type);
 // scaleB, f32 bits; float types only) rather than a scalar tensor field.
 std::string ScaledAddCodeletName(ElementType type, bool constant_scale);
 std::string ReduceCodeletName(ReduceOp op, ElementType type, bool is_update);
+//   popops::Reduce<popops::ReduceAdd,float,half,false,0>: partials of one
+//   type, output of another (only f32 -> f16/bf16 adds are in the catalogue).
+std::string ReduceCodeletName(ReduceOp op, ElementType partials, ElementType out, bool is_update);
 //   popops::ContinuousReduce<popops::ReduceAdd,float,float,false>
 std::string ContinuousReduceCodeletName(ReduceOp op, ElementType type, bool is_update);
 std::string MatMulPartialCodeletName(ElementType input, ElementType accumulator);
@@ -139,6 +142,8 @@ Expected<const Codelet*> GetCopyCodelet(ElementType type);
 Expected<const Codelet*> GetFillCodelet(ElementType type);
 Expected<const Codelet*> GetScaledAddCodelet(ElementType type, bool constant_scale);
 Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType type, bool is_update);
+Expected<const Codelet*> GetReduceCodelet(ReduceOp op, ElementType partials, ElementType out,
+                                          bool is_update);
 Expected<const Codelet*> GetContinuousReduceCodelet(ReduceOp op, ElementType type, bool is_update);
 Expected<const Codelet*> GetMatMulPartialCodelet(ElementType input, ElementType accumulator);
 // The plain codelet when neither is transposed.

@@ -8,9 +8,12 @@
 //     supervisor vertex on the AMP unit; parameters inChans, outChans; the
 //     pixel count is |in| / inChans. It accumulates into `out` (partial sums
 //     over input-channel groups), as a 1x1 convolution is a matmul.
-// All matrices are row-major. Products and sums run in Acc's compute type
-// (f32 for f16/bf16 accumulators, which round once on store); half x half
-// products are exact in f32.
+// All matrices are row-major. Each element read is converted to Acc (an
+// integer widened by sign or zero extension, as XLA's convert does), then
+// products and sums run in Acc's compute type: f32 for f16/bf16
+// accumulators, which round once on store (half x half products are exact
+// in f32); two's complement with wrap-around for integers. The pairs are
+// kDotPairs (dot_kernels.h).
 #include "engine/codelets/codelets.h"
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/dot_kernels.h"
@@ -57,6 +60,13 @@ class MatMulPartialCodelet final : public Codelet {
 
   // kWorkerOverhead + m*n * (kDotPerOutputCycles
   //                          + ceil(k / width(In)) * (2 loads + 1 MAC)).
+  // The figures are those of In's vector arithmetic, as for f32 and f16
+  // (cost_model.h): the IPU has no bf16 or integer matmul, so bf16 is widened
+  // to f32 one element at a time (width 1, plus kBf16ConvertCycles, as every
+  // bf16 op) and an integer MAC is one ALU op per element (width 1, like
+  // s32). bf16 is not costed as f16 on purpose: Target::VectorWidth and
+  // AmpMacsPerCycle also feed the contraction planner, and giving bf16 f16's
+  // figures there would change the plans of existing bf16 -> f32 dots.
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     const uint64_t m = shape.params[0], k = shape.params[1], n = shape.params[2];
     const uint64_t per_output =
@@ -168,13 +178,8 @@ class ConvPartial1x1OutCodelet final : public Codelet {
 
 void AddDotCodelets(CodeletList& out) {
   using T = ElementType;
-  // The vector-unit matmul: the float pairs poplin has, bf16 inputs (common in
-  // JAX graphs), and s32 and f64 so that integer and double dots lower without
-  // conversion.
-  const std::pair<T, T> matmul_types[] = {{T::kF32, T::kF32}, {T::kF16, T::kF32},
-                                          {T::kF16, T::kF16}, {T::kBF16, T::kF32},
-                                          {T::kS32, T::kS32}, {T::kF64, T::kF64}};
-  for (const auto& [in, acc] : matmul_types) {
+  // The vector-unit matmul: every pair of kDotPairs (dot_kernels.h).
+  for (const auto& [in, acc] : dot::kDotPairs) {
     for (bool transpose_in : {false, true}) {
       for (bool transpose_weights : {false, true}) {
         out.push_back(

@@ -1,5 +1,9 @@
 // Reductions: popops::Reduce<popops::ReduceOP,T,T,isUpdate,0> and
-// popops::ContinuousReduce<popops::ReduceOP,T,T,isUpdate>.
+// popops::ContinuousReduce<popops::ReduceOP,T,T,isUpdate>, and
+// popops::Reduce<popops::ReduceAdd,float,T,false,0> for T = f16 and bf16,
+// which adds f32 partial sums and rounds once to T: how a dot or
+// convolution with a 16-bit float result split over tiles adds its partials
+// (XLA accumulates such sums in f32, dot_kernels.h).
 //
 // Fields: `partials` (in, P x M elements) and `out` (M elements). Reduce
 // takes the partials partial-major: out[j] = op over k of partials[k * M + j],
@@ -78,15 +82,17 @@ C Combine(ReduceOp op, C a, C b) {
 
 class ReduceCodelet final : public Codelet {
  public:
-  ReduceCodelet(ReduceOp op, ElementType type, bool is_update, bool continuous)
+  ReduceCodelet(ReduceOp op, ElementType partials_type, ElementType type, bool is_update,
+                bool continuous)
       : Codelet(continuous ? ContinuousReduceCodeletName(op, type, is_update)
-                           : ReduceCodeletName(op, type, is_update),
+                           : ReduceCodeletName(op, partials_type, type, is_update),
                 ExecutionKind::kWorker,
-                {In("partials", type, VectorLayout::kSpan),
+                {In("partials", partials_type, VectorLayout::kSpan),
                  is_update ? InOut("out", type, VectorLayout::kSpan)
                            : Out("out", type, VectorLayout::kSpan)},
                 {}, cost::kReduceCodeBytes),
         op_(op),
+        partials_type_(partials_type),
         type_(type),
         is_update_(is_update),
         continuous_(continuous) {}
@@ -108,43 +114,58 @@ class ReduceCodelet final : public Codelet {
   // ContinuousReduce vectorises along the partials instead, then folds the
   // vector's lanes: kWorkerOverhead + M * (ceil(P / width) * (load + op)
   //                               + (width - 1) * op + store [+ load + op]).
+  // Width and op are those of the partials' type (f32 partials are added as
+  // f32 vectors whatever the output type).
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     const uint64_t outputs = shape.field_elements[1];
     const uint64_t partials = outputs == 0 ? 0 : shape.field_elements[0] / outputs;
-    const uint64_t op = cost::OpCycles(cost::OpClass::kSimple, type_);
+    const uint64_t op = cost::OpCycles(cost::OpClass::kSimple, partials_type_);
     const uint64_t step = cost::kMemoryAccessCycles + op;
     if (continuous_) {
-      const uint32_t width = cost::Width(target, type_);
+      const uint32_t width = cost::Width(target, partials_type_);
       const uint64_t per_output = cost::CeilDiv(partials, width) * step + (width - 1) * op +
                                   cost::kMemoryAccessCycles + (is_update_ ? step : 0);
       return cost::WorkerLoop(outputs, 1, per_output);
     }
     const uint64_t per_vector =
         partials * step + cost::kMemoryAccessCycles + (is_update_ ? step : 0);
-    return cost::WorkerLoop(outputs, cost::Width(target, type_), per_vector);
+    return cost::WorkerLoop(outputs, cost::Width(target, partials_type_), per_vector);
   }
 
  protected:
   Status Compute(const VertexIo& io) const override {
-    const uint64_t outputs = Count(io, 1);
-    const uint64_t partials = Count(io, 0) / outputs;
-    return numeric::Dispatch(type_, [&](auto tag) -> Status {
-      constexpr ElementType kT = decltype(tag)::value;
-      using C = typename numeric::Traits<kT>::Compute;
-      for (uint64_t j = 0; j < outputs; ++j) {
-        C acc = is_update_ ? Get<kT>(io.fields[1], j) : Identity<C>(op_);
-        for (uint64_t k = 0; k < partials; ++k) {
-          const uint64_t at = continuous_ ? j * partials + k : k * outputs + j;
-          acc = Combine(op_, acc, Get<kT>(io.fields[0], at));
-        }
-        Put<kT>(io.fields[1], j, acc);
-      }
-      return {};
-    });
+    if (partials_type_ == type_) {
+      return numeric::Dispatch(type_, [&](auto tag) -> Status {
+        constexpr ElementType kT = decltype(tag)::value;
+        return Run<kT, kT>(io);
+      });
+    }
+    // f32 partials, a 16-bit float output (AddReduceCodelets has no other).
+    if (type_ == ElementType::kF16) return Run<ElementType::kF32, ElementType::kF16>(io);
+    return Run<ElementType::kF32, ElementType::kBF16>(io);
   }
 
  private:
+  // Combines in the output's compute type (f32 for f16 and bf16), rounding
+  // once on store.
+  template <ElementType kPartials, ElementType kOut>
+  Status Run(const VertexIo& io) const {
+    using C = typename numeric::Traits<kOut>::Compute;
+    const uint64_t outputs = Count(io, 1);
+    const uint64_t partials = Count(io, 0) / outputs;
+    for (uint64_t j = 0; j < outputs; ++j) {
+      C acc = is_update_ ? Get<kOut>(io.fields[1], j) : Identity<C>(op_);
+      for (uint64_t k = 0; k < partials; ++k) {
+        const uint64_t at = continuous_ ? j * partials + k : k * outputs + j;
+        acc = Combine(op_, acc, static_cast<C>(Get<kPartials>(io.fields[0], at)));
+      }
+      Put<kOut>(io.fields[1], j, acc);
+    }
+    return {};
+  }
+
   ReduceOp op_;
+  ElementType partials_type_;
   ElementType type_;
   bool is_update_;
   bool continuous_;
@@ -160,11 +181,14 @@ void AddReduceCodelets(CodeletList& out) {
     for (ReduceOp op : kReduceOps) {
       if (!Supports(op, type)) continue;
       for (bool continuous : {false, true}) {
-        out.push_back(std::make_unique<ReduceCodelet>(op, type, false, continuous));
-        out.push_back(std::make_unique<ReduceCodelet>(op, type, true, continuous));
+        out.push_back(std::make_unique<ReduceCodelet>(op, type, type, false, continuous));
+        out.push_back(std::make_unique<ReduceCodelet>(op, type, type, true, continuous));
       }
     }
   }
+  for (ElementType type : {ElementType::kF16, ElementType::kBF16})
+    out.push_back(
+        std::make_unique<ReduceCodelet>(ReduceOp::kAdd, ElementType::kF32, type, false, false));
 }
 
 }  // namespace tileprof::engine

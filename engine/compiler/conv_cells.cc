@@ -268,7 +268,7 @@ Status ConvCells::Emit(ComputeSetId cs, const Cell& cell, std::span<const Tensor
                                         in_box.field.NumElements()));
   TILEPROF_RETURN_IF_ERROR(connect_flat(weights_field, kernel.element_type(), w_box.field.regions(),
                                         w_box.field.NumElements()));
-  TILEPROF_RETURN_IF_ERROR(connect_flat(out_field, out.element_type(), target, Product(extent)));
+  TILEPROF_RETURN_IF_ERROR(connect_flat(out_field, target_type, target, Product(extent)));
   std::array<uint32_t, static_cast<size_t>(ConvParam::kCount)> values{};
   for (size_t i = 0; i < p.size(); ++i) {
     if (p[i] > UINT32_MAX)

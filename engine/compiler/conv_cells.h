@@ -46,6 +46,9 @@ struct ConvCells {
   const Tensor& input;
   const Tensor& kernel;
   const Tensor& out;  // the result's shape and type
+  // The type of what the cells write: the result's, or f32 partial sums
+  // for an f16/bf16 result split over input channels (PartialsType).
+  ElementType target_type;
   const TensorIndex& input_index;
   const TensorIndex& kernel_index;
   bool input_placeable, weights_placeable;

@@ -120,6 +120,11 @@ void SliceRuns(std::span<const TensorRegion> runs, uint64_t begin, uint64_t coun
   }
 }
 
+ElementType PartialsType(ElementType result, const Partition& partition) {
+  const bool half = result == ElementType::kF16 || result == ElementType::kBF16;
+  return half && partition.ReduceWays() > 1 ? ElementType::kF32 : result;
+}
+
 Partition PlanContraction(Lowering& lowering, const hlo::Instruction& instruction,
                           const ContractionShape& shape, ElementType in_type,
                           ElementType acc_type) {
@@ -205,8 +210,9 @@ Status EmitReduction(Lowering& lowering, const hlo::Instruction& instruction, co
   Graph& graph = lowering.graph();
   const uint64_t reduce_ways = tile_of.reduce_ways;
   std::vector<TensorRegion> runs;
-  TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce,
-                            GetReduceCodelet(ReduceOp::kAdd, out.element_type(), false));
+  const ElementType partials_type = partials.element_type();
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce, GetReduceCodelet(ReduceOp::kAdd, partials_type,
+                                                                    out.element_type(), false));
   const std::optional<size_t> partials_field = reduce->FindField("partials");
   const std::optional<size_t> out_field = reduce->FindField("out");
   if (!partials_field || !out_field) return MakeError("the reduce codelet lacks its fields");
@@ -244,7 +250,7 @@ Status EmitReduction(Lowering& lowering, const hlo::Instruction& instruction, co
       TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
       const uint64_t all = piece.size * reduce_ways;
       TILEPROF_RETURN_IF_ERROR(
-          graph.ConnectRegions(vertex, *partials_field, out.element_type(), {&all, 1}, runs));
+          graph.ConnectRegions(vertex, *partials_field, partials_type, {&all, 1}, runs));
       TILEPROF_RETURN_IF_ERROR(graph.ConnectRegions(vertex, *out_field, out.element_type(),
                                                     {&piece.size, 1}, out_piece));
     }
@@ -276,7 +282,7 @@ Status EmitStep(Lowering& lowering, const hlo::Instruction& instruction, const T
     }
     TILEPROF_ASSIGN_OR_RETURN(
         partials,
-        lowering.NewTensor(out.element_type(), {total},
+        lowering.NewTensor(PartialsType(out.element_type(), partition), {total},
                            fmt::format("{}{}.partials", instruction.name(), suffix), false));
   }
   // The cell of block b and reduce index r writes `target`.

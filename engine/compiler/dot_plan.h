@@ -62,6 +62,16 @@ Status EmitPlanned(Lowering& lowering, const hlo::Instruction& instruction, cons
                    const ContractionShape& shape, const Partition& partition,
                    program::Sequence& program, const OutputBox& box, const EmitCell& emit);
 
+// The type of the partial sums of a contraction split over tiles
+// (partition.ReduceWays() > 1): f32 for an f16 or bf16 result, which XLA
+// accumulates in f32 and rounds once (engine/codelets/dot_kernels.h), so
+// that no partial sum is rounded to 16 bits before they are added; the
+// result's own type otherwise. The cells then write these partials (a
+// codelet accumulating in this type) and the reduction rounds to the result.
+// The plan itself (ContractionShape::acc_bytes) still counts partials of the
+// result's width, so that plans stay as they were.
+ElementType PartialsType(ElementType result, const Partition& partition);
+
 // The vertex state of a reduction vertex (popops::Reduce: partials and out
 // spans), which a cell adds when the contraction is split: for the plan's
 // objective.

@@ -246,24 +246,33 @@ Expected<Value> LowerConvolution(Lowering& lowering, const hlo::Instruction& ins
   const ContractionShape shape = ConvContraction(lowering, plan, input, kernel, out, codelet);
   const Partition partition =
       PlanContraction(lowering, instruction, shape, input.element_type(), out.element_type());
+  // Split input channels keep f16/bf16 sums in f32 partials (dot_plan.h).
+  const ElementType partials_type = PartialsType(out.element_type(), partition);
+  const Codelet* cell_codelet = &codelet;
+  if (partials_type != out.element_type()) {
+    TILEPROF_ASSIGN_OR_RETURN(cell_codelet,
+                              GetConvPartialCodelet(input.element_type(), partials_type));
+  }
 
   const std::vector<std::string> param_names(ConvPartialParamNames().begin(),
                                              ConvPartialParamNames().end());
   Graph& graph = lowering.graph();
   const TensorIndex input_index(input), kernel_index(kernel);
-  const std::optional<size_t> in_field = codelet.FindField("in"),
-                              weights_field = codelet.FindField("weights"),
-                              out_field = codelet.FindField("out");
+  const std::optional<size_t> in_field = cell_codelet->FindField("in"),
+                              weights_field = cell_codelet->FindField("weights"),
+                              out_field = cell_codelet->FindField("out");
   if (!in_field || !weights_field || !out_field) {
-    return MakeError("codelet {} lacks a convolution field (in, weights, out)", codelet.name());
+    return MakeError("codelet {} lacks a convolution field (in, weights, out)",
+                     cell_codelet->name());
   }
   ConvCells cells{.graph = graph,
                   .instruction = instruction,
-                  .codelet = codelet,
+                  .codelet = *cell_codelet,
                   .plan = plan,
                   .input = input,
                   .kernel = kernel,
                   .out = out,
+                  .target_type = partials_type,
                   .input_index = input_index,
                   .kernel_index = kernel_index,
                   .input_placeable = shape.input_placeable,

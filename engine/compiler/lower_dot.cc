@@ -1,7 +1,9 @@
 // Dot, lowered to matmul vertices that compute exactly what XLA defines for
 // any dimension numbers, or else to an opaque op (which the simulator
 // refuses to run): never to numbers of the wrong elements. Convolution
-// (lower_conv.cc) shares the entry point and the plan (dot_plan.h).
+// (lower_conv.cc) shares the entry point and the plan (dot_plan.h). Operand
+// and result types follow XLA's rules (DotInputType): an operand whose type
+// has no codelet pair with the result is converted to the result type first.
 //
 // The operands are viewed as lhs [B, M, K] and rhs [B, K, N] (batch
 // dimensions in the order the attributes pair them, then the free and the
@@ -13,7 +15,9 @@
 // rearrangement before a matmul). Each vertex computes a block of rows x
 // columns of one batch entry over a slice of K.
 #include <algorithm>
+#include <array>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -224,7 +228,7 @@ struct DotCells {
   const TensorIndex& rhs_index;
   bool lhs_transposed, rhs_transposed;
   bool input_placeable, weights_placeable;
-  ElementType acc_type;
+  ElementType acc_type;  // of the target: the result's, or the partial sums'
   std::vector<TensorRegion> runs;
 
   // Connects `field` to the [free, k] box of one batch entry (or [k,
@@ -279,6 +283,39 @@ struct DotCells {
   }
 };
 
+// The operand type a dot or convolution with a `result` result runs in
+// (XLA's rules, with their sources in docs/op-support.md): operands of one
+// type T are read as they are when kDotPairs (dot_kernels.h) has (T,
+// result) (the codelet converts each element as it reads it); otherwise
+// each operand not of the result's type is converted to it first, as XLA's
+// OperandUpcaster and HloEvaluator::HandleDotSlowPath do, and (result,
+// result) runs. nullopt when neither pair exists.
+std::optional<ElementType> DotInputType(ElementType lhs, ElementType rhs, ElementType result,
+                                        bool is_conv) {
+  auto has = [&](ElementType in) {
+    return static_cast<bool>(is_conv ? GetConvPartialCodelet(in, result)
+                                     : GetMatMulPartialCodelet(in, result));
+  };
+  if (lhs == rhs && has(lhs)) return lhs;
+  if (has(result)) return result;
+  return std::nullopt;
+}
+
+// `in` converted to `type` by Cast1D vertices mapped like it (XLA's convert
+// semantics), or `in` itself when it has that type already.
+Expected<Tensor> ConvertTo(Lowering& lowering, const Tensor& in, ElementType type,
+                           std::string_view name, program::Sequence& program) {
+  if (in.element_type() == type) return in;
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, GetCastCodelet(in.element_type(), type));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, lowering.NewTensor(type, in.shape(), name, false));
+  TILEPROF_RETURN_IF_ERROR(lowering.mapper().MapLike(out, in));
+  if (out.NumElements() == 0) return out;
+  const ComputeSetId cs = lowering.AddComputeSet(name, program);
+  const FieldInput input{"in", in, Access::kSame};
+  TILEPROF_RETURN_IF_ERROR(lowering.EmitPerTile(cs, *codelet, "out", out, {&input, 1}, name));
+  return out;
+}
+
 Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction,
                          std::span<const Value> operands, ElementType acc_type,
                          program::Sequence& program) {
@@ -314,6 +351,12 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
       DotContraction(lowering, form, lhs, rhs, lhs_transposed, rhs_transposed, acc_type, *matmul);
   const Partition partition =
       PlanContraction(lowering, instruction, shape, lhs.element_type(), acc_type);
+  // A split K keeps f16/bf16 sums in f32 partials (dot_plan.h).
+  const ElementType partials_type = PartialsType(acc_type, partition);
+  if (partials_type != acc_type) {
+    TILEPROF_ASSIGN_OR_RETURN(matmul, GetMatMulPartialCodelet(lhs.element_type(), partials_type,
+                                                              lhs_transposed, rhs_transposed));
+  }
 
   Graph& graph = lowering.graph();
   TILEPROF_ASSIGN_OR_RETURN(const Tensor out3, out.Reshape({b, m, n}));
@@ -340,7 +383,7 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
                  .rhs_transposed = rhs_transposed,
                  .input_placeable = shape.input_placeable,
                  .weights_placeable = shape.weights_placeable,
-                 .acc_type = acc_type,
+                 .acc_type = partials_type,
                  .runs = {}};
   auto emit = [&](ComputeSetId cs, const Cell& cell, std::span<const TensorRegion> target) {
     return cells.Emit(cs, cell, target);
@@ -363,17 +406,26 @@ Expected<Value> Lowering::LowerDotLike(const hlo::Instruction& instruction,
          IsNative(instruction.operand(i)->shape());
   }
   if (!ok) return LowerOpaque(instruction, operands, program);
-  const ElementType in_type = operands[0].tensor.element_type();
-  if (operands[1].tensor.element_type() != in_type)
-    return LowerOpaque(instruction, operands, program);
   TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
-  Expected<const Codelet*> codelet = is_conv ? GetConvPartialCodelet(in_type, storage.type)
-                                             : GetMatMulPartialCodelet(in_type, storage.type);
-  // Types without a dot product (integers of other widths, complex, pred)
-  // keep their memory and cycle costs but are refused by the simulator.
-  if (!codelet) return LowerOpaque(instruction, operands, program);
-  return is_conv ? LowerConvolution(*this, instruction, operands, **codelet, program)
-                 : LowerDot(*this, instruction, operands, storage.type, program);
+  const std::optional<ElementType> in_type = DotInputType(
+      operands[0].tensor.element_type(), operands[1].tensor.element_type(), storage.type, is_conv);
+  // Types without a dot product (complex, pred results) keep their memory
+  // and cycle costs but are refused by the simulator.
+  if (!in_type) return LowerOpaque(instruction, operands, program);
+  std::array<Value, 2> converted;
+  for (size_t i = 0; i < 2; ++i) {
+    Expected<Tensor> tensor = ConvertTo(
+        *this, operands[i].tensor, *in_type,
+        fmt::format("{}/{}.convert", instruction.name(), i == 0 ? "lhs" : "rhs"), program);
+    if (!tensor) return LowerOpaque(instruction, operands, program);
+    converted[i] = Value::Array(*tensor);
+  }
+  if (is_conv) {
+    TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
+                              GetConvPartialCodelet(*in_type, storage.type));
+    return LowerConvolution(*this, instruction, converted, *codelet, program);
+  }
+  return LowerDot(*this, instruction, converted, storage.type, program);
 }
 
 }  // namespace tileprof::engine::compiler

@@ -245,16 +245,81 @@ ENTRY main {
 // Types without a dot product are costed but never run.
 TEST(SimDot, UnsupportedTypesAreRefusedNotGuessed) {
   Compiled compiled = CompileText(R"(
-HloModule bytes
+HloModule preds
 ENTRY main {
-  a = s8[2,3] parameter(0)
-  b = s8[3,2] parameter(1)
-  ROOT d = s8[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  a = pred[2,3] parameter(0)
+  b = pred[3,2] parameter(1)
+  ROOT d = pred[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })");
   auto simulator =
       sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
   ASSERT_FALSE(simulator);
   EXPECT_THAT(simulator.error().message(), HasSubstr("d (dot)"));
+}
+
+std::vector<std::byte> BFloat16s(const std::vector<float>& values) {
+  std::vector<uint16_t> bits;
+  for (float v : values) bits.push_back(BFloat16FromFloat(v));
+  return Encode<uint16_t>(bits);
+}
+
+// XLA's integer rules: s8 operands widened to the s32 result as they are
+// read; an s8 result wraps; an s8 x s32 operand pair converted to s32 first.
+TEST(SimDot, IntegerDotsWidenAndWrap) {
+  Compiled compiled = CompileText(R"(
+HloModule ints
+ENTRY main {
+  a = s8[2,2] parameter(0)
+  b = s8[2,2] parameter(1)
+  w = s32[2,2] parameter(2)
+  wide = s32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  wrap = s8[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  mixed = s32[2,2] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT out = (s32[2,2], s8[2,2], s32[2,2]) tuple(wide, wrap, mixed)
+})");
+  auto simulator = MustCreate(compiled);
+  sim::HostData out = MustRun(*simulator, {{"a", Encode<int8_t>({-128, 127, 100, -3})},
+                                           {"b", Encode<int8_t>({-128, 2, 127, -1})},
+                                           {"w", Encode<int32_t>({100000, 1, -7, 2})}});
+  // Row 0: -128 * -128 + 127 * 127 = 32513, -128 * 2 + 127 * -1 = -383;
+  // row 1: 100 * -128 + -3 * 127 = -13181, 100 * 2 + -3 * -1 = 203.
+  EXPECT_THAT(Decode<int32_t>(out["out.0"]), ElementsAre(32513, -383, -13181, 203));
+  // The same modulo 2^8, as signed bytes.
+  EXPECT_THAT(Decode<int8_t>(out["out.1"]), ElementsAre(1, -127, -125, -53));
+  // -128 * 100000 + 127 * -7, -128 + 254; 100 * 100000 + 21, 100 - 6.
+  EXPECT_THAT(Decode<int32_t>(out["out.2"]), ElementsAre(-12800889, 126, 10000021, 94));
+  EXPECT_GT(VerticesOf(compiled, MatMulPartialCodeletName(ElementType::kS8, ElementType::kS32)),
+            0u);
+  EXPECT_GT(VerticesOf(compiled, CastCodeletName(ElementType::kS8, ElementType::kS32)), 0u);
+}
+
+// A bf16 dot whose K is split over tiles: the cells write f32 partial sums
+// (MatMulPartial<bfloat16,float>) and the reduction adds them and rounds
+// once to bf16 (Reduce<ReduceAdd,float,bfloat16>). The products are
+// multiples of 0.5, so the f32 sums are exact, 4095 and 4095 + 2 * 4096 =
+// 12287, which round to the bf16 values 4096 and 12288.
+TEST(SimDot, SplitBf16ContractionKeepsF32Partials) {
+  Compiled compiled = CompileText(R"(
+HloModule split
+ENTRY main {
+  x = bf16[2,4096] parameter(0)
+  w = bf16[4096,1] parameter(1)
+  ROOT d = bf16[2,1] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  std::vector<float> x(2 * 4096), w(4096, 1.0f);
+  for (size_t i = 0; i < 4096; ++i) {
+    x[i] = i % 3 == 0 ? 0.0f : 1.5f;  // 2730 of 1.5: 4095
+    x[4096 + i] = x[i] + 2.0f;
+  }
+  auto simulator = MustCreate(compiled);
+  sim::HostData out = MustRun(*simulator, {{"x", BFloat16s(x)}, {"w", BFloat16s(w)}});
+  EXPECT_THAT(Decode<uint16_t>(out["out.0"]),
+              ElementsAre(BFloat16FromFloat(4096.0f), BFloat16FromFloat(12288.0f)));
+  EXPECT_GT(VerticesOf(compiled, MatMulPartialCodeletName(ElementType::kBF16, ElementType::kF32)),
+            1u);
+  EXPECT_GT(VerticesOf(compiled, ReduceCodeletName(ReduceOp::kAdd, ElementType::kF32,
+                                                   ElementType::kBF16, false)),
+            0u);
 }
 
 }  // namespace

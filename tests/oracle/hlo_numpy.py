@@ -17,7 +17,8 @@ and implements the semantics of the XLA operation reference directly. Sums
 (dot, convolution, reduce with an add reducer) are accumulated in float64 and
 rounded once, so the oracle is closer to the exact value than any f32
 implementation; compare.py's tolerances allow for the f32 rounding of the
-implementation under test.
+implementation under test. Dot and convolution operands are converted to the
+result type first and integer sums wrap in it (contraction_operands).
 
 Ops: parameter, constant, iota, the elementwise unary/binary ops, compare,
 select, clamp, convert, bitcast-convert, broadcast, reshape, transpose, copy,
@@ -36,7 +37,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hlo_semantics import (BINARY, COMPARE, NP_TYPES, UNARY, convert, int_list, is_float, np_type,  # noqa: E402
-                           parse_literal, parse_padding, parse_slice, parse_window, round_bf16)
+                           parse_literal, parse_padding, parse_slice, parse_window, round_bf16,
+                           round_bf16_once)
 from hlo_text_parser import HloError, parse_module  # noqa: E402
 
 # --- the evaluator -------------------------------------------------------------
@@ -357,10 +359,10 @@ class Evaluator:
                 rs[j] = next(letters)
         out = [ls[i] for i in lb] + [ls[i] for i in range(x.ndim) if i not in lb and i not in lc] \
             + [rs[j] for j in range(y.ndim) if j not in rb and j not in rc]
-        acc = accumulator(x)
+        x, y, acc = contraction_operands(x, y, shape.dtype)
         result = np.einsum(f"{''.join(ls)},{''.join(rs)}->{''.join(out)}", x.astype(acc), y.astype(acc),
                            optimize=True)
-        return result
+        return round_once(result, shape.dtype)
 
     # -- convolution -----------------------------------------------------------
 
@@ -380,7 +382,7 @@ class Evaluator:
         # canonical: lhs [B, F, s...], rhs [O, I, s...], out [B, F, s...]
         xi = np.transpose(x, [lhs.index("b"), lhs.index("f")] + [lhs.index(s) for s in sp])
         ki = np.transpose(k, [rhs.index("o"), rhs.index("i")] + [rhs.index(s) for s in sp])
-        acc = accumulator(x)
+        xi, ki, acc = contraction_operands(xi, ki, shape.dtype)
         xi = xi.astype(acc)
         ki = ki.astype(acc)
         if nsp:
@@ -427,7 +429,7 @@ class Evaluator:
         canon = ["b", "f"] + sp
         for pos, label in enumerate(out):
             perm[pos] = canon.index(label)
-        return np.transpose(result, perm)
+        return round_once(np.transpose(result, perm), shape.dtype)
 
     @staticmethod
     def conv_by_output(xi, ki, window, out_sp, result, groups, fgc, I, Bo, og):
@@ -657,6 +659,26 @@ class Evaluator:
 
 def accumulator(x):
     return np.float64 if is_float(x) else x.dtype
+
+
+def contraction_operands(x, y, dtype):
+    """The operands of a dot or convolution with a `dtype` result, and the type
+    to sum in. XLA converts each operand to the result type first
+    (HloEvaluator::HandleDotSlowPath; the OperandUpcaster pass inserts the same
+    converts), so s8 x s32 -> s32 sign-extends the s8 operand and f32 x f32 ->
+    bf16 rounds both operands to bf16. Integer sums then run in the result
+    type, wrapping (NumPy's integer arithmetic is modular); float sums in
+    float64, rounded once by round_once."""
+    x, y = convert(x, dtype), convert(y, dtype)
+    return x, y, accumulator(x)
+
+
+def round_once(result, dtype):
+    """A float64 sum rounded once to `dtype` (NumPy's float64 -> float16 and
+    float32 casts round once; bf16 needs round_bf16_once)."""
+    if dtype == "bf16":
+        return round_bf16_once(result)
+    return result.astype(NP_TYPES[dtype]) if dtype in NP_TYPES else result
 
 
 # --- command line -----------------------------------------------------------------

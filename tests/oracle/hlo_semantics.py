@@ -29,9 +29,24 @@ def round_bf16(a):
     """Rounds float32 values to bfloat16 precision (nearest even), kept as float32."""
     bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
     nan = np.isnan(a)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    # uint64 constants: NumPy 1's value-based casting turns a 0-d uint64 array
+    # and a Python int into float64, which has no shifts.
+    u = np.uint64
+    rounded = ((bits + u(0x7FFF) + ((bits >> u(16)) & u(1))) & u(0xFFFF0000)).astype(np.uint32)
     out = rounded.view(np.float32)
     return np.where(nan, np.float32(np.nan), out)
+
+
+def round_bf16_once(a):
+    """Rounds values (float64 too) to bfloat16 precision in one step, nearest
+    even, kept as float32: round_bf16(a.astype(float32)) could round twice (a
+    float64 sum just above a bfloat16 tie can land on it in float32). bfloat16
+    keeps 8 significant bits; below 2**-126 its spacing is fixed at 2**-133."""
+    a = np.asarray(a, np.float64)
+    _, e = np.frexp(a)
+    q = np.maximum(e - 8, -133)
+    with np.errstate(over="ignore"):  # past the bfloat16 range: infinity
+        return np.ldexp(np.round(np.ldexp(a, -q)), q).astype(np.float32)  # np.round: half to even
 
 
 def is_float(a):
