@@ -19,7 +19,8 @@ namespace {
 struct Options {
   SessionFlags session;
   engine::RunOptions run;
-  std::string inputs = "zeros";  // --inputs: sets run.random_inputs
+  std::string inputs = "zeros";            // --inputs: sets run.random_inputs
+  std::string elided_constants = "error";  // --elided-constants: sets run.elided_constants
   bool show_execution_steps = false;
 };
 
@@ -87,6 +88,11 @@ RunFn Setup(CLI::App& cmd) {
       "input_output_alias carries results into the next execution's parameters (a training\n"
       "step's weights). Scalar results are printed after every execution; --outputs DIR gets\n"
       "out.<i>.npy per result leaf of the last execution (bf16 results as float32).\n"
+      "A module reading a constant printed as {...} (values left out of the dump) is refused,\n"
+      "unless --elided-constants fills it with zeros or random values (as --inputs random,\n"
+      "from --seed and the constant's name), warning once per filled constant; complex, f8\n"
+      "and sub-byte constants are never filled. The fill is made when the run starts, so a\n"
+      "cached executable runs the same as a fresh compile.\n"
       "A module with an op the simulator cannot execute is refused before it runs, naming\n"
       "the instruction. Environment: as `tileprof compile`; POPLAR_LOG_LEVEL=INFO logs the\n"
       "device line, TF_POPLAR_VLOG_LEVEL=1 the Begin/End XLA compilation lines.");
@@ -97,8 +103,13 @@ RunFn Setup(CLI::App& cmd) {
   cmd.add_option("--inputs", options->inputs, "Parameters without --input: zeros or random")
       ->check(CLI::IsMember({"zeros", "random"}))
       ->capture_default_str();
+  cmd.add_option("--elided-constants", options->elided_constants,
+                 "Constants printed as {...}: error (refuse to run), zeros or random")
+      ->check(CLI::IsMember({"error", "zeros", "random"}))
+      ->capture_default_str();
   cmd.add_option("--seed", options->run.seed,
-                 "Seed of --inputs random and of the device's seed stream")
+                 "Seed of --inputs random, --elided-constants random and the device's seed "
+                 "stream")
       ->capture_default_str();
   // One value per --input, so `--input a=x.npy MODEL` leaves MODEL alone.
   cmd.add_option("--input", options->run.input_files,
@@ -110,6 +121,8 @@ RunFn Setup(CLI::App& cmd) {
                "List every executed step with its cycles in the report");
   return [options] {
     options->run.random_inputs = options->inputs == "random";
+    options->run.elided_constants = engine::ParseElidedConstants(options->elided_constants)
+                                        .value_or(engine::ElidedConstants::kError);
     return Run(*options);
   };
 }

@@ -58,6 +58,7 @@ Expected<CompileResult> CompileModule(const hlo::Module& module, const Target& t
   log.Verbose("poplar_compiler.cc", "End compiling Poplar engine.");
   MemoryLayout layout = std::move(*laid_out);
   result.valueless_constants = lowering.valueless_constants();
+  result.elided_constants = lowering.elided_constants();
   result.lowering.exchanges = layout.exchanges;
   result.lowering.program_steps = layout.program_steps;
 

@@ -101,6 +101,11 @@ struct CompileResult {
   // elides them, or the engine has no arithmetic for their type): a run
   // that reads them cannot give real results, so the simulator refuses it.
   std::vector<VariableId> valueless_constants;
+  // Of valueless_constants, those whose values the HLO text elides ("{...}")
+  // and whose element type the engine computes on: a run may fill them with
+  // zeros or seeded random values when the user asks (RunOptions::
+  // elided_constants); the others are always refused.
+  std::vector<VariableId> elided_constants;
 };
 
 // What a compile shows while it runs (../shared/spec/executable-cache.md

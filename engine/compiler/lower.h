@@ -303,6 +303,9 @@ class Lowering {
   // Variables standing for constants whose values are unknown (elided in
   // the HLO text, or of a type the engine has no arithmetic for).
   const std::vector<VariableId>& valueless_constants() const { return valueless_constants_; }
+  // Of those, the ones whose values the HLO text elides and whose type the
+  // engine computes on: a run may fill them (CompileResult::elided_constants).
+  const std::vector<VariableId>& elided_constants() const { return elided_constants_; }
 
   // The HLO instructions that made compute sets (PopVision's operations).
   // A compute set is named after the instruction it computes ("dot.3",
@@ -367,6 +370,7 @@ class Lowering {
   std::vector<uint32_t> ranged_tiles_;
   std::function<void()> visited_;
   std::vector<VariableId> valueless_constants_;
+  std::vector<VariableId> elided_constants_;  // a subset of valueless_constants_
   // The module's devices (collectives on one device are identities).
   int64_t replica_count_ = 1;
   int64_t num_partitions_ = 1;

@@ -82,6 +82,13 @@ Expected<std::optional<Tensor>> BroadcastView(const Tensor& in, std::span<const 
   return std::optional<Tensor>(std::move(view));
 }
 
+// True when the literal is printed elided ("{...}", or braces holding a
+// "..."): the dump left its values out.
+bool IsElidedLiteral(std::string_view text, const hlo::Shape& shape) {
+  Expected<hlo::Literal> literal = hlo::ParseLiteral(text, shape);
+  return literal && literal->kind == hlo::Literal::Kind::kElided;
+}
+
 }  // namespace
 
 Expected<Value> Lowering::LowerConstant(const hlo::Instruction& instruction) {
@@ -108,11 +115,17 @@ Expected<Value> Lowering::LowerConstant(const hlo::Instruction& instruction) {
     }
   }
   // Values unknown: the memory is still needed, the contents are not
-  // invented.
+  // invented here. A run may fill a constant the text elides and whose type
+  // the engine computes on (tileprof run --elided-constants); one of a type
+  // the engine only stores, or a tuple constant with values, stays unknown.
+  const bool elided = IsNative(shape) && IsElidedLiteral(instruction.literal(), shape);
   TILEPROF_ASSIGN_OR_RETURN(Value value, NewValue(shape, instruction.name(), true));
-  for (const Tensor& leaf : value.Leaves())
-    for (const TensorRegion& region : leaf.regions())
+  for (const Tensor& leaf : value.Leaves()) {
+    for (const TensorRegion& region : leaf.regions()) {
       valueless_constants_.push_back(region.variable);
+      if (elided) elided_constants_.push_back(region.variable);
+    }
+  }
   stats_.constants_without_values.emplace_back(instruction.name());
   return value;
 }

@@ -26,6 +26,7 @@ constexpr uint64_t kMaxRank = 64;
 using format::Header;
 using format::ReadHeader;
 using format::Section;
+using format::VariableKind;
 
 // ---------------------------------------------------------------------------
 // Reading. A Reader fails sticky: after the first error every read returns
@@ -212,14 +213,29 @@ ExecutableInfo ReadInfo(Reader& outer, const Header& header) {
   return info;
 }
 
+// A variable's kind byte; a valueless one is listed in `result` (as the
+// compile listed it) under the id it is about to get.
+VariableKind ReadVariableKind(Reader& r, VariableId id, compiler::CompileResult& result) {
+  const uint8_t kind = r.U8("variable kind");
+  if (kind > uint8_t(VariableKind::kElided)) {
+    r.Fail("variable kind", fmt::format("unknown kind {}", kind));
+    return VariableKind::kVariable;
+  }
+  if (kind >= uint8_t(VariableKind::kValueless)) result.valueless_constants.push_back(id);
+  if (kind == uint8_t(VariableKind::kElided)) result.elided_constants.push_back(id);
+  return VariableKind(kind);
+}
+
 // The graph section's variables and constants with their tile mappings.
-void ReadVariables(Reader& r, Graph& graph) {
+void ReadVariables(Reader& r, compiler::CompileResult& result) {
+  Graph& graph = *result.graph;
   const uint64_t num_variables = r.Count("variable count", 4);
   for (uint64_t id = 0; r.ok() && id < num_variables; ++id) {
     std::string name = r.Str("variable name");
     ElementType type = r.Type("variable type");
     std::vector<uint64_t> shape = r.Shape("variable shape");
-    const bool is_constant = r.U8("variable kind") != 0;
+    const bool is_constant =
+        ReadVariableKind(r, static_cast<VariableId>(id), result) == VariableKind::kConstant;
     std::vector<std::byte> data;
     if (is_constant) {
       auto bytes = r.Bytes(r.Var("constant size"), "constant data");
@@ -351,10 +367,12 @@ void ReadStreams(Reader& r, Graph& graph) {
   }
 }
 
-Status ReadGraph(Reader& outer, Graph& graph, compiler::CompilerCodelets& compiler_codelets,
+Status ReadGraph(Reader& outer, compiler::CompileResult& result,
+                 compiler::CompilerCodelets& compiler_codelets,
                  std::vector<const Codelet*>& codelets) {
+  Graph& graph = *result.graph;
   Reader r = outer.Sub(Section::kGraph, "graph section");
-  ReadVariables(r, graph);
+  ReadVariables(r, result);
   ReadCodelets(r, compiler_codelets, codelets);
   for (uint64_t i = 0, n = r.Count("compute set count"); r.ok() && i < n; ++i) {
     graph.AddComputeSet(r.Str("compute set name"));
@@ -575,7 +593,7 @@ Expected<Executable> format::DeserializePayload(const Header& header, std::strin
     result.graph = std::make_unique<Graph>(*target);
     compiler::CompilerCodelets compiler_codelets(*result.graph);
     std::vector<const Codelet*> codelets;
-    Status built = ReadGraph(r, *result.graph, compiler_codelets, codelets);
+    Status built = ReadGraph(r, result, compiler_codelets, codelets);
     if (built) {
       auto program = ProgramBuilder().Read(r);
       if (program)

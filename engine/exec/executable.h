@@ -18,10 +18,10 @@
 //          LEB128 integers and length-prefixed strings, in this order: info
 //          (module, tool version, target, fingerprint, key options, stream
 //          names), lowering and graph statistics, the compilation report
-//          (CBOR, the reports/ codec), the graph (variables with constants
-//          and tile mapping, codelets by name, compute sets, vertices with
-//          edges, parameters and tile, streams), the program (a DAG of nodes
-//          in post-order), then an end tag
+//          (CBOR, the reports/ codec), the graph (variables with their kind,
+//          constants' values and tile mapping, codelets by name, compute
+//          sets, vertices with edges, parameters and tile, streams), the
+//          program (a DAG of nodes in post-order), then an end tag
 //
 // Reading is for untrusted input: the checksums are checked first, then every
 // count and index is bounds-checked and the graph is rebuilt through the
@@ -47,7 +47,9 @@
 namespace tileprof::engine::exec {
 
 inline constexpr std::string_view kExecutableMagic{"TPEXE\r\n\x1a", 8};
-inline constexpr uint32_t kExecutableFormatVersion = 4;
+// 5: a variable's kind byte tells the valueless constants apart (format::
+// VariableKind), which version 4 lost: a cache hit ran them as zeros.
+inline constexpr uint32_t kExecutableFormatVersion = 5;
 inline constexpr size_t kExecutableHeaderBytes = 48;
 inline constexpr std::string_view kExecutableExtension = ".poplar_exec";
 

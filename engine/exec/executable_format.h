@@ -14,6 +14,12 @@ namespace tileprof::engine::exec::format {
 
 enum class Section : uint8_t { kInfo = 1, kGraph, kProgram, kLowering, kReport, kEnd };
 
+// What a variable of the graph section holds. Only kConstant carries its
+// bytes; kValueless and kElided are variables standing for constants whose
+// values are unknown (CompileResult::valueless_constants), kElided those a
+// run may fill (CompileResult::elided_constants).
+enum class VariableKind : uint8_t { kVariable, kConstant, kValueless, kElided };
+
 inline uint64_t LoadLe(const uint8_t* p, int bytes) {
   uint64_t value = 0;
   for (int i = 0; i < bytes; ++i) value |= uint64_t{p[i]} << (8 * i);

@@ -11,6 +11,7 @@ namespace tileprof::engine::exec {
 namespace {
 
 using format::Section;
+using format::VariableKind;
 
 // ---------------------------------------------------------------------------
 // Writing.
@@ -85,7 +86,21 @@ void WriteInfo(Writer& w, const ExecutableInfo& info) {
   w.EndSection(section);
 }
 
-void WriteGraph(Writer& w, const Graph& graph) {
+// The kind byte of a variable (VariableKind): the valueless constants are
+// graph variables, told apart only by the compile result's lists.
+std::vector<uint8_t> VariableKinds(const compiler::CompileResult& result) {
+  const Graph& graph = *result.graph;
+  std::vector<uint8_t> kinds(graph.num_variables(), uint8_t(VariableKind::kVariable));
+  for (VariableId id = 0; id < graph.num_variables(); ++id)
+    if (graph.variable(id).is_constant) kinds[id] = uint8_t(VariableKind::kConstant);
+  for (VariableId id : result.valueless_constants) kinds[id] = uint8_t(VariableKind::kValueless);
+  for (VariableId id : result.elided_constants) kinds[id] = uint8_t(VariableKind::kElided);
+  return kinds;
+}
+
+void WriteGraph(Writer& w, const compiler::CompileResult& result) {
+  const Graph& graph = *result.graph;
+  const std::vector<uint8_t> kinds = VariableKinds(result);
   const size_t section = w.BeginSection(Section::kGraph);
   w.Var(graph.num_variables());
   for (VariableId id = 0; id < graph.num_variables(); ++id) {
@@ -93,7 +108,7 @@ void WriteGraph(Writer& w, const Graph& graph) {
     w.Str(v.name);
     w.U8(static_cast<uint8_t>(v.type));
     w.Shape(v.shape);
-    w.U8(v.is_constant ? 1 : 0);
+    w.U8(kinds[id]);
     if (v.is_constant) {
       w.Var(v.constant_data.size());
       w.Raw(v.constant_data.data(), v.constant_data.size());
@@ -294,7 +309,7 @@ std::string SerializeExecutable(const ExecutableInfo& given,
       report::ReportDocument{.compilation = result.report, .execution = {}});
   w.Raw(cbor.data(), cbor.size());
   w.EndSection(report_section);
-  WriteGraph(w, *result.graph);
+  WriteGraph(w, result);
   ProgramWriter(w).Write(result.program);
   w.U8(static_cast<uint8_t>(Section::kEnd));
 

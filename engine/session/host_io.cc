@@ -241,23 +241,28 @@ std::vector<std::byte> ZeroInput(const HostLeaf& leaf) {
   return std::vector<std::byte>(leaf.Bytes(), std::byte{0});
 }
 
-std::vector<std::byte> RandomInput(const HostLeaf& leaf, uint64_t seed) {
-  std::vector<std::byte> bytes(leaf.Bytes());
-  uint64_t state = seed ^ HashName(leaf.stream);
-  const uint32_t size = SizeOf(leaf.type);
-  for (uint64_t i = 0; i < leaf.elements; ++i) {
+std::vector<std::byte> RandomElements(ElementType type, uint64_t elements, uint64_t seed,
+                                      std::string_view name) {
+  const uint32_t size = SizeOf(type);
+  std::vector<std::byte> bytes(elements * size);
+  uint64_t state = seed ^ HashName(name);
+  for (uint64_t i = 0; i < elements; ++i) {
     const uint64_t bits = SplitMix64(state);
     std::byte* at = bytes.data() + i * size;
-    if (IsFloat(leaf.type)) {
+    if (IsFloat(type)) {
       const double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;  // [0, 1)
-      StoreFromDouble(leaf.type, 2.0 * unit - 1.0, at);
-    } else if (leaf.type == ElementType::kPred) {
-      StoreFromInt64(leaf.type, static_cast<int64_t>(bits >> 63), at);
+      StoreFromDouble(type, 2.0 * unit - 1.0, at);
+    } else if (type == ElementType::kPred) {
+      StoreFromInt64(type, static_cast<int64_t>(bits >> 63), at);
     } else {
-      StoreFromInt64(leaf.type, static_cast<int64_t>((bits >> 32) % 10), at);
+      StoreFromInt64(type, static_cast<int64_t>((bits >> 32) % 10), at);
     }
   }
   return bytes;
+}
+
+std::vector<std::byte> RandomInput(const HostLeaf& leaf, uint64_t seed) {
+  return RandomElements(leaf.type, leaf.elements, seed, leaf.stream);
 }
 
 Expected<npy::Array> OutputToNpy(const HostLeaf& leaf, std::span<const std::byte> bytes) {

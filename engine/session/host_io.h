@@ -60,6 +60,10 @@ Expected<std::vector<std::byte>> InputFromNpy(const HostLeaf& leaf, const npy::A
 // [-1, 1), integers uniform in [0, 10), pred 0 or 1.
 std::vector<std::byte> ZeroInput(const HostLeaf& leaf);
 std::vector<std::byte> RandomInput(const HostLeaf& leaf, uint64_t seed);
+// RandomInput's values for `elements` of `type`, from `seed` and `name`
+// (different names give independent values).
+std::vector<std::byte> RandomElements(ElementType type, uint64_t elements, uint64_t seed,
+                                      std::string_view name);
 
 // The .npy array of an output leaf; bf16 results become float32 (exactly).
 Expected<npy::Array> OutputToNpy(const HostLeaf& leaf, std::span<const std::byte> bytes);

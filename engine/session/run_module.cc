@@ -132,6 +132,30 @@ Expected<sim::HostData> Execute(const CompiledModule& compiled, const RunOptions
   return outputs;
 }
 
+// The simulator of `compiled`, its elided constants filled as `options`
+// asks (a warning logged for each).
+Expected<std::unique_ptr<sim::Simulator>> CreateSimulator(const CompiledModule& compiled,
+                                                          const RunOptions& options,
+                                                          const ReportSettings& settings,
+                                                          CompileLog& log) {
+  const ElidedFill fill =
+      FillElidedConstants(compiled.result, options.elided_constants, options.seed);
+  for (const std::string& warning : fill.warnings) log.Warning("run_module.cc", warning);
+  auto simulator = sim::Simulator::Create(
+      compiled.result, {.threads = options.threads,
+                        .tile_cycles = settings.config.profile_execution == ExecutionProfile::kTile,
+                        .ipu_model = options.ipu_model,
+                        .module = &compiled.module,
+                        .filled_constants = &fill.values});
+  if (simulator || options.elided_constants != ElidedConstants::kError ||
+      compiled.result.elided_constants.empty())
+    return simulator;
+  // Made-up values may be good enough (a benchmark, a shape check); say how.
+  return Error(simulator.error().message() +
+               "\n  (constants printed as {...} in the HLO text: --elided-constants=zeros or "
+               "random fills them with made-up values)");
+}
+
 }  // namespace
 
 Expected<CompiledModule> CompileForRun(const std::string& model, const SessionOptions& options,
@@ -172,13 +196,7 @@ Expected<RunOutcome> RunCompiled(const CompiledModule& compiled, const RunOption
   TILEPROF_ASSIGN_OR_RETURN(HostInterface host, DescribeHostInterface(compiled.module));
   TILEPROF_ASSIGN_OR_RETURN(sim::HostData inputs,
                             BuildInputs(options, host, *compiled.result.graph));
-  TILEPROF_ASSIGN_OR_RETURN(
-      outcome.simulator,
-      sim::Simulator::Create(compiled.result, {.threads = options.threads,
-                                               .tile_cycles = settings.config.profile_execution ==
-                                                              ExecutionProfile::kTile,
-                                               .ipu_model = options.ipu_model,
-                                               .module = &compiled.module}));
+  TILEPROF_ASSIGN_OR_RETURN(outcome.simulator, CreateSimulator(compiled, options, settings, log));
 
   TILEPROF_RETURN_IF_ERROR(events.LoadEngine(compiled.module.name()));
   const auto start = std::chrono::steady_clock::now();

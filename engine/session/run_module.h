@@ -22,6 +22,7 @@
 
 #include "common/expected.h"
 #include "engine/compiler/compile_log.h"
+#include "engine/session/elided_fill.h"
 #include "engine/session/event_sink.h"
 #include "engine/session/report_output.h"
 #include "engine/session/session.h"
@@ -39,6 +40,9 @@ struct RunOptions {
   std::string outputs_dir;               // "": no out.<i>.npy files
   uint32_t threads = 0;                  // host threads of the simulator; 0: all cores
   bool ipu_model = false;                // cost as the IPU Model (TF_POPLAR_FLAGS=--use_ipu_model)
+  // Constants the HLO text elides: refused (kError), or filled with zeros or
+  // seeded random values, a warning logged for each (elided_fill.h).
+  ElidedConstants elided_constants = ElidedConstants::kError;
 };
 
 // One scalar result leaf of an execution: the number a training step prints.
@@ -84,8 +88,10 @@ Expected<CompiledModule> CompileForRun(const std::string& model, const SessionOp
 // pre-compile); after the run they get both reports. Errors (each message
 // says what failed; an execution's is prefixed "execution N: "):
 // out-of-memory tiles (OutOfMemoryMessage, once the report is written),
-// bad --input specifications or files, a program the simulator refuses, a
-// failed execution, a file that cannot be written.
+// bad --input specifications or files, a program the simulator refuses
+// (with a hint at --elided-constants when the module has elided constants
+// and they are not filled), a failed execution, a file that cannot be
+// written.
 Expected<RunOutcome> RunCompiled(const CompiledModule& compiled, const RunOptions& options,
                                  const ReportSettings& settings, bool precompile, EventSink& events,
                                  CompileLog& log, const RunCallbacks& callbacks);

@@ -308,18 +308,49 @@ Simulator::~Simulator() = default;
 const Graph& Simulator::graph() const { return *state_->graph; }
 uint32_t Simulator::threads() const { return state_->pool.size(); }
 
+namespace {
+
+// The valueless constants `filled` leaves unfilled: those the planner
+// refuses. Error if `filled` names a variable that is not a valueless
+// constant or gives it the wrong number of bytes.
+Expected<std::vector<VariableId>> Unfilled(const Graph& graph,
+                                           std::span<const VariableId> valueless,
+                                           const FilledConstants* filled) {
+  if (filled == nullptr) return std::vector<VariableId>(valueless.begin(), valueless.end());
+  std::vector<VariableId> unfilled;
+  for (VariableId id : valueless)
+    if (!filled->contains(id)) unfilled.push_back(id);
+  for (const auto& [id, bytes] : *filled) {
+    if (std::find(valueless.begin(), valueless.end(), id) == valueless.end())
+      return MakeError("variable {} is filled but is not a constant without values", id);
+    const VariableInfo& variable = graph.variable(id);
+    if (bytes.size() != variable.num_elements * SizeOf(variable.type)) {
+      return MakeError("{} is filled with {} bytes, expected {}", graph.DescribeVariable(id),
+                       bytes.size(), variable.num_elements * SizeOf(variable.type));
+    }
+  }
+  return unfilled;
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<Simulator>> Simulator::Create(
     const Graph& graph, const program::Program& program,
     std::span<const VariableId> valueless_constants, const SimOptions& options) {
-  TILEPROF_ASSIGN_OR_RETURN(Plans plans, PlanProgram(graph, program, valueless_constants,
-                                                     options.tile_cycles, options.ipu_model));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<VariableId> unfilled,
+                            Unfilled(graph, valueless_constants, options.filled_constants));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Plans plans, PlanProgram(graph, program, unfilled, options.tile_cycles, options.ipu_model));
   if (!plans.refusals.empty()) return RefusalError(plans.refusals, options.module);
   auto state = std::make_unique<State>(graph, program, options, std::move(plans));
+  state->options.filled_constants = nullptr;  // read here only: it need not outlive Create
   state->memory.resize(graph.num_variables());
   for (VariableId id = 0; id < graph.num_variables(); ++id) {
     const VariableInfo& variable = graph.variable(id);
     const uint64_t bytes = variable.num_elements * SizeOf(variable.type);
-    if (variable.is_constant) {
+    if (options.filled_constants != nullptr && options.filled_constants->contains(id)) {
+      state->memory[id] = options.filled_constants->at(id);
+    } else if (variable.is_constant) {
       if (variable.constant_data.size() != bytes) {
         return MakeError("{} has {} bytes of values, expected {}", graph.DescribeVariable(id),
                          variable.constant_data.size(), bytes);

@@ -47,6 +47,11 @@
 
 namespace tileprof::engine::sim {
 
+// Host data by stream name: the encoded elements (element_type.h encodings).
+using HostData = std::map<std::string, std::vector<std::byte>, std::less<>>;
+// A valueless constant's contents by variable (element_type.h encodings).
+using FilledConstants = std::map<VariableId, std::vector<std::byte>>;
+
 // The most per-tile step cycles a tile-level profile keeps (256 MiB).
 inline constexpr uint64_t kMaxTileCycles = uint64_t{1} << 25;
 
@@ -69,10 +74,11 @@ struct SimOptions {
   // When given, refusals name the HLO instruction with its opcode
   // ("gather.3 (gather)"); vertex debug names are instruction names.
   const hlo::Module* module = nullptr;
+  // Contents the caller gives valueless constants (tileprof run
+  // --elided-constants): these are not refused and start from these bytes,
+  // exactly the variable's. Must outlive Create.
+  const FilledConstants* filled_constants = nullptr;
 };
-
-// Host data by stream name: the encoded elements (element_type.h encodings).
-using HostData = std::map<std::string, std::vector<std::byte>, std::less<>>;
 
 struct RunResult {
   HostData outputs;     // every device-to-host stream the run wrote
@@ -83,8 +89,11 @@ class Simulator {
  public:
   // Prepares `program` on `graph` (which must outlive the simulator).
   // Refuses, before anything runs, a program that would run a vertex whose
-  // codelet cannot execute, or read a constant whose values are unknown;
-  // the message names every such instruction.
+  // codelet cannot execute, or read a constant whose values are unknown
+  // (one of `valueless_constants` that options.filled_constants does not
+  // fill); the message names every such instruction. A filled variable that
+  // is not a valueless constant, or whose size is not the variable's, is an
+  // error naming it.
   static Expected<std::unique_ptr<Simulator>> Create(
       const Graph& graph, const program::Program& program,
       std::span<const VariableId> valueless_constants, const SimOptions& options);

@@ -291,7 +291,10 @@ void ConvertElement(ElementType from, const std::byte* src, ElementType to, std:
       StoreRaw(dst, HalfFromDouble(NarrowingSource(wide)));
       return;
     case ElementType::kBF16:
-      StoreRaw(dst, BFloat16FromDouble(NarrowingSource(wide)));
+      // Through f32, as XLA's elemental emitter converts to bf16 (a cast to
+      // F32, then EmitF32ToBF16) and as Eigen's bfloat16(T) constructor does:
+      // from f64 and from integers beyond 2^24 that rounds twice.
+      StoreRaw(dst, BFloat16FromDouble(FloatFromDouble(NarrowingSource(wide))));
       return;
     case ElementType::kF32:
       StoreRaw(dst, FloatFromDouble(NarrowingSource(wide)));

@@ -96,6 +96,10 @@ inline uint16_t BFloat16FromFloat(float value) { return BFloat16FromDouble(value
 // Converts one element, with the semantics XLA gives `convert`:
 //  * float -> float: round to nearest even, overflow to infinity, NaN kept;
 //  * integer -> float: round to nearest even, correctly for 64-bit values;
+//  * x -> bf16: first to f32 as above, then to bf16 (XLA converts to bf16
+//    only from f32), so f64 and integers beyond 2^24 may round twice:
+//    s32 16842753 (2^24 + 2^16 + 1) -> f32 2^24 + 2^16, a bf16 tie -> 2^24;
+//    x -> f16 rounds once, from the exact value;
 //  * float -> integer: truncate toward zero, saturate at the type's range,
 //    NaN -> 0 (XLA lowers this with llvm's fptosi.sat / fptoui.sat);
 //  * integer -> integer: two's complement wrap (truncate or extend by sign);

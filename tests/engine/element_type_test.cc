@@ -177,6 +177,26 @@ TEST(Convert, IntegerToFloatRoundsCorrectly) {
   EXPECT_EQ((Convert<int64_t, double>(T::kS64, INT64_MIN, T::kF64)), -std::ldexp(1.0, 63));
 }
 
+// XLA converts to bf16 from f32 only (EmitF32ToBF16 after a cast to F32),
+// so a value just off a bf16 tie that f32 rounds onto the tie rounds twice.
+TEST(Convert, ToBFloat16GoesThroughF32) {
+  using T = ElementType;
+  // 2^24 + 2^16 + 1: f32 gives the bf16 tie 2^24 + 2^16, which goes to even
+  // 2^24 (0x4B80); once from the exact value it would be 2^24 + 2^17 (0x4B81).
+  EXPECT_EQ((Convert<int32_t, uint16_t>(T::kS32, 16842753, T::kBF16)), 0x4B80);
+  EXPECT_EQ((Convert<int32_t, uint16_t>(T::kS32, -16842753, T::kBF16)), 0xCB80);
+  EXPECT_EQ((Convert<uint32_t, uint16_t>(T::kU32, 16842753u, T::kBF16)), 0x4B80);
+  EXPECT_EQ((Convert<int32_t, uint16_t>(T::kS32, 16842754, T::kBF16)), 0x4B81);  // above the tie
+  // 1 + 2^-8 + 2^-30: f32 gives the tie 1 + 2^-8, then even 1.0.
+  const double above_tie = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30);
+  EXPECT_EQ((Convert<double, uint16_t>(T::kF64, above_tie, T::kBF16)), 0x3F80);
+  EXPECT_EQ(
+      (Convert<float, uint16_t>(
+          T::kF32, static_cast<float>(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -20)), T::kBF16)),
+      0x3F81);
+  // (f16 from f64 rounds once: Half.F64RoundsOnceNotTwice.)
+}
+
 TEST(Convert, PredSemantics) {
   using T = ElementType;
   EXPECT_EQ((Convert<float, uint8_t>(T::kF32, NAN, T::kPred)), 1);  // NaN != 0

@@ -165,6 +165,40 @@ TEST(Executable, PartlySetParametersLoadAsSaved) {
   EXPECT_EQ(back.vertex(m_and_n.id).debug_name, "m and n");
 }
 
+// Constants without values are graph variables that only the compile
+// result tells apart; a loaded executable must list the same ones, or a
+// cached run would read them as zeros instead of refusing (format 4 did).
+TEST(Executable, ValuelessConstantsLoadAsCompiled) {
+  const std::string path = ::testing::TempDir() + "/valueless_" + std::to_string(getpid()) + ".hlo";
+  ASSERT_TRUE(WriteFileAtomic(path, R"(HloModule valueless
+ENTRY main {
+  x = f32[4] parameter(0)
+  w = f32[4] constant({...})
+  known = c64[2] constant({(1, 0), (2, 0)})
+  unknown = c64[2] constant({...})
+  counts = s32[3] constant({1, ...})
+  ROOT out = (f32[4], c64[2], c64[2], s32[3]) tuple(x, known, unknown, counts)
+})")
+                  .has_value());
+  auto original = CompileFile(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(original) << original.error().message();
+  const compiler::CompileResult& compiled = original->result;
+  ASSERT_EQ(compiled.valueless_constants.size(), 4u);
+  // c64 constants stay unknown: the engine only stores them.
+  ASSERT_EQ(compiled.elided_constants.size(), 2u);
+  const Graph& graph = *compiled.graph;
+  EXPECT_EQ(graph.variable(compiled.elided_constants[0]).name, "w");
+  EXPECT_EQ(graph.variable(compiled.elided_constants[1]).name, "counts");
+
+  const std::string bytes = SerializeExecutable(InfoFor(original->name), compiled);
+  auto loaded = DeserializeExecutable(Bytes(bytes), "test.poplar_exec");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_EQ(loaded->result.valueless_constants, compiled.valueless_constants);
+  EXPECT_EQ(loaded->result.elided_constants, compiled.elided_constants);
+  EXPECT_TRUE(SerializeExecutable(loaded->info, loaded->result) == bytes);
+}
+
 TEST(Executable, InfoListsTheStreams) {
   auto original = CompileFile(std::string(TILEPROF_SHARED_DIR) +
                               "/corpus/hlo/module_0067.jit_train_step.26.before_optimizations.txt");

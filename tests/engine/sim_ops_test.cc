@@ -261,6 +261,37 @@ ENTRY main {
       HasSubstr("weights (constant): its values are unknown (elided as {...} in the HLO text"));
 }
 
+// A caller may give a valueless constant its contents (tileprof run
+// --elided-constants); only the valueless constants it fills stop being
+// refused, and only with exactly their bytes.
+TEST(SimOps, FilledConstantsRunWithTheirValues) {
+  Compiled compiled = CompileText(R"(
+HloModule elided
+ENTRY main {
+  x = f32[4] parameter(0)
+  weights = f32[4] constant({...})
+  ROOT y = f32[4] add(x, weights)
+})");
+  ASSERT_EQ(compiled.result.valueless_constants.size(), 1u);
+  const VariableId weights = compiled.result.valueless_constants[0];
+  sim::FilledConstants filled{{weights, Encode<float>({10, 20, 30, 40})}};
+  auto simulator = sim::Simulator::Create(
+      compiled.result, {.threads = 1, .module = &compiled.module, .filled_constants = &filled});
+  ASSERT_TRUE(simulator.has_value()) << simulator.error().message();
+  filled.clear();  // read by Create only
+  sim::HostData out = MustRun(**simulator, {{"x", Encode<float>({1, 2, 3, 4})}});
+  EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(11, 22, 33, 44));
+
+  sim::FilledConstants short_fill{{weights, Encode<float>({1})}};
+  auto wrong_size = sim::Simulator::Create(compiled.result, {.filled_constants = &short_fill});
+  ASSERT_FALSE(wrong_size.has_value());
+  EXPECT_THAT(wrong_size.error().message(), HasSubstr("'weights' (f32[4]) is filled with 4 bytes"));
+  sim::FilledConstants not_valueless{{weights + 1, Encode<float>({1})}};
+  auto other = sim::Simulator::Create(compiled.result, {.filled_constants = &not_valueless});
+  ASSERT_FALSE(other.has_value());
+  EXPECT_THAT(other.error().message(), HasSubstr("is not a constant without values"));
+}
+
 TEST(SimOps, InputsMustMatchTheStreams) {
   Compiled compiled =
       CompileText(ReadText(std::string(TILEPROF_SOURCE_DIR) + "/samples/adder.hlo"));

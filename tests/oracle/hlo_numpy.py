@@ -20,6 +20,12 @@ implementation; compare.py's tolerances allow for the f32 rounding of the
 implementation under test. Dot and convolution operands are converted to the
 result type first and integer sums wrap in it (contraction_operands).
 
+f16 and bf16 follow XLA's rule (docs/op-support.md, "Floating-point
+rounding"): every op is computed in f32 and its result rounded to nearest
+even. f16 is NumPy's float16, whose ufuncs do exactly that; bf16 is held as
+float32 and rounded after every instruction, in reducers and comparators too;
+converts to bf16 go through float32, as XLA's do.
+
 Ops: parameter, constant, iota, the elementwise unary/binary ops, compare,
 select, clamp, convert, bitcast-convert, broadcast, reshape, transpose, copy,
 reverse, slice, dynamic-slice, dynamic-update-slice, concatenate, pad, dot,
@@ -93,6 +99,9 @@ class Evaluator:
                     raise HloError(f"{self.where(comp, inst)}: {e}") from e
                 if check_shapes:
                     value = self.conform(comp, inst, value)
+                elif not inst.shape.is_tuple() and inst.shape.dtype == "bf16":
+                    # Reducers and comparators too: every bf16 op rounds.
+                    value = round_bf16(value)
                 env[inst.name] = value
         return env[comp.root.name]
 

@@ -26,15 +26,17 @@ def np_type(dtype, where):
 
 
 def round_bf16(a):
-    """Rounds float32 values to bfloat16 precision (nearest even), kept as float32."""
-    bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
-    nan = np.isnan(a)
-    # uint64 constants: NumPy 1's value-based casting turns a 0-d uint64 array
-    # and a Python int into float64, which has no shifts.
-    u = np.uint64
-    rounded = ((bits + u(0x7FFF) + ((bits >> u(16)) & u(1))) & u(0xFFFF0000)).astype(np.uint32)
+    """Rounds float32 values to bfloat16 precision (nearest even), kept as float32.
+
+    The constants are typed: with a 0-d array (a scalar instruction) NumPy's
+    value-based casting would make uint64 >> int a float64 operation, which
+    has no right shift."""
+    a = np.asarray(a, np.float32)
+    bits = a.view(np.uint32).astype(np.uint64)
+    lsb = (bits >> np.uint64(16)) & np.uint64(1)
+    rounded = ((bits + np.uint64(0x7FFF) + lsb) & np.uint64(0xFFFF0000)).astype(np.uint32)
     out = rounded.view(np.float32)
-    return np.where(nan, np.float32(np.nan), out)
+    return np.where(np.isnan(a), np.float32(np.nan), out).astype(np.float32)
 
 
 def round_bf16_once(a):
@@ -197,7 +199,10 @@ def shift(a, b, kind):
 
 
 def round_afz(a):
-    return np.where(a >= 0, np.floor(a + 0.5), np.ceil(a - 0.5)).astype(a.dtype)
+    """Rounds half away from zero. a - trunc(a) is exact, where a + 0.5 is not:
+    it rounds 0.49999997 (f32) or 0.4998 (f16) up to 1, which then floors to 1."""
+    t = np.trunc(a)
+    return np.where(np.abs(a - t) >= 0.5, t + np.sign(a), t).astype(a.dtype)
 
 
 UNARY = {

@@ -107,6 +107,60 @@ ENTRY e {
         np.testing.assert_array_equal(out, [1.0, 2.0])
 
 
+class FloatRounding(unittest.TestCase):
+    """f16/bf16: every op computed in f32 and rounded to nearest even (docs/op-support.md)."""
+
+    def test_scalar_bf16_chain_rounds_each_op(self):
+        # 1 + 2^-8 is a bf16 tie: to even, 1. Kept in f32, (x + 2^-8) - x would be 2^-8.
+        out = run("""HloModule m
+ENTRY e {
+  x = bf16[] constant(1)
+  d = bf16[] constant(0.00390625)
+  s = bf16[] add(x, d)
+  ROOT r = bf16[] subtract(s, x)
+}""")
+        self.assertEqual(float(out), 0.0)
+
+    def test_bf16_reducer_rounds_each_op(self):
+        # Sum of squares through a two-op reducer, acc + v*v, v = 1.0625: v*v =
+        # 1.12890625 is a bf16 tie, to even 1.125, and three of them sum exactly
+        # to 3.375. Kept in f32 the sum would be 3.38671875, rounding to 3.390625.
+        out = run("""HloModule m
+sq {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  bb = bf16[] multiply(b, b)
+  ROOT s = bf16[] add(a, bb)
+}
+ENTRY e {
+  v = bf16[3] constant({1.0625, 1.0625, 1.0625})
+  z = bf16[] constant(0)
+  ROOT r = bf16[] reduce(v, z), dimensions={0}, to_apply=sq
+}""")
+        self.assertEqual(float(out), 3.375)
+
+    def test_convert_to_bf16_goes_through_f32(self):
+        # 2^24 + 2^16 + 1 -> f32 2^24 + 2^16 (tie to even), a bf16 tie -> 2^24.
+        out = run("""HloModule m
+ENTRY e {
+  i = s32[2] constant({16842753, 16842754})
+  ROOT b = bf16[2] convert(i)
+}""")
+        np.testing.assert_array_equal(out, [16777216.0, 16908288.0])
+
+    def test_round_nearest_afz_near_one_half(self):
+        out = run("""HloModule m
+ENTRY e {
+  x = f32[4] constant({0.49999997, -0.49999997, 2.5, -0.5})
+  h = f16[2] constant({0.4998, 1.5})
+  rx = f32[4] round-nearest-afz(x)
+  rh = f16[2] round-nearest-afz(h)
+  ROOT t = (f32[4], f16[2]) tuple(rx, rh)
+}""")
+        np.testing.assert_array_equal(out[0], [0, -0.0, 3, -1])
+        np.testing.assert_array_equal(out[1], [0, 2])
+
+
 class DataMovement(unittest.TestCase):
     def test_broadcast_transpose_reshape_slice(self):
         out = run("""HloModule m
@@ -672,6 +726,13 @@ class CompareScript(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("FAIL out.0: float32[16, 32]", r.stdout)
         self.assertIn("MISMATCH", r.stdout)
+
+    def test_an_infinite_oracle_value_takes_only_itself(self):
+        from compare import compare_leaf
+        want = np.float32([np.inf, 1.0])
+        self.assertTrue(compare_leaf(0, want.copy(), want, 0, 0)[0])
+        self.assertTrue(compare_leaf(0, want.copy(), want, 1e-5, 1e-6)[0])
+        self.assertFalse(compare_leaf(0, np.float32([3e38, 1.0]), want, 1e-5, 1e-6)[0])
 
     def test_skipped_only_without_run_command(self):
         r = self.run_compare({"STAND_IN_NO_RUN": "1"})
