@@ -108,6 +108,61 @@ void SolveTriangular(const T* a, T* x, const TrsmForm& f, T alpha) {
   }
 }
 
+// LAPACK ?larfg on alpha = v[0] and x = v[1..len): v becomes the reflector
+// (v[0] = beta, x scaled so that v[0] = 1 is implied); returns tau. No
+// rescaling of tiny norms (LAPACK's safmin loop): f32 and f64 here.
+template <typename T>
+T Reflector(T* v, uint32_t len, uint32_t stride) {
+  T norm = 0;
+  for (uint32_t i = 1; i < len; ++i) norm = std::hypot(norm, v[i * stride]);
+  if (norm == T(0)) return T(0);
+  const T alpha = v[0];
+  const T beta = alpha >= T(0) ? -std::hypot(alpha, norm) : std::hypot(alpha, norm);
+  const T scale = T(1) / (alpha - beta);
+  for (uint32_t i = 1; i < len; ++i) v[i * stride] *= scale;
+  v[0] = beta;
+  return (beta - alpha) / beta;
+}
+
+// LAPACK ?larf from the left: C = (I - tau v v^T) C for the rows [r, m) and
+// columns [c0, n) of the m x n matrix `a`, v in column `col` from row r
+// (v[r] = 1).
+template <typename T>
+void ApplyReflector(T* a, uint32_t m, uint32_t n, uint32_t r, uint32_t col, T tau, uint32_t c0) {
+  if (tau == T(0)) return;
+  for (uint32_t c = c0; c < n; ++c) {
+    T w = a[r * n + c];
+    for (uint32_t i = r + 1; i < m; ++i) w += a[i * n + col] * a[i * n + c];
+    a[r * n + c] -= tau * w;
+    for (uint32_t i = r + 1; i < m; ++i) a[i * n + c] -= tau * w * a[i * n + col];
+  }
+}
+
+// LAPACK ?geqr2 on the m x n matrix `a`, in place.
+template <typename T>
+void FactorQr(T* a, uint32_t m, uint32_t n, T* tau) {
+  for (uint32_t j = 0; j < std::min(m, n); ++j) {
+    tau[j] = Reflector(a + j * n + j, m - j, n);
+    ApplyReflector(a, m, n, j, j, tau[j], j + 1);
+  }
+}
+
+// LAPACK ?org2r: `a` (m x n, the reflectors in its first k columns)
+// becomes the first n columns of H(0) ... H(k-1).
+template <typename T>
+void FormQ(T* a, uint32_t m, uint32_t n, uint32_t k, const T* tau) {
+  for (uint32_t j = k; j < n; ++j) {
+    for (uint32_t i = 0; i < m; ++i) a[i * n + j] = i == j ? T(1) : T(0);
+  }
+  for (uint32_t s = k; s-- > 0;) {
+    a[s * n + s] = T(1);
+    ApplyReflector(a, m, n, s, s, tau[s], s + 1);
+    for (uint32_t i = s + 1; i < m; ++i) a[i * n + s] *= -tau[s];
+    a[s * n + s] = T(1) - tau[s];
+    for (uint32_t i = 0; i < s; ++i) a[i * n + s] = T(0);
+  }
+}
+
 // ---- Costs -------------------------------------------------------------------
 
 // The work of one matrix: multiply-adds that vectorise along a row (load,
@@ -318,6 +373,101 @@ class TrsmCodelet final : public Codelet {
   ElementType type_;
 };
 
+// Σ_{j<k} (m-j) (n-j-1) x 2: a reflector's dot and update per column right
+// of it, the flops of ?geqr2 and (k columns applied) of ?org2r.
+uint64_t QrMacs(uint64_t m, uint64_t n, uint64_t k) {
+  uint64_t macs = 0;
+  for (uint64_t j = 0; j < k; ++j) macs += 2 * (m - j) * (n - j - 1);
+  return macs;
+}
+
+template <typename T>
+class GeqrfCodelet final : public Codelet {
+ public:
+  explicit GeqrfCodelet(ElementType type)
+      : Codelet(GeqrfCodeletName(type), ExecutionKind::kWorker,
+                {In("a", type, VectorLayout::kSpan), Out("qr", type), Out("tau", type),
+                 Out("info", ElementType::kS32, VectorLayout::kSpan)},
+                {"m", "n"}, kGeqrfCodeBytes),
+        type_(type) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    const uint64_t m = shape.params[0], n = shape.params[1], count = shape.field_elements[3];
+    TILEPROF_RETURN_IF_ERROR(CheckPer(*this, shape, 0, count, m * n));
+    TILEPROF_RETURN_IF_ERROR(CheckPer(*this, shape, 1, count, m * n));
+    return CheckPer(*this, shape, 2, count, std::min(m, n));
+  }
+  uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
+    const uint64_t m = shape.params[0], n = shape.params[1], k = std::min(m, n);
+    // Per column: a norm over m - j (a multiply-add each), a square root
+    // and a divide, m - j scalings.
+    const Work work{QrMacs(m, n, k) + k * m, 2 * k, k * m};
+    return Cycles(work, shape.field_elements[3], type_, target);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const uint32_t m = io.params[0], n = io.params[1], k = std::min(m, n);
+    const uint64_t count = Count(io, 3);
+    for (uint64_t b = 0; b < count; ++b) {
+      std::vector<T> a = Read<T>(io.fields[0], b * m * n, uint64_t{m} * n);
+      std::vector<T> tau(k);
+      FactorQr(a.data(), m, n, tau.data());
+      Write(io.fields[1], b * m * n, a);
+      Write(io.fields[2], b * k, tau);
+      Write(io.fields[3], b, std::vector<int32_t>{0});
+    }
+    return {};
+  }
+
+ private:
+  ElementType type_;
+};
+
+template <typename T>
+class OrgqrCodelet final : public Codelet {
+ public:
+  explicit OrgqrCodelet(ElementType type)
+      : Codelet(OrgqrCodeletName(type), ExecutionKind::kWorker,
+                {In("a", type, VectorLayout::kSpan), In("tau", type, VectorLayout::kSpan),
+                 Out("q", type), Out("info", ElementType::kS32, VectorLayout::kSpan)},
+                {"m", "n", "k"}, kOrgqrCodeBytes),
+        type_(type) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    const uint64_t m = shape.params[0], n = shape.params[1], k = shape.params[2];
+    if (n > m || k > n) return MakeError("orgqr needs m >= n >= k, not {}, {}, {}", m, n, k);
+    const uint64_t count = shape.field_elements[3];
+    TILEPROF_RETURN_IF_ERROR(CheckPer(*this, shape, 0, count, m * n));
+    TILEPROF_RETURN_IF_ERROR(CheckPer(*this, shape, 1, count, k));
+    return CheckPer(*this, shape, 2, count, m * n);
+  }
+  uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
+    const uint64_t m = shape.params[0], n = shape.params[1], k = shape.params[2];
+    // The k reflectors applied to the columns right of each, a scaling of
+    // each reflector's column and the identity columns set.
+    const Work work{QrMacs(m, n, std::min(k, n)), 0, k * m + (n - std::min(k, n)) * m};
+    return Cycles(work, shape.field_elements[3], type_, target);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const uint32_t m = io.params[0], n = io.params[1], k = io.params[2];
+    const uint64_t count = Count(io, 3);
+    for (uint64_t b = 0; b < count; ++b) {
+      std::vector<T> a = Read<T>(io.fields[0], b * m * n, uint64_t{m} * n);
+      const std::vector<T> tau = Read<T>(io.fields[1], b * k, k);
+      FormQ(a.data(), m, n, k, tau.data());
+      Write(io.fields[2], b * m * n, a);
+      Write(io.fields[3], b, std::vector<int32_t>{0});
+    }
+    return {};
+  }
+
+ private:
+  ElementType type_;
+};
+
 class LuPivotsCodelet final : public Codelet {
  public:
   LuPivotsCodelet()
@@ -376,6 +526,12 @@ std::string PotrfCodeletName(ElementType type) {
 std::string TrsmCodeletName(ElementType type) {
   return fmt::format("tileprof::Trsm<{}>", PoplarName(type));
 }
+std::string GeqrfCodeletName(ElementType type) {
+  return fmt::format("tileprof::Geqrf<{}>", PoplarName(type));
+}
+std::string OrgqrCodeletName(ElementType type) {
+  return fmt::format("tileprof::Orgqr<{}>", PoplarName(type));
+}
 std::string LuPivotsToPermutationCodeletName() { return "tileprof::LuPivotsToPermutation<int>"; }
 
 Expected<std::unique_ptr<Codelet>> MakeGetrfCodelet(ElementType type) {
@@ -386,6 +542,12 @@ Expected<std::unique_ptr<Codelet>> MakePotrfCodelet(ElementType type) {
 }
 Expected<std::unique_ptr<Codelet>> MakeTrsmCodelet(ElementType type) {
   return MakeReal<TrsmCodelet>(type, "trsm");
+}
+Expected<std::unique_ptr<Codelet>> MakeGeqrfCodelet(ElementType type) {
+  return MakeReal<GeqrfCodelet>(type, "geqrf");
+}
+Expected<std::unique_ptr<Codelet>> MakeOrgqrCodelet(ElementType type) {
+  return MakeReal<OrgqrCodelet>(type, "orgqr");
 }
 Expected<std::unique_ptr<Codelet>> MakeLuPivotsToPermutationCodelet() {
   return std::unique_ptr<Codelet>(new LuPivotsCodelet());

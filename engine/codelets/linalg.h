@@ -27,6 +27,16 @@
 //       alpha B, else X op(A) = alpha B; B and X m x n, A k x k (k = m when
 //       left, else n) whose lower or upper triangle is read (the unit
 //       diagonal is not); op(A) = A or A^T. count: x.
+//   tileprof::Geqrf<T>  a, qr, tau, info (s32); params m, n. Householder QR
+//       (LAPACK ?geqr2): qr holds R on and above the diagonal and below it
+//       the reflectors' vectors v (v[j] = 1 implied), tau their scales,
+//       H(j) = I - tau[j] v v^T, A = H(0) ... H(k-1) R, k = min(m, n);
+//       ?larfg's reflector: beta = -sign(alpha) |(alpha, x)|, tau = 0 when
+//       x is already zero. info is always 0. count: info.
+//   tileprof::Orgqr<T>  a, tau, q, info (s32); params m, n, k (m >= n >=
+//       k). The first n columns of H(0) ... H(k-1) from geqrf's reflectors
+//       in a's first k columns (LAPACK ?org2r). info is always 0. count:
+//       info.
 //   tileprof::LuPivotsToPermutation<int>  pivots (s32), permutation (s32);
 //       params k, size. JAX's lu_pivots_to_permutation kernel: the
 //       permutation [0, size) after swapping entries i and pivots[i] for i
@@ -51,10 +61,17 @@ inline constexpr uint32_t kGetrfCodeBytes = 640;
 inline constexpr uint32_t kPotrfCodeBytes = 480;
 inline constexpr uint32_t kTrsmCodeBytes = 512;
 inline constexpr uint32_t kLuPivotsCodeBytes = 128;
+// QR: the reflector (a norm, a square root, a scaling) and its application
+// (a dot and a rank-1 update per column), 576 B; orgqr the same
+// application and the column setup, 512 B.
+inline constexpr uint32_t kGeqrfCodeBytes = 576;
+inline constexpr uint32_t kOrgqrCodeBytes = 512;
 
 std::string GetrfCodeletName(ElementType type);
 std::string PotrfCodeletName(ElementType type);
 std::string TrsmCodeletName(ElementType type);
+std::string GeqrfCodeletName(ElementType type);
+std::string OrgqrCodeletName(ElementType type);
 std::string LuPivotsToPermutationCodeletName();
 
 // Errors: a type other than f32 or f64 (the only real types the libraries
@@ -62,6 +79,8 @@ std::string LuPivotsToPermutationCodeletName();
 Expected<std::unique_ptr<Codelet>> MakeGetrfCodelet(ElementType type);
 Expected<std::unique_ptr<Codelet>> MakePotrfCodelet(ElementType type);
 Expected<std::unique_ptr<Codelet>> MakeTrsmCodelet(ElementType type);
+Expected<std::unique_ptr<Codelet>> MakeGeqrfCodelet(ElementType type);
+Expected<std::unique_ptr<Codelet>> MakeOrgqrCodelet(ElementType type);
 Expected<std::unique_ptr<Codelet>> MakeLuPivotsToPermutationCodelet();
 
 }  // namespace tileprof::engine

@@ -32,7 +32,7 @@ struct TargetInfo {
   Form form;
   // The element type its name says (LAPACK's s/d), else kInvalid.
   PrimitiveType type = PrimitiveType::kInvalid;
-  bool batched = false;  // cublas_getrf_batched's shorter descriptor
+  bool batched = false;  // cuBLAS's batched getrf and geqrf: other descriptors
 };
 
 constexpr PrimitiveType kF32 = PrimitiveType::kF32, kF64 = PrimitiveType::kF64;
@@ -61,6 +61,24 @@ constexpr TargetInfo kTargets[] = {
     {"blas_dtrsm", LinalgOp::kTrsm, Form::kScalars, kF64},
     {"blas_strsm_ffi", LinalgOp::kTrsm, Form::kFfi, kF32},
     {"blas_dtrsm_ffi", LinalgOp::kTrsm, Form::kFfi, kF64},
+    {"cusolver_geqrf", LinalgOp::kGeqrf, Form::kCuda},
+    {"hipsolver_geqrf", LinalgOp::kGeqrf, Form::kHip},
+    {"cublas_geqrf_batched", LinalgOp::kGeqrf, Form::kCuda, PrimitiveType::kInvalid, true},
+    {"hipblas_geqrf_batched", LinalgOp::kGeqrf, Form::kHip, PrimitiveType::kInvalid, true},
+    {"cusolver_geqrf_ffi", LinalgOp::kGeqrf, Form::kFfi},
+    {"hipsolver_geqrf_ffi", LinalgOp::kGeqrf, Form::kFfi},
+    {"lapack_sgeqrf", LinalgOp::kGeqrf, Form::kScalars, kF32},
+    {"lapack_dgeqrf", LinalgOp::kGeqrf, Form::kScalars, kF64},
+    {"lapack_sgeqrf_ffi", LinalgOp::kGeqrf, Form::kFfi, kF32},
+    {"lapack_dgeqrf_ffi", LinalgOp::kGeqrf, Form::kFfi, kF64},
+    {"cusolver_orgqr", LinalgOp::kOrgqr, Form::kCuda},
+    {"hipsolver_orgqr", LinalgOp::kOrgqr, Form::kHip},
+    {"cusolver_orgqr_ffi", LinalgOp::kOrgqr, Form::kFfi},
+    {"hipsolver_orgqr_ffi", LinalgOp::kOrgqr, Form::kFfi},
+    {"lapack_sorgqr", LinalgOp::kOrgqr, Form::kScalars, kF32},
+    {"lapack_dorgqr", LinalgOp::kOrgqr, Form::kScalars, kF64},
+    {"lapack_sorgqr_ffi", LinalgOp::kOrgqr, Form::kFfi, kF32},
+    {"lapack_dorgqr_ffi", LinalgOp::kOrgqr, Form::kFfi, kF64},
     {"cuda_lu_pivots_to_permutation", LinalgOp::kLuPivots, Form::kCuda},
     {"cu_lu_pivots_to_permutation", LinalgOp::kLuPivots, Form::kCuda},
     {"hip_lu_pivots_to_permutation", LinalgOp::kLuPivots, Form::kHip},
@@ -166,6 +184,11 @@ class Reader {
   bool HasDescriptor() const {
     return call_.backend_config && call_.backend_config->quoted &&
            !call_.backend_config->bytes.empty();
+  }
+  // Result leaves: a tuple's elements, 0 for an array.
+  size_t ResultCount() const {
+    const Shape& shape = instruction_.shape();
+    return shape.IsTuple() ? shape.tuple_shapes.size() : 0;
   }
   // Result leaf i: a tuple element, or the result itself.
   const Shape& Result(size_t i) const {
@@ -537,6 +560,88 @@ Expected<MaybeCall> ReadPivots(const Reader& r) {
                         {static_cast<uint32_t>(k), static_cast<uint32_t>(size)}));
 }
 
+Expected<MaybeCall> ReadGeqrf(const Reader& r) {
+  const Form form = r.target().form;
+  const bool batched = r.target().batched;
+  const size_t a = form == Form::kScalars ? 4 : 0;
+  TILEPROF_RETURN_IF_ERROR(r.ExpectOperands(a + 1));
+  TILEPROF_RETURN_IF_ERROR(form == Form::kFfi && r.ResultCount() == 2 ? Status{}
+                                                                      : r.ExpectResults(4));
+  const Shape& in = r.Operand(a);
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<ElementType> type, r.MatrixType(in));
+  if (!type) return MaybeCall();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> batch, r.BatchDims(in, "a"));
+  const int64_t m = in.dimensions[batch.size()], n = in.dimensions[batch.size() + 1];
+  TILEPROF_RETURN_IF_ERROR(r.Expect(r.Result(0), in.element_type, in.dimensions, "qr"));
+  TILEPROF_RETURN_IF_ERROR(
+      r.Expect(r.Result(1), in.element_type, Concat(batch, {std::min(m, n)}), "tau"));
+  const bool has_info = r.ResultCount() == 4 && !batched;
+  if (has_info) TILEPROF_RETURN_IF_ERROR(r.Expect(r.Result(2), PrimitiveType::kS32, batch, "info"));
+  if (IsGpu(form)) {
+    TILEPROF_ASSIGN_OR_RETURN(Descriptor d, r.ReadDescriptor(batched ? 16 : 20));
+    TILEPROF_RETURN_IF_ERROR(CheckTypeCode(d.I32(0), *type));
+    TILEPROF_RETURN_IF_ERROR(
+        CheckSizes({{"batch", d.I32(4), Product(batch)}, {"m", d.I32(8), m}, {"n", d.I32(12), n}}));
+  } else if (form == Form::kScalars) {
+    TILEPROF_ASSIGN_OR_RETURN(int64_t b, r.ScalarOperand(0, "batch"));
+    TILEPROF_ASSIGN_OR_RETURN(int64_t sm, r.ScalarOperand(1, "m"));
+    TILEPROF_ASSIGN_OR_RETURN(int64_t sn, r.ScalarOperand(2, "n"));
+    TILEPROF_RETURN_IF_ERROR(
+        CheckSizes({{"batch", b, Product(batch)}, {"m", sm, m}, {"n", sn, n}}));
+  }
+  if (m == 0 || n == 0 || !r.Layouts({{a, 2}}, {{0, 2}, {1, 1}})) return MaybeCall();
+  LinalgCall call = Call(LinalgOp::kGeqrf, *type, batch, {a}, {0, 1},
+                         {static_cast<uint32_t>(m), static_cast<uint32_t>(n)});
+  if (has_info) call.outputs.push_back(2);
+  call.scratch_info = !has_info;
+  return MaybeCall(std::move(call));
+}
+
+Expected<MaybeCall> ReadOrgqr(const Reader& r) {
+  const Form form = r.target().form;
+  const size_t a = form == Form::kScalars ? 5 : 0;
+  TILEPROF_RETURN_IF_ERROR(r.ExpectOperands(a + 2));
+  TILEPROF_RETURN_IF_ERROR(form == Form::kFfi && r.ResultCount() == 0 ? Status{}
+                                                                      : r.ExpectResults(3));
+  const Shape& in = r.Operand(a);
+  const Shape& tau = r.Operand(a + 1);
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<ElementType> type, r.MatrixType(in));
+  if (!type) return MaybeCall();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> batch, r.BatchDims(in, "a"));
+  const int64_t m = in.dimensions[batch.size()], n = in.dimensions[batch.size() + 1];
+  const int64_t k = tau.rank() == in.rank() - 1 ? tau.dimensions.back() : -1;
+  TILEPROF_RETURN_IF_ERROR(r.Expect(tau, in.element_type, Concat(batch, {k}), "tau"));
+  if (n > m || k > n) return MakeError("needs m >= n >= k, not m {}, n {}, k {}", m, n, k);
+  TILEPROF_RETURN_IF_ERROR(r.Expect(r.Result(0), in.element_type, in.dimensions, "q"));
+  const bool has_info = r.ResultCount() == 3;
+  if (has_info) TILEPROF_RETURN_IF_ERROR(r.Expect(r.Result(1), PrimitiveType::kS32, batch, "info"));
+  if (IsGpu(form)) {
+    TILEPROF_ASSIGN_OR_RETURN(Descriptor d, r.ReadDescriptor(24));
+    TILEPROF_RETURN_IF_ERROR(CheckTypeCode(d.I32(0), *type));
+    TILEPROF_RETURN_IF_ERROR(CheckSizes({{"batch", d.I32(4), Product(batch)},
+                                         {"m", d.I32(8), m},
+                                         {"n", d.I32(12), n},
+                                         {"k", d.I32(16), k}}));
+  } else if (form == Form::kScalars) {
+    std::array<int64_t, 4> said{};
+    constexpr std::string_view kNames[] = {"batch", "m", "n", "k"};
+    for (size_t i = 0; i < 4; ++i) {
+      TILEPROF_ASSIGN_OR_RETURN(said[i], r.ScalarOperand(i, kNames[i]));
+    }
+    TILEPROF_RETURN_IF_ERROR(CheckSizes({{"batch", said[0], Product(batch)},
+                                         {"m", said[1], m},
+                                         {"n", said[2], n},
+                                         {"k", said[3], k}}));
+  }
+  if (n == 0 || k == 0 || !r.Layouts({{a, 2}, {a + 1, 1}}, {{0, 2}})) return MaybeCall();
+  LinalgCall call =
+      Call(LinalgOp::kOrgqr, *type, batch, {a, a + 1}, {0},
+           {static_cast<uint32_t>(m), static_cast<uint32_t>(n), static_cast<uint32_t>(k)});
+  if (has_info) call.outputs.push_back(1);
+  call.scratch_info = !has_info;
+  return MaybeCall(std::move(call));
+}
+
 Expected<MaybeCall> Read(const Reader& r) {
   switch (r.target().op) {
     case LinalgOp::kGetrf:
@@ -547,6 +652,10 @@ Expected<MaybeCall> Read(const Reader& r) {
       return ReadTrsm(r);
     case LinalgOp::kLuPivots:
       return ReadPivots(r);
+    case LinalgOp::kGeqrf:
+      return ReadGeqrf(r);
+    case LinalgOp::kOrgqr:
+      return ReadOrgqr(r);
   }
   return MaybeCall();
 }

@@ -18,6 +18,12 @@
 //       i32 type, batch, m, n, side, uplo, trans, diag          32 bytes
 //   cuda_lu_pivots_to_permutation (pivots) -> permutation
 //       i64 batch; i32 pivot_size, permutation_size             16 bytes
+//   cusolver_geqrf (a) -> (qr, tau, info, work)
+//       i32 type, batch, m, n, lwork                            20 bytes
+//   cublas_geqrf_batched (a) -> (qr, tau, work, work)
+//       i32 type, batch, m, n                                   16 bytes
+//   cusolver_orgqr (a, tau) -> (q, info, work)
+//       i32 type, batch, m, n, k, lwork                         24 bytes
 // type: 0 f32, 1 f64, 2 c64, 3 c128. cuBLAS enums: side 0 left, 1 right;
 // uplo 0 lower, 1 upper; trans 0 N, 1 T, 2 C; diag 0 non-unit, 1 unit. The
 // hipsolver_/hipblas_ forms have the same layouts with hipBLAS's values
@@ -29,6 +35,8 @@
 //   lapack_{s,d}potrf (lower, batch, n, a) -> (l, info)
 //   blas_{s,d}trsm (left, lower, trans 0/1/2, unit, m, n, batch, alpha,
 //       a, b) -> x
+//   lapack_{s,d}geqrf (batch, m, n, lwork, a) -> (qr, tau, info, work)
+//   lapack_{s,d}orgqr (batch, m, n, k, lwork, a, tau) -> (q, info, work)
 //
 // Typed FFI (jaxlib/lapack.py, jax/_src/lax/linalg.py, from 2024): sizes
 // from the shapes, flags as attributes, backend_config={uplo = 76 : ui8}:
@@ -39,6 +47,10 @@
 //       'N'/'T'/'C', diag 'U'/'N' as ui8 characters
 //   cu_lu_pivots_to_permutation, hip_lu_pivots_to_permutation (pivots)
 //       -> permutation (before 2024 with cuda_'s descriptor)
+//   lapack_{s,d}geqrf_ffi (a) -> (qr, tau, info, work), from 2025 (qr,
+//       tau); cusolver_geqrf_ffi (a) -> (qr, tau)
+//   lapack_{s,d}orgqr_ffi (a, tau) -> (q, info, work), from 2025 q;
+//       cusolver_orgqr_ffi (a, tau) -> q
 //
 // Matrices are [batch..., rows, cols]; JAX asks for column-major layouts
 // (operand_layout_constraints={f32[3,3]{0,1}}), whose buffer holds the
@@ -58,7 +70,7 @@
 
 namespace tileprof::engine::compiler {
 
-enum class LinalgOp : uint8_t { kGetrf, kPotrf, kTrsm, kLuPivots };
+enum class LinalgOp : uint8_t { kGetrf, kPotrf, kTrsm, kLuPivots, kGeqrf, kOrgqr };
 
 // A call read and checked: the matrices of batch element b are elements
 // [b * per, (b + 1) * per) of each array flattened.
@@ -71,13 +83,15 @@ struct LinalgCall {
   std::vector<size_t> inputs;
   std::optional<size_t> alpha;
   // Result leaves written per batch element, in the codelet's field order
-  // (getrf: lu, ipiv, info; potrf: l, info; trsm: x; pivots: permutation);
+  // (getrf: lu, ipiv, info; potrf: l, info; trsm: x; pivots: permutation;
+  // geqrf: qr, tau, info; orgqr: q, info);
   // other leaves are library workspace, allocated and never written.
   std::vector<size_t> outputs;
   // The codelet's parameters (engine/codelets/linalg.h).
   std::vector<uint32_t> params;
-  // The HLO cholesky op has no info result: the codelet writes a scratch
-  // one (after the outputs above).
+  // The call has no info result (XLA's cholesky, cuBLAS's batched QR, the
+  // newer FFI QR forms): the codelet writes a scratch one (after the
+  // outputs above).
   bool scratch_info = false;
 };
 

@@ -43,6 +43,10 @@ Expected<const Codelet*> CodeletOf(CompilerCodelets& codelets, const LinalgCall&
       return codelets.Trsm(call.type);
     case LinalgOp::kLuPivots:
       return codelets.LuPivotsToPermutation();
+    case LinalgOp::kGeqrf:
+      return codelets.Geqrf(call.type);
+    case LinalgOp::kOrgqr:
+      return codelets.Orgqr(call.type);
   }
   return MakeError("unknown linear-algebra op");
 }

@@ -130,6 +130,20 @@ Expected<const Codelet*> CompilerCodelets::Trsm(ElementType type) {
   return Register(MakeTrsmCodelet(type));
 }
 
+Expected<const Codelet*> CompilerCodelets::Geqrf(ElementType type) {
+  if (auto it = by_name_.find(GeqrfCodeletName(type)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeGeqrfCodelet(type));
+}
+
+Expected<const Codelet*> CompilerCodelets::Orgqr(ElementType type) {
+  if (auto it = by_name_.find(OrgqrCodeletName(type)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeOrgqrCodelet(type));
+}
+
 Expected<const Codelet*> CompilerCodelets::LuPivotsToPermutation() {
   if (auto it = by_name_.find(LuPivotsToPermutationCodeletName()); it != by_name_.end()) {
     return it->second.get();
@@ -221,7 +235,9 @@ constexpr std::string_view kKinds[] = {"OpaqueOp",
                                        "Getrf",
                                        "Potrf",
                                        "Trsm",
-                                       "LuPivotsToPermutation"};
+                                       "LuPivotsToPermutation",
+                                       "Geqrf",
+                                       "Orgqr"};
 
 // "tileprof::Kind<a,b,c>" -> {"Kind", {"a","b","c"}}; nullopt otherwise.
 std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(
@@ -315,6 +331,10 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
     codelet = Potrf(types[0]);
   } else if (kind == "Trsm" && types.size() == 1 && parts.size() == 1) {
     codelet = Trsm(types[0]);
+  } else if (kind == "Geqrf" && types.size() == 1 && parts.size() == 1) {
+    codelet = Geqrf(types[0]);
+  } else if (kind == "Orgqr" && types.size() == 1 && parts.size() == 1) {
+    codelet = Orgqr(types[0]);
   } else if (kind == "LuPivotsToPermutation" && types.size() == 1 && parts.size() == 1) {
     codelet = LuPivotsToPermutation();
   } else if (kind == "Iota" && types.size() == 1 && parts.size() == 1) {

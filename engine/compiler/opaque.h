@@ -56,6 +56,8 @@ class CompilerCodelets {
   Expected<const Codelet*> Getrf(ElementType type);
   Expected<const Codelet*> Potrf(ElementType type);
   Expected<const Codelet*> Trsm(ElementType type);
+  Expected<const Codelet*> Geqrf(ElementType type);
+  Expected<const Codelet*> Orgqr(ElementType type);
   Expected<const Codelet*> LuPivotsToPermutation();
   // engine/codelets/window.h and random.h.
   Expected<const Codelet*> SelectAndScatter(ElementType type, uint32_t rank);

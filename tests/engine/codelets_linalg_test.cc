@@ -1,7 +1,8 @@
 // The linear-algebra codelets of engine/codelets/linalg.h, run directly on
 // hand-computed cases: LU with pivoting (a zero column too), Cholesky in
 // both triangles and a failing one, triangular solves on every side and
-// triangle, pivots to a permutation; the shape checks and the costs.
+// triangle, Householder QR and its Q, pivots to a permutation; the shape
+// checks and the costs.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@ namespace {
 
 using testing::Bytes;
 using ::testing::DoubleEq;
+using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::FloatEq;
 using ::testing::HasSubstr;
@@ -102,6 +104,37 @@ TEST(Trsm, SolvesOnEitherSideWithEitherTriangle) {
   EXPECT_THAT(solve({16, 8}, 1, 2, {0, 0, 1, 0}, 0), ElementsAre(0, 0));
 }
 
+TEST(Qr, HouseholderReflectorsAsLapackAndTheirProduct) {
+  auto geqrf = Made(MakeGeqrfCodelet(kF64));
+  auto orgqr = Made(MakeOrgqrCodelet(kF64));
+  EXPECT_EQ(geqrf->name(), "tileprof::Geqrf<double>");
+  EXPECT_EQ(orgqr->name(), "tileprof::Orgqr<double>");
+  // A = [[3, 1], [4, 2]]: column 1's reflector has beta = -5, tau = 1.6,
+  // v = [1, 0.5]; it takes column 2 to [-2.2, 0.4], whose reflector of one
+  // element is the identity (tau 0).
+  std::vector<std::vector<std::byte>> f = {
+      Bytes(std::vector<double>{3, 1, 4, 2}), Bytes(std::vector<double>(4)),
+      Bytes(std::vector<double>(2)), Bytes(std::vector<int32_t>{7})};
+  ASSERT_TRUE(RunOn(*geqrf, f, {2, 2}));
+  const auto near = [](double v) { return DoubleNear(v, 1e-12); };
+  EXPECT_THAT(Values<double>(f[1]), ElementsAre(near(-5), near(-2.2), near(0.5), near(0.4)));
+  EXPECT_THAT(Values<double>(f[2]), ElementsAre(near(1.6), 0));
+  EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(0));
+  // Q = I - 1.6 v v^T = [[-0.6, -0.8], [-0.8, 0.6]]; Q R = A.
+  std::vector<std::vector<std::byte>> g = {f[1], f[2], Bytes(std::vector<double>(4)),
+                                           Bytes(std::vector<int32_t>(1))};
+  ASSERT_TRUE(RunOn(*orgqr, g, {2, 2, 2}));
+  EXPECT_THAT(Values<double>(g[2]), ElementsAre(near(-0.6), near(-0.8), near(-0.8), near(0.6)));
+  // Its first column alone (n = k = 1).
+  g = {Bytes(std::vector<double>{-5, 0.5}), Bytes(std::vector<double>{1.6}),
+       Bytes(std::vector<double>(2)), Bytes(std::vector<int32_t>(1))};
+  ASSERT_TRUE(RunOn(*orgqr, g, {2, 1, 1}));
+  EXPECT_THAT(Values<double>(g[2]), ElementsAre(near(-0.6), near(-0.8)));
+  Status status = RunOn(*orgqr, g, {1, 2, 1});
+  ASSERT_FALSE(status);
+  EXPECT_THAT(status.error().message(), HasSubstr("orgqr needs m >= n >= k"));
+}
+
 TEST(LuPivotsToPermutation, SwapsInOrderAndSkipsPivotsOutOfRange) {
   auto codelet = Made(MakeLuPivotsToPermutationCodelet());
   EXPECT_EQ(codelet->name(), "tileprof::LuPivotsToPermutation<int>");
@@ -139,7 +172,8 @@ TEST(CompilerCodelets, LinalgKindsRoundTripByName) {
   Graph graph(*target);
   compiler::CompilerCodelets codelets(graph);
   for (std::string name : {GetrfCodeletName(kF32), GetrfCodeletName(kF64), PotrfCodeletName(kF32),
-                           TrsmCodeletName(kF64), LuPivotsToPermutationCodeletName()}) {
+                           TrsmCodeletName(kF64), GeqrfCodeletName(kF32), OrgqrCodeletName(kF64),
+                           LuPivotsToPermutationCodeletName()}) {
     SCOPED_TRACE(name);
     EXPECT_TRUE(compiler::CompilerCodelets::IsCompilerCodeletName(name));
     Expected<const Codelet*> codelet = codelets.FromName(name);

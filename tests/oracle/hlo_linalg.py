@@ -1,17 +1,21 @@
 """The linear-algebra custom calls of JAX dumps, in NumPy, for hlo_numpy.py.
 
-LU (getrf), Cholesky (potrf), triangular solve (trsm) and LU pivots to a
-permutation, under the names and argument conventions jaxlib has used:
+LU (getrf), Cholesky (potrf), triangular solve (trsm), LU pivots to a
+permutation and QR (geqrf, orgqr), under the names and argument conventions
+jaxlib has used:
 
 * GPU kernels with a packed descriptor as backend_config (jaxlib/cuda/
   cusolver_kernels.h, cublas_kernels.h, cuda_lu_pivot_kernels.h): getrf
   `<iiii` type, batch, m, n; getrf_batched `<iii` type, batch, n; potrf
   `<ii qq i4x` type, uplo, batch, n, lwork; trsm_batched `<8i` type, batch,
   m, n, side, uplo, trans, diag (cuBLAS enums; hipBLAS's for hip*);
-  lu_pivots_to_permutation `<qii` batch, pivot_size, permutation_size.
+  lu_pivots_to_permutation `<qii` batch, pivot_size, permutation_size;
+  geqrf `<5i` type, batch, m, n, lwork; geqrf_batched `<4i`; orgqr `<6i`
+  type, batch, m, n, k, lwork.
 * LAPACK before the typed FFI (jaxlib/lapack.pyx): leading s32 scalar
   operands, getrf (batch, m, n, a), potrf (lower, batch, n, a), trsm
-  (left, lower, trans, diag, m, n, batch, alpha, a, b).
+  (left, lower, trans, diag, m, n, batch, alpha, a, b), geqrf (batch, m, n,
+  lwork, a), orgqr (batch, m, n, k, lwork, a, tau).
 * Typed FFI (jaxlib/lapack.py): attributes in backend_config={...}: potrf
   uplo ('L'/'U') or lower (bool), trsm side, uplo, trans_x, diag.
 
@@ -20,8 +24,8 @@ are column-major, whose buffer holds the logical matrix; any other
 constraint is an error here. Computed in float64 and rounded once, from
 the definitions (partial pivoting choosing the first largest |value|; a
 zero pivot recorded in info and skipped; Cholesky stops at the first
-non-positive pivot, leaving it on the diagonal). Library workspace
-results are zeros.
+non-positive pivot, leaving it on the diagonal; geqrf is NumPy's LAPACK,
+orgqr the reflectors multiplied out). Library workspace results are zeros.
 """
 
 import re
@@ -40,6 +44,11 @@ for _prefix, _form in (("cu", "cuda"), ("hip", "hip")):
     TARGETS[f"{_prefix}solver_potrf"] = ("potrf", _form, None)
     TARGETS[f"{_prefix}solver_potrf_ffi"] = ("potrf", "ffi", None)
     TARGETS[f"{_prefix}blas_trsm_batched"] = ("trsm", _form, None)
+    TARGETS[f"{_prefix}solver_geqrf"] = ("geqrf", _form, None)
+    TARGETS[f"{_prefix}blas_geqrf_batched"] = ("geqrf_batched", _form, None)
+    TARGETS[f"{_prefix}solver_geqrf_ffi"] = ("geqrf", "ffi", None)
+    TARGETS[f"{_prefix}solver_orgqr"] = ("orgqr", _form, None)
+    TARGETS[f"{_prefix}solver_orgqr_ffi"] = ("orgqr", "ffi", None)
 TARGETS["cuda_lu_pivots_to_permutation"] = ("pivots", "cuda", None)
 TARGETS["cu_lu_pivots_to_permutation"] = ("pivots", "cuda", None)
 TARGETS["hip_lu_pivots_to_permutation"] = ("pivots", "hip", None)
@@ -50,6 +59,10 @@ for _t, _dtype in (("s", "f32"), ("d", "f64")):
     TARGETS[f"lapack_{_t}potrf_ffi"] = ("potrf", "ffi", _dtype)
     TARGETS[f"blas_{_t}trsm"] = ("trsm", "scalars", _dtype)
     TARGETS[f"blas_{_t}trsm_ffi"] = ("trsm", "ffi", _dtype)
+    TARGETS[f"lapack_{_t}geqrf"] = ("geqrf", "scalars", _dtype)
+    TARGETS[f"lapack_{_t}geqrf_ffi"] = ("geqrf", "ffi", _dtype)
+    TARGETS[f"lapack_{_t}orgqr"] = ("orgqr", "scalars", _dtype)
+    TARGETS[f"lapack_{_t}orgqr_ffi"] = ("orgqr", "ffi", _dtype)
 
 # cuBLAS / hipBLAS enum values: (side left, right), (uplo lower, upper),
 # (trans N, T, C), (diag non-unit, unit).
@@ -100,16 +113,18 @@ def ffi_attributes(text):
 
 
 def check_layouts(constraints, matrices, where):
-    """Each operand constraint column-major (matrices) or row-major (pivots),
-    batch dimensions row-major: the layouts under which the library's
-    matrix is the logical one."""
-    for dims, layout in re.findall(r"\w+\[([\d,]*)\]\{([\d,]*)\}", constraints or ""):
-        rank = len([d for d in dims.split(",") if d])
+    """The operands of the highest rank (the matrices; JAX's rule) column-major,
+    the others (pivots, tau) row-major, batch dimensions row-major: the
+    layouts under which the library's matrix is the logical one."""
+    found = [(len([d for d in dims.split(",") if d]), dims, layout)
+             for dims, layout in re.findall(r"\w+\[([\d,]*)\]\{([\d,]*)\}", constraints or "")]
+    top = max((rank for rank, _, _ in found), default=0)
+    for rank, dims, layout in found:
         order = [int(x) for x in layout.split(",") if x]
         if not order:
             continue
         want = list(range(rank - 1, -1, -1))
-        if matrices and rank >= 2:
+        if matrices and rank == top and rank >= 2:
             want = [rank - 2, rank - 1] + list(range(rank - 3, -1, -1))
         if order != want:
             raise HloError(f"{where}: operand layout {{{layout}}} of [{dims}] is not the library's "
@@ -175,6 +190,27 @@ def trsm(a, b, alpha, left, lower, transpose, unit):
     return x if left else x.T
 
 
+def geqrf(a):
+    """LAPACK geqrf through NumPy's own LAPACK (mode='raw' gives the factored
+    matrix transposed, Fortran's order): (qr, tau)."""
+    h, tau = np.linalg.qr(np.array(a, np.float64), mode="raw")
+    return h.T, tau
+
+
+def orgqr(a, tau):
+    """The first n columns of H(0) ... H(k-1), H(j) = I - tau_j v_j v_j^T with
+    v_j = [0.., 1, a[j+1:, j]], multiplied out."""
+    a = np.array(a, np.float64)
+    m, n = a.shape
+    q = np.eye(m)
+    for j, t in enumerate(np.asarray(tau, np.float64)):
+        v = np.zeros(m)
+        v[j] = 1
+        v[j + 1:] = a[j + 1:, j]
+        q = q @ (np.eye(m) - t * np.outer(v, v))
+    return q[:, :n]
+
+
 def pivots_to_permutation(pivots, size):
     perm = np.arange(size, dtype=np.int32)
     for i, p in enumerate(pivots):
@@ -205,7 +241,8 @@ def flag_values(op, form, ops, config, where):
         raw = decode_c_string(config or "")
         if raw is None:
             raise HloError(f"{where}: no kernel descriptor")
-        fmt = {"getrf": "<4i", "getrf_batched": "<3i", "potrf": "<2i2qi4x", "trsm": "<8i", "pivots": "<q2i"}[op]
+        fmt = {"getrf": "<4i", "getrf_batched": "<3i", "potrf": "<2i2qi4x", "trsm": "<8i", "pivots": "<q2i",
+               "geqrf": "<5i", "geqrf_batched": "<4i", "orgqr": "<6i"}[op]
         if len(raw) != struct.calcsize(fmt):
             raise HloError(f"{where}: descriptor of {len(raw)} bytes, expected {struct.calcsize(fmt)}")
         return struct.unpack(fmt, raw)
@@ -264,6 +301,25 @@ def run_trsm(op, form, ops, config, where):
     return [x.astype(b.dtype)]
 
 
+def run_qr(op, form, ops, shape, config, where):
+    """geqrf -> [qr, tau (, info)], orgqr -> [q (, info)]; info 0."""
+    said = flag_values(op, form, ops, config, where)
+    leaves = shape.leaves()
+    if op in ("geqrf", "geqrf_batched"):
+        a = ops[-1]
+        if form in ("cuda", "hip") and tuple(said[1:4]) != (int(np.prod(a.shape[:-2])),) + a.shape[-2:]:
+            raise HloError(f"{where}: descriptor sizes {said[1:4]} for {a.shape}")
+        qr, tau = batched(geqrf, [a], [2])
+        out = [qr.astype(a.dtype), tau.astype(a.dtype)]
+    else:
+        a, tau = ops[-2], ops[-1]
+        q, = batched(lambda x, t: (orgqr(x, t),), [a, tau], [2, 1])
+        out = [q.astype(a.dtype)]
+    if len(leaves) > len(out) and leaves[len(out)].dtype == "s32":
+        out.append(np.zeros(leaves[len(out)].dims, np.int32))  # info
+    return out
+
+
 def linalg_call(target, ops, shape, attrs, where):
     """The result of a linear-algebra custom call (a tuple when the shape is one)."""
     op, form, dtype = TARGETS[target]
@@ -281,6 +337,8 @@ def linalg_call(target, ops, shape, attrs, where):
         out = run_getrf(op, form, ops, config, where)
     elif op == "potrf":
         out = run_potrf(op, form, ops, config, where)
+    elif op in ("geqrf", "geqrf_batched", "orgqr"):
+        out = run_qr(op, form, ops, shape, config, where)
     else:
         out = run_trsm(op, form, ops, config, where)
     # Library workspace results: zeros.

@@ -663,7 +663,8 @@ class ModulesAgainstPlainNumpy(unittest.TestCase):
         # Each factorisation and solve checked by its defining property.
         i, out = module_io("linalg")
         (lu, ipiv, info, perm, lub, ipivb, infob, permb, lur, ipivr, infor, permr, lud, ipivd, infod,
-         ch, chi, chu, chui, chd, chdi, chg, chn, chni, x1, x2, x3, x4, x5, x6, x7, chx) = out
+         ch, chi, chu, chui, chd, chdi, chg, chn, chni, x1, x2, x3, x4, x5, x6, x7, chx,
+         qr, qtau, qinfo, q, qqinfo, qrb, qtaub, qrl, qtaul, ql, qrd, qtaud, qd) = out
 
         def check_lu(a, lu, perm):
             m, n = a.shape
@@ -705,6 +706,19 @@ class ModulesAgainstPlainNumpy(unittest.TestCase):
         np.testing.assert_allclose((np.tril(tsa[:3, :3], -1) + np.eye(3)) @ x6, tsb, rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(x7 @ np.triu(tsa).T, tsb, rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(np.triu(chx), np.triu(chu), rtol=1e-6)
+        # QR: Q orthonormal, Q R = A; R's diagonal signs follow LAPACK's
+        # reflector (beta = -sign(alpha) |x|).
+        gr = i["gr"].astype(np.float64)
+        for qq, rr, a in [(q[0], qr[0], 2 * gr), (q[1], qr[1], 2 * gr), (ql, qrl, gr)] + \
+                [(qd[b], qrd[b], i["gd"][b]) for b in range(2)]:
+            np.testing.assert_allclose(qq.T @ qq, np.eye(qq.shape[1]), atol=1e-5)
+            np.testing.assert_allclose(qq @ np.triu(rr)[:qq.shape[1]], a, rtol=1e-5, atol=1e-5)
+            self.assertLess(rr[0, 0] * a[0, 0], 0)  # beta = -sign(alpha) |x|
+        np.testing.assert_array_equal(np.concatenate([qinfo, qqinfo]), [0, 0, 0, 0])
+        for b in np.ndindex(2, 5):
+            r = np.triu(qrb[b])
+            np.testing.assert_allclose(np.abs(np.diag(r)), np.abs(np.diag(np.linalg.qr(i["gb"][b])[1])),
+                                       rtol=1e-4)
 
     def test_elementwise_integers(self):
         i, out = module_io("elementwise")
