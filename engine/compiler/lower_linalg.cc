@@ -166,16 +166,20 @@ Status EmitGroups(Lowering& lowering, const Codelet& codelet, const Fields& fiel
 }
 
 // Whether one matrix of the call, with its results, takes at most half a
-// tile's memory. A vertex factors a whole matrix on one tile; a larger one
-// would need a blocked factorisation spread over tiles, which is not done.
+// tile's memory (the library's workspace, not per matrix, left out). A
+// vertex factors a whole matrix on one tile; a larger one would need a
+// blocked factorisation spread over tiles, which is not done.
 bool FitsATile(const hlo::Instruction& instruction, const LinalgCall& linalg,
                const Target& target) {
-  uint64_t bytes = static_cast<uint64_t>(instruction.shape().ByteSize().value_or(INT64_MAX));
-  for (size_t i : linalg.inputs) {
-    bytes +=
-        static_cast<uint64_t>(instruction.operands()[i]->shape().ByteSize().value_or(INT64_MAX));
-  }
-  return bytes / std::max<uint64_t>(linalg.batch, 1) <= target.BytesPerTile() / 2;
+  const auto bytes = [](const hlo::Shape& shape) {
+    return static_cast<uint64_t>(shape.ByteSize().value_or(INT64_MAX));
+  };
+  const hlo::Shape& result = instruction.shape();
+  uint64_t total = 0;
+  for (size_t i : linalg.inputs) total += bytes(instruction.operands()[i]->shape());
+  for (size_t i : linalg.outputs)
+    total += bytes(result.IsTuple() ? result.tuple_shapes[i] : result);
+  return total / std::max<uint64_t>(linalg.batch, 1) <= target.BytesPerTile() / 2;
 }
 
 // The call's result: its arrays mapped group by group and the vertices
