@@ -688,6 +688,9 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
       return LowerCustomCall(instruction, operands, program);
     case Opcode::kGetDimensionSize:
       return LowerGetDimensionSize(instruction, operands, program);
+    case Opcode::kTriangularSolve:
+    case Opcode::kCholesky:
+      return LowerLinalgOp(instruction, operands, program);
     case Opcode::kAllReduce:
     case Opcode::kAllGather:
     case Opcode::kReduceScatter:

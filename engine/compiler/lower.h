@@ -249,6 +249,12 @@ class Lowering {
                                       program::Sequence& program);
   Expected<Value> LowerThreefry(const hlo::Instruction& instruction,
                                 std::span<const Value> operands, program::Sequence& program);
+  // lower_linalg.cc: the LAPACK, cuSOLVER and cuBLAS calls of linalg_call.h,
+  // and XLA's triangular-solve and cholesky, which share their codelets.
+  Expected<Value> LowerLinalg(const hlo::Instruction& instruction, const hlo::CustomCall& call,
+                              std::span<const Value> operands, program::Sequence& program);
+  Expected<Value> LowerLinalgOp(const hlo::Instruction& instruction,
+                                std::span<const Value> operands, program::Sequence& program);
   // lower_custom_call.cc
   Expected<Value> LowerCustomCall(const hlo::Instruction& instruction,
                                   std::span<const Value> operands, program::Sequence& program);
@@ -432,6 +438,9 @@ Expected<std::optional<int64_t>> IntAttribute(const hlo::Instruction& instructio
 inline constexpr size_t kMaxSumFanIn = 32;
 // The rows per group of a two-stage sum of `rows` rows (rows when one).
 size_t SumFanIn(size_t rows);
+
+// linalg_call.cc: whether a custom call's target is one LowerLinalg reads.
+bool IsLinalgTarget(std::string_view target);
 
 // Error prefix naming the instruction: "add.3 (add)".
 std::string Describe(const hlo::Instruction& instruction);

@@ -55,6 +55,7 @@ Expected<Value> Lowering::LowerCustomCall(const hlo::Instruction& instruction,
                                           program::Sequence& program) {
   TILEPROF_ASSIGN_OR_RETURN(hlo::CustomCall call, hlo::GetCustomCall(instruction));
   if (OneOf(kThreefryTargets, call.target)) return LowerThreefry(instruction, operands, program);
+  if (IsLinalgTarget(call.target)) return LowerLinalg(instruction, call, operands, program);
   if (OneOf(kIdentityTargets, call.target) && operands.size() == 1) {
     if (auto view = AsShape(operands[0], instruction.shape())) return *view;
     if (operands[0].is_tuple && instruction.shape().IsTuple()) {

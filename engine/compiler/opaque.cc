@@ -10,6 +10,7 @@
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/families.h"
 #include "engine/codelets/indexed.h"
+#include "engine/codelets/linalg.h"
 #include "engine/codelets/lookup.h"
 #include "engine/codelets/random.h"
 #include "engine/codelets/reduce_expr.h"
@@ -108,6 +109,48 @@ Expected<const Codelet*> CompilerCodelets::Threefry() {
   return Register(MakeThreefryCodelet());
 }
 
+Expected<const Codelet*> CompilerCodelets::Getrf(ElementType type) {
+  if (auto it = by_name_.find(GetrfCodeletName(type)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeGetrfCodelet(type));
+}
+
+Expected<const Codelet*> CompilerCodelets::Potrf(ElementType type) {
+  if (auto it = by_name_.find(PotrfCodeletName(type)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakePotrfCodelet(type));
+}
+
+Expected<const Codelet*> CompilerCodelets::Trsm(ElementType type) {
+  if (auto it = by_name_.find(TrsmCodeletName(type)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeTrsmCodelet(type));
+}
+
+Expected<const Codelet*> CompilerCodelets::Geqrf(ElementType type) {
+  if (auto it = by_name_.find(GeqrfCodeletName(type)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeGeqrfCodelet(type));
+}
+
+Expected<const Codelet*> CompilerCodelets::Orgqr(ElementType type) {
+  if (auto it = by_name_.find(OrgqrCodeletName(type)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeOrgqrCodelet(type));
+}
+
+Expected<const Codelet*> CompilerCodelets::LuPivotsToPermutation() {
+  if (auto it = by_name_.find(LuPivotsToPermutationCodeletName()); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeLuPivotsToPermutationCodelet());
+}
+
 Expected<const Codelet*> CompilerCodelets::Iota(ElementType type) {
   if (auto it = by_name_.find(IotaCodeletName(type)); it != by_name_.end()) return it->second.get();
   return Register(MakeIotaCodelet(type));
@@ -173,11 +216,28 @@ Expected<const Codelet*> CompilerCodelets::Sort(uint32_t rank, uint32_t key, Sor
 
 namespace {
 constexpr std::string_view kPrefix = "tileprof::";
-constexpr std::string_view kKinds[] = {
-    "OpaqueOp",    "Rearrange",        "RearrangePadded", "DynamicSlice", "DynamicUpdateSlice",
-    "Iota",        "SelectAndScatter", "RngUniform",      "RngNormal",    "LookupPartial",
-    "ReduceExpr",  "Gather",           "Scatter",         "Sort",         "BitcastConvert",
-    "Threefry2x32"};
+constexpr std::string_view kKinds[] = {"OpaqueOp",
+                                       "Rearrange",
+                                       "RearrangePadded",
+                                       "DynamicSlice",
+                                       "DynamicUpdateSlice",
+                                       "Iota",
+                                       "SelectAndScatter",
+                                       "RngUniform",
+                                       "RngNormal",
+                                       "LookupPartial",
+                                       "ReduceExpr",
+                                       "Gather",
+                                       "Scatter",
+                                       "Sort",
+                                       "BitcastConvert",
+                                       "Threefry2x32",
+                                       "Getrf",
+                                       "Potrf",
+                                       "Trsm",
+                                       "LuPivotsToPermutation",
+                                       "Geqrf",
+                                       "Orgqr"};
 
 // "tileprof::Kind<a,b,c>" -> {"Kind", {"a","b","c"}}; nullopt otherwise.
 std::optional<std::pair<std::string_view, std::vector<std::string_view>>> SplitName(
@@ -265,6 +325,18 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
     codelet = BitcastConvert(types[0], types[1]);
   } else if (kind == "Threefry2x32" && types.size() == 1 && parts.size() == 1) {
     codelet = Threefry();
+  } else if (kind == "Getrf" && types.size() == 1 && parts.size() == 1) {
+    codelet = Getrf(types[0]);
+  } else if (kind == "Potrf" && types.size() == 1 && parts.size() == 1) {
+    codelet = Potrf(types[0]);
+  } else if (kind == "Trsm" && types.size() == 1 && parts.size() == 1) {
+    codelet = Trsm(types[0]);
+  } else if (kind == "Geqrf" && types.size() == 1 && parts.size() == 1) {
+    codelet = Geqrf(types[0]);
+  } else if (kind == "Orgqr" && types.size() == 1 && parts.size() == 1) {
+    codelet = Orgqr(types[0]);
+  } else if (kind == "LuPivotsToPermutation" && types.size() == 1 && parts.size() == 1) {
+    codelet = LuPivotsToPermutation();
   } else if (kind == "Iota" && types.size() == 1 && parts.size() == 1) {
     codelet = Iota(types[0]);
   } else if (kind == "SelectAndScatter" && types.size() == 1 && parts.size() == 2) {

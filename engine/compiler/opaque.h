@@ -52,6 +52,13 @@ class CompilerCodelets {
   // engine/codelets/bits.h.
   Expected<const Codelet*> BitcastConvert(ElementType in, ElementType out);
   Expected<const Codelet*> Threefry();
+  // engine/codelets/linalg.h (f32 and f64).
+  Expected<const Codelet*> Getrf(ElementType type);
+  Expected<const Codelet*> Potrf(ElementType type);
+  Expected<const Codelet*> Trsm(ElementType type);
+  Expected<const Codelet*> Geqrf(ElementType type);
+  Expected<const Codelet*> Orgqr(ElementType type);
+  Expected<const Codelet*> LuPivotsToPermutation();
   // engine/codelets/window.h and random.h.
   Expected<const Codelet*> SelectAndScatter(ElementType type, uint32_t rank);
   Expected<const Codelet*> Rng(ElementType type, bool normal);

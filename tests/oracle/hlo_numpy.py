@@ -45,6 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hlo_semantics import (BINARY, COMPARE, NP_TYPES, UNARY, convert, int_list, is_float, np_type,  # noqa: E402
                            parse_literal, parse_padding, parse_slice, parse_window, round_bf16,
                            round_bf16_once)
+from hlo_linalg import TARGETS as LINALG_TARGETS, linalg_call, linalg_op  # noqa: E402
 from hlo_text_parser import HloError, parse_module  # noqa: E402
 
 # --- the evaluator -------------------------------------------------------------
@@ -275,6 +276,8 @@ class Evaluator:
             raise HloError(f"{where}: rng distribution '{dist}'")
         if op == "custom-call":
             return self.custom_call(inst, ops, shape, where)
+        if op in ("triangular-solve", "cholesky"):
+            return linalg_op(op, ops, a, where)
         if op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"):
             return self.collective(inst, ops, shape, where)
         if op == "get-dimension-size":
@@ -292,6 +295,8 @@ class Evaluator:
             if len(ops) != 4:
                 raise HloError(f"{where}: {target} takes 4 operands")
             return tuple(threefry2x32(*ops))
+        if target in LINALG_TARGETS:
+            return linalg_call(target, ops, shape, inst.attrs, where)
         if target in self.IDENTITY_TARGETS and len(ops) == 1:
             return ops[0] if isinstance(ops[0], tuple) else ops[0].reshape(shape.dims)
         raise HloError(f"{where}: custom-call target '{target}' is not supported by the oracle")

@@ -546,6 +546,55 @@ def module_io(name, seed=1):
     return inputs, run_module(module, [inputs[p] for p in params])
 
 
+class LinalgByHand(unittest.TestCase):
+    def test_lu_pivots_and_permutation(self):
+        # [[1, 2], [3, 4]]: row 2 pivots (ipiv 2, 1-based), l = 1/3, u22 = 2 - 4/3;
+        # the 0-based pivots [1, 1] give the permutation [1, 0].
+        lu, ipiv, info, perm = run("""
+HloModule lu
+ENTRY main {
+  a = f32[2,2] parameter(0)
+  lu = (f32[2,2]{0,1}, s32[2]{0}, s32[], f32[8]{0}) custom-call(a), custom_call_target="cusolver_getrf", operand_layout_constraints={f32[2,2]{0,1}}, backend_config="\\000\\000\\000\\000\\001\\000\\000\\000\\002\\000\\000\\000\\002\\000\\000\\000"
+  f = f32[2,2] get-tuple-element(lu), index=0
+  p = s32[2] get-tuple-element(lu), index=1
+  i = s32[] get-tuple-element(lu), index=2
+  one = s32[] constant(1)
+  ones = s32[2] broadcast(one), dimensions={}
+  p0 = s32[2] subtract(p, ones)
+  perm = s32[2] custom-call(p0), custom_call_target="cu_lu_pivots_to_permutation"
+  ROOT out = (f32[2,2], s32[2], s32[], s32[2]) tuple(f, p, i, perm)
+}""", np.array([[1, 2], [3, 4]], np.float32))
+        np.testing.assert_allclose(lu, [[3, 4], [1 / 3, 2 / 3]], rtol=1e-6)
+        np.testing.assert_array_equal(ipiv, [2, 2])
+        self.assertEqual(int(info), 0)
+        np.testing.assert_array_equal(perm, [1, 0])
+
+    def test_cholesky_and_triangular_solve(self):
+        # [[4, 2], [2, 5]] = L L^T, L = [[2, 0], [1, 2]] (the upper 9 kept);
+        # L x = [2, 9] gives x = [1, 4]; a non-SPD [[1, 2], [2, 1]] stops at
+        # step 2 with 1 - 4 = -3 on the diagonal, info 2.
+        l, info, x, bad, bad_info = run("""
+HloModule chol
+ENTRY main {
+  s = f64[2,2] parameter(0)
+  b = f64[2,1] parameter(1)
+  n = f64[2,2] parameter(2)
+  c = (f64[2,2]{0,1}, s32[]) custom-call(s), custom_call_target="lapack_dpotrf_ffi", operand_layout_constraints={f64[2,2]{0,1}}, backend_config={uplo = 76 : ui8}
+  l = f64[2,2] get-tuple-element(c), index=0
+  i = s32[] get-tuple-element(c), index=1
+  x = f64[2,1] custom-call(l, b), custom_call_target="blas_dtrsm_ffi", backend_config={diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}
+  d = (f64[2,2]{0,1}, s32[]) custom-call(n), custom_call_target="lapack_dpotrf_ffi", backend_config={uplo = 76 : ui8}
+  d0 = f64[2,2] get-tuple-element(d), index=0
+  d1 = s32[] get-tuple-element(d), index=1
+  ROOT out = (f64[2,2], s32[], f64[2,1], f64[2,2], s32[]) tuple(l, i, x, d0, d1)
+}""", np.array([[4.0, 9], [2, 5]]), np.array([[2.0], [9]]), np.array([[1.0, 2], [2, 1]]))
+        np.testing.assert_allclose(l, [[2, 9], [1, 2]])
+        self.assertEqual(int(info), 0)
+        np.testing.assert_allclose(x, [[1], [4]])
+        np.testing.assert_allclose(bad, [[1, 2], [2, -3]])
+        self.assertEqual(int(bad_info), 2)
+
+
 class ModulesAgainstPlainNumpy(unittest.TestCase):
     """The comparison modules, recomputed here with plain NumPy indexing and loops."""
 
@@ -663,6 +712,67 @@ class ModulesAgainstPlainNumpy(unittest.TestCase):
         pairs = [threefry2x32(k1, k2, c, 20 + c) for c in range(20)]
         flat = [p[0] for p in pairs] + [p[1] for p in pairs]
         np.testing.assert_array_equal(out[0], np.array(flat, np.uint32).reshape(20, 2))
+
+    def test_linalg(self):
+        # Each factorisation and solve checked by its defining property.
+        i, out = module_io("linalg")
+        (lu, ipiv, info, perm, lub, ipivb, infob, permb, lur, ipivr, infor, permr, lud, ipivd, infod,
+         ch, chi, chu, chui, chd, chdi, chg, chn, chni, x1, x2, x3, x4, x5, x6, x7, chx,
+         qr, qtau, qinfo, q, qqinfo, qrb, qtaub, qrl, qtaul, ql, qrd, qtaud, qd) = out
+
+        def check_lu(a, lu, perm):
+            m, n = a.shape
+            k = min(m, n)
+            low = np.tril(lu, -1)[:, :k] + np.eye(m, k)
+            np.testing.assert_allclose(a[perm], low @ np.triu(lu)[:k], rtol=1e-5, atol=1e-5)
+
+        check_lu(i["g"].astype(np.float64), lu, perm)
+        for b in np.ndindex(2, 5):
+            check_lu(i["gb"][b].astype(np.float64), lub[b], permb[b])
+        check_lu(i["gr"].astype(np.float64), lur, permr)
+        for b in range(2):
+            perm_d = np.arange(4)
+            for j, p in enumerate(ipivd[b] - 1):
+                perm_d[[j, p]] = perm_d[[p, j]]
+            check_lu(i["gd"][b], lud[b], perm_d)
+        self.assertEqual(int(info) + int(infor) + int(infob.sum()) + int(infod.sum()), 0)
+        p = i["p"].astype(np.float64)
+        spd = p @ np.swapaxes(p, 1, 2) + 4 * np.eye(4)
+        for b in range(3):
+            low, up = np.tril(ch[b]), np.triu(chu[b])
+            np.testing.assert_allclose(low @ low.T, spd[b], rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(up.T @ up, spd[b], rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(np.tril(chg[b]), low, rtol=1e-6)
+            self.assertAlmostEqual(chn[b][0, 0], -spd[b][0, 0], places=4)  # the failed pivot
+        np.testing.assert_array_equal(np.concatenate([chi, chui, chni]), [0, 0, 0, 0, 0, 0, 1, 1, 1])
+        sd = i["pd"] @ i["pd"].T + 4 * np.eye(4)
+        np.testing.assert_allclose(np.tril(chd) @ np.tril(chd).T, sd, rtol=1e-12)
+        ta = np.tril(i["t"] + 8 * np.eye(4))
+        unit_upper = np.triu(i["t"] + 8 * np.eye(4), 1) + np.eye(4)
+        for b in range(2):
+            np.testing.assert_allclose(ta[b] @ x1[b], i["tb"][b], rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(unit_upper[b].T @ x2[b], x1[b], rtol=1e-12, atol=1e-12)
+        tsa = i["ts"].astype(np.float64) + 8 * np.eye(5)
+        tsb = i["tsb"].astype(np.float64)
+        np.testing.assert_allclose(x3 @ np.triu(tsa).T, 2 * tsb, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(np.triu(tsa[:3, :3]).T @ x4, 0.5 * tsb, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(x5 @ (np.tril(tsa, -1) + np.eye(5)), tsb, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose((np.tril(tsa[:3, :3], -1) + np.eye(3)) @ x6, tsb, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(x7 @ np.triu(tsa).T, tsb, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(np.triu(chx), np.triu(chu), rtol=1e-6)
+        # QR: Q orthonormal, Q R = A; R's diagonal signs follow LAPACK's
+        # reflector (beta = -sign(alpha) |x|).
+        gr = i["gr"].astype(np.float64)
+        for qq, rr, a in [(q[0], qr[0], 2 * gr), (q[1], qr[1], 2 * gr), (ql, qrl, gr)] + \
+                [(qd[b], qrd[b], i["gd"][b]) for b in range(2)]:
+            np.testing.assert_allclose(qq.T @ qq, np.eye(qq.shape[1]), atol=1e-5)
+            np.testing.assert_allclose(qq @ np.triu(rr)[:qq.shape[1]], a, rtol=1e-5, atol=1e-5)
+            self.assertLess(rr[0, 0] * a[0, 0], 0)  # beta = -sign(alpha) |x|
+        np.testing.assert_array_equal(np.concatenate([qinfo, qqinfo]), [0, 0, 0, 0])
+        for b in np.ndindex(2, 5):
+            r = np.triu(qrb[b])
+            np.testing.assert_allclose(np.abs(np.diag(r)), np.abs(np.diag(np.linalg.qr(i["gb"][b])[1])),
+                                       rtol=1e-4)
 
     def test_elementwise_integers(self):
         i, out = module_io("elementwise")
