@@ -132,24 +132,11 @@ class ReduceCodelet final : public Codelet {
     return cost::WorkerLoop(outputs, cost::Width(target, partials_type_), per_vector);
   }
 
- protected:
-  Status Compute(const VertexIo& io) const override {
-    if (partials_type_ == type_) {
-      return numeric::Dispatch(type_, [&](auto tag) -> Status {
-        constexpr ElementType kT = decltype(tag)::value;
-        return Run<kT, kT>(io);
-      });
-    }
-    // f32 partials, a 16-bit float output (AddReduceCodelets has no other).
-    if (type_ == ElementType::kF16) return Run<ElementType::kF32, ElementType::kF16>(io);
-    return Run<ElementType::kF32, ElementType::kBF16>(io);
-  }
-
  private:
   // Combines in the output's compute type (f32 for f16 and bf16), rounding
   // once on store.
   template <ElementType kPartials, ElementType kOut>
-  Status Run(const VertexIo& io) const {
+  Status Accumulate(const VertexIo& io) const {
     using C = typename numeric::Traits<kOut>::Compute;
     const uint64_t outputs = Count(io, 1);
     const uint64_t partials = Count(io, 0) / outputs;
@@ -164,6 +151,20 @@ class ReduceCodelet final : public Codelet {
     return {};
   }
 
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    if (partials_type_ == type_) {
+      return numeric::Dispatch(type_, [&](auto tag) -> Status {
+        constexpr ElementType kT = decltype(tag)::value;
+        return Accumulate<kT, kT>(io);
+      });
+    }
+    // f32 partials, a 16-bit float output (AddReduceCodelets has no other).
+    if (type_ == ElementType::kF16) return Accumulate<ElementType::kF32, ElementType::kF16>(io);
+    return Accumulate<ElementType::kF32, ElementType::kBF16>(io);
+  }
+
+ private:
   ReduceOp op_;
   ElementType partials_type_;
   ElementType type_;
