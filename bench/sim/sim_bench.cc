@@ -1,13 +1,15 @@
-// The tile simulator's speed on a dot-heavy module (a 256 x 256 x 256 f32
-// matmul compiled for a full ipu2, 1,472 tiles), next to a plain optimised
-// C++ loop doing the same multiply-adds in the same process.
+// The tile simulator's speed on matmul and convolution modules compiled for
+// a full ipu2 (1,472 tiles), next to OpenBLAS's sgemm on the same
+// multiply-adds in the same run (one OpenBLAS thread; a convolution as the
+// matmul of its im2col form).
 //
 //   build/bench/sim/sim_bench --benchmark_counters_tabular=true
 //
 // Counters: FLOP/s is 2 M N K per host second (the simulator's simulated
-// FLOP/s, or the reference loop's real ones); us_per_step is host time per
-// program step the simulator ran (compute sets, copies, stream copies).
+// FLOP/s, or sgemm's real ones); us_per_step is host time per program step
+// the simulator ran (compute sets, copies, stream copies).
 #include <benchmark/benchmark.h>
+#include <cblas.h>
 
 #include <chrono>
 #include <cstring>
@@ -24,20 +26,46 @@ namespace {
 using namespace tileprof;
 using namespace tileprof::engine;
 
-constexpr int kM = 256, kK = 256, kN = 256;
+struct Case {
+  const char* name;
+  std::string hlo;
+  std::vector<std::pair<std::string, size_t>> inputs;  // name, f32 elements
+  int m, n, k;                                         // the sgemm of the same work
+};
 
-std::string Module() {
-  return "HloModule dot\nENTRY main {\n"
-         "  x = f32[" +
-         std::to_string(kM) + "," + std::to_string(kK) +
-         "] parameter(0)\n"
-         "  w = f32[" +
-         std::to_string(kK) + "," + std::to_string(kN) +
-         "] parameter(1)\n"
-         "  ROOT d = f32[" +
-         std::to_string(kM) + "," + std::to_string(kN) +
-         "] dot(x, w), "
-         "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+// 0: dot 256x256x256. 1: the second convolution of samples/cnn (batch 32,
+// 13x13x32 -> 11x11x64, 3x3): M = 32*11*11, K = 3*3*32, N = 64.
+// 2: a 1x1 convolution of ResNet-50's conv4 (batch 16, 14x14, 1024 -> 256).
+const Case& GetCase(int index) {
+  static const Case cases[] = {
+      {"dot_256",
+       "HloModule dot\nENTRY main {\n"
+       "  x = f32[256,256] parameter(0)\n  w = f32[256,256] parameter(1)\n"
+       "  ROOT d = f32[256,256] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+       {{"x", 256 * 256}, {"w", 256 * 256}},
+       256,
+       256,
+       256},
+      {"conv_cnn",
+       "HloModule conv\nENTRY main {\n"
+       "  x = f32[32,13,13,32] parameter(0)\n  w = f32[3,3,32,64] parameter(1)\n"
+       "  ROOT c = f32[32,11,11,64] convolution(x, w), window={size=3x3}, "
+       "dim_labels=b01f_01io->b01f\n}\n",
+       {{"x", 32 * 13 * 13 * 32}, {"w", 3 * 3 * 32 * 64}},
+       32 * 11 * 11,
+       64,
+       3 * 3 * 32},
+      {"conv_1x1",
+       "HloModule conv1x1\nENTRY main {\n"
+       "  x = f32[16,14,14,1024] parameter(0)\n  w = f32[1,1,1024,256] parameter(1)\n"
+       "  ROOT c = f32[16,14,14,256] convolution(x, w), window={size=1x1}, "
+       "dim_labels=b01f_01io->b01f\n}\n",
+       {{"x", 16 * 14 * 14 * 1024}, {"w", 1024 * 256}},
+       16 * 14 * 14,
+       256,
+       1024},
+  };
+  return cases[index];
 }
 
 std::vector<float> Random(size_t n, uint32_t seed) {
@@ -59,28 +87,39 @@ struct Prepared {
   compiler::CompileResult result;
 };
 
-Prepared& Compiled() {
-  static Prepared* prepared = [] {
-    auto module = hlo::ParseModule(Module(), {.source_name = "dot.hlo"});
+const Prepared* Compiled(int index) {
+  static Prepared* prepared[3] = {};
+  if (prepared[index] == nullptr) {
+    auto module = hlo::ParseModule(GetCase(index).hlo, {.source_name = "bench.hlo"});
     auto target = Target::FromPreset("ipu2");
+    if (!module || !target) return nullptr;
     auto result = compiler::CompileModule(*module, *target, {});
-    if (!result) std::abort();
-    return new Prepared{std::move(*module), std::move(*result)};
-  }();
-  return *prepared;
+    if (!result) return nullptr;
+    prepared[index] = new Prepared{std::move(*module), std::move(*result)};
+  }
+  return prepared[index];
 }
 
-void BM_SimulatedDot(benchmark::State& state) {
-  Prepared& prepared = Compiled();
+double Flops(const Case& c) { return 2.0 * c.m * c.n * c.k; }
+
+// Arguments: case, host threads.
+void BM_Simulated(benchmark::State& state) {
+  const Case& c = GetCase(static_cast<int>(state.range(0)));
+  state.SetLabel(c.name);
+  const Prepared* prepared = Compiled(static_cast<int>(state.range(0)));
+  if (prepared == nullptr) {
+    state.SkipWithError("compile failed");
+    return;
+  }
   auto simulator =
-      sim::Simulator::Create(prepared.result, {.threads = static_cast<uint32_t>(state.range(0))});
+      sim::Simulator::Create(prepared->result, {.threads = static_cast<uint32_t>(state.range(1))});
   if (!simulator) {
     state.SkipWithError(simulator.error().message().c_str());
     return;
   }
-  sim::HostData inputs{{"x", Bytes(Random(kM * kK, 1))},
-                       {"w", Bytes(Random(kK * kN, 2))},
-                       {"seed", std::vector<std::byte>(8)}};
+  sim::HostData inputs{{"seed", std::vector<std::byte>(8)}};
+  uint32_t seed = 1;
+  for (const auto& [name, elements] : c.inputs) inputs[name] = Bytes(Random(elements, seed++));
   // One untimed run gives the steps per run (and warms the caches).
   if (!(*simulator)->Run(inputs)) {
     state.SkipWithError("run failed");
@@ -98,36 +137,34 @@ void BM_SimulatedDot(benchmark::State& state) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double flops = 2.0 * kM * kN * kK;
   state.counters["FLOP/s"] =
-      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+      benchmark::Counter(Flops(c), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["steps"] = static_cast<double>(steps);
   state.counters["us_per_step"] =
       seconds * 1e6 / static_cast<double>(steps) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_SimulatedDot)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Simulated)
+    ->ArgsProduct({{0, 1, 2}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
-// The reference: i-k-j loop order, so the inner loop streams rows of w and
-// out and the compiler vectorises it.
-void BM_ReferenceMatmul(benchmark::State& state) {
-  const std::vector<float> x = Random(kM * kK, 1), w = Random(kK * kN, 2);
-  std::vector<float> out(kM * kN);
+// The peer: OpenBLAS sgemm, row-major, one thread, on the case's M x K . K x N.
+void BM_OpenBlasSgemm(benchmark::State& state) {
+  const Case& c = GetCase(static_cast<int>(state.range(0)));
+  state.SetLabel(c.name);
+  openblas_set_num_threads(1);
+  const std::vector<float> a = Random(static_cast<size_t>(c.m) * c.k, 1),
+                           b = Random(static_cast<size_t>(c.k) * c.n, 2);
+  std::vector<float> out(static_cast<size_t>(c.m) * c.n);
   for (auto _ : state) {
-    std::fill(out.begin(), out.end(), 0.0f);
-    for (int i = 0; i < kM; ++i) {
-      for (int k = 0; k < kK; ++k) {
-        const float a = x[i * kK + k];
-        const float* row = &w[k * kN];
-        float* o = &out[i * kN];
-        for (int j = 0; j < kN; ++j) o[j] += a * row[j];
-      }
-    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, c.m, c.n, c.k, 1.0f, a.data(), c.k,
+                b.data(), c.n, 0.0f, out.data(), c.n);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
   state.counters["FLOP/s"] =
-      benchmark::Counter(2.0 * kM * kN * kK, benchmark::Counter::kIsIterationInvariantRate);
+      benchmark::Counter(Flops(c), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_ReferenceMatmul)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_OpenBlasSgemm)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -8,7 +8,9 @@
 // one reads the operands in their own layout through strides, which the
 // lowering can then connect without rearranging. Its size and cycle figures
 // are those of the arithmetic it does (AMP or vector-unit MACs per output).
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -201,69 +203,175 @@ class ConvPartialCodelet final : public Codelet {
  protected:
   Status Compute(const VertexIo& io) const override {
     const Geometry g(io.params);
-    const int64_t n_in = static_cast<int64_t>(Count(io, 0));
-    const int64_t n_w = static_cast<int64_t>(Count(io, 1));
-    const uint64_t n_out = Count(io, 2);
     return dot::DispatchPair(in_, acc_, [&](auto in_tag, auto acc_tag) -> Status {
       constexpr ElementType kIn = decltype(in_tag)::value;
       constexpr ElementType kAcc = decltype(acc_tag)::value;
-      using C = typename numeric::Traits<kAcc>::Compute;
-      // A strided run [first, first + (count-1) * step] inside a field.
-      auto inside = [](int64_t first, int64_t step, int64_t count, int64_t size) {
-        return first >= 0 && first + (count - 1) * step < size;
-      };
-      for (uint64_t i = 0; i < n_out; ++i) {
-        const int64_t flat = g.out_start + static_cast<int64_t>(i);
-        const int64_t b = g.out_offset_b + flat / g.out_stride_b % g.out_size_b;
-        const int64_t f = g.out_offset_f + flat / g.out_stride_f % g.out_size_f;
-        std::array<int64_t, kSpatial> o{};
-        for (size_t d = 0; d < kSpatial; ++d)
-          o[d] = g.out_offset[d] + flat / g.out_stride[d] % g.out_size[d];
-        const int64_t group = f / g.out_chans_per_group;
-        const int64_t in_b = g.groups_split_batch ? group * g.batch_per_group + b : b;
-        const int64_t in_c0 =
-            (g.groups_split_batch ? 0 : group * g.in_chans_per_group) + g.in_chan_start;
-        C acc = C(0);
-        std::array<int64_t, kSpatial> k{};
-        for (uint64_t pos = 0; pos < g.KernelPositions(); ++pos) {
-          uint64_t rest = pos;
-          for (size_t d = kSpatial; d-- > 0;) {
-            k[d] = g.k_offset[d] + static_cast<int64_t>(rest % static_cast<uint64_t>(g.k_size[d]));
-            rest /= static_cast<uint64_t>(g.k_size[d]);
-          }
-          int64_t in_at = in_b * g.in_stride_b + in_c0 * g.in_stride_f - g.in_start;
-          int64_t w_at = g.in_chan_start * g.w_stride_i + f * g.w_stride_o - g.w_start;
-          bool valid = true;
-          for (size_t d = 0; d < kSpatial && valid; ++d) {
-            const int64_t x = o[d] * g.stride[d] - g.pad_low[d] + k[d] * g.rhs_dilation[d];
-            if (x < 0 || x % g.lhs_dilation[d] != 0 || x / g.lhs_dilation[d] >= g.in_size[d]) {
-              valid = false;
-              break;
-            }
-            in_at += x / g.lhs_dilation[d] * g.in_stride[d];
-            const int64_t kk = (g.reversal >> d) & 1U ? g.k_full[d] - 1 - k[d] : k[d];
-            w_at += kk * g.w_stride[d];
-          }
-          if (!valid) continue;
-          if (!inside(in_at, g.in_stride_f, g.in_chans, n_in) ||
-              !inside(w_at, g.w_stride_i, g.in_chans, n_w)) {
-            return MakeError(
-                "output element {} reads outside the 'in' ({} elements) or "
-                "'weights' ({} elements) field",
-                flat, n_in, n_w);
-          }
-          acc = dot::Dot<kIn, kAcc>(
-              acc, io.fields[0], static_cast<uint64_t>(in_at), static_cast<uint64_t>(g.in_stride_f),
-              io.fields[1], static_cast<uint64_t>(w_at), static_cast<uint64_t>(g.w_stride_i),
-              static_cast<uint64_t>(g.in_chans));
-        }
-        numeric::Put<kAcc>(io.fields[2], i, acc);
-      }
-      return {};
+      return Run<kIn, kAcc>(g, io);
     });
   }
 
  private:
+  // Runs of outputs that differ only in their feature: the feature is the
+  // innermost dimension of the output (stride 1) and every other dimension
+  // either has one element or a stride that is a multiple of the features,
+  // so that flat indices [first, first + features) share all the others.
+  static bool FeatureRuns(const Geometry& g) {
+    if (g.out_stride_f != 1) return false;
+    auto whole = [&](int64_t size, int64_t stride) {
+      return size == 1 || stride % g.out_size_f == 0;
+    };
+    if (!whole(g.out_size_b, g.out_stride_b)) return false;
+    for (size_t d = 0; d < kSpatial; ++d)
+      if (!whole(g.out_size[d], g.out_stride[d])) return false;
+    return true;
+  }
+
+  // One output, or a run of outputs of one pixel and one group. Each output
+  // sums kernel positions in order and, within one, input channels in order
+  // (dot_kernels.h: the panel product keeps that order).
+  template <ElementType kIn, ElementType kAcc>
+  Status Run(const Geometry& g, const VertexIo& io) const {
+    using C = typename numeric::Traits<kAcc>::Compute;
+    const int64_t n_in = static_cast<int64_t>(Count(io, 0));
+    const int64_t n_w = static_cast<int64_t>(Count(io, 1));
+    const uint64_t n_out = Count(io, 2);
+    const uint64_t positions = g.KernelPositions();
+    const auto chans = static_cast<uint64_t>(g.in_chans);
+    // A strided run [first, first + (count-1) * step] inside a field.
+    auto inside = [](int64_t first, int64_t step, int64_t count, int64_t size) {
+      return first >= 0 && first + (count - 1) * step < size;
+    };
+    auto outside_error = [&](int64_t flat) {
+      return MakeError(
+          "output element {} reads outside the 'in' ({} elements) or "
+          "'weights' ({} elements) field",
+          flat, n_in, n_w);
+    };
+    // Per kernel position: its coordinates and the offset of its weights.
+    std::vector<std::array<int64_t, kSpatial>> kernel(positions);
+    std::vector<int64_t> w_offset(positions);
+    for (uint64_t pos = 0; pos < positions; ++pos) {
+      uint64_t rest = pos;
+      for (size_t d = kSpatial; d-- > 0;) {
+        kernel[pos][d] =
+            g.k_offset[d] + static_cast<int64_t>(rest % static_cast<uint64_t>(g.k_size[d]));
+        rest /= static_cast<uint64_t>(g.k_size[d]);
+      }
+      int64_t offset = 0;
+      for (size_t d = 0; d < kSpatial; ++d) {
+        const int64_t k = kernel[pos][d];
+        offset += ((g.reversal >> d) & 1U ? g.k_full[d] - 1 - k : k) * g.w_stride[d];
+      }
+      w_offset[pos] = offset;
+    }
+    // The weights of a run, as a panel [position][channel][feature] of C;
+    // bad[pos] is 1 + the first feature whose weights lie outside the field.
+    // A lowering reads each weight once per output feature, so a panel is
+    // never larger than the weights field; the guards keep a malformed vertex
+    // (overlapping strides) from allocating without bound.
+    bool runs = FeatureRuns(g);
+    uint64_t max_width =
+        runs ? static_cast<uint64_t>(std::min(g.out_size_f, g.out_chans_per_group)) : 1;
+    if (positions * chans * max_width > static_cast<uint64_t>(n_w)) {
+      runs = false;
+      max_width = 1;
+    }
+    if (positions * chans > static_cast<uint64_t>(n_w) + (uint64_t{1} << 20)) {
+      return MakeError("{} kernel positions x {} input channels read more than the {} weights",
+                       positions, chans, n_w);
+    }
+    // Weights stored as C with adjacent features (HWIO) are read in place:
+    // position pos, channel c is the row at w_first[pos] + c * w_stride_i.
+    const C* weights = g.w_stride_o == 1 ? dot::InPlace<kIn, C>(io.fields[1]) : nullptr;
+    const C* inputs = g.in_stride_f == 1 ? dot::InPlace<kIn, C>(io.fields[0]) : nullptr;
+    C* panel = weights ? nullptr : numeric::Scratch<C, 0>(positions * chans * max_width);
+    std::vector<int64_t> w_first(positions);
+    C* a = numeric::Scratch<C, 1>(chans);
+    C* acc = numeric::Scratch<C, 2>(max_width);
+    std::vector<uint64_t> bad(positions);
+    int64_t panel_f = -1;
+    uint64_t panel_width = 0;
+    auto pack = [&](int64_t f0, uint64_t width) {
+      for (uint64_t pos = 0; pos < positions; ++pos) {
+        const int64_t w_at =
+            g.in_chan_start * g.w_stride_i + f0 * g.w_stride_o - g.w_start + w_offset[pos];
+        bad[pos] = 0;
+        for (uint64_t r = 0; r < width && bad[pos] == 0; ++r) {
+          if (!inside(w_at + static_cast<int64_t>(r) * g.w_stride_o, g.w_stride_i, g.in_chans, n_w))
+            bad[pos] = r + 1;
+        }
+        w_first[pos] = w_at;
+        if (bad[pos] != 0 || weights) continue;  // bad: an error if an output uses it
+        // Row c of the panel is feature-contiguous; so are the weights in
+        // the usual layouts (HWIO), which makes this a row copy.
+        C* rows = panel + pos * chans * width;
+        for (uint64_t c = 0; c < chans; ++c) {
+          const int64_t first = w_at + static_cast<int64_t>(c) * g.w_stride_i;
+          for (uint64_t r = 0; r < width; ++r) {
+            rows[c * width + r] = static_cast<C>(numeric::Get<kIn>(
+                io.fields[1],
+                static_cast<uint64_t>(first + static_cast<int64_t>(r) * g.w_stride_o)));
+          }
+        }
+      }
+      panel_f = f0;
+      panel_width = width;
+    };
+    for (uint64_t i = 0; i < n_out;) {
+      const int64_t flat = g.out_start + static_cast<int64_t>(i);
+      const int64_t b = g.out_offset_b + flat / g.out_stride_b % g.out_size_b;
+      const int64_t f_local = flat / g.out_stride_f % g.out_size_f;
+      const int64_t f = g.out_offset_f + f_local;
+      std::array<int64_t, kSpatial> o{};
+      for (size_t d = 0; d < kSpatial; ++d)
+        o[d] = g.out_offset[d] + flat / g.out_stride[d] % g.out_size[d];
+      const int64_t group = f / g.out_chans_per_group;
+      uint64_t width = 1;
+      if (runs) {
+        width = std::min<uint64_t>(
+            {static_cast<uint64_t>(g.out_size_f - f_local), n_out - i,
+             static_cast<uint64_t>(g.out_chans_per_group - f % g.out_chans_per_group)});
+      }
+      if (f != panel_f || width != panel_width) pack(f, width);
+      const int64_t in_b = g.groups_split_batch ? group * g.batch_per_group + b : b;
+      const int64_t in_c0 =
+          (g.groups_split_batch ? 0 : group * g.in_chans_per_group) + g.in_chan_start;
+      std::fill(acc, acc + width, C(0));
+      for (uint64_t pos = 0; pos < positions; ++pos) {
+        int64_t in_at = in_b * g.in_stride_b + in_c0 * g.in_stride_f - g.in_start;
+        bool valid = true;
+        for (size_t d = 0; d < kSpatial && valid; ++d) {
+          const int64_t x = o[d] * g.stride[d] - g.pad_low[d] + kernel[pos][d] * g.rhs_dilation[d];
+          if (x < 0 || x % g.lhs_dilation[d] != 0 || x / g.lhs_dilation[d] >= g.in_size[d]) {
+            valid = false;
+            break;
+          }
+          in_at += x / g.lhs_dilation[d] * g.in_stride[d];
+        }
+        if (!valid) continue;
+        if (!inside(in_at, g.in_stride_f, g.in_chans, n_in)) return outside_error(flat);
+        if (bad[pos] != 0) return outside_error(flat + static_cast<int64_t>(bad[pos] - 1));
+        const C* in_row = inputs ? inputs + in_at : a;
+        if (!inputs) {
+          for (uint64_t c = 0; c < chans; ++c) {
+            a[c] = static_cast<C>(numeric::Get<kIn>(
+                io.fields[0],
+                static_cast<uint64_t>(in_at + static_cast<int64_t>(c) * g.in_stride_f)));
+          }
+        }
+        if (weights) {
+          dot::PanelDot<C>(in_row, chans, weights + w_first[pos],
+                           static_cast<uint64_t>(g.w_stride_i), width, acc);
+        } else {
+          dot::PanelDot<C>(in_row, chans, panel + pos * chans * width, width, width, acc);
+        }
+      }
+      for (uint64_t r = 0; r < width; ++r) numeric::Put<kAcc>(io.fields[2], i + r, acc[r]);
+      i += width;
+    }
+    return {};
+  }
+
   ElementType in_;
   ElementType acc_;
 };

@@ -14,6 +14,8 @@
 // accumulators, which round once on store (half x half products are exact
 // in f32); two's complement with wrap-around for integers. The pairs are
 // kDotPairs (dot_kernels.h).
+#include <algorithm>
+
 #include "engine/codelets/codelets.h"
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/dot_kernels.h"
@@ -24,7 +26,6 @@ namespace tileprof::engine {
 namespace {
 
 using dot::DispatchPair;
-using dot::Dot;
 using numeric::Get;
 using numeric::Put;
 
@@ -82,13 +83,29 @@ class MatMulPartialCodelet final : public Codelet {
       constexpr ElementType kIn = decltype(in_tag)::value;
       constexpr ElementType kAcc = decltype(acc_tag)::value;
       using C = typename numeric::Traits<kAcc>::Compute;
+      // weights as a [k x n] panel of C (in place when they are stored so),
+      // then one panel product per row.
+      const C* panel = transpose_weights_ ? nullptr : dot::InPlace<kIn, C>(io.fields[1]);
+      if (panel == nullptr) {
+        C* packed = numeric::Scratch<C, 0>(k * n);
+        for (uint64_t t = 0; t < k; ++t)
+          for (uint64_t col = 0; col < n; ++col)
+            packed[t * n + col] = static_cast<C>(
+                Get<kIn>(io.fields[1], transpose_weights_ ? col * k + t : t * n + col));
+        panel = packed;
+      }
+      const C* in = transpose_in_ ? nullptr : dot::InPlace<kIn, C>(io.fields[0]);
+      C* a = numeric::Scratch<C, 1>(k);
+      C* acc = numeric::Scratch<C, 2>(n);
       for (uint64_t row = 0; row < m; ++row) {
-        for (uint64_t col = 0; col < n; ++col) {
-          const C sum = Dot<kIn, kAcc>(
-              C(0), io.fields[0], transpose_in_ ? row : row * k, transpose_in_ ? m : 1,
-              io.fields[1], transpose_weights_ ? col * k : col, transpose_weights_ ? 1 : n, k);
-          Put<kAcc>(io.fields[2], row * n + col, sum);
+        if (in == nullptr) {
+          for (uint64_t t = 0; t < k; ++t)
+            a[t] =
+                static_cast<C>(Get<kIn>(io.fields[0], transpose_in_ ? t * m + row : row * k + t));
         }
+        std::fill(acc, acc + n, C(0));
+        dot::PanelDot<C>(in ? in + row * k : a, k, panel, n, n, acc);
+        for (uint64_t col = 0; col < n; ++col) Put<kAcc>(io.fields[2], row * n + col, acc[col]);
       }
       return {};
     });
@@ -157,13 +174,23 @@ class ConvPartial1x1OutCodelet final : public Codelet {
     return DispatchPair(in_, acc_, [&](auto in_tag, auto acc_tag) -> Status {
       constexpr ElementType kIn = decltype(in_tag)::value;
       constexpr ElementType kAcc = decltype(acc_tag)::value;
+      using C = typename numeric::Traits<kAcc>::Compute;
+      // weights [co][ci] as a [ci x co] panel, then one panel product per
+      // pixel, starting from the partial sums already in `out`.
+      C* panel = numeric::Scratch<C, 0>(in_chans * out_chans);
+      for (uint64_t ci = 0; ci < in_chans; ++ci)
+        for (uint64_t co = 0; co < out_chans; ++co)
+          panel[ci * out_chans + co] = static_cast<C>(Get<kIn>(io.fields[1], co * in_chans + ci));
+      C* a = numeric::Scratch<C, 1>(in_chans);
+      C* acc = numeric::Scratch<C, 2>(out_chans);
       for (uint64_t p = 0; p < pixels; ++p) {
-        for (uint64_t co = 0; co < out_chans; ++co) {
-          const uint64_t o = p * out_chans + co;
-          const auto sum = Dot<kIn, kAcc>(Get<kAcc>(io.fields[2], o), io.fields[0], p * in_chans, 1,
-                                          io.fields[1], co * in_chans, 1, in_chans);
-          Put<kAcc>(io.fields[2], o, sum);
-        }
+        for (uint64_t ci = 0; ci < in_chans; ++ci)
+          a[ci] = static_cast<C>(Get<kIn>(io.fields[0], p * in_chans + ci));
+        for (uint64_t co = 0; co < out_chans; ++co)
+          acc[co] = Get<kAcc>(io.fields[2], p * out_chans + co);
+        dot::PanelDot<C>(a, in_chans, panel, out_chans, out_chans, acc);
+        for (uint64_t co = 0; co < out_chans; ++co)
+          Put<kAcc>(io.fields[2], p * out_chans + co, acc[co]);
       }
       return {};
     });

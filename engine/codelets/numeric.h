@@ -12,6 +12,7 @@
 #include <span>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "engine/target/element_type.h"
 
@@ -136,6 +137,15 @@ typename Traits<kType>::Compute Get(std::span<const std::byte> bytes, uint64_t i
 template <ElementType kType>
 void Put(std::span<std::byte> bytes, uint64_t i, typename Traits<kType>::Compute v) {
   Traits<kType>::Store(bytes.data() + i * SizeOf(kType), v);
+}
+
+// A per-thread scratch buffer of at least n elements of C (slot tells a
+// kernel's buffers apart), so that kernels run per vertex without allocating.
+template <typename C, int kSlot>
+C* Scratch(uint64_t n) {
+  thread_local std::vector<C> buffer;
+  if (buffer.size() < n) buffer.resize(n);
+  return buffer.data();
 }
 
 template <typename C>

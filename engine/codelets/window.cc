@@ -118,11 +118,12 @@ class SelectAndScatterCodelet final : public Codelet {
   template <ElementType kType, typename Select>
   Expected<bool> SelectInWindow(const VertexIo& io, std::span<const int64_t> s,
                                 std::span<const uint32_t> extent, const Select& select, uint64_t k,
-                                std::vector<int64_t>& pos, std::vector<int64_t>& sel) const {
+                                std::vector<int64_t>& pos, std::vector<int64_t>& sel,
+                                std::vector<int64_t>& w) const {
     using C = typename numeric::Traits<kType>::Compute;
     bool have = false;
     C best{};
-    std::vector<int64_t> w(rank_, 0);
+    std::fill(w.begin(), w.end(), 0);
     while (true) {
       bool inside = true;
       for (uint32_t d = 0; d < rank_; ++d) {
@@ -171,8 +172,21 @@ class SelectAndScatterCodelet final : public Codelet {
     };
     const C init = numeric::Get<kType>(io.fields[2], 0);
     const uint64_t count = Count(io, 3);
-    std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_), sel(rank_), pos(rank_);
+    std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_), sel(rank_), pos(rank_),
+        w(rank_);
     std::vector<uint32_t> extent(io.params.begin() + 1, io.params.begin() + 1 + rank_);
+    // Every output a window covers asks which position it selects: the
+    // answer, per source element (one per window), as the selected
+    // position's flat index in the operand, kNoneSelected, or kUnknown.
+    constexpr int64_t kUnknown = -2, kNoneSelected = -1;
+    const uint64_t windows = Count(io, 1);
+    int64_t* selected = numeric::Scratch<int64_t, 0>(windows);
+    std::fill(selected, selected + windows, kUnknown);
+    auto flat_of = [&](std::span<const int64_t> c) {
+      int64_t flat = 0;
+      for (uint32_t d = 0; d < rank_; ++d) flat = flat * extent[d] + c[d];
+      return flat;
+    };
     // q: the output coordinates, advanced as an odometer.
     {
       uint64_t flat = io.params[0];
@@ -195,11 +209,19 @@ class SelectAndScatterCodelet final : public Codelet {
         none = none || s_lo[d] > s_hi[d];
         s[d] = s_lo[d];
       }
+      const auto q_flat = static_cast<int64_t>(io.params[0] + k);
       while (!none) {
-        TILEPROF_ASSIGN_OR_RETURN(const bool have,
-                                  SelectInWindow<kType>(io, s, extent, select, k, pos, sel));
-        if (have && sel == q) {
-          const std::optional<uint64_t> index = BoxIndex(io.params, s, kSrcLo, kSrcSize);
+        // A window outside the source box is not memoised: it is an error
+        // only if it selects q.
+        const std::optional<uint64_t> index = BoxIndex(io.params, s, kSrcLo, kSrcSize);
+        int64_t chosen = index ? selected[*index] : kUnknown;
+        if (chosen == kUnknown) {
+          TILEPROF_ASSIGN_OR_RETURN(const bool have,
+                                    SelectInWindow<kType>(io, s, extent, select, k, pos, sel, w));
+          chosen = have ? flat_of(sel) : kNoneSelected;
+          if (index) selected[*index] = chosen;
+        }
+        if (chosen == q_flat) {
           if (!index) {
             return MakeError("{}: output element {} reads outside the connected source box", name(),
                              io.params[0] + k);

@@ -1,0 +1,31 @@
+// The AVX2 build of the f32 panel product (dot_kernels.h). Compiled for
+// x86-64's baseline like the rest, with this one function targeting AVX2 and
+// chosen at run time, so the binary still runs on any x86-64 host.
+#include "engine/codelets/dot_kernels.h"
+
+namespace tileprof::engine::dot::detail {
+
+#if defined(__x86_64__)
+namespace {
+
+[[gnu::target("avx2")]] void PanelDotAvx2Body(const float* a, uint64_t count, const float* panel,
+                                              uint64_t stride, uint64_t width, float* acc) {
+  PanelDotIn<float, 32>(a, count, panel, stride, width, acc);
+}
+
+}  // namespace
+
+bool PanelDotAvx2(const float* a, uint64_t count, const float* panel, uint64_t stride,
+                  uint64_t width, float* acc) {
+  static const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+  if (!kHasAvx2) return false;
+  PanelDotAvx2Body(a, count, panel, stride, width, acc);
+  return true;
+}
+#else
+bool PanelDotAvx2(const float*, uint64_t, const float*, uint64_t, uint64_t, float*) {
+  return false;
+}
+#endif
+
+}  // namespace tileprof::engine::dot::detail
