@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -239,15 +240,18 @@ Status CheckReal(ElementType type, std::string_view what) {
 
 // ---- The codelets ----------------------------------------------------------------
 
-template <typename T>
-class GetrfCodelet final : public Codelet {
+// Getrf and Geqrf: an m x n matrix factored in place, with min(m, n)
+// values per matrix beside it (the pivots, or the reflectors' scales) and
+// one info; the info field's length is the number of matrices.
+class FactorCodelet : public Codelet {
  public:
-  explicit GetrfCodelet(ElementType type)
-      : Codelet(
-            GetrfCodeletName(type), ExecutionKind::kWorker,
-            {In("a", type, VectorLayout::kSpan), Out("lu", type), Out("ipiv", ElementType::kS32),
-             Out("info", ElementType::kS32, VectorLayout::kSpan)},
-            {"m", "n"}, kGetrfCodeBytes),
+  FactorCodelet(std::string name, ElementType type, std::string factored, std::string per_column,
+                ElementType per_column_type, uint32_t code_bytes)
+      : Codelet(std::move(name), ExecutionKind::kWorker,
+                {In("a", type, VectorLayout::kSpan), Out(std::move(factored), type),
+                 Out(std::move(per_column), per_column_type),
+                 Out("info", ElementType::kS32, VectorLayout::kSpan)},
+                {"m", "n"}, code_bytes),
         type_(type) {}
 
   Status CheckShape(const VertexShape& shape) const override {
@@ -256,6 +260,18 @@ class GetrfCodelet final : public Codelet {
     TILEPROF_RETURN_IF_ERROR(CheckPer(*this, shape, 1, count, m * n));
     return CheckPer(*this, shape, 2, count, std::min(m, n));
   }
+
+ protected:
+  ElementType type_;
+};
+
+template <typename T>
+class GetrfCodelet final : public FactorCodelet {
+ public:
+  explicit GetrfCodelet(ElementType type)
+      : FactorCodelet(GetrfCodeletName(type), type, "lu", "ipiv", ElementType::kS32,
+                      kGetrfCodeBytes) {}
+
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     const uint64_t m = shape.params[0], n = shape.params[1], k = std::min(m, n);
     // Per column j: m - j compares, n swapped elements, m - j - 1 scalings.
@@ -277,9 +293,6 @@ class GetrfCodelet final : public Codelet {
     }
     return {};
   }
-
- private:
-  ElementType type_;
 };
 
 template <typename T>
@@ -382,21 +395,11 @@ uint64_t QrMacs(uint64_t m, uint64_t n, uint64_t k) {
 }
 
 template <typename T>
-class GeqrfCodelet final : public Codelet {
+class GeqrfCodelet final : public FactorCodelet {
  public:
   explicit GeqrfCodelet(ElementType type)
-      : Codelet(GeqrfCodeletName(type), ExecutionKind::kWorker,
-                {In("a", type, VectorLayout::kSpan), Out("qr", type), Out("tau", type),
-                 Out("info", ElementType::kS32, VectorLayout::kSpan)},
-                {"m", "n"}, kGeqrfCodeBytes),
-        type_(type) {}
+      : FactorCodelet(GeqrfCodeletName(type), type, "qr", "tau", type, kGeqrfCodeBytes) {}
 
-  Status CheckShape(const VertexShape& shape) const override {
-    const uint64_t m = shape.params[0], n = shape.params[1], count = shape.field_elements[3];
-    TILEPROF_RETURN_IF_ERROR(CheckPer(*this, shape, 0, count, m * n));
-    TILEPROF_RETURN_IF_ERROR(CheckPer(*this, shape, 1, count, m * n));
-    return CheckPer(*this, shape, 2, count, std::min(m, n));
-  }
   uint64_t EstimateCycles(const VertexShape& shape, const Target& target) const override {
     const uint64_t m = shape.params[0], n = shape.params[1], k = std::min(m, n);
     // Per column: a norm over m - j (a multiply-add each), a square root
@@ -419,9 +422,6 @@ class GeqrfCodelet final : public Codelet {
     }
     return {};
   }
-
- private:
-  ElementType type_;
 };
 
 template <typename T>

@@ -3,7 +3,8 @@
 // into what engine/codelets/linalg.h computes: which operands and results
 // hold the matrices, the sizes, the flags. lower_linalg.cc emits them.
 //
-// The conventions, by target (jaxlib sources, github.com/jax-ml/jax):
+// The conventions, by target (jaxlib sources, github.com/jax-ml/jax;
+// linalg_descriptor.h decodes them):
 //
 // GPU, a packed kernel descriptor as backend_config (little-endian;
 // jaxlib/cuda/cusolver_kernels.h, cublas_kernels.h and

@@ -36,10 +36,15 @@ bool OneOf(const std::array<std::string_view, N>& names, std::string_view name) 
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// The operand's elements under `shape` (the same count and type), as a
-// view: nothing is moved. nullopt when they differ.
-std::optional<Value> AsShape(const Value& operand, const hlo::Shape& shape) {
-  if (operand.is_tuple || !operand.tensor.valid() || !shape.IsArray()) return std::nullopt;
+// The operand as a result of shape `shape`, nothing moved: a tuple as it
+// is (when the result is a tuple too), an array as a view of its elements
+// under `shape` (the same count and type). nullopt when they differ.
+std::optional<Value> PassThrough(const Value& operand, const hlo::Shape& shape) {
+  if (operand.is_tuple) {
+    if (shape.IsTuple()) return operand;
+    return std::nullopt;
+  }
+  if (!operand.tensor.valid() || !shape.IsArray()) return std::nullopt;
   Expected<StorageType> storage = StorageOf(shape.element_type);
   Expected<std::vector<uint64_t>> dims = StorageShape(shape);
   if (!storage || !dims || storage->type != operand.tensor.element_type()) return std::nullopt;
@@ -57,10 +62,7 @@ Expected<Value> Lowering::LowerCustomCall(const hlo::Instruction& instruction,
   if (OneOf(kThreefryTargets, call.target)) return LowerThreefry(instruction, operands, program);
   if (IsLinalgTarget(call.target)) return LowerLinalg(instruction, call, operands, program);
   if (OneOf(kIdentityTargets, call.target) && operands.size() == 1) {
-    if (auto view = AsShape(operands[0], instruction.shape())) return *view;
-    if (operands[0].is_tuple && instruction.shape().IsTuple()) {
-      return operands[0];
-    }
+    if (auto same = PassThrough(operands[0], instruction.shape())) return *same;
   }
   return LowerOpaque(instruction, operands, program);
 }
@@ -101,8 +103,7 @@ Expected<Value> Lowering::LowerCollective(const hlo::Instruction& instruction,
     }
   }
   if (operands.size() == 1) {
-    if (operands[0].is_tuple && instruction.shape().IsTuple()) return operands[0];
-    if (auto view = AsShape(operands[0], instruction.shape())) return *view;
+    if (auto same = PassThrough(operands[0], instruction.shape())) return *same;
   } else if (instruction.shape().IsTuple() &&
              instruction.shape().tuple_shapes.size() == operands.size()) {
     Value result;  // all-reduce of several arrays: a tuple of them

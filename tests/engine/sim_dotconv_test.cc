@@ -15,12 +15,6 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
-std::vector<std::byte> Floats(const std::vector<float>& values) {
-  std::vector<std::byte> bytes(values.size() * sizeof(float));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
 uint64_t VerticesOf(const Compiled& compiled, const std::string& codelet) {
   for (const auto& usage : compiled.result.graph_stats.by_codelet)
     if (usage.codelet->name() == codelet) return usage.vertices;
@@ -93,7 +87,7 @@ ENTRY main {
     for (size_t m = 0; m < 64; ++m)
       for (size_t k = 0; k < 8; ++k) expected[b * 64 + m] += l[(m * 8 + k) * 10 + b] * r[b * 8 + k];
   auto simulator = MustCreate(compiled);
-  sim::HostData out = MustRun(*simulator, {{"l", Floats(l)}, {"r", Floats(r)}});
+  sim::HostData out = MustRun(*simulator, {{"l", Encode<float>(l)}, {"r", Encode<float>(r)}});
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAreArray(expected));
   EXPECT_GT(VerticesOf(compiled, CopyCodeletName(ElementType::kF32)), 0u);
 }
@@ -116,7 +110,7 @@ ENTRY main {
     for (size_t n = 0; n < 2; ++n)
       for (size_t k = 0; k < 4096; ++k) expected[m * 2 + n] += x[k * 3 + m] * w[n * 4096 + k];
   auto simulator = MustCreate(compiled);
-  sim::HostData out = MustRun(*simulator, {{"x", Floats(x)}, {"w", Floats(w)}});
+  sim::HostData out = MustRun(*simulator, {{"x", Encode<float>(x)}, {"w", Encode<float>(w)}});
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAreArray(expected));
   EXPECT_GT(VerticesOf(compiled, MatMulPartialTransposedCodeletName(ElementType::kF32,
                                                                     ElementType::kF32, true, true)),
@@ -203,7 +197,7 @@ ENTRY main {
     for (size_t c = 0; c < 4096; ++c)
       x[p * 4096 + c] = static_cast<float>(static_cast<int>(c % 3) - 1 + static_cast<int>(p));
   auto simulator = MustCreate(compiled);
-  sim::HostData out = MustRun(*simulator, {{"x", Floats(x)}, {"k", Floats(k)}});
+  sim::HostData out = MustRun(*simulator, {{"x", Encode<float>(x)}, {"k", Encode<float>(k)}});
   // Channels c % 3 = 0, 1, 2 number 1366, 1365, 1365: -1 + 4096 p.
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(-1, 4095, 8191, 12287));
   EXPECT_GT(VerticesOf(compiled, ConvPartialCodeletName(ElementType::kF32, ElementType::kF32)), 1u);
@@ -251,8 +245,7 @@ ENTRY main {
   b = pred[3,2] parameter(1)
   ROOT d = pred[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })");
-  auto simulator =
-      sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
+  auto simulator = TryCreate(compiled);
   ASSERT_FALSE(simulator);
   EXPECT_THAT(simulator.error().message(), HasSubstr("d (dot)"));
 }

@@ -231,8 +231,7 @@ ENTRY main {
   mystery.7 = f32[4] custom-call(x), custom_call_target="SomethingUnknown"
   ROOT y = f32[4] add(mystery.7, x)
 })");
-  auto simulator =
-      sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
+  auto simulator = TryCreate(compiled);
   ASSERT_FALSE(simulator.has_value());
   EXPECT_THAT(simulator.error().message(), HasSubstr("cannot run: 1 instruction(s)"));
   EXPECT_THAT(
@@ -252,8 +251,7 @@ ENTRY main {
   weights = f32[4] constant({...})
   ROOT y = f32[4] add(x, weights)
 })");
-  auto simulator =
-      sim::Simulator::Create(compiled.result, {.threads = 1, .module = &compiled.module});
+  auto simulator = TryCreate(compiled);
   ASSERT_FALSE(simulator.has_value());
   EXPECT_THAT(simulator.error().message(), HasSubstr("'y' reads it"));
   EXPECT_THAT(

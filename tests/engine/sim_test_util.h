@@ -56,9 +56,15 @@ std::vector<T> Decode(const std::vector<std::byte>& bytes) {
   return values;
 }
 
+// The simulator of `compiled`, given the module so that its errors name the
+// instructions; for tests of what it refuses.
+inline Expected<std::unique_ptr<sim::Simulator>> TryCreate(const Compiled& compiled,
+                                                           uint32_t threads = 1) {
+  return sim::Simulator::Create(compiled.result, {.threads = threads, .module = &compiled.module});
+}
+
 inline std::unique_ptr<sim::Simulator> MustCreate(const Compiled& compiled, uint32_t threads = 1) {
-  auto simulator =
-      sim::Simulator::Create(compiled.result, {.threads = threads, .module = &compiled.module});
+  auto simulator = TryCreate(compiled, threads);
   if (!simulator) {
     ADD_FAILURE() << simulator.error().message();
     std::abort();

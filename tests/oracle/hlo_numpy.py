@@ -30,7 +30,9 @@ Ops: parameter, constant, iota, the elementwise unary/binary ops, compare,
 select, clamp, convert, bitcast-convert, broadcast, reshape, transpose, copy,
 reverse, slice, dynamic-slice, dynamic-update-slice, concatenate, pad, dot,
 convolution, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
-map, while, conditional, call, fusion, tuple, get-tuple-element, rng.
+map, while, conditional, call, fusion, tuple, get-tuple-element, rng; custom
+calls and collectives in hlo_custom_calls.py, the linear-algebra ones in
+hlo_linalg.py.
 """
 
 import argparse
@@ -45,37 +47,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hlo_semantics import (BINARY, COMPARE, NP_TYPES, UNARY, convert, int_list, is_float, np_type,  # noqa: E402
                            parse_literal, parse_padding, parse_slice, parse_window, round_bf16,
                            round_bf16_once)
-from hlo_linalg import TARGETS as LINALG_TARGETS, linalg_call, linalg_op  # noqa: E402
+from hlo_custom_calls import collective, custom_call  # noqa: E402
+from hlo_linalg import linalg_op  # noqa: E402
 from hlo_text_parser import HloError, parse_module  # noqa: E402
 
 # --- the evaluator -------------------------------------------------------------
 
-
-def group_size(text):
-    """Members of the first replica group: {{0,1},{2,3}} -> 2, [2,4]<=[8] -> 4, {} -> None."""
-    text = text.replace(" ", "")
-    if text.startswith("["):
-        return int(text[1:text.index("]")].split(",")[-1])
-    inner = text[1:-1]
-    if not inner:
-        return None
-    return len([x for x in inner[1:inner.index("}")].split(",") if x])
-
-
-def threefry2x32(k0, k1, x0, x1):
-    """Threefry-2x32, 20 rounds (Salmon et al., SC'11), elementwise on uint32 arrays."""
-    k0, k1, x0, x1 = (np.asarray(v, np.uint32) for v in (k0, k1, x0, x1))
-    keys = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
-    rotations = ((13, 15, 26, 6), (17, 29, 16, 24))
-    with np.errstate(over="ignore"):
-        x = [x0 + keys[0], x1 + keys[1]]
-        for block in range(5):
-            for r in rotations[block % 2]:
-                x[0] = x[0] + x[1]
-                x[1] = ((x[1] << np.uint32(r)) | (x[1] >> np.uint32(32 - r))) ^ x[0]
-            x[0] = x[0] + keys[(block + 1) % 3]
-            x[1] = x[1] + keys[(block + 2) % 3] + np.uint32(block + 1)
-    return x[0].astype(np.uint32), x[1].astype(np.uint32)
 
 class Evaluator:
     def __init__(self, module, seed=0):
@@ -275,47 +252,14 @@ class Evaluator:
                 return self.rng.normal(float(ops[0]), float(ops[1]), shape.dims).astype(dt)
             raise HloError(f"{where}: rng distribution '{dist}'")
         if op == "custom-call":
-            return self.custom_call(inst, ops, shape, where)
+            return custom_call(inst, ops, shape, where)
         if op in ("triangular-solve", "cholesky"):
             return linalg_op(op, ops, a, where)
         if op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"):
-            return self.collective(inst, ops, shape, where)
+            return collective(inst, ops, shape, self.module, where)
         if op == "get-dimension-size":
             return np.int32(ops[0].shape[int_list(a["dimensions"])[0]])
         raise HloError(f"{where}: opcode '{op}' is not supported by the oracle")
-
-    # -- custom calls and collectives ------------------------------------------
-
-    IDENTITY_TARGETS = {"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "MoveToHost",
-                        "MoveToDevice", "annotate_device_placement", "SetBound", "LayoutConstraint"}
-
-    def custom_call(self, inst, ops, shape, where):
-        target = inst.attrs.get("custom_call_target", "").strip().strip('"')
-        if "threefry2x32" in target:
-            if len(ops) != 4:
-                raise HloError(f"{where}: {target} takes 4 operands")
-            return tuple(threefry2x32(*ops))
-        if target in LINALG_TARGETS:
-            return linalg_call(target, ops, shape, inst.attrs, where)
-        if target in self.IDENTITY_TARGETS and len(ops) == 1:
-            return ops[0] if isinstance(ops[0], tuple) else ops[0].reshape(shape.dims)
-        raise HloError(f"{where}: custom-call target '{target}' is not supported by the oracle")
-
-    def collective(self, inst, ops, shape, where):
-        """One device: each group has one member, so every collective passes its
-        operand on, except collective-permute to a device no pair targets (zeros)."""
-        members = group_size(inst.attrs.get("replica_groups", "{}"))
-        if members is None:
-            members = int(self.module.attrs.get("replica_count", "1")) * int(self.module.attrs.get("num_partitions", "1"))
-        if members != 1:
-            raise HloError(f"{where}: {inst.opcode} among {members} devices")
-        if inst.opcode == "collective-permute":
-            pairs = [int_list(p) for p in inst.attrs.get("source_target_pairs", "{}").strip()[1:-1].split("}") if p.strip(", {")]
-            if not any(len(p) == 2 and p[1] == 0 for p in pairs):
-                return np.zeros(shape.dims, np_type(shape.dtype, where))
-        if len(ops) == 1:
-            return ops[0] if isinstance(ops[0], tuple) else ops[0].reshape(shape.dims)
-        return tuple(ops)
 
     # -- data movement -------------------------------------------------------
 
