@@ -49,7 +49,7 @@ from hlo_semantics import (BINARY, COMPARE, NP_TYPES, UNARY, convert, int_list, 
                            round_bf16_once)
 from hlo_custom_calls import collective, custom_call  # noqa: E402
 from hlo_linalg import linalg_op  # noqa: E402
-from hlo_text_parser import HloError, parse_module  # noqa: E402
+from hlo_text_parser import UNBOUNDED, HloError, parse_module  # noqa: E402
 
 # --- the evaluator -------------------------------------------------------------
 
@@ -69,6 +69,9 @@ class Evaluator:
         env = {}
         with np.errstate(all="ignore"):
             for inst in comp.instructions:
+                if any(UNBOUNDED in leaf.dims for leaf in flat_leaves(inst.shape)):
+                    raise HloError(f"{self.where(comp, inst)}: an unbounded dimension ('?'): "
+                                   "dynamic shapes are not supported")
                 try:
                     value = self.eval(comp, inst, env, args)
                 except HloError:

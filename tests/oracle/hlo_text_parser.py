@@ -208,6 +208,9 @@ class Cursor:
         return array_shape(m.group(1), m.group(2), self)
 
 
+UNBOUNDED = -1  # a '?' dimension
+
+
 def array_shape(dtype, dims_text, cursor):
     # New narrow float types appear every year (f8e4m3fn, f4e2m1fn...): any
     # lower-case word before '[' is a type; the evaluator refuses the ones it
@@ -218,8 +221,13 @@ def array_shape(dtype, dims_text, cursor):
         if not d:
             continue
         d = d.lstrip("<=")
+        if d == "?":
+            # Unbounded: parsed, so that a module whose other computations
+            # use it still runs; evaluating such an instruction is an error.
+            dims.append(UNBOUNDED)
+            continue
         if not d.isdigit():
-            raise cursor.error(f"dimension '{d}' is not a number (dynamic shapes are not supported)")
+            raise cursor.error(f"dimension '{d}' is not a number")
         dims.append(int(d))
     return Shape(dtype, dims)
 
@@ -284,7 +292,14 @@ def parse_instruction(c, comp):
         if not m:
             raise c.error(f"instruction '{name}': expected attribute name")
         c.pos = m.end()
-        attrs[m.group(1)] = c.balanced()
+        value = c.balanced()
+        # A literal attribute (custom-call's `literal=s32[] 1`) is a shape,
+        # a space, then the value on the same line.
+        rest = re.compile(r"[ \t]+(?=[^,\s)])").match(c.text, c.pos)
+        if ARRAY_SHAPE_RE.fullmatch(value) and rest:
+            c.pos = rest.end()
+            value += " " + c.balanced()
+        attrs[m.group(1)] = value
     inst = Instruction(name, shape, opcode, operand_text, attrs, line, is_root)
     if opcode not in LITERAL_OPCODES:
         for operand in split_top(operand_text):

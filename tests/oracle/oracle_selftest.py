@@ -449,6 +449,23 @@ ENTRY e {
   ROOT cc = f32[2] custom-call(x), custom_call_target="foo"
 }""", np.float32([1, 2]))
 
+    def test_unbounded_dimension_only_where_evaluated(self):
+        # XLA's hlo_to_mhlo import test keeps an unbounded computation beside
+        # the entry: the module runs; evaluating '?' is an error.
+        text = """HloModule m
+%unbounded (a: f32[?,4]) -> f32[?,4] {
+  %a = f32[?,4] parameter(0)
+  ROOT %b = f32[?,4] abs(f32[?,4] %a)
+}
+ENTRY e {
+  x = f32[2] parameter(0)
+  ROOT n = f32[2] custom-call(x), custom_call_target="SetBound", literal=s32[] 1
+}"""
+        np.testing.assert_array_equal(run(text, np.float32([1, -2])), [1, -2])
+        with self.assertRaisesRegex(HloError, r"e/a .*unbounded dimension"):
+            run("HloModule m\nENTRY e {\n  a = f32[?,4] parameter(0)\n"
+                "  ROOT b = f32[?,4] abs(a)\n}", np.zeros((2, 4), np.float32))
+
     def test_parse_error_has_line(self):
         with self.assertRaisesRegex(HloError, r"<test>:3: .*unknown operand 'nope'"):
             run("HloModule m\nENTRY e {\n  ROOT x = f32[2] negate(nope)\n}")
