@@ -7,6 +7,7 @@
 // codelet must all round the same way.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -88,10 +89,53 @@ float FloatFromDouble(double value);
 // Exact widenings.
 double HalfToDouble(uint16_t bits);
 double BFloat16ToDouble(uint16_t bits);
-inline float HalfToFloat(uint16_t bits) { return static_cast<float>(HalfToDouble(bits)); }
-inline float BFloat16ToFloat(uint16_t bits) { return static_cast<float>(BFloat16ToDouble(bits)); }
-inline uint16_t HalfFromFloat(float value) { return HalfFromDouble(value); }
-inline uint16_t BFloat16FromFloat(float value) { return BFloat16FromDouble(value); }
+// The f32 forms, on bits: the simulator converts every f16 and bf16 element
+// it reads or writes, so these are the hot path of half-precision models.
+// Each equals the double route above bit for bit, NaNs included (quieted,
+// payload kept, as the hardware's float/double conversions do);
+// element_type_test checks them against it.
+inline float HalfToFloat(uint16_t bits) {
+  const uint32_t sign = uint32_t{bits & 0x8000u} << 16;
+  const uint32_t exp = (bits >> 10) & 0x1fu, mant = bits & 0x3ffu;
+  if (exp == 0x1f)  // infinity, or a NaN made quiet
+    return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13) | (mant ? 0x00400000u : 0));
+  if (exp == 0)  // zero or subnormal: mant * 2^-24, exact in f32
+    return std::bit_cast<float>(sign |
+                                std::bit_cast<uint32_t>(static_cast<float>(mant) * 0x1p-24f));
+  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
+}
+inline float BFloat16ToFloat(uint16_t bits) {
+  uint32_t f = uint32_t{bits} << 16;
+  if ((f & 0x7fffffffu) > 0x7f800000u) f |= 0x00400000u;  // a NaN made quiet
+  return std::bit_cast<float>(f);
+}
+// Round to nearest, ties to even; overflow to infinity; a NaN stays a quiet
+// NaN with its sign and the top of its payload.
+inline uint16_t HalfFromFloat(float value) {
+  const uint32_t f = std::bit_cast<uint32_t>(value);
+  const auto sign = static_cast<uint16_t>((f >> 16) & 0x8000u);
+  const uint32_t a = f & 0x7fffffffu;
+  if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+  if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520: infinity
+  if (a < 0x38800000u) {  // below 2^-14: a subnormal, |value| * 2^24 rounded (exact scaling)
+    const float scaled = std::bit_cast<float>(a) * 0x1p24f;
+    // Round half to even by hand: lrint depends on the rounding mode, like
+    // nearbyint in RoundToFormat, but this needs no libm call.
+    auto whole = static_cast<uint32_t>(scaled);
+    const float rest = scaled - static_cast<float>(whole);
+    if (rest > 0.5f || (rest == 0.5f && (whole & 1u))) ++whole;
+    return static_cast<uint16_t>(sign | whole);
+  }
+  uint32_t half = ((((a >> 23) - 112) << 10) | ((a >> 13) & 0x3ffu));
+  const uint32_t rest = a & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // may carry into the exponent
+  return static_cast<uint16_t>(sign | half);
+}
+inline uint16_t BFloat16FromFloat(float value) {
+  const uint32_t f = std::bit_cast<uint32_t>(value);
+  if ((f & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((f >> 16) | 0x0040u);
+  return static_cast<uint16_t>((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
+}
 
 // Converts one element, with the semantics XLA gives `convert`:
 //  * float -> float: round to nearest even, overflow to infinity, NaN kept;

@@ -229,3 +229,41 @@ TEST(Convert, StoreAndLoadHelpers) {
 
 }  // namespace
 }  // namespace tileprof::engine
+
+namespace tileprof::engine {
+namespace {
+
+// The bit-level f32 conversions against the double route they replaced.
+TEST(HalfAndBFloat16, FloatConversionsEqualTheDoubleRouteBitForBit) {
+  for (uint32_t h = 0; h <= 0xFFFF; ++h) {
+    const auto bits = static_cast<uint16_t>(h);
+    ASSERT_EQ(std::bit_cast<uint32_t>(HalfToFloat(bits)),
+              std::bit_cast<uint32_t>(static_cast<float>(HalfToDouble(bits))))
+        << std::hex << h;
+    ASSERT_EQ(std::bit_cast<uint32_t>(BFloat16ToFloat(bits)),
+              std::bit_cast<uint32_t>(static_cast<float>(BFloat16ToDouble(bits))))
+        << std::hex << h;
+  }
+  // Every sign and exponent, with mantissas around each rounding boundary
+  // of f16 (13 dropped bits) and bf16 (16), and some at random.
+  std::vector<uint32_t> mantissas;
+  for (uint32_t high : {0u, 1u, 2u, 3u, 0x3FFu, 0x3FEu, 0x200u, 0x7Fu, 0x40u})
+    for (uint32_t low :
+         {0u, 1u, 0xFFFu, 0x1000u, 0x1001u, 0x1FFFu, 0x7FFFu, 0x8000u, 0x8001u, 0xFFFFu})
+      mantissas.push_back(((high << 13) | (low & 0x1FFFu)) & 0x7FFFFFu),
+          mantissas.push_back(((high << 16) | low) & 0x7FFFFFu);
+  uint32_t state = 12345;
+  for (int i = 0; i < 200; ++i) mantissas.push_back((state = state * 1664525u + 1013904223u) >> 9);
+  for (uint32_t sign : {0u, 0x80000000u}) {
+    for (uint32_t exp = 0; exp < 256; ++exp) {
+      for (uint32_t mant : mantissas) {
+        const float f = std::bit_cast<float>(sign | (exp << 23) | mant);
+        ASSERT_EQ(HalfFromFloat(f), HalfFromDouble(f)) << std::hexfloat << f;
+        ASSERT_EQ(BFloat16FromFloat(f), BFloat16FromDouble(f)) << std::hexfloat << f;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tileprof::engine
