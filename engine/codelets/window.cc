@@ -195,17 +195,24 @@ class SelectAndScatterCodelet final : public Codelet {
         flat /= extent[d];
       }
     }
+    // A dimension's window range changes only when its coordinate does, and
+    // the odometer moves the outer ones rarely: recomputed (two divisions)
+    // only then.
+    std::vector<int64_t> range_of(rank_, -1);
     for (uint64_t k = 0; k < count; ++k) {
       C acc = init;
       // The windows s (per dimension s*stride - padLo <= q < that + window).
       bool none = false;
       for (uint32_t d = 0; d < rank_; ++d) {
-        const auto p = Dim(io.params, d);
-        const int64_t stride = p[kStride], t = q[d] + Signed(p[kPadLo]);
-        const int64_t lo = t - static_cast<int64_t>(p[kWindow]) + 1;
-        s_lo[d] = std::max<int64_t>(0, lo <= 0 ? 0 : (lo + stride - 1) / stride);
-        s_hi[d] =
-            std::min<int64_t>(static_cast<int64_t>(p[kSrcExtent]) - 1, t < 0 ? -1 : t / stride);
+        if (range_of[d] != q[d]) {
+          range_of[d] = q[d];
+          const auto p = Dim(io.params, d);
+          const int64_t stride = p[kStride], t = q[d] + Signed(p[kPadLo]);
+          const int64_t lo = t - static_cast<int64_t>(p[kWindow]) + 1;
+          s_lo[d] = std::max<int64_t>(0, lo <= 0 ? 0 : (lo + stride - 1) / stride);
+          s_hi[d] =
+              std::min<int64_t>(static_cast<int64_t>(p[kSrcExtent]) - 1, t < 0 ? -1 : t / stride);
+        }
         none = none || s_lo[d] > s_hi[d];
         s[d] = s_lo[d];
       }
