@@ -112,44 +112,92 @@ class SelectAndScatterCodelet final : public Codelet {
     return index;
   }
 
-  // Selects within window s (operand positions s*stride - padLo + w): `sel`
-  // gets the position the select function keeps; false if every position of
-  // the window is padding. `pos` is scratch.
+  // A dimension's constants, read from the parameters once per Run.
+  struct DimConst {
+    int64_t stride, pad_lo, window, extent, op_lo, op_size;
+    int64_t op_step;    // of the operand box's flat index
+    int64_t flat_step;  // of the flat index over `extent`
+  };
+  // A window's positions inside the operand, per dimension: their
+  // contributions to the operand box's flat index and to the flat index over
+  // the extent (lists[d] from first[d], count[d] of them).
+  struct WindowLists {
+    std::vector<int64_t> op, flat;
+    std::vector<size_t> first, count, at;
+  };
+
+  std::vector<DimConst> DimConsts(std::span<const uint32_t> params) const {
+    std::vector<DimConst> dims(rank_);
+    int64_t op_step = 1, flat_step = 1;
+    for (uint32_t d = rank_; d-- > 0;) {
+      const auto p = Dim(params, d);
+      dims[d] = {p[kStride], Signed(p[kPadLo]), p[kWindow], params[1 + d],
+                 p[kOpLo],   p[kOpSize],        op_step,    flat_step};
+      op_step *= p[kOpSize];
+      flat_step *= params[1 + d];
+    }
+    return dims;
+  }
+
+  // Selects within window s (operand positions s*stride - padLo + w, in
+  // lexicographic order of w): the flat index over `extent` of the position
+  // the select function keeps, or -1 if every position of the window is
+  // padding. A position inside the operand but outside the connected box is
+  // an error, as it would be when its turn came: whether there is one does
+  // not depend on the order.
   template <ElementType kType, typename Select>
-  Expected<bool> SelectInWindow(const VertexIo& io, std::span<const int64_t> s,
-                                std::span<const uint32_t> extent, const Select& select, uint64_t k,
-                                std::vector<int64_t>& pos, std::vector<int64_t>& sel,
-                                std::vector<int64_t>& w) const {
+  Expected<int64_t> SelectInWindow(const VertexIo& io, std::span<const int64_t> s,
+                                   std::span<const DimConst> dims, const Select& select, uint64_t k,
+                                   WindowLists& lists) const {
     using C = typename numeric::Traits<kType>::Compute;
+    lists.op.clear();
+    lists.flat.clear();
+    bool outside_box = false;
+    for (uint32_t d = 0; d < rank_; ++d) {
+      const DimConst& c = dims[d];
+      lists.first[d] = lists.op.size();
+      bool any_inside = false;
+      for (int64_t w = 0; w < c.window; ++w) {
+        const int64_t pos = s[d] * c.stride - c.pad_lo + w;
+        if (pos < 0 || pos >= c.extent) continue;  // padding
+        any_inside = true;
+        const int64_t local = pos - c.op_lo;
+        if (local < 0 || local >= c.op_size) {
+          outside_box = true;
+          continue;
+        }
+        lists.op.push_back(local * c.op_step);
+        lists.flat.push_back(pos * c.flat_step);
+      }
+      if (!any_inside) return -1;  // all padding in this dimension, so in the window
+      lists.count[d] = lists.op.size() - lists.first[d];
+    }
+    if (outside_box) {
+      return MakeError("{}: output element {} reads outside the connected operand box", name(),
+                       io.params[0] + k);
+    }
     bool have = false;
     C best{};
-    std::fill(w.begin(), w.end(), 0);
+    int64_t chosen = -1;
+    std::fill(lists.at.begin(), lists.at.end(), 0);
     while (true) {
-      bool inside = true;
+      int64_t op_index = 0, flat = 0;
       for (uint32_t d = 0; d < rank_; ++d) {
-        const auto p = Dim(io.params, d);
-        pos[d] = s[d] * p[kStride] - Signed(p[kPadLo]) + w[d];
-        inside = inside && pos[d] >= 0 && pos[d] < static_cast<int64_t>(extent[d]);
+        op_index += lists.op[lists.first[d] + lists.at[d]];
+        flat += lists.flat[lists.first[d] + lists.at[d]];
       }
-      if (inside) {
-        const std::optional<uint64_t> index = BoxIndex(io.params, pos, kOpLo, kOpSize);
-        if (!index) {
-          return MakeError("{}: output element {} reads outside the connected operand box", name(),
-                           io.params[0] + k);
-        }
-        const C value = numeric::Get<kType>(io.fields[0], *index);
-        if (!have || !select(best, value)) {
-          best = value;
-          sel = pos;
-          have = true;
-        }
+      const C value = numeric::Get<kType>(io.fields[0], static_cast<uint64_t>(op_index));
+      if (!have || !select(best, value)) {
+        best = value;
+        chosen = flat;
+        have = true;
       }
       uint32_t d = rank_;
       while (d-- > 0) {
-        if (++w[d] < static_cast<int64_t>(Dim(io.params, d)[kWindow])) break;
-        w[d] = 0;
+        if (++lists.at[d] < lists.count[d]) break;
+        lists.at[d] = 0;
       }
-      if (d == static_cast<uint32_t>(-1)) return have;
+      if (d == static_cast<uint32_t>(-1)) return chosen;
     }
   }
 
@@ -172,21 +220,20 @@ class SelectAndScatterCodelet final : public Codelet {
     };
     const C init = numeric::Get<kType>(io.fields[2], 0);
     const uint64_t count = Count(io, 3);
-    std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_), sel(rank_), pos(rank_),
-        w(rank_);
+    std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_);
+    const std::vector<DimConst> dims = DimConsts(io.params);
+    WindowLists lists;
+    lists.first.resize(rank_);
+    lists.count.resize(rank_);
+    lists.at.resize(rank_);
     std::vector<uint32_t> extent(io.params.begin() + 1, io.params.begin() + 1 + rank_);
     // Every output a window covers asks which position it selects: the
     // answer, per source element (one per window), as the selected
-    // position's flat index in the operand, kNoneSelected, or kUnknown.
-    constexpr int64_t kUnknown = -2, kNoneSelected = -1;
+    // position's flat index in the operand, -1 for none, or kUnknown.
+    constexpr int64_t kUnknown = -2;
     const uint64_t windows = Count(io, 1);
     int64_t* selected = numeric::Scratch<int64_t, 0>(windows);
     std::fill(selected, selected + windows, kUnknown);
-    auto flat_of = [&](std::span<const int64_t> c) {
-      int64_t flat = 0;
-      for (uint32_t d = 0; d < rank_; ++d) flat = flat * extent[d] + c[d];
-      return flat;
-    };
     // q: the output coordinates, advanced as an odometer.
     {
       uint64_t flat = io.params[0];
@@ -209,9 +256,11 @@ class SelectAndScatterCodelet final : public Codelet {
           const auto p = Dim(io.params, d);
           const int64_t stride = p[kStride], t = q[d] + Signed(p[kPadLo]);
           const int64_t lo = t - static_cast<int64_t>(p[kWindow]) + 1;
-          s_lo[d] = std::max<int64_t>(0, lo <= 0 ? 0 : (lo + stride - 1) / stride);
+          // (Most dimensions of a pooling have stride 1: no division.)
+          auto over = [stride](int64_t x) { return stride == 1 ? x : x / stride; };
+          s_lo[d] = std::max<int64_t>(0, lo <= 0 ? 0 : over(lo + stride - 1));
           s_hi[d] =
-              std::min<int64_t>(static_cast<int64_t>(p[kSrcExtent]) - 1, t < 0 ? -1 : t / stride);
+              std::min<int64_t>(static_cast<int64_t>(p[kSrcExtent]) - 1, t < 0 ? -1 : over(t));
         }
         none = none || s_lo[d] > s_hi[d];
         s[d] = s_lo[d];
@@ -223,9 +272,7 @@ class SelectAndScatterCodelet final : public Codelet {
         const std::optional<uint64_t> index = BoxIndex(io.params, s, kSrcLo, kSrcSize);
         int64_t chosen = index ? selected[*index] : kUnknown;
         if (chosen == kUnknown) {
-          TILEPROF_ASSIGN_OR_RETURN(const bool have,
-                                    SelectInWindow<kType>(io, s, extent, select, k, pos, sel, w));
-          chosen = have ? flat_of(sel) : kNoneSelected;
+          TILEPROF_ASSIGN_OR_RETURN(chosen, SelectInWindow<kType>(io, s, dims, select, k, lists));
           if (index) selected[*index] = chosen;
         }
         if (chosen == q_flat) {
