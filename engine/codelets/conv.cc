@@ -319,12 +319,16 @@ class ConvPartialCodelet final : public Codelet {
     };
     for (uint64_t i = 0; i < n_out;) {
       const int64_t flat = g.out_start + static_cast<int64_t>(i);
-      const int64_t b = g.out_offset_b + flat / g.out_stride_b % g.out_size_b;
-      const int64_t f_local = flat / g.out_stride_f % g.out_size_f;
+      // (Unused spatial dimensions have one element: no division.)
+      auto coordinate = [flat](int64_t stride, int64_t size) -> int64_t {
+        return size == 1 ? 0 : flat / stride % size;
+      };
+      const int64_t b = g.out_offset_b + coordinate(g.out_stride_b, g.out_size_b);
+      const int64_t f_local = coordinate(g.out_stride_f, g.out_size_f);
       const int64_t f = g.out_offset_f + f_local;
       std::array<int64_t, kSpatial> o{};
       for (size_t d = 0; d < kSpatial; ++d)
-        o[d] = g.out_offset[d] + flat / g.out_stride[d] % g.out_size[d];
+        o[d] = g.out_offset[d] + coordinate(g.out_stride[d], g.out_size[d]);
       const int64_t group = f / g.out_chans_per_group;
       uint64_t width = 1;
       if (runs) {
@@ -341,12 +345,15 @@ class ConvPartialCodelet final : public Codelet {
         int64_t in_at = in_b * g.in_stride_b + in_c0 * g.in_stride_f - g.in_start;
         bool valid = true;
         for (size_t d = 0; d < kSpatial && valid; ++d) {
-          const int64_t x = o[d] * g.stride[d] - g.pad_low[d] + kernel[pos][d] * g.rhs_dilation[d];
-          if (x < 0 || x % g.lhs_dilation[d] != 0 || x / g.lhs_dilation[d] >= g.in_size[d]) {
+          int64_t x = o[d] * g.stride[d] - g.pad_low[d] + kernel[pos][d] * g.rhs_dilation[d];
+          if (x >= 0 && g.lhs_dilation[d] != 1) {  // (divisions cost more than the test)
+            x = x % g.lhs_dilation[d] != 0 ? -1 : x / g.lhs_dilation[d];
+          }
+          if (x < 0 || x >= g.in_size[d]) {
             valid = false;
             break;
           }
-          in_at += x / g.lhs_dilation[d] * g.in_stride[d];
+          in_at += x * g.in_stride[d];
         }
         if (!valid) continue;
         if (!inside(in_at, g.in_stride_f, g.in_chans, n_in)) return outside_error(flat);
