@@ -247,6 +247,16 @@ class ConvPartialCodelet final : public Codelet {
           "'weights' ({} elements) field",
           flat, n_in, n_w);
     };
+    // A lowering reads each weight at most once per output feature, so the
+    // kernel positions x input channels never exceed the weights; checked
+    // (the first test keeps the product from overflowing) before anything
+    // is allocated for them, so that a malformed vertex cannot ask for
+    // unbounded memory.
+    const uint64_t limit = static_cast<uint64_t>(n_w) + (uint64_t{1} << 20);
+    if (positions > limit || positions * chans > limit) {
+      return MakeError("{} kernel positions x {} input channels read more than the {} weights",
+                       positions, chans, n_w);
+    }
     // Per kernel position: its coordinates and the offset of its weights.
     std::vector<std::array<int64_t, kSpatial>> kernel(positions);
     std::vector<int64_t> w_offset(positions);
@@ -266,19 +276,13 @@ class ConvPartialCodelet final : public Codelet {
     }
     // The weights of a run, as a panel [position][channel][feature] of C;
     // bad[pos] is 1 + the first feature whose weights lie outside the field.
-    // A lowering reads each weight once per output feature, so a panel is
-    // never larger than the weights field; the guards keep a malformed vertex
-    // (overlapping strides) from allocating without bound.
+    // A panel wider than one feature is never larger than the weights field.
     bool runs = FeatureRuns(g);
     uint64_t max_width =
         runs ? static_cast<uint64_t>(std::min(g.out_size_f, g.out_chans_per_group)) : 1;
     if (positions * chans * max_width > static_cast<uint64_t>(n_w)) {
       runs = false;
       max_width = 1;
-    }
-    if (positions * chans > static_cast<uint64_t>(n_w) + (uint64_t{1} << 20)) {
-      return MakeError("{} kernel positions x {} input channels read more than the {} weights",
-                       positions, chans, n_w);
     }
     // Weights stored as C with adjacent features (HWIO) are read in place:
     // position pos, channel c is the row at w_first[pos] + c * w_stride_i.

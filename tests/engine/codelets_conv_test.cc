@@ -1,0 +1,120 @@
+// The general convolution partial (engine/codelets/conv.cc) run directly on
+// a hand-computed 1-D convolution: feature-innermost outputs (runs of
+// features through the panel product; f32 weights read in place, f16 ones
+// packed), a feature-outermost output (one output at a time), and the
+// refusal of a vertex whose kernel would read more than its weights.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/codelets/codelets.h"
+#include "tests/engine/codelet_test_util.h"
+
+namespace tileprof::engine {
+namespace {
+
+using testing::Bytes;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+using testing::RunOn;
+using testing::Values;
+
+// in [x=3][c=2], weights [k=2][c=2][f=3] (HWIO), out [x=2][f=3]:
+// out[x][f] = sum over k, c of in[x + k][c] * w[k][c][f].
+const std::vector<float> kIn = {1, 2, 3, -1, 0.5f, 4};
+const std::vector<float> kWeights = {1, 0, 2, -1, 3, 1, 0.5f, 2, -2, 1, 1, 0};
+
+std::vector<float> Expected(bool feature_innermost) {
+  std::vector<float> out(6);
+  for (int x = 0; x < 2; ++x)
+    for (int f = 0; f < 3; ++f) {
+      float sum = 0;
+      for (int k = 0; k < 2; ++k)
+        for (int c = 0; c < 2; ++c) sum += kIn[(x + k) * 2 + c] * kWeights[(k * 2 + c) * 3 + f];
+      out[feature_innermost ? x * 3 + f : f * 2 + x] = sum;
+    }
+  return out;
+}
+
+std::vector<uint32_t> Params(bool feature_innermost) {
+  std::vector<uint32_t> p(static_cast<size_t>(ConvParam::kCount), 0);
+  auto set = [&](ConvParam param, uint32_t value) { p[static_cast<size_t>(param)] = value; };
+  for (ConvParam one :
+       {ConvParam::kOutSizeB,     ConvParam::kOutStrideB,     ConvParam::kOutSize1,
+        ConvParam::kOutStride1,   ConvParam::kOutSize2,       ConvParam::kOutStride2,
+        ConvParam::kInSize1,      ConvParam::kInStride1,      ConvParam::kInSize2,
+        ConvParam::kInStride2,    ConvParam::kKernelSize1,    ConvParam::kWeightsStride1,
+        ConvParam::kKernelSize2,  ConvParam::kWeightsStride2, ConvParam::kStride0,
+        ConvParam::kStride1,      ConvParam::kStride2,        ConvParam::kLhsDilation0,
+        ConvParam::kLhsDilation1, ConvParam::kLhsDilation2,   ConvParam::kRhsDilation0,
+        ConvParam::kRhsDilation1, ConvParam::kRhsDilation2,   ConvParam::kKernelFull1,
+        ConvParam::kKernelFull2,  ConvParam::kBatchPerGroup})
+    set(one, 1);
+  set(ConvParam::kOutSizeF, 3);
+  set(ConvParam::kOutStrideF, feature_innermost ? 1 : 2);
+  set(ConvParam::kOutSize0, 2);
+  set(ConvParam::kOutStride0, feature_innermost ? 3 : 1);
+  set(ConvParam::kInStrideB, 6);
+  set(ConvParam::kInStrideF, 1);
+  set(ConvParam::kInSize0, 3);
+  set(ConvParam::kInStride0, 2);
+  set(ConvParam::kWeightsStrideI, 3);
+  set(ConvParam::kWeightsStrideO, 1);
+  set(ConvParam::kKernelSize0, 2);
+  set(ConvParam::kWeightsStride0, 6);
+  set(ConvParam::kKernelFull0, 2);
+  set(ConvParam::kInChansPerGroup, 2);
+  set(ConvParam::kOutChansPerGroup, 3);
+  set(ConvParam::kInChans, 2);
+  return p;
+}
+
+TEST(ConvPartial, FeatureRunsWithWeightsInPlace) {
+  const Codelet& codelet = **GetConvPartialCodelet(ElementType::kF32, ElementType::kF32);
+  std::vector<std::vector<std::byte>> fields = {Bytes(kIn), Bytes(kWeights),
+                                                Bytes(std::vector<float>(6))};
+  const std::vector<uint64_t> elements = {6, 12, 6};
+  const std::vector<uint32_t> params = Params(true);
+  ASSERT_TRUE(codelet.CheckShape({elements, params}));
+  ASSERT_TRUE(RunOn(codelet, fields, Params(true)));
+  EXPECT_THAT(Values<float>(fields[2]), ElementsAreArray(Expected(true)));
+}
+
+TEST(ConvPartial, OneOutputAtATimeWhenFeaturesAreNotInnermost) {
+  const Codelet& codelet = **GetConvPartialCodelet(ElementType::kF32, ElementType::kF32);
+  std::vector<std::vector<std::byte>> fields = {Bytes(kIn), Bytes(kWeights),
+                                                Bytes(std::vector<float>(6))};
+  ASSERT_TRUE(RunOn(codelet, fields, Params(false)));
+  EXPECT_THAT(Values<float>(fields[2]), ElementsAreArray(Expected(false)));
+}
+
+TEST(ConvPartial, HalfWeightsArePackedIntoAFloatPanel) {
+  const Codelet& codelet = **GetConvPartialCodelet(ElementType::kF16, ElementType::kF32);
+  auto halves = [](const std::vector<float>& v) {
+    std::vector<uint16_t> h;
+    for (float x : v) h.push_back(HalfFromFloat(x));  // every value here is exact in f16
+    return h;
+  };
+  std::vector<std::vector<std::byte>> fields = {Bytes(halves(kIn)), Bytes(halves(kWeights)),
+                                                Bytes(std::vector<float>(6))};
+  ASSERT_TRUE(RunOn(codelet, fields, Params(true)));
+  EXPECT_THAT(Values<float>(fields[2]), ElementsAreArray(Expected(true)));
+}
+
+TEST(ConvPartial, RefusesAKernelLargerThanItsWeights) {
+  const Codelet& codelet = **GetConvPartialCodelet(ElementType::kF32, ElementType::kF32);
+  std::vector<uint32_t> params = Params(true);
+  // 2^21 x 2^21 kernel positions over 12 weights: refused before anything
+  // is allocated for them.
+  params[static_cast<size_t>(ConvParam::kKernelSize0)] = 1u << 21;
+  params[static_cast<size_t>(ConvParam::kKernelFull0)] = 1u << 21;
+  params[static_cast<size_t>(ConvParam::kKernelSize1)] = 1u << 21;
+  params[static_cast<size_t>(ConvParam::kKernelFull1)] = 1u << 21;
+  std::vector<std::vector<std::byte>> fields = {Bytes(kIn), Bytes(kWeights),
+                                                Bytes(std::vector<float>(6))};
+  Status status = RunOn(codelet, fields, params);
+  ASSERT_FALSE(status);
+  EXPECT_THAT(status.error().message(), HasSubstr("read more than the 12 weights"));
+}
+
+}  // namespace
+}  // namespace tileprof::engine
