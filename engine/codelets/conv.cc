@@ -258,8 +258,10 @@ class ConvPartialCodelet final : public Codelet {
                        positions, chans, n_w);
     }
     // Per kernel position: its coordinates and the offset of its weights.
-    std::vector<std::array<int64_t, kSpatial>> kernel(positions);
-    std::vector<int64_t> w_offset(positions);
+    // (Per-thread scratch, like the panel: this runs once per vertex. Slots
+    // from 10 never meet the panel's, whatever type C is.)
+    auto* kernel = numeric::Scratch<std::array<int64_t, kSpatial>, 10>(positions);
+    int64_t* w_offset = numeric::Scratch<int64_t, 10>(positions);
     for (uint64_t pos = 0; pos < positions; ++pos) {
       uint64_t rest = pos;
       for (size_t d = kSpatial; d-- > 0;) {
@@ -289,10 +291,10 @@ class ConvPartialCodelet final : public Codelet {
     const C* weights = g.w_stride_o == 1 ? dot::InPlace<kIn, C>(io.fields[1]) : nullptr;
     const C* inputs = g.in_stride_f == 1 ? dot::InPlace<kIn, C>(io.fields[0]) : nullptr;
     C* panel = weights ? nullptr : numeric::Scratch<C, 0>(positions * chans * max_width);
-    std::vector<int64_t> w_first(positions);
+    int64_t* w_first = numeric::Scratch<int64_t, 11>(positions);
     C* a = numeric::Scratch<C, 1>(chans);
     C* acc = numeric::Scratch<C, 2>(max_width);
-    std::vector<uint64_t> bad(positions);
+    uint64_t* bad = numeric::Scratch<uint64_t, 12>(positions);
     int64_t panel_f = -1;
     uint64_t panel_width = 0;
     auto pack = [&](int64_t f0, uint64_t width) {

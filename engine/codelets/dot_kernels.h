@@ -24,25 +24,11 @@ C MulAdd(C acc, C a, C b) {
     return acc + a * b;
 }
 
-// acc (+)= sum over i < count of a[a0 + i * a_step] * b[b0 + i * b_step].
-template <ElementType kIn, ElementType kAcc>
-typename numeric::Traits<kAcc>::Compute Dot(typename numeric::Traits<kAcc>::Compute acc,
-                                            std::span<const std::byte> a, uint64_t a0,
-                                            uint64_t a_step, std::span<const std::byte> b,
-                                            uint64_t b0, uint64_t b_step, uint64_t count) {
-  using C = typename numeric::Traits<kAcc>::Compute;
-  for (uint64_t i = 0; i < count; ++i) {
-    acc = MulAdd<C>(acc, static_cast<C>(numeric::Get<kIn>(a, a0 + i * a_step)),
-                    static_cast<C>(numeric::Get<kIn>(b, b0 + i * b_step)));
-  }
-  return acc;
-}
-
 // Panel products, the simulator's fast matmul and convolution kernel:
 //   acc[r] (+)= sum over t < count of a[t] * panel[t * stride + r],  r < width.
 // Each acc[r] still sums its products in t order, each product rounded to C
-// before it is added (the build turns off FP contraction), exactly as Dot
-// does for one output: the results are the same bit for bit. What changes is
+// before it is added (the build turns off FP contraction), exactly as a
+// loop over one output at a time would: the results are the same bit for bit. What changes is
 // the loop order: the panel (weights converted to C once, laid out so that
 // consecutive outputs are adjacent) is walked a row at a time while a block
 // of accumulators stays in vector registers. Integers run in their unsigned
@@ -125,7 +111,7 @@ template <typename C, size_t kBytes = 16>
 }
 
 // f32 on AVX2 (dot_kernels.cc): eight lanes a vector, multiply then add as
-// above (no FMA: the rounding stays that of Dot). False when the host has no
+// above (no FMA: the rounding stays that of a one-output loop). False when the host has no
 // AVX2 or is not x86-64.
 bool PanelDotAvx2(const float* a, uint64_t count, const float* panel, uint64_t stride,
                   uint64_t width, float* acc);
