@@ -16,69 +16,17 @@
 // reduce with update. Reducing a whole region to one value is M = 1.
 // f16 and bf16 accumulate in f32 and round once; integers wrap; max and min
 // propagate NaN (XLA's maximum/minimum).
-#include <limits>
-
 #include "engine/codelets/codelets.h"
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/families.h"
 #include "engine/codelets/numeric.h"
+#include "engine/codelets/reduce_combine.h"
 
 namespace tileprof::engine {
 namespace {
 
 using numeric::Get;
 using numeric::Put;
-
-template <typename C>
-C Identity(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kAdd:
-      return C(0);
-    case ReduceOp::kMul:
-      return C(1);
-    case ReduceOp::kMax:
-      if constexpr (numeric::kIsFloat<C>)
-        return -std::numeric_limits<C>::infinity();
-      else
-        return std::numeric_limits<C>::lowest();
-    case ReduceOp::kMin:
-      if constexpr (numeric::kIsFloat<C>)
-        return std::numeric_limits<C>::infinity();
-      else
-        return std::numeric_limits<C>::max();
-    case ReduceOp::kAnd:
-      return C(1);
-    case ReduceOp::kOr:
-      return C(0);
-  }
-  return C(0);
-}
-
-template <typename C>
-C Combine(ReduceOp op, C a, C b) {
-  if constexpr (numeric::kIsPred<C>) {
-    return op == ReduceOp::kAnd ? (a && b) : (a || b);
-  } else {
-    switch (op) {
-      case ReduceOp::kAdd:
-        if constexpr (numeric::kIsInt<C>)
-          return numeric::WrapAdd(a, b);
-        else
-          return a + b;
-      case ReduceOp::kMul:
-        if constexpr (numeric::kIsInt<C>)
-          return numeric::WrapMul(a, b);
-        else
-          return a * b;
-      case ReduceOp::kMax:
-        return numeric::Max(a, b);
-      case ReduceOp::kMin:
-        return numeric::Min(a, b);
-      default:
-        return a;  // and/or: pred only (Supports)
-    }
-  }
-}
 
 class ReduceCodelet final : public Codelet {
  public:
@@ -141,10 +89,10 @@ class ReduceCodelet final : public Codelet {
     const uint64_t outputs = Count(io, 1);
     const uint64_t partials = Count(io, 0) / outputs;
     for (uint64_t j = 0; j < outputs; ++j) {
-      C acc = is_update_ ? Get<kOut>(io.fields[1], j) : Identity<C>(op_);
+      C acc = is_update_ ? Get<kOut>(io.fields[1], j) : ReduceIdentity<C>(op_);
       for (uint64_t k = 0; k < partials; ++k) {
         const uint64_t at = continuous_ ? j * partials + k : k * outputs + j;
-        acc = Combine(op_, acc, static_cast<C>(Get<kPartials>(io.fields[0], at)));
+        acc = ReduceCombine(op_, acc, static_cast<C>(Get<kPartials>(io.fields[0], at)));
       }
       Put<kOut>(io.fields[1], j, acc);
     }

@@ -55,20 +55,9 @@ class SelectAndScatterCodelet final : public Codelet {
     if (shape.params[1 + rank_] > 3) {
       return MakeError("select direction {} is not one of 0..3", shape.params[1 + rank_]);
     }
-    if (shape.field_elements[0] != op_box) {
-      return MakeError("field 'operand' has {} elements, its box has {}", shape.field_elements[0],
-                       op_box);
-    }
-    if (shape.field_elements[1] != src_box) {
-      return MakeError("field 'source' has {} elements, its box has {}", shape.field_elements[1],
-                       src_box);
-    }
-    const uint64_t first = shape.params[0], count = shape.field_elements[3];
-    if (first > total || count > total - first) {
-      return MakeError("field 'out' has {} elements from element {}, beyond the {} of the result",
-                       count, first, total);
-    }
-    return {};
+    TILEPROF_RETURN_IF_ERROR(CheckBoxField("operand", shape.field_elements[0], op_box));
+    TILEPROF_RETURN_IF_ERROR(CheckBoxField("source", shape.field_elements[1], src_box));
+    return CheckOutputRun(shape.params[0], shape.field_elements[3], total);
   }
 
   // Per output element: the windows that can contain it times the window's
@@ -322,6 +311,20 @@ class SelectAndScatterCodelet final : public Codelet {
 };
 
 }  // namespace
+
+Status CheckBoxField(std::string_view field, uint64_t elements, uint64_t box) {
+  if (elements != box)
+    return MakeError("field '{}' has {} elements, its box has {}", field, elements, box);
+  return {};
+}
+
+Status CheckOutputRun(uint64_t first, uint64_t count, uint64_t total) {
+  if (first > total || count > total - first) {
+    return MakeError("field 'out' has {} elements from element {}, beyond the {} of the result",
+                     count, first, total);
+  }
+  return {};
+}
 
 std::string SelectAndScatterCodeletName(ElementType type, uint32_t rank) {
   return fmt::format("tileprof::SelectAndScatter<{},{}>", PoplarName(type), rank);

@@ -174,7 +174,7 @@ std::string Partition::ToString() const {
 
 uint64_t PlanCost::Objective() const {
   return Add(Add(Add(compute_cycles, exchange_cycles), reduce_cycles),
-             Add(Mul(temporary_bytes, kCyclesPerTemporaryByte),
+             Add(Mul(charged_temporary_bytes, kCyclesPerTemporaryByte),
                  Mul(Add(exchange_code, vertex_state), kCyclesPerCodeByte)));
 }
 
@@ -396,6 +396,8 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
   const uint64_t available = static_cast<uint64_t>(target.available_memory_proportion *
                                                    static_cast<double>(target.tile_bytes));
   cost.fits = cost.temporary_bytes <= available && cost.field_regions <= kMaxCellRegions;
+  cost.charged_temporary_bytes =
+      cost.temporary_bytes - std::min(cost.temporary_bytes, target.free_temporary_bytes);
   return cost;
 }
 
@@ -514,7 +516,11 @@ Partition ChoosePartition(const ContractionShape& shape, const PlanTarget& targe
   PlanCost best_cost = EstimatePlan(shape, best, target);
   // Serial steps when one step holds much on each tile: each slice of an
   // output dimension in turn, the temporaries of a slice at a time.
-  if (best_cost.fits && best_cost.temporary_bytes <= kSerialThresholdBytes) return best;
+  // (Temporaries within the free memory cost nothing that steps would save.)
+  if (best_cost.fits &&
+      best_cost.temporary_bytes <= std::max(kSerialThresholdBytes, target.free_temporary_bytes)) {
+    return best;
+  }
   const std::array<uint64_t, kPlanDims> full = FullSizes(shape);
   for (PlanDim dim : {PlanDim::kOutChan, PlanDim::kBatch, PlanDim::kGroup, PlanDim::kField0}) {
     const uint64_t size = full[Index(dim)];

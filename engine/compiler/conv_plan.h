@@ -76,7 +76,7 @@ struct ContractionShape {
   // unit (poplin's in/outChansPerGroup).
   uint64_t channel_grain = 8;
   uint64_t in_bytes = 4;   // element size of both operands
-  uint64_t acc_bytes = 4;  // element size of partial sums and the output
+  uint64_t acc_bytes = 4;  // element size of partial sums (f32 for a 16-bit float result)
   // Each operand's dimensions in storage order (outermost first), for the
   // regions an operand slice is made of. A tensor dimension that combines
   // two (features: group-major, then channel) is listed as both.
@@ -111,6 +111,11 @@ struct PlanTarget {
   // Temporaries of one operation may use at most this share of a tile
   // (Poplar's availableMemoryProportion, default 0.6).
   double available_memory_proportion = 0.6;
+  // Bytes a tile has free at the contraction's step below the module's own
+  // peak: (peak-live bound - bytes live at the step) / tiles. Temporaries
+  // up to this much do not raise the module's peak, so the objective does
+  // not charge them.
+  uint64_t free_temporary_bytes = 0;
 };
 
 // Ways each dimension is split, and in how many serial steps the
@@ -170,10 +175,11 @@ struct PlanCost {
   uint64_t compute_cycles = 0;
   uint64_t exchange_cycles = 0;
   uint64_t reduce_cycles = 0;
-  bool fits = false;  // temporary_bytes within the available memory
-  // The objective: cycles, plus kCyclesPerTemporaryByte per byte of
-  // temporaries and kCyclesPerCodeByte per byte of exchange code and vertex
-  // state on the tile (docs/memory-model.md says why).
+  uint64_t charged_temporary_bytes = 0;  // beyond the target's free_temporary_bytes
+  bool fits = false;                     // temporary_bytes within the available memory
+  // The objective: cycles, plus kCyclesPerTemporaryByte per charged byte
+  // of temporaries and kCyclesPerCodeByte per byte of exchange code and
+  // vertex state on the tile (docs/memory-model.md says why).
   uint64_t Objective() const;
 };
 

@@ -120,18 +120,24 @@ void SliceRuns(std::span<const TensorRegion> runs, uint64_t begin, uint64_t coun
   }
 }
 
-ElementType PartialsType(ElementType result, const Partition& partition) {
+ElementType SplitPartialsType(ElementType result) {
   const bool half = result == ElementType::kF16 || result == ElementType::kBF16;
-  return half && partition.ReduceWays() > 1 ? ElementType::kF32 : result;
+  return half ? ElementType::kF32 : result;
+}
+
+ElementType PartialsType(ElementType result, const Partition& partition) {
+  return partition.ReduceWays() > 1 ? SplitPartialsType(result) : result;
 }
 
 Partition PlanContraction(Lowering& lowering, const hlo::Instruction& instruction,
                           const ContractionShape& shape, ElementType in_type,
                           ElementType acc_type) {
-  const std::string key = shape.Key();
+  const uint64_t free_bytes = lowering.FreeBytesPerTile(instruction);
+  const std::string key = fmt::format("{} free {}", shape.Key(), free_bytes);
   if (const Partition* known = lowering.FindPlan(key)) return *known;
   const Target& target = lowering.graph().target();
   PlanTarget plan_target;
+  plan_target.free_temporary_bytes = free_bytes;
   plan_target.tiles = target.NumTiles();
   plan_target.tile_bytes = target.BytesPerTile();
   plan_target.workers = target.NumWorkerContexts();
@@ -142,9 +148,10 @@ Partition PlanContraction(Lowering& lowering, const hlo::Instruction& instructio
   const PlanCost cost = EstimatePlan(shape, partition, plan_target);
   lowering.NotePlan(fmt::format(
       "{}: {} planned as {}: {} cells, {} B of temporaries and {} B of exchange code per cell, "
-      "{} cycles",
+      "{} cycles; {} B a tile free at its step",
       instruction.name(), shape.Describe(), partition.ToString(), cost.cells, cost.temporary_bytes,
-      cost.exchange_code, cost.compute_cycles + cost.exchange_cycles + cost.reduce_cycles));
+      cost.exchange_code, cost.compute_cycles + cost.exchange_cycles + cost.reduce_cycles,
+      free_bytes));
   lowering.RememberPlan(key, partition);
   return partition;
 }

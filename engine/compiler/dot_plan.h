@@ -68,9 +68,10 @@ Status EmitPlanned(Lowering& lowering, const hlo::Instruction& instruction, cons
 // that no partial sum is rounded to 16 bits before they are added; the
 // result's own type otherwise. The cells then write these partials (a
 // codelet accumulating in this type) and the reduction rounds to the result.
-// The plan itself (ContractionShape::acc_bytes) still counts partials of the
-// result's width, so that plans stay as they were.
 ElementType PartialsType(ElementType result, const Partition& partition);
+// The partials' type of any split plan (PartialsType when the contraction is
+// split): what the planner costs them in (ContractionShape::acc_bytes).
+ElementType SplitPartialsType(ElementType result);
 
 // The vertex state of a reduction vertex (popops::Reduce: partials and out
 // spans), which a cell adds when the contraction is split: for the plan's

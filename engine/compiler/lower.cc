@@ -323,9 +323,19 @@ Expected<Value> Lowering::LowerOpaque(const hlo::Instruction& instruction,
 
 // ---- Computations ----------------------------------------------------------
 
+uint64_t Lowering::FreeBytesPerTile(const hlo::Instruction& instruction) const {
+  constexpr uint64_t kGrain = 8 * 1024;
+  const int64_t free =
+      peak_live_.bytes - std::min(peak_live_.bytes, peak_live_.LiveAt(instruction));
+  const uint64_t per_tile =
+      static_cast<uint64_t>(free) / std::max<uint32_t>(graph_.target().NumTiles(), 1);
+  return per_tile / kGrain * kGrain;
+}
+
 Status Lowering::LowerEntry(const hlo::Module& module, program::Sequence& program) {
   const hlo::Computation* entry = module.entry();
   if (entry == nullptr) return MakeError("module '{}' has no computations", module.name());
+  peak_live_ = hlo::ComputePeakLive(module);
   replica_count_ = std::max<int64_t>(module.replica_count(), 1);
   num_partitions_ = std::max<int64_t>(module.num_partitions(), 1);
   if (options_.set_seed_on_every_tile) {

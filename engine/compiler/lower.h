@@ -25,6 +25,7 @@
 #include "engine/graph/program.h"
 #include "engine/hlo/attributes.h"
 #include "engine/hlo/module.h"
+#include "engine/hlo/peak_live.h"
 
 namespace tileprof::engine::compiler {
 
@@ -349,6 +350,10 @@ class Lowering {
     return it == plans_.end() ? nullptr : &it->second;
   }
   void RememberPlan(const std::string& key, const Partition& plan) { plans_[key] = plan; }
+  // The bytes each tile has free at `instruction`'s step below the module's
+  // peak-live bound (PlanTarget::free_temporary_bytes), rounded down to
+  // 8 KiB so that plans of one shape at similar steps share a memo entry.
+  uint64_t FreeBytesPerTile(const hlo::Instruction& instruction) const;
   void NotePlan(std::string line) { stats_.plans.push_back(std::move(line)); }
   // Whether every element of `tensor` belongs to an entry parameter that no
   // instruction has read yet: its layout is still free, and the first op
@@ -389,6 +394,7 @@ class Lowering {
   void ClaimComputeSets(const hlo::Instruction& instruction, size_t first);
   uint32_t OperationOf(const hlo::Instruction& instruction);
   std::unordered_map<std::string, Partition> plans_;
+  hlo::PeakLive peak_live_;  // of the module LowerEntry lowers
   // Entry parameters' variables not read by any instruction yet.
   std::unordered_set<VariableId> unread_;
   // Tensor map state (see RecordTensorMapInto).

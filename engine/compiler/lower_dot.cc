@@ -203,7 +203,7 @@ ContractionShape DotContraction(Lowering& lowering, const DotForm& f, const Tens
   shape.out_chans = f.n;
   shape.in_bytes = SizeOf(lhs.element_type());
   shape.channel_grain = ChannelGrain(lhs.element_type());
-  shape.acc_bytes = SizeOf(acc_type);
+  shape.acc_bytes = SizeOf(SplitPartialsType(acc_type));
   shape.types = fmt::format("{}>{}", HloName(lhs.element_type()), HloName(acc_type));
   using D = PlanDim;
   shape.input_order = lhs_transposed ? std::vector{D::kGroup, D::kInChan, D::kBatch}

@@ -1,14 +1,15 @@
 // reduce-window and select-and-scatter.
 //
 // reduce-window with a long window along one dimension (a cumulative sum)
-// is a sliding reduction by doubling (lower_sliding.cc). Otherwise it
-// gathers each output's window into a patches tensor laid out [window...,
-// output...] (a padded tileprof::Rearrange whose padding is the init value,
-// which is what XLA reduces for padding and base-dilation holes), then
-// reduces the leading window dimensions as a reduce would (ReduceArray:
-// popops::Reduce vertices, the init combined once). The patches are
-// materialised, so their memory and exchange are counted; the window-major
-// layout makes each Reduce vertex read one run per window element.
+// is a sliding reduction by doubling (lower_sliding.cc). Otherwise
+// tileprof::ReduceWindow vertices (engine/codelets/window.h) run on the
+// result's tiles, one per run of the result, each connected to the box of
+// the operand its outputs' windows read: a tile receives that box (the
+// halo included) and nothing else, where a patches tensor would hold
+// window-size copies of the operand. Padding and base-dilation holes count
+// as the init value, which is what XLA reduces for them. Runs whose box
+// spans rows of an outer dimension are cut at them (SplitWideRun) so that
+// a box stays near the run's own share of the operand.
 // Variadic reduce-windows, window reversal and reducers that are not one
 // binary op stay opaque.
 //
@@ -25,6 +26,7 @@
 
 #include "engine/codelets/window.h"
 #include "engine/compiler/lower.h"
+#include "engine/compiler/runs.h"
 #include "engine/compiler/types.h"
 #include "engine/hlo/attributes.h"
 
@@ -86,6 +88,66 @@ Expected<uint32_t> Param(int64_t v, std::string_view what) {
   return static_cast<uint32_t>(v);
 }
 
+// The box of the operand that the windows of output box `box` read: per
+// dimension the operand elements at dilated positions o * stride - padLo +
+// k * winDil (o in the box, k in the window) that are not padding or
+// base-dilation holes; one element where all are.
+void WindowReadBox(const std::vector<std::pair<uint64_t, uint64_t>>& box,
+                   const std::vector<hlo::WindowDimension>& window,
+                   const std::vector<uint64_t>& in_dims, std::vector<uint64_t>& lo,
+                   std::vector<uint64_t>& size) {
+  for (size_t d = 0; d < in_dims.size(); ++d) {
+    const hlo::WindowDimension& w = window[d];
+    const auto extent = static_cast<int64_t>(in_dims[d]);
+    const int64_t last = (extent - 1) * w.base_dilation;
+    const int64_t p_lo = static_cast<int64_t>(box[d].first) * w.stride - w.padding_low;
+    const int64_t p_hi = static_cast<int64_t>(box[d].second) * w.stride - w.padding_low +
+                         (w.size - 1) * w.window_dilation;
+    const int64_t i_lo = (std::max<int64_t>(p_lo, 0) + w.base_dilation - 1) / w.base_dilation;
+    const int64_t i_hi = p_hi < 0 ? -1 : std::min(p_hi, last) / w.base_dilation;
+    if (i_lo > i_hi) {
+      lo[d] = static_cast<uint64_t>(std::min(i_lo, extent - 1));
+      size[d] = 1;
+    } else {
+      lo[d] = static_cast<uint64_t>(i_lo);
+      size[d] = static_cast<uint64_t>(i_hi - i_lo + 1);
+    }
+  }
+}
+
+// ReduceWindow's parameters (engine/codelets/window.h).
+Status SetReduceWindowParams(Graph& graph, VertexRef vertex, uint64_t first, ReduceOp op,
+                             const std::vector<hlo::WindowDimension>& window,
+                             const std::vector<uint64_t>& out_dims,
+                             const std::vector<uint64_t>& in_dims, const std::vector<uint64_t>& lo,
+                             const std::vector<uint64_t>& size) {
+  std::vector<uint32_t> values = {static_cast<uint32_t>(first), static_cast<uint32_t>(first >> 32),
+                                  static_cast<uint32_t>(op)};
+  for (uint64_t extent : out_dims) {
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(static_cast<int64_t>(extent), "result dimension"));
+    values.push_back(v);
+  }
+  for (size_t d = 0; d < in_dims.size(); ++d) {
+    const hlo::WindowDimension& w = window[d];
+    if (w.padding_low < INT32_MIN || w.padding_low > INT32_MAX) {
+      return MakeError("padding {} does not fit a vertex parameter", w.padding_low);
+    }
+    const int64_t unsigned_values[] = {static_cast<int64_t>(in_dims[d]), w.size, w.stride};
+    for (int64_t v : unsigned_values) {
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t p, Param(v, "window parameter"));
+      values.push_back(p);
+    }
+    values.push_back(static_cast<uint32_t>(static_cast<int32_t>(w.padding_low)));
+    const int64_t rest[] = {w.base_dilation, w.window_dilation, static_cast<int64_t>(lo[d]),
+                            static_cast<int64_t>(size[d])};
+    for (int64_t v : rest) {
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t p, Param(v, "window parameter"));
+      values.push_back(p);
+    }
+  }
+  return graph.SetInitialValues(vertex, values);
+}
+
 }  // namespace
 
 Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
@@ -111,30 +173,69 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
   TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> sliding,
                             LowerSlidingWindow(instruction, operands, window, out_dims, program));
   if (sliding) return *std::move(sliding);
-  std::vector<SourceDim> map(rank);
-  std::vector<uint64_t> patch_dims(2 * rank);
-  std::vector<int64_t> reduced(rank);
+  const std::optional<ReduceOp> op = ReduceOpOf(*instruction.called_computations()[0]);
+  const Tensor& init = operands[1].tensor;
+  if (!op || !Supports(*op, in.element_type())) return LowerOpaque(instruction, operands, program);
   for (size_t j = 0; j < rank; ++j) {
     const hlo::WindowDimension& w = window[j];
     if (w.window_reversal) return LowerOpaque(instruction, operands, program);
     if (w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1) {
       return MakeError("window dimension {} has a size, stride or dilation below 1", j);
     }
-    // Operand coordinate (dilated) = stride * o - padLow + window_dilation * w.
-    map[j] = SourceDim{static_cast<uint32_t>(rank + j),
-                       static_cast<uint32_t>(j),
-                       w.stride,
-                       w.window_dilation,
-                       -w.padding_low,
-                       static_cast<uint64_t>(w.base_dilation)};
-    patch_dims[j] = static_cast<uint64_t>(w.size);
-    patch_dims[rank + j] = out_dims[j];
-    reduced[j] = static_cast<int64_t>(j);
+    if (w.size > UINT32_MAX || w.stride > UINT32_MAX || w.base_dilation > UINT32_MAX ||
+        w.window_dilation > UINT32_MAX || w.padding_low < INT32_MIN || w.padding_low > INT32_MAX) {
+      return MakeError("window dimension {} ({}) does not fit vertex parameters", j,
+                       attribute->value());
+    }
   }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor patches,
-                            EmitRearrange(in, map, &operands[1].tensor, patch_dims,
-                                          fmt::format("{}/patches", instruction.name()), program));
-  return ReduceArray(instruction, operands, patches, reduced, program);
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(instruction.shape(), instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(out);
+  if (in.NumElements() == 0) {
+    // Every window is padding: init combined with itself, which a reducer
+    // with init as its identity leaves as init; else opaque.
+    if (!IsReduceIdentity(*instruction.operand(1), *op)) {
+      return LowerOpaque(instruction, operands, program);
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor filled,
+                              Fill(init, instruction.shape(), instruction.name(), program));
+    return Value::Array(filled);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
+                            codelets_.ReduceWindow(in.element_type(), static_cast<uint32_t>(rank)));
+  // Per output element, the share of the operand its window does not share
+  // with the next one (a run whose box holds far more is split at rows).
+  uint64_t needed_per_output = 1;
+  for (const hlo::WindowDimension& w : window) {
+    needed_per_output =
+        SaturatingMul(needed_per_output, static_cast<uint64_t>(std::min(w.size, w.stride)));
+  }
+  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
+  const Tensor flat_out = out.Flatten();
+  const TensorIndex operand_index(in);
+  const std::vector<uint64_t>& in_dims = in.shape();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
+  std::vector<uint64_t> lo(rank), size(rank);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto [first, count, tile] = runs[r];
+    const auto box = FlatRunBox(out_dims, first, count);
+    WindowReadBox(box, window, in_dims, lo, size);
+    uint64_t volume = 1;
+    for (uint64_t v : size) volume = SaturatingMul(volume, v);
+    if (SplitWideRun(out_dims, box, volume, SaturatingMul(count, needed_per_output), runs[r],
+                     runs)) {
+      continue;
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor operand_box, operand_index.Box(lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], std::move(operand_box)));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["init"], init.Flatten()));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+    TILEPROF_RETURN_IF_ERROR(
+        SetReduceWindowParams(graph_, vertex, first, *op, window, out_dims, in_dims, lo, size));
+  }
+  return Value::Array(out);
 }
 
 namespace {

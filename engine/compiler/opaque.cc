@@ -163,6 +163,13 @@ Expected<const Codelet*> CompilerCodelets::SelectAndScatter(ElementType type, ui
   return Register(MakeSelectAndScatterCodelet(type, rank));
 }
 
+Expected<const Codelet*> CompilerCodelets::ReduceWindow(ElementType type, uint32_t rank) {
+  if (auto it = by_name_.find(ReduceWindowCodeletName(type, rank)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeReduceWindowCodelet(type, rank));
+}
+
 Expected<const Codelet*> CompilerCodelets::Rng(ElementType type, bool normal) {
   if (auto it = by_name_.find(RngCodeletName(type, normal)); it != by_name_.end()) {
     return it->second.get();
@@ -223,6 +230,7 @@ constexpr std::string_view kKinds[] = {"OpaqueOp",
                                        "DynamicUpdateSlice",
                                        "Iota",
                                        "SelectAndScatter",
+                                       "ReduceWindow",
                                        "RngUniform",
                                        "RngNormal",
                                        "LookupPartial",
@@ -343,6 +351,10 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
     auto rank = Rank(parts[1]);
     if (!rank) return bad();
     codelet = SelectAndScatter(types[0], *rank);
+  } else if (kind == "ReduceWindow" && types.size() == 1 && parts.size() == 2) {
+    auto rank = Rank(parts[1]);
+    if (!rank) return bad();
+    codelet = ReduceWindow(types[0], *rank);
   } else if ((kind == "RngUniform" || kind == "RngNormal") && types.size() == 1 &&
              parts.size() == 1) {
     codelet = Rng(types[0], kind == "RngNormal");

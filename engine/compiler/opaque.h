@@ -61,6 +61,7 @@ class CompilerCodelets {
   Expected<const Codelet*> LuPivotsToPermutation();
   // engine/codelets/window.h and random.h.
   Expected<const Codelet*> SelectAndScatter(ElementType type, uint32_t rank);
+  Expected<const Codelet*> ReduceWindow(ElementType type, uint32_t rank);
   Expected<const Codelet*> Rng(ElementType type, bool normal);
   Expected<const Codelet*> ReduceExpr(const std::vector<ElementType>& types, uint32_t nodes);
   // engine/codelets/map_expr.h: a fused elementwise expression.

@@ -65,14 +65,37 @@ class PeakFinder {
         result.parameter_bytes = Add(result.parameter_bytes, Bytes(parameter->shape()));
     }
     const Instruction* at = nullptr;
-    const int64_t internal = Internal(*entry_, /*is_entry=*/true, &at);
+    std::vector<int64_t> step_live;
+    const int64_t internal = Internal(*entry_, /*is_entry=*/true, &at, &step_live);
     result.bytes = Add(result.parameter_bytes, internal);
     if (at != nullptr && internal > 0) result.at = std::string(at->name());
+    result.entry_index = entry_->index();
+    result.entry_step_live.resize(step_live.size());
+    result.called_from_live.assign(memo_.size(), -1);
+    for (size_t i = 0; i < step_live.size(); ++i) {
+      result.entry_step_live[i] = Add(result.parameter_bytes, step_live[i]);
+      MarkCallees(*entry_->instructions()[i], result.entry_step_live[i], result.called_from_live);
+    }
     return result;
   }
 
  private:
   static constexpr int64_t kUnknown = -1;
+
+  // Raises the caller-step total of what `instruction` calls, and of what
+  // those call, to `live` (a computation already at `live` or above is not
+  // walked again, so call cycles end).
+  static void MarkCallees(const Instruction& instruction, int64_t live,
+                          std::vector<int64_t>& called_from) {
+    for (const Computation* callee : instruction.called_computations()) {
+      if (callee == nullptr || callee->index() >= called_from.size()) continue;
+      int64_t& mark = called_from[callee->index()];
+      if (mark >= live) continue;
+      mark = live;
+      for (const Instruction* inner : callee->instructions())
+        if (inner != nullptr) MarkCallees(*inner, live, called_from);
+    }
+  }
 
   // The largest total of the computation's own values (its parameters
   // excluded) live at one step, with what it calls; memoised.
@@ -80,11 +103,14 @@ class PeakFinder {
     int64_t& memo = memo_[computation.index()];
     if (memo != kUnknown) return memo;
     memo = 0;  // a call cycle (invalid HLO) adds nothing more
-    const int64_t peak = Internal(computation, false, nullptr);
+    const int64_t peak = Internal(computation, false, nullptr, nullptr);
     return memo_[computation.index()] = peak;
   }
 
-  int64_t Internal(const Computation& computation, bool is_entry, const Instruction** at) {
+  // `step_live`, when given, gets each step's total (own values and what
+  // the step calls).
+  int64_t Internal(const Computation& computation, bool is_entry, const Instruction** at,
+                   std::vector<int64_t>* step_live) {
     const std::span<Instruction* const> instructions = computation.instructions();
     const size_t n = instructions.size();
     // Last step using each instruction's value, through views.
@@ -126,6 +152,7 @@ class PeakFinder {
           called = std::max(called, Peak(*callee));
       }
       const int64_t here = Add(live, called);
+      if (step_live != nullptr) step_live->push_back(here);
       if (here > peak) {
         peak = here;
         if (at != nullptr) *at = &instruction;
@@ -142,5 +169,18 @@ class PeakFinder {
 }  // namespace
 
 PeakLive ComputePeakLive(const Module& module) { return PeakFinder(module).Entry(); }
+
+int64_t PeakLive::LiveAt(const Instruction& instruction) const {
+  const Computation* computation = instruction.parent();
+  if (computation == nullptr) return bytes;
+  if (computation->index() == entry_index && instruction.index() < entry_step_live.size()) {
+    return entry_step_live[instruction.index()];
+  }
+  if (computation->index() < called_from_live.size() &&
+      called_from_live[computation->index()] >= 0) {
+    return called_from_live[computation->index()];
+  }
+  return bytes;
+}
 
 }  // namespace tileprof::hlo

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/hlo/module.h"
 
@@ -33,6 +34,18 @@ struct PeakLive {
   // The entry instruction at whose step the peak occurs (the first such
   // step), or empty for a module whose peak is its parameters alone.
   std::string at;
+  // The total live at each entry step (parameters and what the step calls
+  // included), by the entry instruction's index; and per computation the
+  // largest such total of a step that calls it (directly or through other
+  // computations), -1 for one no entry step calls.
+  uint32_t entry_index = UINT32_MAX;
+  std::vector<int64_t> entry_step_live;
+  std::vector<int64_t> called_from_live;
+
+  // The total live at `instruction`'s step: its own entry step's, or for an
+  // instruction of a called computation the largest of its callers' steps
+  // (its own computation's peak is part of that). The bound when unknown.
+  int64_t LiveAt(const Instruction& instruction) const;
 };
 
 // The bound of `module`'s entry computation.

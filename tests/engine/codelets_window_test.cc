@@ -1,5 +1,5 @@
 // The window, random and expression-reduce codelets run directly on hand
-// buffers: a select-and-scatter from a box, refusals of malformed programs
+// buffers: a select-and-scatter and a reduce-window from a box, refusals of malformed programs
 // and boxes, rng without a seeded state, and name round trips through the
 // compiler's codelet registry.
 #include <bit>
@@ -75,6 +75,74 @@ TEST(SelectAndScatter, RefusesABadDirectionAndBadSizes) {
   EXPECT_FALSE(MakeSelectAndScatterCodelet(kF32, 0));
 }
 
+// 1-D reduce-window parameters: first, firstHi, op, outSize, extent, window,
+// stride, padLo, baseDil, winDil, opLo, opSize.
+std::vector<uint32_t> WindowParams1D(uint64_t first, ReduceOp op, uint32_t out, uint32_t extent,
+                                     uint32_t window, uint32_t stride, int32_t pad_lo,
+                                     uint32_t base_dil, uint32_t win_dil, uint32_t op_lo,
+                                     uint32_t op_size) {
+  return {static_cast<uint32_t>(first),
+          static_cast<uint32_t>(first >> 32),
+          static_cast<uint32_t>(op),
+          out,
+          extent,
+          window,
+          stride,
+          static_cast<uint32_t>(pad_lo),
+          base_dil,
+          win_dil,
+          op_lo,
+          op_size};
+}
+
+TEST(ReduceWindow, ReducesWindowsFromABoxWithPaddingAsInit) {
+  auto codelet = Make(MakeReduceWindowCodelet(kF32, 1));
+  // Operand [1, 2, 4, 8, 16], windows of 3, stride 2, one padding element
+  // each side: windows {pad,1,2} {2,4,8} {8,16,pad}. With init 100 each sum
+  // is 100 + its elements, a padding position adding 100 again. This vertex
+  // writes outputs 1..2 from the box [1, 5).
+  std::vector<std::vector<std::byte>> fields = {Bytes<float>({2, 4, 8, 16}), Bytes<float>({100}),
+                                                Bytes<float>({0, 0})};
+  ASSERT_TRUE(
+      RunOn(*codelet, fields, WindowParams1D(1, ReduceOp::kAdd, 3, 5, 3, 2, 1, 1, 1, 1, 4)));
+  EXPECT_THAT(Values<float>(fields[2]), ElementsAre(114.0f, 224.0f));
+}
+
+TEST(ReduceWindow, BaseAndWindowDilation) {
+  auto codelet = Make(MakeReduceWindowCodelet(kS32, 1));
+  // Operand [3, 5, 7] base-dilated by 2: [3, h, 5, h, 7]; windows of 2
+  // positions 2 apart (dilated window 3): {3,5} {h,h} {5,7}, max with init
+  // -1 (holes count as init).
+  std::vector<std::vector<std::byte>> fields = {Bytes<int32_t>({3, 5, 7}), Bytes<int32_t>({-1}),
+                                                Bytes<int32_t>({0, 0, 0})};
+  ASSERT_TRUE(
+      RunOn(*codelet, fields, WindowParams1D(0, ReduceOp::kMax, 3, 3, 2, 1, 0, 2, 2, 0, 3)));
+  EXPECT_THAT(Values<int32_t>(fields[2]), ElementsAre(5, -1, 7));
+}
+
+TEST(ReduceWindow, RefusesAReadOutsideItsBoxAndBadParameters) {
+  auto codelet = Make(MakeReduceWindowCodelet(kF32, 1));
+  std::vector<std::vector<std::byte>> fields = {Bytes<float>({4, 8, 16}), Bytes<float>({0}),
+                                                Bytes<float>({0})};
+  // Output 1's window {2, 4, 8} starts at element 1; the box starts at 2.
+  Status status =
+      RunOn(*codelet, fields, WindowParams1D(1, ReduceOp::kAdd, 3, 5, 3, 2, 1, 1, 1, 2, 3));
+  ASSERT_FALSE(status);
+  EXPECT_THAT(status.error().message(), HasSubstr("outside the connected operand box"));
+  // and/or are for pred; a box beyond the operand; a zero stride; an output
+  // past the result (first's high word).
+  EXPECT_FALSE(
+      RunOn(*codelet, fields, WindowParams1D(1, ReduceOp::kAnd, 3, 5, 3, 2, 1, 1, 1, 2, 3)));
+  EXPECT_FALSE(
+      RunOn(*codelet, fields, WindowParams1D(1, ReduceOp::kAdd, 3, 5, 3, 2, 1, 1, 1, 3, 3)));
+  EXPECT_FALSE(
+      RunOn(*codelet, fields, WindowParams1D(1, ReduceOp::kAdd, 3, 5, 3, 0, 1, 1, 1, 2, 3)));
+  EXPECT_FALSE(RunOn(*codelet, fields,
+                     WindowParams1D(uint64_t{1} << 32, ReduceOp::kAdd, 3, 5, 3, 2, 1, 1, 1, 2, 3)));
+  EXPECT_FALSE(MakeReduceWindowCodelet(kF32, 0));
+  EXPECT_FALSE(MakeReduceWindowCodelet(kF32, 17));
+}
+
 // node words: op, type, a, b, c.
 std::vector<uint32_t> Node(ExprOp op, ElementType type, uint32_t a = 0, uint32_t b = 0,
                            uint32_t c = 0) {
@@ -141,8 +209,9 @@ TEST(CompilerCodelets, NewKindsRoundTripByName) {
   Graph graph(*target);
   compiler::CompilerCodelets codelets(graph);
   for (std::string name :
-       {SelectAndScatterCodeletName(kF32, 4), RngCodeletName(kF32, true),
-        RngCodeletName(kS32, false), ReduceExprCodeletName(std::vector{kF32, kS32}, 11)}) {
+       {SelectAndScatterCodeletName(kF32, 4), ReduceWindowCodeletName(ElementType::kF16, 3),
+        RngCodeletName(kF32, true), RngCodeletName(kS32, false),
+        ReduceExprCodeletName(std::vector{kF32, kS32}, 11)}) {
     SCOPED_TRACE(name);
     EXPECT_TRUE(compiler::CompilerCodelets::IsCompilerCodeletName(name));
     Expected<const Codelet*> codelet = codelets.FromName(name);

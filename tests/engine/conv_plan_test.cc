@@ -167,25 +167,56 @@ void AllPartitions(const ContractionShape& shape, uint64_t tiles, size_t d, Part
 }
 
 TEST(ChoosePartition, FindsTheBestFittingPlanOnSmallTargets) {
-  for (uint32_t tiles : {4u, 16u, 24u}) {
-    PlanTarget target = Ipu2();
-    target.tiles = tiles;
-    target.tile_bytes = 64 * 1024;
-    for (const ContractionShape& shape :
-         {Conv2d(2, 8, 6, 10, 3), Conv2d(1, 12, 16, 8, 3, 2), Conv2d(4, 5, 3, 7, 1)}) {
-      const Partition chosen = ChoosePartition(shape, target);
-      const PlanCost chosen_cost = EstimatePlan(shape, chosen, target);
-      uint64_t best = UINT64_MAX;
-      Partition p;
-      AllPartitions(shape, tiles, 0, p, 1, [&](const Partition& q) {
-        const PlanCost c = EstimatePlan(shape, q, target);
-        if (c.fits) best = std::min(best, c.Objective());
-      });
-      ASSERT_TRUE(chosen_cost.fits) << tiles << " " << shape.Key();
-      EXPECT_EQ(chosen_cost.Objective(), best)
-          << tiles << " " << shape.Key() << " chose " << chosen.ToString();
+  for (uint32_t tiles : {4u, 16u, 24u})
+    for (uint64_t free : {uint64_t{0}, uint64_t{6 * 1024}}) {
+      PlanTarget target = Ipu2();
+      target.tiles = tiles;
+      target.tile_bytes = 64 * 1024;
+      target.free_temporary_bytes = free;
+      for (const ContractionShape& shape :
+           {Conv2d(2, 8, 6, 10, 3), Conv2d(1, 12, 16, 8, 3, 2), Conv2d(4, 5, 3, 7, 1)}) {
+        const Partition chosen = ChoosePartition(shape, target);
+        const PlanCost chosen_cost = EstimatePlan(shape, chosen, target);
+        uint64_t best = UINT64_MAX;
+        Partition p;
+        AllPartitions(shape, tiles, 0, p, 1, [&](const Partition& q) {
+          const PlanCost c = EstimatePlan(shape, q, target);
+          if (c.fits) best = std::min(best, c.Objective());
+        });
+        ASSERT_TRUE(chosen_cost.fits) << tiles << " " << shape.Key();
+        EXPECT_EQ(chosen_cost.Objective(), best)
+            << tiles << " " << shape.Key() << " chose " << chosen.ToString();
+      }
     }
-  }
+}
+
+TEST(ChoosePartition, TemporariesInTheStepsFreeMemoryAreNotCharged) {
+  // ResNet-50's 1x1 convolution 512 -> 128 at batch 16, 28x28, f16. With no
+  // memory free at its step, the plan trades exchange code for smaller
+  // temporaries; with 56 KiB a tile free (the module's peak is elsewhere),
+  // temporaries below that cost nothing, and the plan is no worse in
+  // cycles, code and state, and never larger than the free memory allows
+  // beyond what the first plan held.
+  ContractionShape shape = Conv2d(16, 28, 512, 128, 1);
+  shape.in_bytes = 2;
+  shape.channel_grain = 16;
+  PlanTarget tight = Ipu2();
+  tight.amp_macs_per_cycle = 64;
+  PlanTarget roomy = tight;
+  roomy.free_temporary_bytes = 56 * 1024;
+  const Partition a = ChoosePartition(shape, tight);
+  const Partition b = ChoosePartition(shape, roomy);
+  const PlanCost a_cost = EstimatePlan(shape, a, roomy);
+  const PlanCost b_cost = EstimatePlan(shape, b, roomy);
+  EXPECT_EQ(a_cost.charged_temporary_bytes,
+            a_cost.temporary_bytes - std::min<uint64_t>(a_cost.temporary_bytes, 56 * 1024));
+  EXPECT_LE(b_cost.Objective(), a_cost.Objective()) << a.ToString() << " / " << b.ToString();
+  const PlanCost b_tight = EstimatePlan(shape, b, tight);
+  EXPECT_EQ(b_tight.charged_temporary_bytes, b_tight.temporary_bytes);
+  EXPECT_LE(b_cost.temporary_bytes, std::max<uint64_t>(a_cost.temporary_bytes, 56 * 1024))
+      << b.ToString();
+  EXPECT_LT(b_cost.exchange_code + b_cost.vertex_state, a_cost.exchange_code + a_cost.vertex_state)
+      << a.ToString() << " / " << b.ToString();
 }
 
 }  // namespace

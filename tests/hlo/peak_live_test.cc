@@ -73,6 +73,41 @@ ENTRY main {
   EXPECT_EQ(live.at, "c");
 }
 
+const Instruction& Named(const Module& module, std::string_view name) {
+  for (const Computation* computation : module.computations())
+    for (const Instruction* instruction : computation->instructions())
+      if (instruction->name() == name) return *instruction;
+  ADD_FAILURE() << "no instruction " << name;
+  return *module.entry()->root();
+}
+
+TEST(PeakLive, LiveAtEachStepAndInsideWhatItCalls) {
+  // Entry steps: p 8 B throughout; at q: p + q = 16; at c: p + q + c and
+  // the body's internal peak (y, z: 16) = 40; at r: p, q (a result), c, r
+  // = 32. The body's instructions run inside c's step: 40.
+  const Module module = testing::MustParse(R"(
+HloModule steps
+body {
+  x = f32[2] parameter(0)
+  y = f32[2] negate(x)
+  ROOT z = f32[2] add(y, x)
+}
+ENTRY main {
+  p = f32[2] parameter(0)
+  q = f32[2] negate(p)
+  c = f32[2] call(p), to_apply=body
+  r = f32[2] add(c, q)
+  ROOT t = (f32[2], f32[2]) tuple(r, q)
+}
+)");
+  const PeakLive live = ComputePeakLive(module);
+  EXPECT_EQ(live.bytes, 40);
+  EXPECT_EQ(live.LiveAt(Named(module, "q")), 16);
+  EXPECT_EQ(live.LiveAt(Named(module, "c")), 40);
+  EXPECT_EQ(live.LiveAt(Named(module, "r")), 32);
+  EXPECT_EQ(live.LiveAt(Named(module, "y")), 40);
+}
+
 TEST(PeakLive, SaturatesInsteadOfOverflowing) {
   const Module module = testing::MustParse(R"(
 HloModule huge
