@@ -47,21 +47,22 @@ struct TileStep {
   // elements.
   uint64_t Receive(const LocalRun& run, bool* fresh) {
     *fresh = false;
+    // One pass (this is most of the walk's time: tens of millions of
+    // pieces): a recent run holding this one makes it a repeat; else the
+    // first recent run it continues is extended. Reads interleave senders
+    // (a row of channels from two blocks, then the next row): a run
+    // continues whichever recent run it follows.
     const size_t n = recent_count;
+    size_t follows = n;
     for (size_t k = 0; k < n; ++k) {
       const LocalRun& r = recent[k];
-      if (r.variable == run.variable && r.tile == run.tile && r.begin <= run.begin &&
-          run.end <= r.end)
-        return 0;
+      if (r.variable != run.variable || r.tile != run.tile) continue;
+      if (r.begin <= run.begin && run.end <= r.end) return 0;
+      if (follows == n && r.end == run.begin) follows = k;
     }
-    // Reads interleave senders (a row of channels from two blocks, then the
-    // next row): a run continues whichever recent run it follows.
-    for (size_t k = 0; k < n; ++k) {
-      LocalRun& r = recent[k];
-      if (r.variable == run.variable && r.tile == run.tile && r.end == run.begin) {
-        r.end = run.end;
-        return run.end - run.begin;
-      }
+    if (follows < n) {
+      recent[follows].end = run.end;
+      return run.end - run.begin;
     }
     *fresh = true;
     recent[recent_next] = run;
