@@ -153,11 +153,12 @@ inline constexpr uint64_t kMaxOutputRunsPerTile = 64;
 // What a byte on a cell's tile costs in the objective, in cycles. A byte
 // per cell is a byte on every tile of the plan (1,472 on an ipu2), where a
 // cycle is one cycle of one step, so a plan may be slower to be smaller:
-// by a cycle for each byte of temporaries it saves (they are held only
-// while the step runs, and count only where the step is the tile's peak),
-// and by 4 for each byte of exchange code or vertex state (always live, so
-// every byte counts).
-inline constexpr uint64_t kCyclesPerTemporaryByte = 1;
+// by 4 cycles for each byte of exchange code or vertex state (always live,
+// so every byte counts) and as much for each charged byte of temporaries.
+// Those are the bytes beyond what the module leaves free at the step
+// (PlanTarget::free_temporary_bytes), the ones that raise the module's
+// peak, so a byte of them costs the total what a byte of code does.
+inline constexpr uint64_t kCyclesPerTemporaryByte = 4;
 inline constexpr uint64_t kCyclesPerCodeByte = 4;
 
 // The model's figures for one partition, per cell (the largest cell).

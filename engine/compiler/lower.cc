@@ -329,7 +329,11 @@ uint64_t Lowering::FreeBytesPerTile(const hlo::Instruction& instruction) const {
       peak_live_.bytes - std::min(peak_live_.bytes, peak_live_.LiveAt(instruction));
   const uint64_t per_tile =
       static_cast<uint64_t>(free) / std::max<uint32_t>(graph_.target().NumTiles(), 1);
-  return per_tile / kGrain * kGrain;
+  // A module whose bound is beyond the chip can leave more than a tile
+  // "free": no more than the temporaries a plan may hold is meant.
+  const auto available = static_cast<uint64_t>(options_.available_memory_proportion *
+                                               static_cast<double>(graph_.target().BytesPerTile()));
+  return std::min(per_tile, available) / kGrain * kGrain;
 }
 
 Status Lowering::LowerEntry(const hlo::Module& module, program::Sequence& program) {

@@ -351,8 +351,9 @@ class Lowering {
   }
   void RememberPlan(const std::string& key, const Partition& plan) { plans_[key] = plan; }
   // The bytes each tile has free at `instruction`'s step below the module's
-  // peak-live bound (PlanTarget::free_temporary_bytes), rounded down to
-  // 8 KiB so that plans of one shape at similar steps share a memo entry.
+  // peak-live bound (PlanTarget::free_temporary_bytes), at most the
+  // available memory proportion of a tile, rounded down to 8 KiB so that
+  // plans of one shape at similar steps share a memo entry.
   uint64_t FreeBytesPerTile(const hlo::Instruction& instruction) const;
   void NotePlan(std::string line) { stats_.plans.push_back(std::move(line)); }
   // Whether every element of `tensor` belongs to an entry parameter that no

@@ -154,12 +154,14 @@ void AllPartitions(const ContractionShape& shape, uint64_t tiles, size_t d, Part
   const bool channel = static_cast<D>(d) == D::kInChan || static_cast<D>(d) == D::kOutChan;
   for (uint64_t w = 1; w <= size && cells * w <= tiles; ++w) {
     if (w > 1 && (size + w - 2) / (w - 1) == (size + w - 1) / w) continue;  // same blocks
-    // Channels only in blocks of the grain times a power of two.
-    const uint64_t block = (size + w - 1) / w;
-    if (channel && w > 1 &&
-        (block % shape.channel_grain != 0 ||
-         ((block / shape.channel_grain) & (block / shape.channel_grain - 1)) != 0))
-      continue;
+    // Channels only in as many ways as blocks of the grain times a power of
+    // two make (10 channels in blocks of 8: 2 ways, of 5 each).
+    if (channel && w > 1) {
+      bool allowed = false;
+      for (uint64_t block = shape.channel_grain; block < size; block *= 2)
+        allowed = allowed || (size + block - 1) / block == w;
+      if (!allowed) continue;
+    }
     p.ways[d] = w;
     AllPartitions(shape, tiles, d + 1, p, cells * w, visit);
   }
