@@ -188,9 +188,9 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
                        attribute->value());
     }
   }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(instruction.shape(), instruction.name(), true));
-  if (out.NumElements() == 0) return Value::Array(out);
-  if (in.NumElements() == 0) {
+  uint64_t out_elements = 1;
+  for (uint64_t extent : out_dims) out_elements = SaturatingMul(out_elements, extent);
+  if (in.NumElements() == 0 && out_elements > 0) {
     // Every window is padding: init combined with itself, which a reducer
     // with init as its identity leaves as init; else opaque.
     if (!IsReduceIdentity(*instruction.operand(1), *op)) {
@@ -200,6 +200,8 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
                               Fill(init, instruction.shape(), instruction.name(), program));
     return Value::Array(filled);
   }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(instruction.shape(), instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(out);
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
                             codelets_.ReduceWindow(in.element_type(), static_cast<uint32_t>(rank)));
   // Per output element, the share of the operand its window does not share

@@ -5,6 +5,7 @@
 // tie-break, a sum of squares), and rng (range, moments, determinism over
 // thread counts, the same values for the same seed, others for another).
 #include <cmath>
+#include <limits>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -62,6 +63,22 @@ ENTRY main {
   // [h,30,p]; padding and holes are the init value 1, which also starts
   // each sum (the oracle's reading of XLA's semantics).
   EXPECT_THAT(Decode<float>(out["out.1"]), ElementsAre(13.0f, 32.0f, 23.0f, 52.0f, 33.0f));
+}
+
+TEST(SimWindow, ReduceWindowOfAnEmptyOperandIsItsInit) {
+  // Every window of an empty operand is padding: with init the reducer's
+  // identity, each result is the init.
+  Compiled compiled = CompileText("HloModule rw_empty\n" + std::string(kReducers) + R"(
+ENTRY main {
+  e = f32[0] constant({})
+  ninf = f32[] constant(-inf)
+  z = f32[3] reduce-window(e, ninf), window={size=1 pad=1_2}, to_apply=max
+  ROOT out = (f32[3]) tuple(z)
+})");
+  auto simulator = MustCreate(compiled);
+  sim::HostData out = MustRun(*simulator, {});
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(-inf, -inf, -inf));
 }
 
 TEST(SimWindow, LongWindowsSlideByDoubling) {
