@@ -16,11 +16,16 @@
 #include "engine/codelets/numeric.h"
 #include "engine/codelets/reduce_combine.h"
 #include "engine/codelets/window.h"
+#include "engine/codelets/window_checks.h"
 
 namespace tileprof::engine {
 namespace {
 
-constexpr uint32_t kMaxRank = 16;
+using window::CheckBoxField;
+using window::CheckOutputRun;
+using window::kMaxRank;
+using window::Signed;
+
 constexpr const char* kDimParams[] = {"extent",  "window", "stride", "padLo",
                                       "baseDil", "winDil", "opLo",   "opSize"};
 enum DimParam : size_t { kExtent, kWindow, kStride, kPadLo, kBaseDil, kWinDil, kOpLo, kOpSize };
@@ -30,8 +35,6 @@ constexpr size_t kLead = 3;
 // Coordinates stay below 2^61 so that their sums and products with 32-bit
 // parameters cannot overflow int64.
 constexpr uint64_t kCoordinateLimit = uint64_t{1} << 61;
-
-int64_t Signed(uint32_t bits) { return static_cast<int32_t>(bits); }
 
 bool ProductFits(uint64_t a, uint64_t b) { return b == 0 || a <= kCoordinateLimit / b; }
 

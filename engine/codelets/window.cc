@@ -11,18 +11,20 @@
 #include "engine/codelets/cost_model.h"
 #include "engine/codelets/families.h"
 #include "engine/codelets/numeric.h"
+#include "engine/codelets/window_checks.h"
 
 namespace tileprof::engine {
 namespace {
 
-constexpr uint32_t kMaxRank = 16;
+using window::CheckBoxField;
+using window::CheckOutputRun;
+using window::kMaxRank;
+using window::Signed;
 
 constexpr const char* kDimParams[] = {"srcExtent", "window", "stride", "padLo",
                                       "opLo",      "opSize", "srcLo",  "srcSize"};
 enum DimParam : size_t { kSrcExtent, kWindow, kStride, kPadLo, kOpLo, kOpSize, kSrcLo, kSrcSize };
 constexpr size_t kDimParamCount = std::size(kDimParams);
-
-int64_t Signed(uint32_t bits) { return static_cast<int32_t>(bits); }
 
 // Parameters: first, outSize<d>, select, then kDimParams per dimension.
 class SelectAndScatterCodelet final : public Codelet {
@@ -311,20 +313,6 @@ class SelectAndScatterCodelet final : public Codelet {
 };
 
 }  // namespace
-
-Status CheckBoxField(std::string_view field, uint64_t elements, uint64_t box) {
-  if (elements != box)
-    return MakeError("field '{}' has {} elements, its box has {}", field, elements, box);
-  return {};
-}
-
-Status CheckOutputRun(uint64_t first, uint64_t count, uint64_t total) {
-  if (first > total || count > total - first) {
-    return MakeError("field 'out' has {} elements from element {}, beyond the {} of the result",
-                     count, first, total);
-  }
-  return {};
-}
 
 std::string SelectAndScatterCodeletName(ElementType type, uint32_t rank) {
   return fmt::format("tileprof::SelectAndScatter<{},{}>", PoplarName(type), rank);

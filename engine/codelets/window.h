@@ -32,7 +32,6 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "common/expected.h"
 #include "engine/codelets/codelet.h"
@@ -60,11 +59,6 @@ enum class SelectDirection : uint32_t { kGe = 0, kGt = 1, kLe = 2, kLt = 3 };
 std::string SelectAndScatterCodeletName(ElementType type, uint32_t rank);
 // Errors: rank 0 or above 16, pred or a complex type.
 Expected<std::unique_ptr<Codelet>> MakeSelectAndScatterCodelet(ElementType type, uint32_t rank);
-
-// CheckShape helpers of the window codelets: a box field holds its box's
-// elements; the output run [first, first + count) lies inside the result.
-Status CheckBoxField(std::string_view field, uint64_t elements, uint64_t box);
-Status CheckOutputRun(uint64_t first, uint64_t count, uint64_t total);
 
 std::string ReduceWindowCodeletName(ElementType type, uint32_t rank);
 // Errors: rank 0 or above 16.

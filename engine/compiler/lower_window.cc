@@ -115,7 +115,9 @@ void WindowReadBox(const std::vector<std::pair<uint64_t, uint64_t>>& box,
   }
 }
 
-// ReduceWindow's parameters (engine/codelets/window.h).
+// ReduceWindow's parameters (engine/codelets/window.h). The window's own
+// figures were checked to fit by LowerReduceWindow; the extents and the box
+// are checked here.
 Status SetReduceWindowParams(Graph& graph, VertexRef vertex, uint64_t first, ReduceOp op,
                              const std::vector<hlo::WindowDimension>& window,
                              const std::vector<uint64_t>& out_dims,
@@ -123,27 +125,21 @@ Status SetReduceWindowParams(Graph& graph, VertexRef vertex, uint64_t first, Red
                              const std::vector<uint64_t>& size) {
   std::vector<uint32_t> values = {static_cast<uint32_t>(first), static_cast<uint32_t>(first >> 32),
                                   static_cast<uint32_t>(op)};
-  for (uint64_t extent : out_dims) {
-    TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(static_cast<int64_t>(extent), "result dimension"));
-    values.push_back(v);
-  }
+  auto push = [&values](uint64_t v, std::string_view what) -> Status {
+    TILEPROF_ASSIGN_OR_RETURN(uint32_t p, Param(static_cast<int64_t>(v), what));
+    values.push_back(p);
+    return {};
+  };
+  for (uint64_t extent : out_dims) TILEPROF_RETURN_IF_ERROR(push(extent, "result dimension"));
   for (size_t d = 0; d < in_dims.size(); ++d) {
     const hlo::WindowDimension& w = window[d];
-    if (w.padding_low < INT32_MIN || w.padding_low > INT32_MAX) {
-      return MakeError("padding {} does not fit a vertex parameter", w.padding_low);
-    }
-    const int64_t unsigned_values[] = {static_cast<int64_t>(in_dims[d]), w.size, w.stride};
-    for (int64_t v : unsigned_values) {
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t p, Param(v, "window parameter"));
-      values.push_back(p);
-    }
-    values.push_back(static_cast<uint32_t>(static_cast<int32_t>(w.padding_low)));
-    const int64_t rest[] = {w.base_dilation, w.window_dilation, static_cast<int64_t>(lo[d]),
-                            static_cast<int64_t>(size[d])};
-    for (int64_t v : rest) {
-      TILEPROF_ASSIGN_OR_RETURN(uint32_t p, Param(v, "window parameter"));
-      values.push_back(p);
-    }
+    TILEPROF_RETURN_IF_ERROR(push(in_dims[d], "operand dimension"));
+    values.insert(values.end(), {static_cast<uint32_t>(w.size), static_cast<uint32_t>(w.stride),
+                                 static_cast<uint32_t>(static_cast<int32_t>(w.padding_low)),
+                                 static_cast<uint32_t>(w.base_dilation),
+                                 static_cast<uint32_t>(w.window_dilation)});
+    TILEPROF_RETURN_IF_ERROR(push(lo[d], "box origin"));
+    TILEPROF_RETURN_IF_ERROR(push(size[d], "box size"));
   }
   return graph.SetInitialValues(vertex, values);
 }
