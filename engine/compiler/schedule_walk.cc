@@ -15,12 +15,17 @@ namespace {
 // A run of a tile's storage: elements [begin, end) of `variable` in the
 // order the tile stores them (docs/memory-model.md: a variable's elements on
 // a tile are one contiguous block, in element order).
+// The variable and the tile are one 64-bit key: compared as a pair of
+// 32-bit fields, GCC stored the pair to the stack and reloaded it as one
+// word in Receive's loop, a failed store forward that was half the walk.
 struct LocalRun {
-  VariableId variable = 0;
-  uint32_t tile = 0;
+  uint64_t source = 0;  // Source(variable, tile)
   uint64_t begin = 0;
   uint64_t end = 0;
 };
+constexpr uint64_t Source(VariableId variable, uint32_t tile) {
+  return uint64_t{variable} << 32 | tile;
+}
 
 struct TileStep {
   bool active = false;
@@ -56,7 +61,7 @@ struct TileStep {
     size_t follows = n;
     for (size_t k = 0; k < n; ++k) {
       const LocalRun& r = recent[k];
-      if (r.variable != run.variable || r.tile != run.tile) continue;
+      if (r.source != run.source) continue;
       if (r.begin <= run.begin && run.end <= r.end) return 0;
       if (follows == n && r.end == run.begin) follows = k;
     }
@@ -72,12 +77,12 @@ struct TileStep {
   }
   // A run of this tile's storage moved by a host stream copy.
   void Host(VariableId variable, uint64_t begin, uint64_t end) {
-    if (has_host && last_host.variable == variable && last_host.end == begin) {
+    if (has_host && last_host.source == Source(variable, 0) && last_host.end == begin) {
       last_host.end = end;
       return;
     }
     ++host_regions;
-    last_host = {variable, 0, begin, end};
+    last_host = {Source(variable, 0), begin, end};
     has_host = true;
   }
 };
@@ -146,62 +151,78 @@ class RepeatFilter {
   // Elements a variable may have to be looked up.
   static constexpr uint64_t kSmallElements = 16384;
 
+  // The table is cut to the current step's entries: the whole table, once
+  // grown by one large step, spread every later step's few entries over
+  // megabytes (each lookup a cache miss, a quarter of the walk).
   void NextStep() {
-    ++generation_;
+    if (++generation_ == 0) {  // wrapped: no slot may look current
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      generation_ = 1;
+    }
     count_ = 0;
+    used_ = kMinSlots;
+    if (slots_.size() < used_) slots_.resize(used_);
   }
   // True when `reader` has not received `run` before in this step.
   bool First(uint32_t reader, const LocalRun& run) {
-    if (2 * (count_ + 1) > slots_.size()) Grow();
-    const Key key{run.begin, run.end, run.variable, run.tile, reader};
-    for (size_t slot = Hash(key) & (slots_.size() - 1);; slot = (slot + 1) & (slots_.size() - 1)) {
+    if (2 * (count_ + 1) > used_) Grow();
+    // A small variable's runs lie below kSmallElements: begin and end
+    // share a word, so that a slot is 24 bytes.
+    const Slot key{run.begin | run.end << 32, run.source, reader, generation_};
+    const size_t mask = used_ - 1;
+    for (size_t slot = Hash(key) & mask;; slot = (slot + 1) & mask) {
       Slot& entry = slots_[slot];
       if (entry.generation != generation_) {
-        entry = {key, generation_};
+        entry = key;
         ++count_;
         return true;
       }
-      if (entry.key == key) return false;
+      if (entry == key) return false;
     }
   }
 
  private:
-  struct Key {
-    uint64_t begin = 0, end = 0;
-    VariableId variable = 0;
-    uint32_t tile = 0, reader = 0;
-    bool operator==(const Key&) const = default;
-  };
+  static constexpr size_t kMinSlots = 64;
   struct Slot {
-    Key key;
-    uint64_t generation = 0;
+    uint64_t span = 0;  // begin | end << 32
+    uint64_t source = 0;
+    uint32_t reader = 0;
+    uint32_t generation = 0;
+    bool operator==(const Slot&) const = default;
   };
-  static size_t Hash(const Key& k) {
-    uint64_t h = k.begin * 0x9E3779B97F4A7C15ull ^ (uint64_t{k.variable} << 32 | k.tile);
-    h ^= (h >> 29) ^ (uint64_t{k.reader} * 0xBF58476D1CE4E5B9ull) ^ k.end;
+  static size_t Hash(const Slot& k) {
+    uint64_t h = k.span * 0x9E3779B97F4A7C15ull ^ k.source;
+    h ^= (h >> 29) ^ (uint64_t{k.reader} * 0xBF58476D1CE4E5B9ull);
     h *= 0x94D049BB133111EBull;
     return static_cast<size_t>(h ^ (h >> 31));
   }
   void Grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
-    const uint64_t live = generation_;
-    ++generation_;  // the new table's empty slots are of an older generation
-    count_ = 0;
-    for (const Slot& entry : old) {
-      if (entry.generation != live) continue;
-      for (size_t slot = Hash(entry.key) & (slots_.size() - 1);;
-           slot = (slot + 1) & (slots_.size() - 1)) {
+    live_.clear();
+    for (size_t slot = 0; slot < used_; ++slot)
+      if (slots_[slot].generation == generation_) live_.push_back(slots_[slot]);
+    used_ *= 2;
+    if (slots_.size() < used_) slots_.resize(used_);
+    // The entries move to the new generation; what they leave behind is
+    // of an older one, so empty.
+    if (++generation_ == 0) {
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      generation_ = 1;
+    }
+    const size_t mask = used_ - 1;
+    for (Slot entry : live_) {
+      entry.generation = generation_;
+      for (size_t slot = Hash(entry) & mask;; slot = (slot + 1) & mask) {
         if (slots_[slot].generation != generation_) {
-          slots_[slot] = {entry.key, generation_};
-          ++count_;
+          slots_[slot] = entry;
           break;
         }
       }
     }
   }
   std::vector<Slot> slots_;
-  uint64_t generation_ = 1;
+  std::vector<Slot> live_;  // scratch for Grow
+  size_t used_ = 0;         // slots of this step's table: a power of two
+  uint32_t generation_ = 0;
   size_t count_ = 0;
 };
 
@@ -421,35 +442,31 @@ class StepWalker {
     walk_.last[v] = std::max(walk_.last[v], step);
   }
 
-  // Elements of `regions` read on `reader` in step `i` (or written there by
-  // a copy, when `buffered` is false).
-  template <typename Regions>
-  void ReadOn(uint32_t reader, const Regions& regions, bool buffered, uint64_t i) {
+  // The rows of `strided` read on `reader` in step `i`, into its receive
+  // buffer where another tile holds them.
+  void ReadOn(uint32_t reader, const StridedRegion& strided, uint64_t i) {
+    if (strided.length == 0 || strided.count == 0) return;
+    const VariableId variable = strided.variable;
+    Touch(variable, i);
+    const std::vector<TileRun>& runs = graph_.TileMapping(variable);
+    const std::vector<uint64_t>& at = offsets_[variable];
+    const bool small = graph_.variable(variable).num_elements <= RepeatFilter::kSmallElements;
+    const uint64_t element_size = element_size_[variable];
     TileStep* receiver = nullptr;  // touched on the first remote piece
-    for (const TensorRegion& region : regions) {
-      // Once per region, not per tile piece of it: a region spans 3.6
-      // tiles on average in mobilenet_v2.
-      if (region.begin == region.end) continue;
-      Touch(region.variable, i);
-      const std::vector<TileRun>& runs = graph_.TileMapping(region.variable);
-      const std::vector<uint64_t>& at = offsets_[region.variable];
-      graph_.ForEachRunPiece(region, [&](const TensorRegion& piece, const TileRun* run) {
-        if (run == nullptr || run->tile == reader) return;
-        if (receiver == nullptr) receiver = &touched_[reader];
-        // The piece in the sender's storage.
-        const uint64_t local =
-            at[static_cast<size_t>(run - runs.data())] + (piece.begin - run->begin);
-        const LocalRun stored{piece.variable, run->tile, local, local + piece.size()};
-        if (graph_.variable(piece.variable).num_elements <= RepeatFilter::kSmallElements &&
-            !repeats_.First(reader, stored))
-          return;
-        bool fresh = false;
-        const uint64_t received = receiver->Receive(stored, &fresh);
-        if (fresh) touched_.Listen(reader, run->tile);
-        if (buffered) receiver->receive_bytes += received * element_size_[piece.variable];
-        touched_.Send(run->tile, piece.variable, stored.begin, stored.end);
-      });
-    }
+    graph_.ForEachRunPiece(strided, [&](const TensorRegion& piece, const TileRun* run) {
+      if (run == nullptr || run->tile == reader) return;
+      if (receiver == nullptr) receiver = &touched_[reader];
+      // The piece in the sender's storage.
+      const uint64_t local =
+          at[static_cast<size_t>(run - runs.data())] + (piece.begin - run->begin);
+      const LocalRun stored{Source(variable, run->tile), local, local + piece.size()};
+      if (small && !repeats_.First(reader, stored)) return;
+      bool fresh = false;
+      const uint64_t received = receiver->Receive(stored, &fresh);
+      if (fresh) touched_.Listen(reader, run->tile);
+      receiver->receive_bytes += received * element_size;
+      touched_.Send(run->tile, variable, stored.begin, stored.end);
+    });
   }
 
   void Execute(const Step& step, uint64_t i) {
@@ -466,7 +483,7 @@ class StepWalker {
             Touch(run.variable, i);
             continue;
           }
-          ReadOn(*vertex.tile, RegionRange({&run, 1}, run.count), true, i);
+          ReadOn(*vertex.tile, run, i);
         }
       }
     }

@@ -337,6 +337,20 @@ class Graph {
           f(TensorRegion{region.variable, begin, end}, run);
         });
   }
+  // The same for each row of a strided region, in row order.
+  template <typename F>
+  void ForEachRunPiece(const StridedRegion& strided, F&& f) const {
+    if (strided.variable >= tile_maps_.size()) {
+      for (uint32_t k = 0; k < strided.count; ++k)
+        f(strided.At(k), static_cast<const TileRun*>(nullptr));
+      return;
+    }
+    tile_maps_[strided.variable].ForEachStridedRunPiece(
+        strided.begin, strided.length, strided.stride, strided.count,
+        [&](uint64_t begin, uint64_t end, const TileRun* run) {
+          f(TensorRegion{strided.variable, begin, end}, run);
+        });
+  }
   // The tile holding every element of `region`, if one tile run does.
   std::optional<uint32_t> TileHolding(const TensorRegion& region) const {
     if (region.variable >= tile_maps_.size()) return std::nullopt;

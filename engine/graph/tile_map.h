@@ -56,6 +56,13 @@ class TileMap {
   // finds where a piece lies in its tile's storage from its run.
   template <typename F>
   void ForEachRunPiece(uint64_t begin, uint64_t end, F&& f) const;
+  // ForEachRunPiece over the rows [begin + k * stride, + length), k < count,
+  // in row order. A row is looked for first in the run the row before ended
+  // in, then the next run: rows of a strided read mostly fall there, and the
+  // search for every row was a sixth of mobilenet_v2's compile.
+  template <typename F>
+  void ForEachStridedRunPiece(uint64_t begin, uint64_t length, int64_t stride, uint32_t count,
+                              F&& f) const;
   // The first run that ends after element `at`: the one holding it, or the
   // next (end of Runs() if none).
   std::vector<TileRun>::const_iterator FirstEndingAfter(uint64_t at) const;
@@ -76,6 +83,11 @@ class TileMap {
   mutable std::vector<TileRun> pending_;
   void ApplyPending() const;
   void AssignNow(uint64_t begin, uint64_t end, uint32_t tile);
+  // The pieces of [begin, end) from `it`, the first run ending after begin;
+  // returns the run holding the last piece (end of runs_ if none does).
+  template <typename F>
+  std::vector<TileRun>::const_iterator RunPiecesFrom(std::vector<TileRun>::const_iterator it,
+                                                     uint64_t begin, uint64_t end, F&& f) const;
 };
 
 inline std::vector<TileRun>::const_iterator TileMap::FirstEndingAfter(uint64_t at) const {
@@ -100,13 +112,15 @@ inline std::vector<TileRun>::const_iterator TileMap::FirstEndingAfter(uint64_t a
 }
 
 template <typename F>
-void TileMap::ForEachRunPiece(uint64_t begin, uint64_t end, F&& f) const {
-  auto it = FirstEndingAfter(begin);
+std::vector<TileRun>::const_iterator TileMap::RunPiecesFrom(std::vector<TileRun>::const_iterator it,
+                                                            uint64_t begin, uint64_t end,
+                                                            F&& f) const {
+  auto last = runs_.cend();
   uint64_t pos = begin;
   while (pos < end) {
     if (it == runs_.end() || it->begin >= end) {
       f(pos, end, static_cast<const TileRun*>(nullptr));
-      return;
+      break;
     }
     if (it->begin > pos) {
       f(pos, it->begin, static_cast<const TileRun*>(nullptr));
@@ -115,7 +129,38 @@ void TileMap::ForEachRunPiece(uint64_t begin, uint64_t end, F&& f) const {
     const uint64_t piece_end = it->end < end ? it->end : end;
     f(pos, piece_end, &*it);
     pos = piece_end;
+    last = it;
     ++it;
+  }
+  return last;
+}
+
+template <typename F>
+void TileMap::ForEachRunPiece(uint64_t begin, uint64_t end, F&& f) const {
+  RunPiecesFrom(FirstEndingAfter(begin), begin, end, f);
+}
+
+template <typename F>
+void TileMap::ForEachStridedRunPiece(uint64_t begin, uint64_t length, int64_t stride,
+                                     uint32_t count, F&& f) const {
+  if (length == 0) return;
+  Flush();
+  auto hint = runs_.cend();
+  for (uint32_t k = 0; k < count; ++k) {
+    // Unsigned: a negative stride wraps to the right element.
+    const uint64_t row = begin + static_cast<uint64_t>(stride) * k;
+    auto it = hint;
+    // The run holding `row` is the first ending after it (runs are
+    // disjoint and sorted).
+    const auto holds = [row](const TileRun& run) { return run.begin <= row && row < run.end; };
+    if (it == runs_.end() || !holds(*it)) {
+      if (it != runs_.end() && it + 1 != runs_.end() && holds(*(it + 1)))
+        ++it;
+      else
+        it = FirstEndingAfter(row);
+    }
+    const auto last = RunPiecesFrom(it, row, row + length, f);
+    if (last != runs_.end()) hint = last;
   }
 }
 

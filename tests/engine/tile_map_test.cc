@@ -4,6 +4,7 @@
 #include "engine/graph/tile_map.h"
 
 #include <random>
+#include <tuple>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -102,6 +103,42 @@ TEST(TileMap, FirstRunEndingAfterAnElementAgreesWithAScan) {
       at += size + 3;
     }
     expect_scan(skewed, at + 3);
+  }
+}
+
+// Rows of a strided region are looked up from the run the row before ended
+// in: the pieces must be exactly those of looking each row up on its own,
+// for rows that advance within a run, skip runs, fall in gaps, go backwards
+// (a negative stride) or repeat (stride 0).
+TEST(TileMap, StridedPiecesAreThoseOfEachRow) {
+  using Piece = std::tuple<uint64_t, uint64_t, const TileRun*>;
+  std::mt19937_64 rng(777);
+  for (int trial = 0; trial < 300; ++trial) {
+    const uint64_t size = 8 + rng() % 120;
+    TileMap map;
+    for (int step = 0; step < 12; ++step) {
+      uint64_t a = rng() % (size + 1), b = rng() % (size + 1);
+      if (a > b) std::swap(a, b);
+      map.Assign(a, b, static_cast<uint32_t>(rng() % 4));
+    }
+    const uint64_t length = 1 + rng() % 9;
+    const uint32_t count = 1 + static_cast<uint32_t>(rng() % 12);
+    const int64_t stride = static_cast<int64_t>(rng() % 13) - 4;
+    // The first row is placed so that every row lies within [0, size + 9).
+    const int64_t reach = stride * (count - 1);
+    const uint64_t begin = static_cast<uint64_t>(std::max<int64_t>(0, -reach)) + rng() % 8;
+    std::vector<Piece> expected, got;
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint64_t row = begin + static_cast<uint64_t>(stride * k);
+      map.ForEachRunPiece(row, row + length, [&](uint64_t b, uint64_t e, const TileRun* run) {
+        expected.emplace_back(b, e, run);
+      });
+    }
+    map.ForEachStridedRunPiece(
+        begin, length, stride, count,
+        [&](uint64_t b, uint64_t e, const TileRun* run) { got.emplace_back(b, e, run); });
+    ASSERT_EQ(got, expected) << "trial " << trial << ": begin " << begin << " length " << length
+                             << " stride " << stride << " count " << count;
   }
 }
 
