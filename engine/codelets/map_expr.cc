@@ -83,12 +83,23 @@ Expected<std::vector<Step>> Resolve(std::span<const MapInput> inputs,
   return steps;
 }
 
+// The parameters: first, firstHi, then inner, size, lo per spread input.
+std::vector<std::string> ParamNames(std::span<const MapInput> inputs) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].spread) continue;
+    if (names.empty()) names = {"first", "firstHi"};
+    for (const char* p : {"inner", "size", "lo"}) names.push_back(fmt::format("{}{}", p, i));
+  }
+  return names;
+}
+
 class MapExprCodelet final : public Codelet {
  public:
   MapExprCodelet(std::string name, std::vector<FieldSpec> fields, std::vector<MapInput> inputs,
                  std::vector<MapNode> nodes, std::vector<Step> steps)
       : Codelet(
-            std::move(name), ExecutionKind::kSupervisor, std::move(fields), {},
+            std::move(name), ExecutionKind::kSupervisor, std::move(fields), ParamNames(inputs),
             kMapExprBaseCodeBytes + kMapExprCodeBytesPerNode * static_cast<uint32_t>(nodes.size())),
         inputs_(std::move(inputs)),
         nodes_(std::move(nodes)),
@@ -96,7 +107,17 @@ class MapExprCodelet final : public Codelet {
 
   Status CheckShape(const VertexShape& shape) const override {
     const uint64_t n = shape.field_elements[inputs_.size()];
+    size_t param = 2;
     for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (inputs_[i].spread) {
+        const uint32_t inner = shape.params[param], size = shape.params[param + 1],
+                       lo = shape.params[param + 2];
+        param += 3;
+        if (inner == 0 || size == 0 || lo >= size || shape.field_elements[i] > size - lo)
+          return MakeError("spread field 'in{}': {} elements from {} of {} (inner {})", i,
+                           shape.field_elements[i], lo, size, inner);
+        continue;
+      }
       if (!inputs_[i].scalar && shape.field_elements[i] != n)
         return MakeError("field 'in{}' has {} elements, 'out' has {}", i, shape.field_elements[i],
                          n);
@@ -129,6 +150,12 @@ class MapExprCodelet final : public Codelet {
       const size_t bytes = n * SizeOf(steps_[i].type);
       if (node.kind == MapNode::Kind::kInput) {
         const std::span<std::byte> in = io.fields[node.a];
+        if (inputs_[node.a].spread) {
+          buffers[i].resize(bytes);
+          TILEPROF_RETURN_IF_ERROR(Spread(io, node.a, n, buffers[i]));
+          values[i] = buffers[i];
+          continue;
+        }
         if (!inputs_[node.a].scalar) {
           values[i] = in;
           continue;
@@ -177,6 +204,33 @@ class MapExprCodelet final : public Codelet {
   }
 
  private:
+  // The n values spread input `input` gives the vertex's outputs, a run of
+  // each vector element at a time.
+  Status Spread(const VertexIo& io, uint32_t input, uint64_t n, std::span<std::byte> out) const {
+    size_t param = 2;
+    for (uint32_t i = 0; i < input; ++i)
+      if (inputs_[i].spread) param += 3;
+    const uint64_t first = io.params[0] | uint64_t{io.params[1]} << 32;
+    const uint64_t inner = io.params[param], size = io.params[param + 1], lo = io.params[param + 2];
+    const std::span<const std::byte> in = io.fields[input];
+    const size_t width = SizeOf(inputs_[input].type);
+    const uint64_t held = in.size() / width;
+    for (uint64_t e = 0; e < n;) {
+      const uint64_t position = first + e;
+      const uint64_t index = position / inner % size;
+      const uint64_t run = std::min(n - e, inner - position % inner);
+      if (index < lo || index - lo >= held)
+        return MakeError("output {} reads element {} of the spread 'in{}', which holds {} from {}",
+                         e, index, input, held, lo);
+      const std::span<const std::byte> value = in.subspan((index - lo) * width, width);
+      for (uint64_t k = 0; k < run; ++k)
+        std::copy(value.begin(), value.end(),
+                  out.begin() + static_cast<ptrdiff_t>((e + k) * width));
+      e += run;
+    }
+    return {};
+  }
+
   std::vector<MapInput> inputs_;
   std::vector<MapNode> nodes_;
   std::vector<Step> steps_;
@@ -253,8 +307,10 @@ bool IsMapExprCodeletName(std::string_view name) { return name.starts_with(kPref
 std::string MapExprCodeletName(std::span<const MapInput> inputs, std::span<const MapNode> nodes) {
   std::string name(kPrefix);
   for (size_t i = 0; i < inputs.size(); ++i)
-    name +=
-        fmt::format("{}{}{}", i ? "," : "", HloName(inputs[i].type), inputs[i].scalar ? "*" : "");
+    name += fmt::format("{}{}{}", i ? "," : "", HloName(inputs[i].type),
+                        inputs[i].scalar   ? "*"
+                        : inputs[i].spread ? "~"
+                                           : "");
   name += ';';
   for (size_t i = 0; i < nodes.size(); ++i) {
     const MapNode& n = nodes[i];
@@ -285,6 +341,9 @@ std::string MapExprCodeletName(std::span<const MapInput> inputs, std::span<const
 
 Expected<std::unique_ptr<Codelet>> MakeMapExprCodelet(std::vector<MapInput> inputs,
                                                       std::vector<MapNode> nodes) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].scalar && inputs[i].spread)
+      return MakeError("input {} is both a scalar and spread", i);
   TILEPROF_ASSIGN_OR_RETURN(std::vector<Step> steps, Resolve(inputs, nodes));
   std::vector<FieldSpec> fields;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -310,7 +369,8 @@ Expected<std::unique_ptr<Codelet>> MakeMapExprCodeletFromName(std::string_view n
     std::string_view token = rest.substr(0, comma);
     MapInput input;
     input.scalar = token.ends_with('*');
-    if (input.scalar) token.remove_suffix(1);
+    input.spread = token.ends_with('~');
+    if (input.scalar || input.spread) token.remove_suffix(1);
     const std::optional<ElementType> type = ParseHloElementType(token);
     if (!type) return MakeError("'{}': no element type '{}'", name, token);
     input.type = *type;

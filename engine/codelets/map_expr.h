@@ -6,9 +6,18 @@
 // codelet per distinct expression.
 //
 //   tileprof::MapExpr<INPUTS;NODES>
-//     in0..in<k-1>: the leaves, each a vector of the output's length or a
-//       scalar (a broadcast scalar), out: the root's value per element.
-//   INPUTS: the inputs' types, "f32" for a vector, "f32*" for a scalar.
+//     in0..in<k-1>: the leaves, each a vector of the output's length, a
+//       scalar (a broadcast scalar) or a spread vector, out: the root's
+//       value per element.
+//   INPUTS: the inputs' types, "f32" for a vector, "f32*" for a scalar,
+//     "f32~" for a spread vector: a vector broadcast along a block of the
+//     result's dimensions (a per-feature scale over [N,C,H,W]), of which the
+//     vertex holds the elements [lo, lo + its length) its outputs read.
+//     Output element e (of the result's flat elements first..first+n) reads
+//     in[((first + e) / inner) % size - lo], as popops' broadcast-vector
+//     vertices read their vector: no copy of the broadcast is made.
+//     Parameters: first, firstHi (the 64-bit first element), and per spread
+//     input i: inner<i>, size<i>, lo<i>.
 //   NODES: the expression in evaluation order, each "i<input>",
 //     "u<UnaryOp>(<node>)", "b<BinaryOp>(<node>,<node>)",
 //     "s(<pred>,<on true>,<on false>)", "c(<low>,<x>,<high>)" (clamp) or
@@ -38,6 +47,7 @@ namespace tileprof::engine {
 struct MapInput {
   ElementType type = ElementType::kF32;
   bool scalar = false;
+  bool spread = false;
 };
 
 struct MapNode {

@@ -408,7 +408,8 @@ static std::vector<std::vector<const hlo::Instruction*>> LastReads(
                                 ? fusion.role[instruction->index()]
                                 : FusionRole::kNone;
     const auto it = read_at.find(instruction);
-    const bool inner = role == FusionRole::kInner || role == FusionRole::kScalar;
+    const bool inner =
+        role == FusionRole::kInner || role == FusionRole::kScalar || role == FusionRole::kSpread;
     if (it != read_at.end() && instruction != computation.root())
       last[it->second].push_back(instruction);
     // An unread inner instruction is read nowhere: its operands need not wait.
@@ -444,7 +445,7 @@ Status Lowering::LowerComputation(const hlo::Computation& computation, std::span
     const FusionRole role = instruction->index() < fusion.role.size()
                                 ? fusion.role[instruction->index()]
                                 : FusionRole::kNone;
-    if (role == FusionRole::kInner || role == FusionRole::kScalar) {
+    if (role == FusionRole::kInner || role == FusionRole::kScalar || role == FusionRole::kSpread) {
       scope[instruction] = Value{};  // computed inside its users' expressions
       continue;
     }
@@ -525,6 +526,10 @@ void Lowering::ClaimComputeSets(const hlo::Instruction& instruction, size_t firs
   compute_set_operations_.resize(count, kNoOperation);
   for (size_t cs = first; cs < count; ++cs) {
     if (compute_set_operations_[cs] != kNoOperation) continue;
+    if (claim_for_ != nullptr) {
+      compute_set_operations_[cs] = OperationOf(*claim_for_);
+      continue;
+    }
     const std::string& name = graph_.compute_set(static_cast<ComputeSetId>(cs)).name;
     auto named = instruction_named_.find(std::string_view(name).substr(0, name.find('/')));
     compute_set_operations_[cs] =
@@ -723,6 +728,10 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
       return LowerSelectAndScatter(instruction, operands, program);
     case Opcode::kRng:
       return LowerRng(instruction, operands, program);
+    case Opcode::kBatchNormTraining:
+    case Opcode::kBatchNormInference:
+    case Opcode::kBatchNormGrad:
+      return LowerBatchNorm(instruction, operands, program);
     case Opcode::kCall:
     case Opcode::kFusion: {
       if (instruction.called_computations().size() != 1) break;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -84,11 +85,20 @@ enum class FusionRole : uint8_t {
   kNone,    // lowered on its own
   kInner,   // computed inside its one user's expression, never stored
   kScalar,  // a broadcast scalar every user reads as a scalar, never filled
+  kSpread,  // another broadcast read only by expressions: each copies it
+            // where its result lies (LowerFused), never stored on its own
   kRoot,    // an expression's root: one fused vertex per tile
 };
 struct Fusion {
   std::vector<FusionRole> role;
 };
+// A broadcast read by a fused expression as a spread input: result element
+// p reads operand element (p / inner) % size.
+struct SpreadForm {
+  uint64_t inner = 1;
+  uint64_t size = 1;
+};
+std::optional<SpreadForm> SpreadFormOf(const hlo::Instruction& broadcast);
 Fusion AnalyseFusion(const hlo::Computation& computation);
 
 class Lowering {
@@ -116,13 +126,26 @@ class Lowering {
                                      std::span<const Value> operands, program::Sequence& program);
   Expected<Value> LowerConvert(const hlo::Instruction& instruction, const Value& operand,
                                program::Sequence& program);
+  // lower_fusion.cc: whether `tensor` lies in more than a few runs a tile.
+  bool Fragmented(const Tensor& tensor) const;
+  // lower_fusion.cc: a fused expression with spread inputs, one vertex per
+  // run of `out` (its parameters say where the run lies).
+  Status EmitSpreadRuns(ComputeSetId cs, const Codelet& codelet, const Tensor& out,
+                        std::span<const MapInput> inputs, std::span<const Tensor> leaves,
+                        std::span<const std::pair<uint32_t, SpreadForm>> spread_inputs,
+                        std::string_view name);
   // lower_fusion.cc: the expression rooted at `root`.
   Expected<Value> LowerFused(const hlo::Instruction& root, const Fusion& fusion, const Scope& scope,
                              program::Sequence& program);
   // lower_data.cc
   Expected<Value> LowerConstant(const hlo::Instruction& instruction);
+  // The broadcast as a view of its operand (a reshape, or copies of long
+  // runs), or nullopt when it must be copied.
+  Expected<std::optional<Tensor>> BroadcastAsView(const hlo::Instruction& instruction,
+                                                  const Value& operand);
+  // `like`: a result that is copied is mapped like it (else linearly).
   Expected<Value> LowerBroadcast(const hlo::Instruction& instruction, const Value& operand,
-                                 program::Sequence& program);
+                                 program::Sequence& program, const Tensor* like = nullptr);
   Expected<Value> LowerTranspose(const hlo::Instruction& instruction, const Value& operand,
                                  program::Sequence& program);
   Expected<Value> LowerSlice(const hlo::Instruction& instruction, const Value& operand,
@@ -134,7 +157,7 @@ class Lowering {
   // lower_index.cc
   Expected<Value> LowerMapped(const hlo::Instruction& instruction, const Value& operand,
                               std::span<const SourceDim> map, const Tensor* padding,
-                              program::Sequence& program);
+                              program::Sequence& program, const Tensor* like = nullptr);
   Expected<Value> LowerReverse(const hlo::Instruction& instruction, const Value& operand,
                                program::Sequence& program);
   Expected<Value> LowerPad(const hlo::Instruction& instruction, std::span<const Value> operands,
@@ -151,7 +174,7 @@ class Lowering {
                                                        std::string_view name,
                                                        program::Sequence& program);
   Expected<Value> LowerBroadcastRearrange(const hlo::Instruction& instruction, const Value& operand,
-                                          program::Sequence& program);
+                                          program::Sequence& program, const Tensor* like = nullptr);
   Expected<Value> LowerSliceRearrange(const hlo::Instruction& instruction, const Value& operand,
                                       std::span<const hlo::SliceDimension> slice,
                                       program::Sequence& program);
@@ -264,6 +287,10 @@ class Lowering {
   Expected<Value> LowerGetDimensionSize(const hlo::Instruction& instruction,
                                         std::span<const Value> operands,
                                         program::Sequence& program);
+  // lower_batch_norm.cc: batch-norm-training, -inference and -grad as the
+  // reductions and elementwise ops they stand for.
+  Expected<Value> LowerBatchNorm(const hlo::Instruction& instruction,
+                                 std::span<const Value> operands, program::Sequence& program);
   // lower_rng.cc
   Expected<Value> LowerRng(const hlo::Instruction& instruction, std::span<const Value> operands,
                            program::Sequence& program);
@@ -286,10 +313,12 @@ class Lowering {
   Expected<Value> LowerOpaque(const hlo::Instruction& instruction, std::span<const Value> operands,
                               program::Sequence& program);
   // out[o] = source[map(o)] (or *padding) as tileprof::Rearrange vertices,
-  // one per tile run of the new, linearly mapped result of `out_dims`.
+  // one per tile run of the new result of `out_dims`, mapped linearly or
+  // like `like` (a tensor of as many elements).
   Expected<Tensor> EmitRearrange(const Tensor& source, std::span<const SourceDim> map,
                                  const Tensor* padding, std::vector<uint64_t> out_dims,
-                                 std::string_view name, program::Sequence& program);
+                                 std::string_view name, program::Sequence& program,
+                                 const Tensor* like = nullptr);
   // A compute set named after the instruction, executed by `program`.
   ComputeSetId AddComputeSet(std::string_view name, program::Sequence& program);
   // One vertex of `codelet` per tile of `out` (grouping the tile's elements),
@@ -396,6 +425,12 @@ class Lowering {
   uint32_t OperationOf(const hlo::Instruction& instruction);
   std::unordered_map<std::string, Partition> plans_;
   hlo::PeakLive peak_live_;  // of the module LowerEntry lowers
+  // Computations written out for ops lowered as others (LowerBatchNorm):
+  // the graph's names and the tensor map refer to their instructions.
+  std::vector<std::unique_ptr<hlo::Module>> expansions_;
+  // While set, every new compute set is this instruction's operation (an
+  // expansion's are the op it expands).
+  const hlo::Instruction* claim_for_ = nullptr;
   // Entry parameters' variables not read by any instruction yet.
   std::unordered_set<VariableId> unread_;
   // Tensor map state (see RecordTensorMapInto).

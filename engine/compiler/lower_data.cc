@@ -130,12 +130,10 @@ Expected<Value> Lowering::LowerConstant(const hlo::Instruction& instruction) {
   return value;
 }
 
-Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction, const Value& operand,
-                                         program::Sequence& program) {
+Expected<std::optional<Tensor>> Lowering::BroadcastAsView(const hlo::Instruction& instruction,
+                                                          const Value& operand) {
   const hlo::Shape& shape = instruction.shape();
-  if (!shape.IsArray() || !IsArrayValue(operand)) {
-    return LowerOpaque(instruction, {&operand, 1}, program);
-  }
+  if (!shape.IsArray() || !IsArrayValue(operand)) return std::optional<Tensor>();
   const Tensor& in = operand.tensor;
   TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> dims, StorageShape(shape));
   uint64_t n = 1;
@@ -143,20 +141,31 @@ Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction, co
   if (n == in.NumElements()) {
     // Only size-1 dimensions added: a reshape.
     TILEPROF_ASSIGN_OR_RETURN(Tensor view, in.Reshape(dims));
-    return Value::Array(std::move(view));
+    return std::optional<Tensor>(std::move(view));
   }
+  if (in.NumElements() == 1) return std::optional<Tensor>();
+  if (const hlo::Attribute* attribute = instruction.FindAttribute("dimensions")) {
+    Expected<std::vector<int64_t>> mapped = hlo::ParseIntList(attribute->value());
+    if (mapped && dims.size() == static_cast<size_t>(shape.rank()))
+      return BroadcastView(in, dims, *mapped);
+  }
+  return std::optional<Tensor>();
+}
+
+Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction, const Value& operand,
+                                         program::Sequence& program, const Tensor* like) {
+  const hlo::Shape& shape = instruction.shape();
+  if (!shape.IsArray() || !IsArrayValue(operand)) {
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<Tensor> view, BroadcastAsView(instruction, operand));
+  if (view) return Value::Array(std::move(*view));
+  const Tensor& in = operand.tensor;
   if (in.NumElements() == 1 && IsNative(shape)) {
     TILEPROF_ASSIGN_OR_RETURN(Tensor out, Fill(in, shape, instruction.name(), program));
     return Value::Array(std::move(out));
   }
-  if (const hlo::Attribute* attribute = instruction.FindAttribute("dimensions")) {
-    Expected<std::vector<int64_t>> mapped = hlo::ParseIntList(attribute->value());
-    if (mapped && dims.size() == static_cast<size_t>(shape.rank())) {
-      TILEPROF_ASSIGN_OR_RETURN(std::optional<Tensor> view, BroadcastView(in, dims, *mapped));
-      if (view) return Value::Array(std::move(*view));
-    }
-  }
-  return LowerBroadcastRearrange(instruction, operand, program);
+  return LowerBroadcastRearrange(instruction, operand, program, like);
 }
 
 Expected<Value> Lowering::LowerTranspose(const hlo::Instruction& instruction, const Value& operand,

@@ -26,6 +26,52 @@ bool IsScalarBroadcast(const hlo::Instruction& instruction) {
          instruction.operand(0)->shape().element_type == instruction.shape().element_type;
 }
 
+// A broadcast of more than one element: copied where each expression that
+// reads it lies (FusionRole::kSpread). Materialised on its own, it was mapped
+// from the next free tile as any new tensor, so that a fused op reading it
+// and a tensor of its shape received all of one of them (a batch norm's
+// per-feature factors spread over a [N,C,H,W] activation).
+bool IsSpreadBroadcast(const hlo::Instruction& instruction) {
+  if (instruction.opcode() != Opcode::kBroadcast || instruction.operand_count() != 1 ||
+      !instruction.shape().IsArray() || !IsNative(instruction.shape()))
+    return false;
+  const hlo::Shape& in = instruction.operand(0)->shape();
+  if (!in.IsArray() || in.element_type != instruction.shape().element_type) return false;
+  const int64_t from = in.ElementCount().value_or(0);
+  const int64_t to = instruction.shape().ElementCount().value_or(0);
+  return from > 1 && from < to;
+}
+
+}  // namespace
+
+// A broadcast whose operand's dimensions are one block of the result's, in
+// order, with both the block's elements and the elements after it (inner)
+// under 2^32: a spread input of a fused expression.
+std::optional<SpreadForm> SpreadFormOf(const hlo::Instruction& broadcast) {
+  const hlo::Attribute* attribute = broadcast.FindAttribute("dimensions");
+  if (attribute == nullptr || broadcast.operand_count() != 1) return std::nullopt;
+  Expected<std::vector<int64_t>> mapped = hlo::ParseIntList(attribute->value());
+  const hlo::Shape& shape = broadcast.shape();
+  const hlo::Shape& in = broadcast.operand(0)->shape();
+  if (!mapped || mapped->empty() || mapped->size() != static_cast<size_t>(in.rank()) ||
+      !shape.IsArray() || !IsNative(shape))
+    return std::nullopt;
+  uint64_t size = 1, inner = 1;
+  for (size_t j = 0; j < mapped->size(); ++j) {
+    const int64_t d = (*mapped)[j];
+    if (d != (*mapped)[0] + static_cast<int64_t>(j) || d >= shape.rank() ||
+        shape.dimensions[static_cast<size_t>(d)] != in.dimensions[j] || in.dimensions[j] < 0)
+      return std::nullopt;
+    size *= static_cast<uint64_t>(in.dimensions[j]);
+  }
+  for (int64_t d = mapped->back() + 1; d < shape.rank(); ++d)
+    inner *= static_cast<uint64_t>(std::max<int64_t>(shape.dimensions[static_cast<size_t>(d)], 0));
+  if (size == 0 || inner == 0 || size > UINT32_MAX || inner > UINT32_MAX) return std::nullopt;
+  return SpreadForm{inner, size};
+}
+
+namespace {
+
 std::optional<ElementType> TypeOf(const hlo::Shape& shape) {
   if (!shape.IsArray() || !IsNative(shape)) return std::nullopt;
   Expected<StorageType> storage = StorageOf(shape.element_type);
@@ -171,6 +217,11 @@ Fusion AnalyseFusion(const hlo::Computation& computation) {
       // an outlined expression, so any elementwise user will do.)
       for (uint32_t u : users[i]) all = all && node[u];
       if (all) fusion.role[i] = FusionRole::kScalar;
+    } else if (IsSpreadBroadcast(instruction)) {
+      bool all = true;
+      for (uint32_t u : users[i])
+        all = all && node[u] && Elements(*instructions[u]) == Elements(instruction);
+      if (all) fusion.role[i] = FusionRole::kSpread;
     } else if (eligible[i] && fusible_user(users[i][0])) {
       // Not a repeated use by its one user either (x * x reads x twice).
       const hlo::Instruction& user = *instructions[users[i][0]];
@@ -179,14 +230,15 @@ Fusion AnalyseFusion(const hlo::Computation& computation) {
     }
   }
   // An op is an expression's root when it is a node not inside another and
-  // reads at least one inner op (then it is eligible itself) or a scalar
-  // broadcast (any node): a lone op keeps its own codelet.
+  // reads at least one inner op (then it is eligible itself) or a scalar or
+  // spread broadcast (any node): a lone op keeps its own codelet.
   for (size_t i = 0; i < n; ++i) {
     if (!node[i] || fusion.role[i] != FusionRole::kNone) continue;
     for (const hlo::Instruction* operand : instructions[i]->operands()) {
       if (!here(operand)) continue;
       const FusionRole r = fusion.role[operand->index()];
-      if (r == FusionRole::kScalar || (r == FusionRole::kInner && eligible[i])) {
+      if (r == FusionRole::kScalar || r == FusionRole::kSpread ||
+          (r == FusionRole::kInner && eligible[i])) {
         fusion.role[i] = FusionRole::kRoot;
         break;
       }
@@ -212,8 +264,10 @@ class FusedExpression {
 
   std::vector<MapInput> inputs;
   std::vector<MapNode> nodes;
-  std::vector<Tensor> leaves;
-  std::vector<Value> read;  // for MarkRead
+  std::vector<Tensor> leaves;  // a spread leaf's once LowerFused copies it
+  std::vector<Value> read;     // for MarkRead
+  // The inputs that are spread broadcasts, with the broadcast.
+  std::vector<std::pair<uint32_t, const hlo::Instruction*>> spreads;
 
  private:
   FusionRole Role(const hlo::Instruction* i) const {
@@ -227,6 +281,8 @@ class FusedExpression {
   Expected<uint32_t> Leaf(const hlo::Instruction* source, const Value& value);
   // The leaf of `operand`'s value in the scope.
   Expected<uint32_t> ScopeLeaf(const hlo::Instruction* operand);
+  // The leaf of a spread broadcast, its tensor made later.
+  Expected<uint32_t> SpreadLeaf(const hlo::Instruction* broadcast);
 
   const hlo::Instruction& root_;
   const Fusion& fusion_;
@@ -263,6 +319,27 @@ Expected<uint32_t> FusedExpression::ScopeLeaf(const hlo::Instruction* operand) {
   return Leaf(operand, it->second);
 }
 
+Expected<uint32_t> FusedExpression::SpreadLeaf(const hlo::Instruction* broadcast) {
+  if (auto it = input_of_.find(broadcast); it != input_of_.end()) {
+    nodes.push_back({MapNode::Kind::kInput, 0, ElementType::kF32, it->second});
+    return static_cast<uint32_t>(nodes.size() - 1);
+  }
+  auto it = scope_.find(broadcast->operand(0));
+  if (it == scope_.end() || it->second.is_tuple || !it->second.tensor.valid())
+    return MakeError("{}: {} is not defined", Describe(root_), broadcast->operand(0)->name());
+  if (Elements(*broadcast) != n_)
+    return MakeError("{}: operand {} has {} elements, the expression {}", Describe(root_),
+                     broadcast->name(), Elements(*broadcast), n_);
+  const auto index = static_cast<uint32_t>(inputs.size());
+  inputs.push_back({it->second.tensor.element_type(), false});
+  leaves.emplace_back();
+  read.push_back(it->second);
+  spreads.emplace_back(index, broadcast);
+  input_of_.emplace(broadcast, index);
+  nodes.push_back({MapNode::Kind::kInput, 0, ElementType::kF32, index});
+  return static_cast<uint32_t>(nodes.size() - 1);
+}
+
 Expected<uint32_t> FusedExpression::Build(const hlo::Instruction& instruction) {
   std::optional<MapNode> node = NodeOf(instruction);
   if (!node) return MakeError("{} cannot be fused", Describe(instruction));
@@ -276,6 +353,11 @@ Expected<uint32_t> FusedExpression::Build(const hlo::Instruction& instruction) {
       }
       case FusionRole::kScalar: {
         TILEPROF_ASSIGN_OR_RETURN(uint32_t a, ScopeLeaf(operand->operand(0)));
+        args.push_back(a);
+        break;
+      }
+      case FusionRole::kSpread: {
+        TILEPROF_ASSIGN_OR_RETURN(uint32_t a, SpreadLeaf(operand));
         args.push_back(a);
         break;
       }
@@ -299,23 +381,56 @@ Expected<Value> Lowering::LowerFused(const hlo::Instruction& root, const Fusion&
   const uint64_t n = Elements(root);
   FusedExpression expression(root, fusion, scope);
   TILEPROF_RETURN_IF_ERROR(expression.Build(root));
-  const std::vector<MapInput>& inputs = expression.inputs;
+  std::vector<MapInput>& inputs = expression.inputs;
   const std::vector<MapNode>& nodes = expression.nodes;
-  const std::vector<Tensor>& leaves = expression.leaves;
+  std::vector<Tensor>& leaves = expression.leaves;
   if (nodes.size() > kMaxMapExprNodes) {
     return MakeError("{}: an expression of {} nodes (at most {})", Describe(root), nodes.size(),
                      kMaxMapExprNodes);
   }
-  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, codelets_.MapExpr(inputs, nodes));
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(root.shape(), root.name(), false));
-  // Mapped like the first vector input that holds data of its own.
+  // Spread broadcasts that are views (copies of long runs) are read as
+  // views, as they were before fusion; those along a block of dimensions
+  // are read by the vertices as spread inputs (their vector's elements
+  // under each vertex's outputs); any other is copied once the result is
+  // mapped, onto its tiles.
+  std::vector<std::pair<uint32_t, const hlo::Instruction*>> copies;
+  std::vector<std::pair<uint32_t, SpreadForm>> spread_inputs;
+  for (const auto& [index, broadcast] : expression.spreads) {
+    const Value& operand = scope.at(broadcast->operand(0));
+    TILEPROF_ASSIGN_OR_RETURN(std::optional<Tensor> view, BroadcastAsView(*broadcast, operand));
+    if (view) {
+      leaves[index] = std::move(*view);
+    } else if (const std::optional<SpreadForm> form = SpreadFormOf(*broadcast)) {
+      inputs[index].spread = true;
+      leaves[index] = operand.tensor.Flatten();
+      spread_inputs.emplace_back(index, *form);
+    } else {
+      copies.emplace_back(index, broadcast);
+    }
+  }
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, codelets_.MapExpr(inputs, nodes));
+  // Mapped like the first vector input that holds data of its own. A
+  // leader in many runs a tile (a planned convolution's output boxes) would
+  // make each copy, and each vertex reading a spread input (one per run of
+  // the result), many a tile: the result is then mapped linearly, and only
+  // the leader moves.
   std::vector<const Tensor*> vectors;
   for (size_t i = 0; i < leaves.size(); ++i)
-    if (!inputs[i].scalar) vectors.push_back(&leaves[i]);
-  if (vectors.empty()) {
+    if (!inputs[i].scalar && !inputs[i].spread && leaves[i].valid()) vectors.push_back(&leaves[i]);
+  const bool spreads = !copies.empty() || !spread_inputs.empty();
+  if (vectors.empty() || (spreads && Fragmented(Leader(graph_, vectors)))) {
     TILEPROF_RETURN_IF_ERROR(mapper_.Map(out));
   } else {
     TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, Leader(graph_, vectors)));
+  }
+  for (const auto& [index, broadcast] : copies) {
+    const Value& operand = scope.at(broadcast->operand(0));
+    TILEPROF_ASSIGN_OR_RETURN(Value spread, LowerBroadcast(*broadcast, operand, program, &out));
+    if (spread.is_tuple || !spread.tensor.valid() || spread.tensor.NumElements() != n)
+      return MakeError("{}: {} is not an array of {} elements", Describe(root), broadcast->name(),
+                       n);
+    leaves[index] = spread.tensor;
   }
   ++stats_.fused_expressions;
   stats_.fused_ops +=
@@ -325,6 +440,11 @@ Expected<Value> Lowering::LowerFused(const hlo::Instruction& root, const Fusion&
   if (!unread_.empty()) MarkRead(expression.read, Value::Array(out));
   if (n == 0) return Value::Array(out);
   const ComputeSetId cs = AddComputeSet(root.name(), program);
+  if (!spread_inputs.empty()) {
+    TILEPROF_RETURN_IF_ERROR(
+        EmitSpreadRuns(cs, *codelet, out, inputs, leaves, spread_inputs, root.name()));
+    return Value::Array(out);
+  }
   std::vector<FieldInput> fields;
   for (size_t i = 0; i < leaves.size(); ++i) {
     fields.push_back(
@@ -332,6 +452,64 @@ Expected<Value> Lowering::LowerFused(const hlo::Instruction& root, const Fusion&
   }
   TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *codelet, "out", out, fields, root.name()));
   return Value::Array(out);
+}
+
+Status Lowering::EmitSpreadRuns(ComputeSetId cs, const Codelet& codelet, const Tensor& out,
+                                std::span<const MapInput> inputs, std::span<const Tensor> leaves,
+                                std::span<const std::pair<uint32_t, SpreadForm>> spread_inputs,
+                                std::string_view name) {
+  // One vertex per run of the result: a spread input's element under output
+  // e is found from e's position in the result.
+  const Tensor flat_out = out.Flatten();
+  std::vector<Tensor> flat(leaves.size());
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (!inputs[i].scalar) flat[i] = leaves[i].Flatten();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
+  for (const Run& run : runs) {
+    const uint64_t first = run.first, count = run.count;
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, codelet, name));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, run.tile));
+    std::vector<uint32_t> params = {static_cast<uint32_t>(first),
+                                    static_cast<uint32_t>(first >> 32)};
+    size_t next = 0;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      const std::string field = fmt::format("in{}", i);
+      if (inputs[i].scalar) {
+        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[field], leaves[i]));
+        continue;
+      }
+      if (!inputs[i].spread) {
+        TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[i].Slice(first, first + count));
+        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[field], part));
+        continue;
+      }
+      const SpreadForm& form = spread_inputs[next++].second;
+      // The vector's elements the run reads: those of its first to last
+      // block, or all of them when the run wraps around the vector.
+      const uint64_t from = first / form.inner, to = (first + count - 1) / form.inner;
+      uint64_t lo = 0, hi = form.size;
+      if (to - from + 1 < form.size && from % form.size <= to % form.size) {
+        lo = from % form.size;
+        hi = to % form.size + 1;
+      }
+      TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[i].Slice(lo, hi));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[field], part));
+      params.insert(params.end(), {static_cast<uint32_t>(form.inner),
+                                   static_cast<uint32_t>(form.size), static_cast<uint32_t>(lo)});
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(first, first + count));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, params));
+  }
+  return {};
+}
+
+bool Lowering::Fragmented(const Tensor& tensor) const {
+  // Runs a tile past which a copy of a broadcast mapped like the tensor
+  // would cost more vertices than moving the tensor does.
+  constexpr uint64_t kMaxRunsPerTile = 4;
+  return graph_.MapRegions(tensor.Flatten()).size() >
+         kMaxRunsPerTile * uint64_t{graph_.target().NumTiles()};
 }
 
 }  // namespace tileprof::engine::compiler

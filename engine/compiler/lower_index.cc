@@ -133,13 +133,21 @@ Expected<std::vector<uint32_t>> RearrangeParams(const Tensor& source,
 
 Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const SourceDim> map,
                                          const Tensor* padding, std::vector<uint64_t> out_dims,
-                                         std::string_view name, program::Sequence& program) {
+                                         std::string_view name, program::Sequence& program,
+                                         const Tensor* like) {
   if (map.size() != source.Rank()) {
     return MakeError("rearrangement of {} given {} source dimensions", source.ShapeString(),
                      map.size());
   }
   const ElementType type = source.element_type();
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(type, out_dims, name, true));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(type, out_dims, name, like == nullptr));
+  if (like != nullptr) {
+    if (like->NumElements() != out.NumElements()) {
+      return MakeError("rearrangement into {} mapped like {}", out.ShapeString(),
+                       like->ShapeString());
+    }
+    TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, *like));
+  }
   if (out.NumElements() == 0) return out;
   if (source.NumElements() == 0) {
     if (padding == nullptr) return MakeError("rearrangement of the empty {}", source.ShapeString());
@@ -188,15 +196,15 @@ Expected<Tensor> Lowering::EmitRearrange(const Tensor& source, std::span<const S
 
 Expected<Value> Lowering::LowerMapped(const hlo::Instruction& instruction, const Value& operand,
                                       std::span<const SourceDim> map, const Tensor* padding,
-                                      program::Sequence& program) {
+                                      program::Sequence& program, const Tensor* like) {
   const std::optional<std::vector<uint64_t>> dims = PlainDims(instruction.shape());
   if (!dims || !IsArrayValue(operand)) return LowerOpaque(instruction, {&operand, 1}, program);
   TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
   if (storage.type != operand.tensor.element_type()) {
     return LowerOpaque(instruction, {&operand, 1}, program);
   }
-  TILEPROF_ASSIGN_OR_RETURN(
-      Tensor out, EmitRearrange(operand.tensor, map, padding, *dims, instruction.name(), program));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, EmitRearrange(operand.tensor, map, padding, *dims,
+                                                      instruction.name(), program, like));
   return Value::Array(std::move(out));
 }
 
@@ -277,8 +285,8 @@ Expected<Value> Lowering::LowerTransposeRearrange(const hlo::Instruction& instru
 }
 
 Expected<Value> Lowering::LowerBroadcastRearrange(const hlo::Instruction& instruction,
-                                                  const Value& operand,
-                                                  program::Sequence& program) {
+                                                  const Value& operand, program::Sequence& program,
+                                                  const Tensor* like) {
   const hlo::Attribute* attribute = instruction.FindAttribute("dimensions");
   if (attribute == nullptr || !IsArrayValue(operand)) {
     return LowerOpaque(instruction, {&operand, 1}, program);
@@ -293,7 +301,7 @@ Expected<Value> Lowering::LowerBroadcastRearrange(const hlo::Instruction& instru
     }
     map[j].src = map[j].src2 = static_cast<uint32_t>(dims[j]);
   }
-  return LowerMapped(instruction, operand, map, nullptr, program);
+  return LowerMapped(instruction, operand, map, nullptr, program, like);
 }
 
 Expected<Value> Lowering::LowerSliceRearrange(const hlo::Instruction& instruction,

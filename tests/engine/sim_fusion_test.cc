@@ -97,6 +97,30 @@ ENTRY main {
   EXPECT_THAT(Decode<float>(out["out.0"]), ElementsAre(0.0f, 2.0f, 0.0f, 0.0f, 7.0f));
 }
 
+TEST(Fusion, FeatureBroadcastIsReadAsASpreadInput) {
+  // A per-feature vector over [N,C,W] (a batch norm's scale over NCHW):
+  // never copied into a tensor of the result's shape; each vertex holds
+  // the features its run of the result covers (on 8 tiles the runs start
+  // inside the vector, so some vertices hold a slice from an offset).
+  Compiled compiled = CompileText(R"(
+HloModule spread
+ENTRY main {
+  x = f32[4,6,64] parameter(0)
+  v = f32[6] parameter(1)
+  s = f32[4,6,64] broadcast(v), dimensions={1}
+  ROOT r = f32[4,6,64] multiply(x, s)
+})");
+  EXPECT_FALSE(HasVariable(compiled, "s"));
+  EXPECT_GT(VerticesOf(compiled, "tileprof::MapExpr<f32,f32~;"), 1u);
+  std::vector<float> x(4 * 6 * 64), v = {1, 2, 3, 4, 5, 6};
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3;
+  auto simulator = MustCreate(compiled);
+  sim::HostData out = MustRun(*simulator, {{"x", Encode<float>(x)}, {"v", Encode<float>(v)}});
+  const std::vector<float> r = Decode<float>(out["out.0"]);
+  ASSERT_EQ(r.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(r[i], x[i] * v[(i / 64) % 6]) << "element " << i;
+}
+
 TEST(Fusion, LongChainsAreCutIntoExpressionsTheCodeletTakes) {
   // 150 single-user adds then a tuple: one tree would have 301 nodes, past
   // the codelet's 128; the chain is cut into several expressions (each

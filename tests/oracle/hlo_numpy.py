@@ -30,7 +30,8 @@ Ops: parameter, constant, iota, the elementwise unary/binary ops, compare,
 select, clamp, convert, bitcast-convert, broadcast, reshape, transpose, copy,
 reverse, slice, dynamic-slice, dynamic-update-slice, concatenate, pad, dot,
 convolution, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
-map, while, conditional, call, fusion, tuple, get-tuple-element, rng; custom
+map, while, conditional, call, fusion, tuple, get-tuple-element, rng,
+batch-norm-training/-inference/-grad; custom
 calls and collectives in hlo_custom_calls.py, the linear-algebra ones in
 hlo_linalg.py.
 """
@@ -260,6 +261,8 @@ class Evaluator:
             return linalg_op(op, ops, a, where)
         if op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"):
             return collective(inst, ops, shape, self.module, where)
+        if op in ("batch-norm-training", "batch-norm-inference", "batch-norm-grad"):
+            return batch_norm(op, ops, a, shape)
         if op == "get-dimension-size":
             return np.int32(ops[0].shape[int_list(a["dimensions"])[0]])
         raise HloError(f"{where}: opcode '{op}' is not supported by the oracle")
@@ -640,6 +643,44 @@ def round_once(result, dtype):
     if dtype == "bf16":
         return round_bf16_once(result)
     return result.astype(NP_TYPES[dtype]) if dtype in NP_TYPES else result
+
+
+def batch_norm(op, ops, a, shape):
+    """The batch-norm ops by their definition in XLA's operation semantics, in
+    float64, each result rounded once: over every dimension but feature_index,
+    mean = E[x], var = E[(x - mean)^2] (the population variance)."""
+    f = int(a["feature_index"])
+    eps = float(a.get("epsilon", "0"))
+    x = ops[0].astype(np.float64)
+    axes = tuple(d for d in range(x.ndim) if d != f)
+    view = [1] * x.ndim
+    view[f] = x.shape[f]
+
+    def spread(v):
+        return v.astype(np.float64).reshape(view)
+
+    dtype = shape.elements[0].dtype if shape.is_tuple() else shape.dtype
+    if op == "batch-norm-training":
+        scale, offset = ops[1], ops[2]
+        mean = x.mean(axis=axes)
+        var = ((x - mean.reshape(view)) ** 2).mean(axis=axes)
+        y = (x - mean.reshape(view)) / np.sqrt(var.reshape(view) + eps) * spread(scale) + spread(offset)
+        return tuple(round_once(v, dtype) for v in (y, mean, var))
+    if op == "batch-norm-inference":
+        scale, offset, mean, var = ops[1:5]
+        y = (x - spread(mean)) / np.sqrt(spread(var) + eps) * spread(scale) + spread(offset)
+        return round_once(y, dtype)
+    scale, mean, var, dy = ops[1], ops[2], ops[3], ops[4].astype(np.float64)
+    n = x.size // x.shape[f]
+    centred = x - spread(mean)
+    rsqrt = 1.0 / np.sqrt(var.astype(np.float64) + eps)
+    grad_offset = dy.sum(axis=axes)
+    dy_centred = (dy * centred).sum(axis=axes)
+    grad_scale = dy_centred * rsqrt
+    grad_x = (spread(scale) * rsqrt.reshape(view) / n *
+              (n * dy - grad_offset.reshape(view) -
+               centred * (dy_centred / (var.astype(np.float64) + eps)).reshape(view)))
+    return tuple(round_once(v, dtype) for v in (grad_x, grad_scale, grad_offset))
 
 
 # --- command line -----------------------------------------------------------------

@@ -390,6 +390,68 @@ ENTRY e {
         np.testing.assert_array_equal(out[1], [1, 3, 2, 0])  # stable: the two 1s keep their order
 
 
+class BatchNorm(unittest.TestCase):
+    TRAIN = """HloModule m
+ENTRY e {
+  x = f64[2,2] parameter(0)
+  s = f64[2] parameter(1)
+  o = f64[2] parameter(2)
+  ROOT t = (f64[2,2], f64[2], f64[2]) batch-norm-training(x, s, o), epsilon=0, feature_index=1
+}"""
+
+    def test_training_by_hand(self):
+        # Feature 0 holds 1 and 5 (mean 3, variance 4), feature 1 holds 3 and
+        # 7 (mean 5, variance 4): each normalises to -1 and 1.
+        y, mean, var = run(self.TRAIN, np.float64([[1, 3], [5, 7]]), np.float64([1, 2]),
+                           np.float64([0, 10]))
+        np.testing.assert_array_equal(mean, [3, 5])
+        np.testing.assert_array_equal(var, [4, 4])
+        np.testing.assert_array_equal(y, [[-1, 8], [1, 12]])
+
+    def test_grad_is_the_derivative_of_training(self):
+        # batch-norm-grad's results are the derivatives of sum(dy * y) for the
+        # y of batch-norm-training with the batch's own mean and variance:
+        # checked against central differences.
+        rng = np.random.default_rng(3)
+        x = rng.normal(size=(3, 4, 2))
+        scale, offset, dy = rng.normal(size=4), rng.normal(size=4), rng.normal(size=(3, 4, 2))
+        train = """HloModule m
+ENTRY e {
+  x = f64[3,4,2] parameter(0)
+  s = f64[4] parameter(1)
+  o = f64[4] parameter(2)
+  ROOT t = (f64[3,4,2], f64[4], f64[4]) batch-norm-training(x, s, o), epsilon=0.01, feature_index=1
+}"""
+        grad = """HloModule m
+ENTRY e {
+  x = f64[3,4,2] parameter(0)
+  s = f64[4] parameter(1)
+  m = f64[4] parameter(2)
+  v = f64[4] parameter(3)
+  dy = f64[3,4,2] parameter(4)
+  ROOT g = (f64[3,4,2], f64[4], f64[4]) batch-norm-grad(x, s, m, v, dy), epsilon=0.01, feature_index=1
+}"""
+
+        def loss(x, scale, offset):
+            return float((run(train, x, scale, offset)[0] * dy).sum())
+
+        _, mean, var = run(train, x, scale, offset)
+        gx, gscale, goffset = run(grad, x, scale, mean, var, dy)
+        h = 1e-6
+
+        def numeric(f, v):
+            out = np.zeros_like(v)
+            for i in np.ndindex(v.shape):
+                up, down = v.copy(), v.copy()
+                up[i] += h
+                down[i] -= h
+                out[i] = (f(up) - f(down)) / (2 * h)
+            return out
+        np.testing.assert_allclose(gx, numeric(lambda v: loss(v, scale, offset), x), atol=1e-6)
+        np.testing.assert_allclose(gscale, numeric(lambda v: loss(x, v, offset), scale), atol=1e-6)
+        np.testing.assert_allclose(goffset, numeric(lambda v: loss(x, scale, v), offset), atol=1e-6)
+
+
 class Control(unittest.TestCase):
     def test_while_sums_and_alias_iterations(self):
         text = """HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }
