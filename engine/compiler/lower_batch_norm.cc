@@ -9,9 +9,10 @@
 // onto one tile.
 //
 // The arithmetic is XLA's operation semantics (operation_semantics.md), in
-// the operand's element type, as XLA's own expander computes it; the
-// variance is the mean of squared deviations from the mean (two passes), the
-// definition, rather than E[x^2] - E[x]^2, which cancels.
+// the operand's element type as XLA's own expander computes it, but for
+// halves, which compute in f32 (see Expansion). The variance is the mean of
+// squared deviations from the mean (two passes), the definition, rather
+// than E[x^2] - E[x]^2, which cancels.
 //   training:  mean = sum(x) / N, var = sum((x - mean)^2) / N,
 //              y = (x - mean) * (scale * rsqrt(var + eps)) + offset;
 //              result (y, mean, var)
@@ -41,14 +42,26 @@ bool IsFloat(hlo::PrimitiveType type) {
 // The text of one expansion: a scalar add for the reductions, then the entry
 // whose instructions are named after the batch norm's (`name.mean`, ...), so
 // that tensors and exchange buffers in reports say whose they are.
+// f16 and bf16 batch norms compute in f32 (each operand converted, each
+// result rounded back), as TensorFlow's and Flax's batch norms on halves do:
+// the element count alone, 401,408 for a [96,32,112,112] activation, is
+// infinite in f16, and a sum of that many halves in half is noise.
 class Expansion {
  public:
   Expansion(std::string_view name, const hlo::Shape& operand, int64_t feature,
             std::string_view epsilon)
       : name_(name), feature_(feature), epsilon_(epsilon) {
-    type_ = hlo::PrimitiveTypeName(operand.element_type);
-    full_ = hlo::ShapeToString(operand, {.print_layout = false});
-    feature_shape_ = fmt::format("{}[{}]", type_, operand.dimensions[static_cast<size_t>(feature)]);
+    const bool half = operand.element_type == hlo::PrimitiveType::kF16 ||
+                      operand.element_type == hlo::PrimitiveType::kBF16;
+    in_type_ = hlo::PrimitiveTypeName(operand.element_type);
+    type_ = half ? hlo::PrimitiveTypeName(hlo::PrimitiveType::kF32) : in_type_;
+    std::string sizes;
+    for (int64_t d : operand.dimensions) sizes += fmt::format("{}{}", sizes.empty() ? "" : ",", d);
+    const int64_t features = operand.dimensions[static_cast<size_t>(feature)];
+    full_ = fmt::format("{}[{}]", type_, sizes);
+    in_full_ = fmt::format("{}[{}]", in_type_, sizes);
+    feature_shape_ = fmt::format("{}[{}]", type_, features);
+    in_feature_ = fmt::format("{}[{}]", in_type_, features);
     std::string dims;
     uint64_t count = 1;
     for (int64_t d = 0; d < operand.rank(); ++d) {
@@ -60,8 +73,10 @@ class Expansion {
     count_ = count;
   }
 
-  const std::string& full() const { return full_; }
-  const std::string& feature() const { return feature_shape_; }
+  // The operand's and the feature vectors' shapes in the operand's type.
+  const std::string& in_full() const { return in_full_; }
+  const std::string& in_feature() const { return in_feature_; }
+  bool converts() const { return type_ != in_type_; }
 
   // "%name.what = shape op(args), rest".
   std::string& Add(std::string_view what, const std::string& shape, std::string_view op,
@@ -71,12 +86,23 @@ class Expansion {
     return body_;
   }
   std::string Ref(std::string_view what) const { return fmt::format("%{}.{}", name_, what); }
-  // The parameters, in order: each named and declared in the header.
-  void Parameters(std::initializer_list<std::pair<std::string_view, std::string>> params) {
-    for (const auto& [what, shape] : params) {
-      Add(what, shape, "parameter", fmt::format("{}", count_params_++));
-      params_ += fmt::format("{}{}: {}", params_.empty() ? "" : ", ", what, shape);
+  // The parameters, in order, each a full-size operand or a feature vector:
+  // `what` is its value in the computing type.
+  void Parameters(std::initializer_list<std::pair<std::string_view, bool>> params) {
+    for (const auto& [what, full] : params) {
+      const std::string& shape = full ? in_full_ : in_feature_;
+      const std::string name = converts() ? fmt::format("{}_in", what) : std::string(what);
+      Add(name, shape, "parameter", fmt::format("{}", count_params_++));
+      params_ += fmt::format("{}{}: {}", params_.empty() ? "" : ", ", name, shape);
+      if (converts()) Add(what, full ? full_ : feature_shape_, "convert", Ref(name));
     }
+  }
+  // The reference to result `what`, in the operand's type.
+  std::string Out(std::string_view what, bool full) {
+    if (!converts()) return Ref(what);
+    const std::string name = fmt::format("{}_out", what);
+    Add(name, full ? in_full_ : in_feature_, "convert", Ref(what));
+    return Ref(name);
   }
   // rsqrt(variance + epsilon), from the instruction named `variance`.
   void InverseDeviation() {
@@ -118,8 +144,8 @@ class Expansion {
   std::string name_;
   int64_t feature_;
   std::string epsilon_;
-  std::string_view type_;
-  std::string full_, feature_shape_, reduced_;
+  std::string_view type_, in_type_;
+  std::string full_, feature_shape_, in_full_, in_feature_, reduced_;
   uint64_t count_ = 1;
   int count_params_ = 0;
   std::string body_, params_;
@@ -173,8 +199,8 @@ Expected<Value> Lowering::LowerBatchNorm(const hlo::Instruction& instruction,
   const std::string_view epsilon = epsilon_attr != nullptr ? epsilon_attr->value() : "0";
 
   Expansion e(instruction.name(), x, feature, epsilon);
-  const std::string& full = e.full();
-  const std::string& vec = e.feature();
+  const std::string& full = e.in_full();
+  const std::string& vec = e.in_feature();
   std::string result, root;
   // Each full-size tensor the expansion stores is a pass over the operand
   // and its vertices: the feature vectors are combined first, so that each
@@ -184,7 +210,7 @@ Expected<Value> Lowering::LowerBatchNorm(const hlo::Instruction& instruction,
   // which cancels when the mean is large against the deviation), but in
   // inference, where XLA's expander folds the mean into the shift too.
   if (opcode == hlo::Opcode::kBatchNormTraining) {
-    e.Parameters({{"x", full}, {"scale", vec}, {"offset", vec}});
+    e.Parameters({{"x", true}, {"scale", false}, {"offset", false}});
     e.Constants();
     e.Sum("sum", "x");
     e.Binary("mean", false, "divide", "sum", "count_f");
@@ -204,9 +230,11 @@ Expected<Value> Lowering::LowerBatchNorm(const hlo::Instruction& instruction,
     e.Binary("scaled", true, "multiply", "centred_again", "gain_b");
     e.Binary("y", true, "add", "scaled", "offset_b");
     result = fmt::format("({}, {}, {})", full, vec, vec);
-    root = fmt::format("tuple({}, {}, {})", e.Ref("y"), e.Ref("mean"), e.Ref("variance"));
+    root = fmt::format("tuple({}, {}, {})", e.Out("y", true), e.Out("mean", false),
+                       e.Out("variance", false));
   } else if (opcode == hlo::Opcode::kBatchNormInference) {
-    e.Parameters({{"x", full}, {"scale", vec}, {"offset", vec}, {"mean", vec}, {"variance", vec}});
+    e.Parameters(
+        {{"x", true}, {"scale", false}, {"offset", false}, {"mean", false}, {"variance", false}});
     e.Constants();
     e.InverseDeviation();
     e.Binary("gain", false, "multiply", "scale", "rsqrt");
@@ -216,9 +244,15 @@ Expected<Value> Lowering::LowerBatchNorm(const hlo::Instruction& instruction,
     e.Spread("shift_b", "shift");
     e.Binary("scaled", true, "multiply", "x", "gain_b");
     result = full;
-    root = fmt::format("add({}, {})", e.Ref("scaled"), e.Ref("shift_b"));
+    if (e.converts()) {
+      e.Binary("y", true, "add", "scaled", "shift_b");
+      root = fmt::format("convert({})", e.Ref("y"));
+    } else {
+      root = fmt::format("add({}, {})", e.Ref("scaled"), e.Ref("shift_b"));
+    }
   } else {
-    e.Parameters({{"x", full}, {"scale", vec}, {"mean", vec}, {"variance", vec}, {"dy", full}});
+    e.Parameters(
+        {{"x", true}, {"scale", false}, {"mean", false}, {"variance", false}, {"dy", true}});
     e.Constants();
     e.Spread("mean_b", "mean");
     e.Binary("centred", true, "subtract", "x", "mean_b");
@@ -246,7 +280,8 @@ Expected<Value> Lowering::LowerBatchNorm(const hlo::Instruction& instruction,
     e.Binary("t3", true, "subtract", "t1", "t2");
     e.Binary("grad_x", true, "subtract", "t3", "shift_b");
     result = fmt::format("({}, {}, {})", full, vec, vec);
-    root = fmt::format("tuple({}, {}, {})", e.Ref("grad_x"), e.Ref("grad_scale"), e.Ref("dy_sum"));
+    root = fmt::format("tuple({}, {}, {})", e.Out("grad_x", true), e.Out("grad_scale", false),
+                       e.Out("dy_sum", false));
   }
   // A full-size operand in many runs a tile (a planned convolution's output
   // boxes) is copied once into a linear layout: every fused op of the
