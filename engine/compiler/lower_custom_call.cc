@@ -18,11 +18,22 @@ namespace {
 // Targets that annotate their operand and, on one device, return it:
 // sharding and SPMD shape markers (the full and the shard shape are one on
 // one device), host-offload placement (memory spaces tileprof does not
-// model), and bounds of dynamic shapes (the graph keeps the bound).
-constexpr std::array<std::string_view, 8> kIdentityTargets = {
-    "Sharding",   "SPMDFullToShardShape", "SPMDShardToFullShape",
-    "MoveToHost", "MoveToDevice",         "annotate_device_placement",
-    "SetBound",   "LayoutConstraint"};
+// model), bounds of dynamic shapes (the graph keeps the bound), and
+// torch-neuronx's markers: AwsNeuronTransferWithStaticRing, which its
+// TransferWithStaticRing autograd function puts on every parameter an
+// Embedding, LayerNorm, Linear, Conv2d or BatchNorm2d reads (a transfer hint
+// for the Neuron runtime; forward and backward return the tensor through
+// it), and TorchNeuronStartBackward (a mark on a module's output).
+constexpr std::array<std::string_view, 10> kIdentityTargets = {"Sharding",
+                                                               "SPMDFullToShardShape",
+                                                               "SPMDShardToFullShape",
+                                                               "MoveToHost",
+                                                               "MoveToDevice",
+                                                               "annotate_device_placement",
+                                                               "SetBound",
+                                                               "LayoutConstraint",
+                                                               "AwsNeuronTransferWithStaticRing",
+                                                               "TorchNeuronStartBackward"};
 
 // The names JAX has given its threefry2x32 kernel (jax/_src/prng.py:
 // cu_threefry2x32 before 0.4.14, cuda_threefry2x32 after; the _ffi forms of

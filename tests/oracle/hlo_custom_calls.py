@@ -19,8 +19,13 @@ from hlo_linalg import TARGETS as LINALG_TARGETS, linalg_call
 from hlo_semantics import int_list, np_type
 from hlo_text_parser import HloError
 
+# Annotations that return their operand on one device; the last two are
+# torch-neuronx's transfer hint and backward mark (torch_neuronx's
+# TransferWithStaticRing and StartBackward autograd functions pass the
+# tensor through them).
 IDENTITY_TARGETS = {"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "MoveToHost",
-                    "MoveToDevice", "annotate_device_placement", "SetBound", "LayoutConstraint"}
+                    "MoveToDevice", "annotate_device_placement", "SetBound", "LayoutConstraint",
+                    "AwsNeuronTransferWithStaticRing", "TorchNeuronStartBackward"}
 
 
 def group_size(text):
