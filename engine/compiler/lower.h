@@ -126,9 +126,9 @@ class Lowering {
                                      std::span<const Value> operands, program::Sequence& program);
   Expected<Value> LowerConvert(const hlo::Instruction& instruction, const Value& operand,
                                program::Sequence& program);
-  // lower_fusion.cc: whether `tensor` lies in more than a few runs a tile.
+  // lower_spread.cc: whether `tensor` lies in more than a few runs a tile.
   bool Fragmented(const Tensor& tensor) const;
-  // lower_fusion.cc: a fused expression with spread inputs, one vertex per
+  // lower_spread.cc: a fused expression with spread inputs, one vertex per
   // run of `out` (its parameters say where the run lies).
   Status EmitSpreadRuns(ComputeSetId cs, const Codelet& codelet, const Tensor& out,
                         std::span<const MapInput> inputs, std::span<const Tensor> leaves,

@@ -1,0 +1,98 @@
+// Spread inputs of fused expressions: a broadcast of a vector along a block
+// of the result's dimensions, read by each MapExpr vertex as the vector's
+// elements under its run of the result (docs/memory-model.md, "Batch norms,
+// and broadcasts of feature vectors").
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
+
+namespace tileprof::engine::compiler {
+
+// A broadcast whose operand's dimensions are one block of the result's, in
+// order, with both the block's elements and the elements after it (inner)
+// under 2^32: a spread input of a fused expression.
+std::optional<SpreadForm> SpreadFormOf(const hlo::Instruction& broadcast) {
+  const hlo::Attribute* attribute = broadcast.FindAttribute("dimensions");
+  if (attribute == nullptr || broadcast.operand_count() != 1) return std::nullopt;
+  Expected<std::vector<int64_t>> mapped = hlo::ParseIntList(attribute->value());
+  const hlo::Shape& shape = broadcast.shape();
+  const hlo::Shape& in = broadcast.operand(0)->shape();
+  if (!mapped || mapped->empty() || mapped->size() != static_cast<size_t>(in.rank()) ||
+      !shape.IsArray() || !IsNative(shape))
+    return std::nullopt;
+  uint64_t size = 1, inner = 1;
+  for (size_t j = 0; j < mapped->size(); ++j) {
+    const int64_t d = (*mapped)[j];
+    if (d != (*mapped)[0] + static_cast<int64_t>(j) || d >= shape.rank() ||
+        shape.dimensions[static_cast<size_t>(d)] != in.dimensions[j] || in.dimensions[j] < 0)
+      return std::nullopt;
+    size *= static_cast<uint64_t>(in.dimensions[j]);
+  }
+  for (int64_t d = mapped->back() + 1; d < shape.rank(); ++d)
+    inner *= static_cast<uint64_t>(std::max<int64_t>(shape.dimensions[static_cast<size_t>(d)], 0));
+  if (size == 0 || inner == 0 || size > UINT32_MAX || inner > UINT32_MAX) return std::nullopt;
+  return SpreadForm{inner, size};
+}
+
+Status Lowering::EmitSpreadRuns(ComputeSetId cs, const Codelet& codelet, const Tensor& out,
+                                std::span<const MapInput> inputs, std::span<const Tensor> leaves,
+                                std::span<const std::pair<uint32_t, SpreadForm>> spread_inputs,
+                                std::string_view name) {
+  // One vertex per run of the result: a spread input's element under output
+  // e is found from e's position in the result.
+  const Tensor flat_out = out.Flatten();
+  std::vector<Tensor> flat(leaves.size());
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (!inputs[i].scalar) flat[i] = leaves[i].Flatten();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
+  for (const Run& run : runs) {
+    const uint64_t first = run.first, count = run.count;
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, codelet, name));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, run.tile));
+    std::vector<uint32_t> params = {static_cast<uint32_t>(first),
+                                    static_cast<uint32_t>(first >> 32)};
+    size_t next = 0;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      const std::string field = fmt::format("in{}", i);
+      if (inputs[i].scalar) {
+        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[field], leaves[i]));
+        continue;
+      }
+      if (!inputs[i].spread) {
+        TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[i].Slice(first, first + count));
+        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[field], part));
+        continue;
+      }
+      const SpreadForm& form = spread_inputs[next++].second;
+      // The vector's elements the run reads: those of its first to last
+      // block, or all of them when the run wraps around the vector.
+      const uint64_t from = first / form.inner, to = (first + count - 1) / form.inner;
+      uint64_t lo = 0, hi = form.size;
+      if (to - from + 1 < form.size && from % form.size <= to % form.size) {
+        lo = from % form.size;
+        hi = to % form.size + 1;
+      }
+      TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[i].Slice(lo, hi));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[field], part));
+      params.insert(params.end(), {static_cast<uint32_t>(form.inner),
+                                   static_cast<uint32_t>(form.size), static_cast<uint32_t>(lo)});
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(first, first + count));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, params));
+  }
+  return {};
+}
+
+bool Lowering::Fragmented(const Tensor& tensor) const {
+  // Runs a tile past which a copy of a broadcast mapped like the tensor
+  // would cost more vertices than moving the tensor does.
+  constexpr uint64_t kMaxRunsPerTile = 4;
+  return graph_.MapRegions(tensor.Flatten()).size() >
+         kMaxRunsPerTile * uint64_t{graph_.target().NumTiles()};
+}
+
+}  // namespace tileprof::engine::compiler
