@@ -172,10 +172,30 @@ std::string Partition::ToString() const {
   return out.empty() ? "1" : out;
 }
 
+namespace {
+
+// What a cell holding `held` bytes of the result holds beyond an even
+// share of the whole result over the target's tiles.
+uint64_t OutputExcess(const ContractionShape& shape, uint64_t held, const PlanTarget& target) {
+  const std::array<uint64_t, kPlanDims> full = FullSizes(shape);
+  uint64_t elements = 1;
+  for (PlanDim d : {PlanDim::kGroup, PlanDim::kBatch, PlanDim::kOutChan, PlanDim::kField0,
+                    PlanDim::kField1, PlanDim::kField2})
+    elements = Mul(elements, full[Index(d)]);
+  const uint64_t even =
+      CeilDiv(Mul(elements, shape.out_bytes), std::max<uint32_t>(target.tiles, 1));
+  return held - std::min(held, even);
+}
+
+}  // namespace
+
 uint64_t PlanCost::Objective() const {
-  return Add(Add(Add(compute_cycles, exchange_cycles), reduce_cycles),
-             Add(Mul(charged_temporary_bytes, kCyclesPerTemporaryByte),
-                 Mul(Add(exchange_code, vertex_state), kCyclesPerCodeByte)));
+  const uint64_t per_cell =
+      Add(Mul(Add(charged_temporary_bytes, output_excess_bytes), kCyclesPerTemporaryByte),
+          Mul(Add(exchange_code, vertex_state), kCyclesPerCodeByte));
+  const uint64_t held = std::max<uint64_t>(tiles, 1);
+  const uint64_t per_tile = Mul(per_cell, std::min(cells, held)) / held;
+  return Add(Add(Add(compute_cycles, exchange_cycles), reduce_cycles), per_tile);
 }
 
 Range SplitRange(uint64_t size, uint64_t ways, uint64_t index) {
@@ -239,6 +259,8 @@ PlanCost EstimatePlan(const ContractionShape& shape, const Partition& p, const P
   cost.exchange_code = Mul(cost.exchange_code, p.serial);
   cost.vertex_state = Mul(cost.vertex_state, p.serial);
   cost.output_runs = Mul(cost.output_runs, p.serial);
+  cost.output_held_bytes = Mul(cost.output_held_bytes, p.serial);
+  cost.output_excess_bytes = OutputExcess(shape, cost.output_held_bytes, target);
   return cost;
 }
 
@@ -363,6 +385,7 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
                       const std::array<uint64_t, kPlanDims>& layout) {
   PlanCost cost;
   cost.cells = p.Cells();
+  cost.tiles = target.tiles;
   const CellBlock c = CellBlockOf(shape, p);
   const uint64_t in_elements = c.in_elements, w_elements = c.w_elements,
                  out_elements = c.out_elements;
@@ -398,6 +421,8 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
   cost.fits = cost.temporary_bytes <= available && cost.field_regions <= kMaxCellRegions;
   cost.charged_temporary_bytes =
       cost.temporary_bytes - std::min(cost.temporary_bytes, target.free_temporary_bytes);
+  cost.output_held_bytes = Mul(CeilDiv(out_elements, reduce_ways), shape.out_bytes);
+  cost.output_excess_bytes = OutputExcess(shape, cost.output_held_bytes, target);
   return cost;
 }
 

@@ -77,6 +77,7 @@ struct ContractionShape {
   uint64_t channel_grain = 8;
   uint64_t in_bytes = 4;   // element size of both operands
   uint64_t acc_bytes = 4;  // element size of partial sums (f32 for a 16-bit float result)
+  uint64_t out_bytes = 4;  // element size of the result
   // Each operand's dimensions in storage order (outermost first), for the
   // regions an operand slice is made of. A tensor dimension that combines
   // two (features: group-major, then channel) is listed as both.
@@ -177,10 +178,17 @@ struct PlanCost {
   uint64_t exchange_cycles = 0;
   uint64_t reduce_cycles = 0;
   uint64_t charged_temporary_bytes = 0;  // beyond the target's free_temporary_bytes
-  bool fits = false;                     // temporary_bytes within the available memory
+  // The result's bytes on a cell beyond an even share of every tile: a plan
+  // on fewer tiles piles its output onto them for as long as it lives.
+  uint64_t output_held_bytes = 0;  // of the result, on the largest cell
+  uint64_t output_excess_bytes = 0;
+  bool fits = false;   // temporary_bytes within the available memory
+  uint64_t tiles = 1;  // the target's (PlanTarget::tiles)
   // The objective: cycles, plus kCyclesPerTemporaryByte per charged byte
   // of temporaries and kCyclesPerCodeByte per byte of exchange code and
-  // vertex state on the tile (docs/memory-model.md says why).
+  // vertex state, per tile of the target: a cell's bytes times the share
+  // of the tiles that hold a cell (a plan on a few tiles adds little to
+  // the module's total; docs/memory-model.md says why).
   uint64_t Objective() const;
 };
 

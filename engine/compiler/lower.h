@@ -476,6 +476,15 @@ uint64_t EstimatedRuns(std::span<const uint64_t> shape, std::span<const size_t> 
 Expected<std::optional<int64_t>> IntAttribute(const hlo::Instruction& instruction,
                                               std::string_view name);
 
+// Poplar views are cheap up to a few thousand regions; beyond that each
+// vertex reading the view would need a long region list in its state, and
+// the data is rearranged into a new tensor instead (lower_data.cc).
+inline constexpr uint64_t kMaxViewRegions = 4096;
+// A view made of runs shorter than this (a broadcast repeating single
+// elements, a reverse of the innermost dimension) would cost a region per
+// few elements: such data is rearranged instead.
+inline constexpr uint64_t kMinViewRunBytes = 64;
+
 // Rows one popops::Reduce vertex of SumRows sums; more take two stages.
 inline constexpr size_t kMaxSumFanIn = 32;
 // The rows per group of a two-stage sum of `rows` rows (rows when one).

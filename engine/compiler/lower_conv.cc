@@ -165,6 +165,7 @@ ContractionShape ConvContraction(Lowering& lowering, const ConvPlan& plan, const
   shape.in_bytes = SizeOf(input.element_type());
   shape.channel_grain = ChannelGrain(input.element_type());
   shape.acc_bytes = SizeOf(SplitPartialsType(out.element_type()));
+  shape.out_bytes = SizeOf(out.element_type());
   shape.types = fmt::format("{}>{}", HloName(input.element_type()), HloName(out.element_type()));
   auto order = [&](std::span<const int64_t> which, auto&& roles) {
     std::vector<PlanDim> result_order;

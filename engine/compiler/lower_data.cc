@@ -16,19 +16,14 @@
 namespace tileprof::engine::compiler {
 namespace {
 
-// Poplar views are cheap up to a few thousand regions; beyond that each
-// vertex reading the view would need a long region list in its state.
-constexpr uint64_t kMaxViewRegions = 4096;
-
 bool IsArrayValue(const Value& value) { return !value.is_tuple && value.tensor.valid(); }
 
 // A broadcast is a view, as Poplar's Tensor::broadcast is, when each copy
-// of the operand it repeats is a run of at least this many bytes (a
+// of the operand it repeats is a run of at least kMinViewRunBytes (a
 // per-channel vector over NHWC activations: the run is the channels): a
 // vertex reading its part of it then connects to a few runs, each the same
 // vector, which its tile receives once. Shorter runs (an element repeated
 // along an inner dimension) are rearranged into a new tensor instead.
-constexpr uint64_t kMinBroadcastRunBytes = 64;
 // Past this many copies the view's region list itself (24 B a run) would
 // be the cost: rearranged too.
 constexpr uint64_t kMaxBroadcastRuns = uint64_t{1} << 22;
@@ -53,7 +48,7 @@ Expected<std::optional<Tensor>> BroadcastView(const Tensor& in, std::span<const 
   size_t inner = rank;
   while (inner > 0 && is_mapped[inner - 1]) run *= dims[--inner];
   TILEPROF_ASSIGN_OR_RETURN(const uint64_t total, ElementCount(dims));
-  if (run == 0 || total == 0 || run * SizeOf(in.element_type()) < kMinBroadcastRunBytes ||
+  if (run == 0 || total == 0 || run * SizeOf(in.element_type()) < kMinViewRunBytes ||
       total / run > kMaxBroadcastRuns)
     return std::optional<Tensor>();
   // Row-major strides of the operand for the outer output coordinates.

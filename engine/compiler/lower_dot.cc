@@ -30,10 +30,6 @@
 namespace tileprof::engine::compiler {
 namespace {
 
-// As in lower_data.cc: a view of more runs than this would make every vertex
-// reading it carry a long region list; the data is rearranged instead.
-constexpr uint64_t kMaxViewRegions = 4096;
-
 Status CheckDims(std::span<const int64_t> dims, size_t rank, std::string_view what,
                  std::vector<bool>& used) {
   for (int64_t d : dims) {
@@ -204,6 +200,7 @@ ContractionShape DotContraction(Lowering& lowering, const DotForm& f, const Tens
   shape.in_bytes = SizeOf(lhs.element_type());
   shape.channel_grain = ChannelGrain(lhs.element_type());
   shape.acc_bytes = SizeOf(SplitPartialsType(acc_type));
+  shape.out_bytes = SizeOf(acc_type);
   shape.types = fmt::format("{}>{}", HloName(lhs.element_type()), HloName(acc_type));
   using D = PlanDim;
   shape.input_order = lhs_transposed ? std::vector{D::kGroup, D::kInChan, D::kBatch}

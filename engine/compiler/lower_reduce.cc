@@ -73,9 +73,6 @@ Status MapRowsWhereHeld(Graph& graph, const Tensor& in, const Tensor& out) {
 // ipu1 tile, a share that leaves room for everything else on the tile.
 constexpr uint64_t kMaxReduceInputBytes = 32 * 1024;
 
-// Runs per view beyond which the input is rearranged (lower_data.cc's
-// kMaxViewRegions).
-constexpr uint64_t kMaxReduceViewRegions = 4096;
 // A vertex per output costs ~16 B of state and a worker start; past 64 per
 // tile, rearranging the input (one pass) is the cheaper plan.
 constexpr uint64_t kMaxVerticesPerTile = 64;
@@ -443,8 +440,7 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
   // Otherwise the input is viewed as [F, outputs], rearranged first when
   // that view would be too fragmented.
   const bool fragmented =
-      EstimatedRuns(in.shape(), order) * std::max<size_t>(in.regions().size(), 1) >
-      kMaxReduceViewRegions;
+      EstimatedRuns(in.shape(), order) * std::max<size_t>(in.regions().size(), 1) > kMaxViewRegions;
   if (fragmented && suffix > 0) {
     // Reduce the innermost reduced dimensions in place first, so that only
     // a tensor that many times smaller is rearranged for the outer ones

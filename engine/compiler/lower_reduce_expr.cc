@@ -22,8 +22,6 @@
 namespace tileprof::engine::compiler {
 namespace {
 
-constexpr uint64_t kMaxViewRegions = 4096;  // as lower_reduce.cc
-
 struct Program {
   std::vector<uint32_t> words;  // kExprWordsPerNode per node, then the results
   uint32_t nodes = 0;

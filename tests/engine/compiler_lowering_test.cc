@@ -67,6 +67,31 @@ ENTRY main {
   EXPECT_TRUE(Uses(result, "tileprof::Rearrange<float,1,2>"));
 }
 
+// A backward convolution's kernel, reverse(W) over HWIO's spatial
+// dimensions, is a view of W: its [I][O] blocks in reversed order, read
+// where W lies. A reverse of the innermost dimension is rearranged.
+TEST(LoweringTest, AReverseOfOuterDimensionsIsAView) {
+  const char* kModule = R"(
+HloModule rev
+ENTRY main {
+  k = f32[3,3,8,16] parameter(0)
+  r = f32[3,3,8,16] reverse(k), dimensions={DIMS}
+  ROOT n = f32[3,3,8,16] negate(r)
+}
+)";
+  auto compile = [&](std::string_view dims) {
+    std::string text = kModule;
+    text.replace(text.find("DIMS"), 4, dims);
+    return MustCompile(text);
+  };
+  const CompileResult outer = compile("0,1");
+  ExpectExecutable(outer);
+  EXPECT_FALSE(Uses(outer, "tileprof::Rearrange")) << "reverse of H and W";
+  const CompileResult inner = compile("3");
+  ExpectExecutable(inner);
+  EXPECT_TRUE(Uses(inner, "tileprof::Rearrange<float,4,4>")) << "reverse of O";
+}
+
 TEST(LoweringTest, DynamicSliceUpdateAndIotaAreExecutable) {
   const CompileResult result = MustCompile(R"(
 HloModule dyn

@@ -227,6 +227,51 @@ TEST(ChoosePartition, TemporariesInTheStepsFreeMemoryAreNotCharged) {
 namespace tileprof::engine::compiler {
 namespace {
 
+TEST(PlanCost, ObjectiveCountsACellsBytesPerTileOfTheTarget) {
+  // 1,000 B of code on each of a quarter of the tiles add 250 B to each
+  // tile's average: 4 cycles a byte.
+  PlanCost cost;
+  cost.compute_cycles = 700;
+  cost.exchange_code = 600;
+  cost.vertex_state = 400;
+  cost.tiles = 1472;
+  cost.cells = 1472;
+  EXPECT_EQ(cost.Objective(), 700u + 4 * 1000);
+  cost.cells = 368;
+  EXPECT_EQ(cost.Objective(), 700u + 4 * 250);
+  // Charged temporaries and the result's excess weigh as much.
+  cost.charged_temporary_bytes = 300;
+  cost.output_excess_bytes = 100;
+  EXPECT_EQ(cost.Objective(), 700u + 4 * (250 + 100));
+}
+
+TEST(ChoosePartition, AResultIsNotPiledOntoHalfTheTiles) {
+  // ResNet-50's 1x1 convolution 64 -> 256 at batch 16, 56x56, f16, with
+  // 24 KiB a tile free: its 25.7 MB result spread over every tile is 17 KiB
+  // a tile. Planned on 784 tiles (n2 f056 f17: fewer cells, less code),
+  // each would hold 32 KiB of it until its last use, and the residual add
+  // reading it with its twin (planned on 1,444 tiles) received a whole
+  // operand. The excess over an even share is charged.
+  ContractionShape shape = Conv2d(16, 56, 64, 256, 1);
+  shape.in_bytes = shape.out_bytes = 2;
+  shape.channel_grain = 16;
+  PlanTarget target = Ipu2();
+  target.amp_macs_per_cycle = 64;
+  target.free_temporary_bytes = 24 * 1024;
+  Partition half;
+  half.ways[static_cast<size_t>(D::kBatch)] = 2;
+  half.ways[static_cast<size_t>(D::kField0)] = 56;
+  half.ways[static_cast<size_t>(D::kField1)] = 7;
+  const PlanCost half_cost = EstimatePlan(shape, half, target);
+  const uint64_t even = (16 * 56 * 56 * 256 * 2 + 1471) / 1472;
+  EXPECT_EQ(half_cost.output_held_bytes, 8 * 1 * 8 * 256 * 2);
+  EXPECT_EQ(half_cost.output_excess_bytes, half_cost.output_held_bytes - even);
+  const Partition p = ChoosePartition(shape, target);
+  const PlanCost cost = EstimatePlan(shape, p, target);
+  EXPECT_LT(cost.Objective(), half_cost.Objective()) << p.ToString();
+  EXPECT_GT(cost.cells, 1400u) << p.ToString();
+}
+
 TEST(ChoosePartition, LargeDepthwiseStepsNeverCutThePixelsChannels) {
   // EfficientNet's first depthwise convolution at batch 250 (an HLO dump in
   // the corpus): 250x150x150x32 f32 in NHWC, 720 MB. One step holds too
