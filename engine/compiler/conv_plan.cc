@@ -175,8 +175,11 @@ std::string Partition::ToString() const {
 namespace {
 
 // What a cell holding `held` bytes of the result holds beyond an even
-// share of the whole result over the target's tiles.
-uint64_t OutputExcess(const ContractionShape& shape, uint64_t held, const PlanTarget& target) {
+// share of the whole result over the target's tiles, less what the step
+// leaves free after its temporaries: the result outlives the step, but a
+// pile that fits in memory free at the step raises no peak there.
+uint64_t OutputExcess(const ContractionShape& shape, uint64_t held, uint64_t temporaries,
+                      const PlanTarget& target) {
   const std::array<uint64_t, kPlanDims> full = FullSizes(shape);
   uint64_t elements = 1;
   for (PlanDim d : {PlanDim::kGroup, PlanDim::kBatch, PlanDim::kOutChan, PlanDim::kField0,
@@ -184,7 +187,10 @@ uint64_t OutputExcess(const ContractionShape& shape, uint64_t held, const PlanTa
     elements = Mul(elements, full[Index(d)]);
   const uint64_t even =
       CeilDiv(Mul(elements, shape.out_bytes), std::max<uint32_t>(target.tiles, 1));
-  return held - std::min(held, even);
+  const uint64_t excess = held - std::min(held, even);
+  const uint64_t free = target.free_temporary_bytes;
+  const uint64_t left = free - std::min(free, temporaries);
+  return excess - std::min(excess, left);
 }
 
 }  // namespace
@@ -260,7 +266,8 @@ PlanCost EstimatePlan(const ContractionShape& shape, const Partition& p, const P
   cost.vertex_state = Mul(cost.vertex_state, p.serial);
   cost.output_runs = Mul(cost.output_runs, p.serial);
   cost.output_held_bytes = Mul(cost.output_held_bytes, p.serial);
-  cost.output_excess_bytes = OutputExcess(shape, cost.output_held_bytes, target);
+  cost.output_excess_bytes =
+      OutputExcess(shape, cost.output_held_bytes, cost.temporary_bytes, target);
   return cost;
 }
 
@@ -422,7 +429,8 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
   cost.charged_temporary_bytes =
       cost.temporary_bytes - std::min(cost.temporary_bytes, target.free_temporary_bytes);
   cost.output_held_bytes = Mul(CeilDiv(out_elements, reduce_ways), shape.out_bytes);
-  cost.output_excess_bytes = OutputExcess(shape, cost.output_held_bytes, target);
+  cost.output_excess_bytes =
+      OutputExcess(shape, cost.output_held_bytes, cost.temporary_bytes, target);
   return cost;
 }
 

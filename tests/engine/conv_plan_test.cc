@@ -270,6 +270,11 @@ TEST(ChoosePartition, AResultIsNotPiledOntoHalfTheTiles) {
   const PlanCost cost = EstimatePlan(shape, p, target);
   EXPECT_LT(cost.Objective(), half_cost.Objective()) << p.ToString();
   EXPECT_GT(cost.cells, 1400u) << p.ToString();
+  // Where the step leaves room for the pile beside its temporaries, it
+  // raises no peak there: not charged.
+  PlanTarget roomy = target;
+  roomy.free_temporary_bytes = half_cost.temporary_bytes + half_cost.output_excess_bytes;
+  EXPECT_EQ(EstimatePlan(shape, half, roomy).output_excess_bytes, 0u);
 }
 
 TEST(ChoosePartition, LargeDepthwiseStepsNeverCutThePixelsChannels) {
