@@ -196,12 +196,20 @@ uint64_t OutputExcess(const ContractionShape& shape, uint64_t held, uint64_t tem
 }  // namespace
 
 uint64_t PlanCost::Objective() const {
-  const uint64_t per_cell =
-      Add(Mul(Add(charged_temporary_bytes, output_excess_bytes), kCyclesPerTemporaryByte),
-          Mul(Add(exchange_code, vertex_state), kCyclesPerCodeByte));
+  const uint64_t temporaries = Mul(charged_temporary_bytes, kCyclesPerTemporaryByte);
+  const uint64_t code = Mul(Add(exchange_code, vertex_state), kCyclesPerCodeByte);
+  // A cell's bytes count for the share of the target's tiles that hold a
+  // cell, as the module's total counts them, but only as far as memory is
+  // scarce: a module using little of the chip pays for a plan on fewer
+  // tiles in cycles (its later ops run on those tiles too) and saves bytes
+  // it does not need. The result a plan piles onto fewer tiles counts
+  // whole (beyond what its step leaves free).
   const uint64_t held = std::max<uint64_t>(tiles, 1);
-  const uint64_t per_tile = Mul(per_cell, std::min(cells, held)) / held;
-  return Add(Add(Add(compute_cycles, exchange_cycles), reduce_cycles), per_tile);
+  const uint64_t pressure = std::min<uint64_t>(pressure_permille, 1000);
+  const uint64_t share = std::max(Mul(std::min(cells, held), 1000) / held, 1000 - pressure);
+  const uint64_t pile = Mul(output_excess_bytes, kCyclesPerTemporaryByte);
+  return Add(Add(Add(compute_cycles, exchange_cycles), reduce_cycles),
+             Add(Mul(Add(temporaries, code), share) / 1000, pile));
 }
 
 Range SplitRange(uint64_t size, uint64_t ways, uint64_t index) {
@@ -393,6 +401,7 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
   PlanCost cost;
   cost.cells = p.Cells();
   cost.tiles = target.tiles;
+  cost.pressure_permille = target.pressure_permille;
   const CellBlock c = CellBlockOf(shape, p);
   const uint64_t in_elements = c.in_elements, w_elements = c.w_elements,
                  out_elements = c.out_elements;

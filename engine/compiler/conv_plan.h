@@ -117,6 +117,10 @@ struct PlanTarget {
   // up to this much do not raise the module's peak, so the objective does
   // not charge them.
   uint64_t free_temporary_bytes = 0;
+  // The module's own peak-live bound over the memory plans may use (the
+  // available memory proportion of every tile), in thousandths, at most
+  // 1000.
+  uint64_t pressure_permille = 1000;
 };
 
 // Ways each dimension is split, and in how many serial steps the
@@ -183,13 +187,15 @@ struct PlanCost {
   // tiles piles its output onto them for as long as it lives.
   uint64_t output_held_bytes = 0;  // of the result, on the largest cell
   uint64_t output_excess_bytes = 0;
-  bool fits = false;   // temporary_bytes within the available memory
-  uint64_t tiles = 1;  // the target's (PlanTarget::tiles)
+  bool fits = false;                  // temporary_bytes within the available memory
+  uint64_t tiles = 1;                 // the target's (PlanTarget::tiles)
+  uint64_t pressure_permille = 1000;  // PlanTarget::pressure_permille
   // The objective: cycles, plus kCyclesPerTemporaryByte per charged byte
   // of temporaries and kCyclesPerCodeByte per byte of exchange code and
   // vertex state, per tile of the target: a cell's bytes times the share
   // of the tiles that hold a cell (a plan on a few tiles adds little to
-  // the module's total; docs/memory-model.md says why).
+  // the module's total), or 1 - pressure if more (docs/memory-model.md
+  // says why).
   uint64_t Objective() const;
 };
 

@@ -144,6 +144,13 @@ Partition PlanContraction(Lowering& lowering, const hlo::Instruction& instructio
   plan_target.amp_macs_per_cycle = target.AmpMacsPerCycle(in_type, acc_type);
   plan_target.vector_width = cost::Width(target, in_type);
   plan_target.available_memory_proportion = lowering.options().available_memory_proportion;
+  {
+    const double available = plan_target.available_memory_proportion *
+                             static_cast<double>(plan_target.tile_bytes) * plan_target.tiles;
+    const double bound = static_cast<double>(lowering.PeakLiveBytes());
+    plan_target.pressure_permille =
+        available > 0 ? static_cast<uint64_t>(std::min(1.0, bound / available) * 1000) : 1000;
+  }
   const Partition partition = ChoosePartition(shape, plan_target);
   const PlanCost cost = EstimatePlan(shape, partition, plan_target);
   lowering.NotePlan(fmt::format(

@@ -384,6 +384,10 @@ class Lowering {
   // available memory proportion of a tile, rounded down to 8 KiB so that
   // plans of one shape at similar steps share a memo entry.
   uint64_t FreeBytesPerTile(const hlo::Instruction& instruction) const;
+  // The module's own peak-live bound (DESIGN.md), in bytes.
+  uint64_t PeakLiveBytes() const {
+    return static_cast<uint64_t>(std::max<int64_t>(peak_live_.bytes, 0));
+  }
   void NotePlan(std::string line) { stats_.plans.push_back(std::move(line)); }
   // Whether every element of `tensor` belongs to an entry parameter that no
   // instruction has read yet: its layout is still free, and the first op

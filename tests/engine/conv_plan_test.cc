@@ -239,10 +239,19 @@ TEST(PlanCost, ObjectiveCountsACellsBytesPerTileOfTheTarget) {
   EXPECT_EQ(cost.Objective(), 700u + 4 * 1000);
   cost.cells = 368;
   EXPECT_EQ(cost.Objective(), 700u + 4 * 250);
-  // Charged temporaries and the result's excess weigh as much.
+  // Charged temporaries weigh as much; the result's excess on the cells'
+  // tiles counts whole.
   cost.charged_temporary_bytes = 300;
   cost.output_excess_bytes = 100;
-  EXPECT_EQ(cost.Objective(), 700u + 4 * (250 + 100));
+  EXPECT_EQ(cost.Objective(), 700u + 4 * (1300 / 4) + 4 * 100);
+  // Only as far as memory is scarce: a module whose bound is a fifth of
+  // what plans may use counts at least 80% of a cell's bytes.
+  cost.pressure_permille = 200;
+  EXPECT_EQ(cost.Objective(), 700u + 4 * (1300 * 800 / 1000) + 4 * 100);
+  cost.pressure_permille = 0;
+  EXPECT_EQ(cost.Objective(), 700u + 4 * 1300 + 4 * 100);
+  cost.cells = 1472;
+  EXPECT_EQ(cost.Objective(), 700u + 4 * 1300 + 4 * 100);
 }
 
 TEST(ChoosePartition, AResultIsNotPiledOntoHalfTheTiles) {
