@@ -182,10 +182,10 @@ struct PlanCost {
   uint64_t exchange_cycles = 0;
   uint64_t reduce_cycles = 0;
   uint64_t charged_temporary_bytes = 0;  // beyond the target's free_temporary_bytes
+  uint64_t output_held_bytes = 0;        // of the result, on the largest cell
   // The result's bytes on a cell beyond an even share of every tile, less
   // the memory the step leaves free after its temporaries: a plan on fewer
   // tiles piles its output onto them for as long as it lives.
-  uint64_t output_held_bytes = 0;  // of the result, on the largest cell
   uint64_t output_excess_bytes = 0;
   bool fits = false;                  // temporary_bytes within the available memory
   uint64_t tiles = 1;                 // the target's (PlanTarget::tiles)

@@ -129,6 +129,19 @@ ElementType PartialsType(ElementType result, const Partition& partition) {
   return partition.ReduceWays() > 1 ? SplitPartialsType(result) : result;
 }
 
+namespace {
+
+// The module's peak-live bound over the memory plans may use on every
+// tile, in thousandths, at most 1000 (PlanTarget::pressure_permille).
+uint64_t PressurePermille(uint64_t bound, const PlanTarget& target) {
+  const double available =
+      target.available_memory_proportion * static_cast<double>(target.tile_bytes) * target.tiles;
+  if (available <= 0) return 1000;
+  return static_cast<uint64_t>(std::min(1.0, static_cast<double>(bound) / available) * 1000);
+}
+
+}  // namespace
+
 Partition PlanContraction(Lowering& lowering, const hlo::Instruction& instruction,
                           const ContractionShape& shape, ElementType in_type,
                           ElementType acc_type) {
@@ -144,13 +157,7 @@ Partition PlanContraction(Lowering& lowering, const hlo::Instruction& instructio
   plan_target.amp_macs_per_cycle = target.AmpMacsPerCycle(in_type, acc_type);
   plan_target.vector_width = cost::Width(target, in_type);
   plan_target.available_memory_proportion = lowering.options().available_memory_proportion;
-  {
-    const double available = plan_target.available_memory_proportion *
-                             static_cast<double>(plan_target.tile_bytes) * plan_target.tiles;
-    const double bound = static_cast<double>(lowering.PeakLiveBytes());
-    plan_target.pressure_permille =
-        available > 0 ? static_cast<uint64_t>(std::min(1.0, bound / available) * 1000) : 1000;
-  }
+  plan_target.pressure_permille = PressurePermille(lowering.PeakLiveBytes(), plan_target);
   const Partition partition = ChoosePartition(shape, plan_target);
   const PlanCost cost = EstimatePlan(shape, partition, plan_target);
   lowering.NotePlan(fmt::format(
