@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -439,18 +440,24 @@ TEST(CompilerTest, LiveVariablesSumToEveryStepsLiveBytes) {
   EXPECT_EQ(fullest_step, fullest_tile);
 }
 
+// f32[m,k] x f32[k,n] compiled for ipu2.
+CompileResult CompileMatmul(uint64_t m, uint64_t k, uint64_t n) {
+  const hlo::Module module = hlo::testing::MustParse(fmt::format(R"(
+HloModule matmul
+ENTRY main {{
+  x = f32[{0},{1}] parameter(0)
+  w = f32[{1},{2}] parameter(1)
+  ROOT y = f32[{0},{2}] dot(x, w), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+}}
+)",
+                                                                 m, k, n));
+  return MustCompile(module, "ipu2");
+}
+
 // A dot big enough to split its contraction: partial sums on several tiles
 // and a reduction.
 TEST(CompilerTest, DotSplitsContractionWithPartialsAndReduction) {
-  const hlo::Module module = hlo::testing::MustParse(R"(
-HloModule matmul
-ENTRY main {
-  x = f32[16,512] parameter(0)
-  w = f32[512,16] parameter(1)
-  ROOT y = f32[16,16] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-}
-)");
-  const CompileResult result = MustCompile(module, "ipu2");
+  const CompileResult result = CompileMatmul(16, 512, 16);
   ExpectInvariants(result, "matmul");
   // 256 outputs and 131,072 MACs: the planner (conv_plan.cc) splits the
   // 512-long contraction over tiles, one partial-sum vertex per cell of its
@@ -475,15 +482,7 @@ ENTRY main {
 // target regardless of pressure planned it on 200 cells, and the sample's
 // training step took 2.8 times its cycles.
 TEST(CompilerTest, ASmallModulesDotSpreadsOverTheTiles) {
-  const hlo::Module module = hlo::testing::MustParse(R"(
-HloModule layer
-ENTRY main {
-  x = f32[32,784] parameter(0)
-  w = f32[784,128] parameter(1)
-  ROOT y = f32[32,128] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-}
-)");
-  const CompileResult result = MustCompile(module, "ipu2");
+  const CompileResult result = CompileMatmul(32, 784, 128);
   ASSERT_EQ(result.lowering.plans.size(), 1u);
   const std::string& plan = result.lowering.plans[0];
   const size_t at = plan.find(" cells");
