@@ -476,7 +476,7 @@ TEST(CompilerTest, DotSplitsContractionWithPartialsAndReduction) {
   EXPECT_GT(reduce, 0u);
 }
 
-// MNIST's first layer in a module using 0.01% of the chip: memory is not
+// MNIST's first layer in a module using 0.06% of the chip: memory is not
 // scarce, so its plan spreads over the tiles for speed (every op after it
 // runs where its result lies). Counting a cell's bytes per tile of the
 // target regardless of pressure planned it on 200 cells, and the sample's
