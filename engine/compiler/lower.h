@@ -85,8 +85,9 @@ enum class FusionRole : uint8_t {
   kNone,    // lowered on its own
   kInner,   // computed inside its one user's expression, never stored
   kScalar,  // a broadcast scalar every user reads as a scalar, never filled
-  kSpread,  // another broadcast read only by expressions: each copies it
-            // where its result lies (LowerFused), never stored on its own
+  kSpread,  // another broadcast read only by expressions: a view, a spread
+            // input of their vertices, or a copy where each result lies
+            // (LowerFused); never stored on its own
   kRoot,    // an expression's root: one fused vertex per tile
 };
 struct Fusion {

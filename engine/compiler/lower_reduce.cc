@@ -23,6 +23,7 @@
 
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/lower.h"
+#include "engine/compiler/runs.h"
 #include "engine/compiler/types.h"
 #include "engine/hlo/literal.h"
 
@@ -38,32 +39,17 @@ namespace {
 Status MapRowsWhereHeld(Graph& graph, const Tensor& in, const Tensor& out) {
   const uint64_t outputs = out.NumElements();
   if (outputs == 0) return {};
-  const uint64_t factor = in.NumElements() / outputs;
-  const Tensor flat_out = out.Flatten();
-  uint64_t position = 0, row = 0;
-  std::optional<uint32_t> last;
-  uint64_t run_begin = 0;
-  std::vector<std::pair<uint64_t, uint32_t>> starts;  // (first row, tile)
-  for (const MappedRegion& piece : graph.MapRegions(in.Flatten())) {
-    const uint64_t end = position + piece.region.size();
-    // Rows whose first element lies in this piece.
-    for (; row < outputs && row * factor < end; ++row) {
-      if (!piece.tile) return MakeError("{} is not mapped", in.ShapeString());
-      if (!last || *last != *piece.tile) {
-        if (last) starts.emplace_back(run_begin, *last);
-        last = piece.tile;
-        run_begin = row;
-      }
-    }
-    position = end;
-  }
-  if (last) starts.emplace_back(run_begin, *last);
-  if (row != outputs)
+  const uint64_t width = in.NumElements() / outputs;
+  if (width == 0)
     return MakeError("{} has fewer rows than {}", in.ShapeString(), out.ShapeString());
-  for (size_t i = 0; i < starts.size(); ++i) {
-    const uint64_t next = i + 1 < starts.size() ? starts[i + 1].first : outputs;
-    TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_out.Slice(starts[i].first, next));
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(part, starts[i].second));
+  const std::vector<RowBlock> blocks = RowBlocks(graph, in.Flatten(), width);
+  uint64_t rows = 0;
+  for (const RowBlock& b : blocks) rows += b.end_row - b.first_row;
+  if (rows != outputs) return MakeError("{} is not mapped", in.ShapeString());
+  const Tensor flat_out = out.Flatten();
+  for (const RowBlock& b : blocks) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat_out.Slice(b.first_row, b.end_row));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(part, b.tile));
   }
   return {};
 }

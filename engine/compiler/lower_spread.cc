@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "engine/compiler/lower.h"
 #include "engine/compiler/types.h"
@@ -43,13 +44,19 @@ Status Lowering::EmitSpreadRuns(ComputeSetId cs, const Codelet& codelet, const T
                                 std::string_view name) {
   // One vertex per run of the result: a spread input's element under output
   // e is found from e's position in the result.
+  // Each full-size leaf is indexed once: a Slice per run of a fragmented
+  // leaf would cost O(its regions) each.
   const Tensor flat_out = out.Flatten();
-  std::vector<Tensor> flat(leaves.size());
+  std::vector<std::unique_ptr<TensorIndex>> flat(leaves.size());
   for (size_t i = 0; i < leaves.size(); ++i)
-    if (!inputs[i].scalar) flat[i] = leaves[i].Flatten();
+    if (!inputs[i].scalar) flat[i] = std::make_unique<TensorIndex>(leaves[i].Flatten());
+  const TensorIndex out_index(flat_out);
   TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
   for (const Run& run : runs) {
     const uint64_t first = run.first, count = run.count;
+    const auto slice = [&](const TensorIndex& index, uint64_t lo, uint64_t size) {
+      return index.Box({&lo, 1}, {&size, 1});
+    };
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, codelet, name));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, run.tile));
     std::vector<uint32_t> params = {static_cast<uint32_t>(first),
@@ -62,7 +69,7 @@ Status Lowering::EmitSpreadRuns(ComputeSetId cs, const Codelet& codelet, const T
         continue;
       }
       if (!inputs[i].spread) {
-        TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[i].Slice(first, first + count));
+        TILEPROF_ASSIGN_OR_RETURN(Tensor part, slice(*flat[i], first, count));
         TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[field], part));
         continue;
       }
@@ -75,12 +82,12 @@ Status Lowering::EmitSpreadRuns(ComputeSetId cs, const Codelet& codelet, const T
         lo = from % form.size;
         hi = to % form.size + 1;
       }
-      TILEPROF_ASSIGN_OR_RETURN(Tensor part, flat[i].Slice(lo, hi));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor part, slice(*flat[i], lo, hi - lo));
       TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[field], part));
       params.insert(params.end(), {static_cast<uint32_t>(form.inner),
                                    static_cast<uint32_t>(form.size), static_cast<uint32_t>(lo)});
     }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor target, flat_out.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor target, slice(out_index, first, count));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], target));
     TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValues(vertex, params));
   }
