@@ -38,6 +38,7 @@ struct Value {
   bool is_tuple = false;
 
   static Value Array(Tensor tensor) { return Value{std::move(tensor), {}, false}; }
+  bool IsArray() const { return !is_tuple && tensor.valid(); }
   // The array leaves in order (tokens skipped).
   void Leaves(std::vector<Tensor>& out) const;
   std::vector<Tensor> Leaves() const {

@@ -16,8 +16,6 @@
 namespace tileprof::engine::compiler {
 namespace {
 
-bool IsArrayValue(const Value& value) { return !value.is_tuple && value.tensor.valid(); }
-
 // A broadcast is a view, as Poplar's Tensor::broadcast is, when each copy
 // of the operand it repeats is a run of at least kMinViewRunBytes (a
 // per-channel vector over NHWC activations: the run is the channels): a
@@ -128,7 +126,7 @@ Expected<Value> Lowering::LowerConstant(const hlo::Instruction& instruction) {
 Expected<std::optional<Tensor>> Lowering::BroadcastAsView(const hlo::Instruction& instruction,
                                                           const Value& operand) {
   const hlo::Shape& shape = instruction.shape();
-  if (!shape.IsArray() || !IsArrayValue(operand)) return std::optional<Tensor>();
+  if (!shape.IsArray() || !operand.IsArray()) return std::optional<Tensor>();
   const Tensor& in = operand.tensor;
   TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> dims, StorageShape(shape));
   uint64_t n = 1;
@@ -150,7 +148,7 @@ Expected<std::optional<Tensor>> Lowering::BroadcastAsView(const hlo::Instruction
 Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction, const Value& operand,
                                          program::Sequence& program, const Tensor* like) {
   const hlo::Shape& shape = instruction.shape();
-  if (!shape.IsArray() || !IsArrayValue(operand)) {
+  if (!shape.IsArray() || !operand.IsArray()) {
     return LowerOpaque(instruction, {&operand, 1}, program);
   }
   TILEPROF_ASSIGN_OR_RETURN(std::optional<Tensor> view, BroadcastAsView(instruction, operand));
@@ -166,7 +164,7 @@ Expected<Value> Lowering::LowerBroadcast(const hlo::Instruction& instruction, co
 Expected<Value> Lowering::LowerTranspose(const hlo::Instruction& instruction, const Value& operand,
                                          program::Sequence& program) {
   const hlo::Attribute* attribute = instruction.FindAttribute("dimensions");
-  if (attribute == nullptr || !IsArrayValue(operand)) {
+  if (attribute == nullptr || !operand.IsArray()) {
     return LowerOpaque(instruction, {&operand, 1}, program);
   }
   TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> permutation,
@@ -190,7 +188,7 @@ Expected<Value> Lowering::LowerTranspose(const hlo::Instruction& instruction, co
 Expected<Value> Lowering::LowerSlice(const hlo::Instruction& instruction, const Value& operand,
                                      program::Sequence& program) {
   const hlo::Attribute* attribute = instruction.FindAttribute("slice");
-  if (attribute == nullptr || !IsArrayValue(operand)) {
+  if (attribute == nullptr || !operand.IsArray()) {
     return LowerOpaque(instruction, {&operand, 1}, program);
   }
   TILEPROF_ASSIGN_OR_RETURN(std::vector<hlo::SliceDimension> slice,
@@ -237,7 +235,7 @@ Expected<Value> Lowering::LowerConcatenate(const hlo::Instruction& instruction,
   std::vector<Tensor> parts;
   uint64_t regions = 0;
   for (const Value& operand : operands) {
-    if (!IsArrayValue(operand) || dim >= operand.tensor.Rank()) {
+    if (!operand.IsArray() || dim >= operand.tensor.Rank()) {
       return LowerOpaque(instruction, operands, program);
     }
     uint64_t run = 1;
@@ -266,7 +264,7 @@ Expected<Value> Lowering::LowerConcatenate(const hlo::Instruction& instruction,
 
 Expected<Value> Lowering::LowerCopy(const hlo::Instruction& instruction, const Value& operand,
                                     program::Sequence& program) {
-  if (!IsArrayValue(operand)) {
+  if (!operand.IsArray()) {
     // Copying a tuple copies its leaves.
     TILEPROF_ASSIGN_OR_RETURN(Value out, NewValue(instruction.shape(), instruction.name(), false));
     std::vector<Tensor> from = operand.Leaves();
