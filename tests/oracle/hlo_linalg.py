@@ -21,7 +21,8 @@ jaxlib has used:
 
 Matrices are the logical [..., rows, cols] arrays: JAX's layout constraints
 are column-major, whose buffer holds the logical matrix; any other
-constraint is an error here. Computed in float64 and rounded once, from
+constraint is an error here. Computed in float64 and rounded once (in
+float32 under hlo_numpy.py --sums native: hlo_semantics.sum_type), from
 the definitions (partial pivoting choosing the first largest |value|; a
 zero pivot recorded in info and skipped; Cholesky stops at the first
 non-positive pivot, leaving it on the diagonal; geqrf is NumPy's LAPACK,
@@ -33,6 +34,7 @@ import struct
 
 import numpy as np
 
+from hlo_semantics import sum_type
 from hlo_text_parser import HloError
 
 # target -> (op, form, element type its name says)
@@ -131,12 +133,12 @@ def check_layouts(constraints, matrices, where):
                            f"(expected {{{','.join(map(str, want))}}})")
 
 
-# -- the algorithms, on one float64 matrix -----------------------------------
+# -- the algorithms, on one matrix in its sum type (float64 unless native) ---
 
 
 def getrf(a):
     """LAPACK getf2: (lu, 1-based ipiv, info)."""
-    a = np.array(a, np.float64)
+    a = np.array(a, sum_type(a.dtype))
     m, n = a.shape
     k = min(m, n)
     ipiv = np.zeros(k, np.int32)
@@ -155,7 +157,7 @@ def getrf(a):
 
 def potrf(a, lower):
     """LAPACK potf2: (factor in the chosen triangle, the other as given, info)."""
-    a = np.array(a, np.float64)
+    a = np.array(a, sum_type(a.dtype))
     t = a if lower else a.T.copy()  # work on the lower triangle
     n = t.shape[0]
     for j in range(n):
@@ -172,11 +174,12 @@ def trsm(a, b, alpha, left, lower, transpose, unit):
     """BLAS trsm: X with op(A) X = alpha B (left) or X op(A) = alpha B, by
     substitution in the direction op(A) is triangular in (the right side
     solves the transposed system op(A)^T X^T = alpha B^T)."""
-    tri = np.array(np.tril(a) if lower else np.triu(a), np.float64)
+    wide = sum_type(np.result_type(a, b))
+    tri = np.array(np.tril(a) if lower else np.triu(a), wide)
     if unit:
         np.fill_diagonal(tri, 1.0)
     op = tri.T if transpose else tri
-    rhs = alpha * np.array(b, np.float64)
+    rhs = np.array(alpha * np.array(b, wide), wide)
     if alpha == 0:
         return np.zeros_like(rhs)
     if not left:
@@ -193,18 +196,19 @@ def trsm(a, b, alpha, left, lower, transpose, unit):
 def geqrf(a):
     """LAPACK geqrf through NumPy's own LAPACK (mode='raw' gives the factored
     matrix transposed, Fortran's order): (qr, tau)."""
-    h, tau = np.linalg.qr(np.array(a, np.float64), mode="raw")
+    h, tau = np.linalg.qr(np.array(a, sum_type(a.dtype)), mode="raw")
     return h.T, tau
 
 
 def orgqr(a, tau):
     """The first n columns of H(0) ... H(k-1), H(j) = I - tau_j v_j v_j^T with
     v_j = [0.., 1, a[j+1:, j]], multiplied out."""
-    a = np.array(a, np.float64)
+    wide = sum_type(a.dtype)
+    a = np.array(a, wide)
     m, n = a.shape
-    q = np.eye(m)
-    for j, t in enumerate(np.asarray(tau, np.float64)):
-        v = np.zeros(m)
+    q = np.eye(m, dtype=wide)
+    for j, t in enumerate(np.asarray(tau, wide)):
+        v = np.zeros(m, wide)
         v[j] = 1
         v[j + 1:] = a[j + 1:, j]
         q = q @ (np.eye(m) - t * np.outer(v, v))

@@ -3,7 +3,7 @@
 
 Usage:
   hlo_numpy.py MODULE.hlo [--input NAME_OR_INDEX=FILE.npy ...] [--outputs DIR]
-               [--iterations N] [--seed S] [--quiet]
+               [--iterations N] [--seed S] [--sums wide|native] [--quiet]
 
 Writes every leaf of the ENTRY result (tuples flattened depth first) as
 DIR/out.K.npy, the naming of `tileprof run --outputs`. With --iterations N the
@@ -17,7 +17,10 @@ and implements the semantics of the XLA operation reference directly. Sums
 (dot, convolution, reduce with an add reducer) are accumulated in float64 and
 rounded once, so the oracle is closer to the exact value than any f32
 implementation; compare.py's tolerances allow for the f32 rounding of the
-implementation under test. Dot and convolution operands are converted to the
+implementation under test. --sums native computes them in the type XLA:CPU
+accumulates in instead (float32 for f16, bf16 and f32): a second evaluation
+at the module's own precision, whose distance from the wide one shows how
+much the results depend on rounding (compare.py --rounding-reference). Dot and convolution operands are converted to the
 result type first and integer sums wrap in it (contraction_operands).
 
 f16 and bf16 follow XLA's rule (docs/op-support.md, "Floating-point
@@ -45,9 +48,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hlo_semantics import (BINARY, COMPARE, NP_TYPES, UNARY, convert, int_list, is_float, np_type,  # noqa: E402
-                           parse_literal, parse_padding, parse_slice, parse_window, round_bf16,
-                           round_bf16_once)
+from hlo_semantics import (BINARY, COMPARE, NP_TYPES, SUMS, UNARY, convert, int_list, is_float,  # noqa: E402
+                           np_type, parse_literal, parse_padding, parse_slice, parse_window, round_bf16,
+                           round_bf16_once, sum_type)
 from hlo_custom_calls import collective, custom_call  # noqa: E402
 from hlo_linalg import linalg_op  # noqa: E402
 from hlo_text_parser import UNBOUNDED, HloError, parse_module  # noqa: E402
@@ -422,7 +425,8 @@ class Evaluator:
             x = inputs[0]
             init = inits[0]
             if kind == "add" and is_float(x):
-                return (np.add.reduce(x.astype(np.float64), axis=dims) + init.astype(np.float64)).astype(x.dtype)
+                acc = accumulator(x)
+                return (np.add.reduce(x.astype(acc), axis=dims) + init.astype(acc)).astype(x.dtype)
             ufunc = {"add": np.add, "maximum": np.maximum, "minimum": np.minimum, "multiply": np.multiply,
                      "and": np.logical_and if x.dtype == np.bool_ else np.bitwise_and,
                      "or": np.logical_or if x.dtype == np.bool_ else np.bitwise_or}[kind]
@@ -465,7 +469,7 @@ class Evaluator:
         kind = self.reducer_kind(reducer) if n == 1 else None
         acc = [np.full(out_shape, init[()], x.dtype) for x, init in zip(inputs, inits)]
         if kind == "add" and is_float(inputs[0]):
-            acc = [acc[0].astype(np.float64)]
+            acc = [acc[0].astype(accumulator(acc[0]))]
         for _, idx in self.window_slices(padded[0].shape, window, out_shape):
             vals = [p[idx] for p in padded]
             if kind == "add":
@@ -505,7 +509,7 @@ class Evaluator:
         flat_src = source.reshape(-1)
         sel = flat_idx >= 0
         if kind == "add":
-            acc = result.astype(np.float64) if is_float(result) else result
+            acc = result.astype(accumulator(result))
             np.add.at(acc, flat_idx[sel], flat_src[sel])
             result = acc.astype(operand.dtype)
         else:
@@ -622,7 +626,7 @@ class Evaluator:
 
 
 def accumulator(x):
-    return np.float64 if is_float(x) else x.dtype
+    return sum_type(x.dtype) if is_float(x) else x.dtype
 
 
 def contraction_operands(x, y, dtype):
@@ -651,13 +655,14 @@ def batch_norm(op, ops, a, shape):
     mean = E[x], var = E[(x - mean)^2] (the population variance)."""
     f = int(a["feature_index"])
     eps = float(a.get("epsilon", "0"))
-    x = ops[0].astype(np.float64)
+    wide = sum_type(ops[0].dtype)
+    x = ops[0].astype(wide)
     axes = tuple(d for d in range(x.ndim) if d != f)
     view = [1] * x.ndim
     view[f] = x.shape[f]
 
     def spread(v):
-        return v.astype(np.float64).reshape(view)
+        return v.astype(wide).reshape(view)
 
     dtype = shape.elements[0].dtype if shape.is_tuple() else shape.dtype
     if op == "batch-norm-training":
@@ -670,16 +675,16 @@ def batch_norm(op, ops, a, shape):
         scale, offset, mean, var = ops[1:5]
         y = (x - spread(mean)) / np.sqrt(spread(var) + eps) * spread(scale) + spread(offset)
         return round_once(y, dtype)
-    scale, mean, var, dy = ops[1], ops[2], ops[3], ops[4].astype(np.float64)
+    scale, mean, var, dy = ops[1], ops[2], ops[3], ops[4].astype(wide)
     n = x.size // x.shape[f]
     centred = x - spread(mean)
-    rsqrt = 1.0 / np.sqrt(var.astype(np.float64) + eps)
+    rsqrt = 1.0 / np.sqrt(var.astype(wide) + eps)
     grad_offset = dy.sum(axis=axes)
     dy_centred = (dy * centred).sum(axis=axes)
     grad_scale = dy_centred * rsqrt
     grad_x = (spread(scale) * rsqrt.reshape(view) / n *
               (n * dy - grad_offset.reshape(view) -
-               centred * (dy_centred / (var.astype(np.float64) + eps)).reshape(view)))
+               centred * (dy_centred / (var.astype(wide) + eps)).reshape(view)))
     return tuple(round_once(v, dtype) for v in (grad_x, grad_scale, grad_offset))
 
 
@@ -818,7 +823,11 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0, help="seed of the rng op")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--sums", choices=("wide", "native"), default="wide",
+                        help="float sums in float64 rounded once (wide, the default) or in the type "
+                             "XLA:CPU accumulates in (native: float32 for f16, bf16 and f32)")
     args = parser.parse_args(argv)
+    SUMS["mode"] = args.sums
     if args.iterations < 1:
         parser.error("--iterations must be at least 1")
     try:

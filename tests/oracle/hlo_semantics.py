@@ -19,6 +19,24 @@ NP_TYPES = {
 }
 
 
+# How float sums (dot, convolution, reduce and scatter with an add reducer,
+# batch norm, the linear-algebra custom calls) are computed: "wide" (the
+# default) in float64 and rounded once, closer to the exact value than any
+# f32 implementation; "native" in the type XLA:CPU accumulates in (float32
+# for f16, bf16 and f32; float64 for f64). A native evaluation is a second
+# IEEE evaluation of the module at its own precision: how far it lands from
+# the wide one measures how much the module's results depend on f32 rounding
+# (compare.py --rounding-reference).
+SUMS = {"mode": "wide"}
+
+
+def sum_type(dtype):
+    """The NumPy type a float sum of `dtype` elements is computed in."""
+    if SUMS["mode"] == "wide" or np.dtype(dtype) == np.float64:
+        return np.float64
+    return np.float32
+
+
 def np_type(dtype, where):
     if dtype not in NP_TYPES:
         raise HloError(f"{where}: element type {dtype} is not supported by the oracle")

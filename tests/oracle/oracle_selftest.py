@@ -297,6 +297,22 @@ ENTRY e {
 
 
 class Reductions(unittest.TestCase):
+    def test_native_sums_round_in_f32(self):
+        import hlo_semantics
+        text = "HloModule m\n" + ADD + """
+ENTRY e {
+  x = f32[3] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=%add
+}"""
+        x = np.float32([1e8, 1.0, -1e8])
+        self.assertEqual(run(text, x), 1.0)  # float64, rounded once: exact
+        hlo_semantics.SUMS["mode"] = "native"
+        try:
+            self.assertEqual(run(text, x), 0.0)  # 1e8 + 1 is 1e8 in f32
+        finally:
+            hlo_semantics.SUMS["mode"] = "wide"
+
     def test_reduce_add_and_generic(self):
         out = run("HloModule m\n" + ADD + """
 %mul (a: f32[], b: f32[]) -> f32[] {
@@ -869,15 +885,16 @@ class ModulesAgainstPlainNumpy(unittest.TestCase):
 
 STAND_IN = """#!/bin/sh
 # A stand-in for the tileprof binary in compare.py's own tests: `help run`
-# answers as configured; `run` evaluates with the oracle and, with
-# STAND_IN_SCALE, scales out.0 (a wrong answer compare.py must catch).
+# answers as configured; `run` evaluates with the oracle (with
+# STAND_IN_SUMS="--sums native", at f32 sums: another f32 evaluation) and,
+# with STAND_IN_SCALE, scales out.0 (a wrong answer compare.py must catch).
 if [ "$1" = help ]; then
   if [ -n "$STAND_IN_NO_RUN" ]; then echo "tileprof: help: no command named 'run'; 'tileprof --help' lists them" >&2; exit 2; fi
   exit 0
 fi
 shift
 PY="$(dirname "$0")/scale.py"
-"{python}" "{oracle}" "$@" || exit $?
+"{python}" "{oracle}" "$@" $STAND_IN_SUMS || exit $?
 while [ $# -gt 0 ]; do [ "$1" = --outputs ] && OUT="$2"; shift; done
 [ -n "$STAND_IN_SCALE" ] && "{python}" "$PY" "$OUT/out.0.npy" "$STAND_IN_SCALE"
 exit 0
@@ -891,7 +908,7 @@ np.save(sys.argv[1], (a * float(sys.argv[2])).astype(a.dtype))
 
 
 class CompareScript(unittest.TestCase):
-    def run_compare(self, env_extra):
+    def run_compare(self, env_extra, *extra):
         with tempfile.TemporaryDirectory() as d:
             tool = os.path.join(d, "tileprof")
             with open(tool, "w") as f:
@@ -902,7 +919,8 @@ class CompareScript(unittest.TestCase):
             env = dict(os.environ, **env_extra)
             r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"),
                                 os.path.join(HERE, "modules", "dot.hlo"), "--tileprof", tool,
-                                "--workdir", os.path.join(d, "work")], capture_output=True, text=True, env=env)
+                                "--workdir", os.path.join(d, "work"), *extra],
+                               capture_output=True, text=True, env=env)
             return r
 
     def test_equal_outputs_pass(self):
@@ -922,6 +940,35 @@ class CompareScript(unittest.TestCase):
         self.assertTrue(compare_leaf(0, want.copy(), want, 0, 0)[0])
         self.assertTrue(compare_leaf(0, want.copy(), want, 1e-5, 1e-6)[0])
         self.assertFalse(compare_leaf(0, np.float32([3e38, 1.0]), want, 1e-5, 1e-6)[0])
+
+    def test_an_f32_evaluation_passes_at_its_own_rounding(self):
+        # At rtol 1e-9 no f32 sum of 64 products meets the tolerance; an
+        # evaluation with f32 sums (the stand-in) is then as far from the
+        # float64 oracle as the oracle's own native evaluation: equal to it.
+        native = {"STAND_IN_SUMS": "--sums native"}
+        r = self.run_compare(native, "--rtol", "1e-9", "--atol", "0")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        r = self.run_compare(native, "--rtol", "1e-9", "--atol", "0", "--rounding-reference")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("ok   (rounding) out.0: float32[16, 32]", r.stdout)
+        self.assertIn("PASS (rounding)", r.stdout)
+
+    def test_a_wrong_answer_is_not_rounding(self):
+        r = self.run_compare({"STAND_IN_SCALE": "1.001"}, "--rounding-reference")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("FAIL out.0: float32[16, 32]", r.stdout)
+        self.assertIn("MISMATCH", r.stdout)
+
+    def test_within_rounding_is_within_4_times_the_native_error(self):
+        from compare import within_rounding
+        want = np.float32([1.0, 2.0, 3.0])
+        native = np.float32([1.0, 2.0 + 1e-4, 3.0])  # 5 x a 1e-5 tolerance
+        self.assertTrue(within_rounding(np.float32([1.0, 2.0, 3.0 + 2e-4]), want, native, 1e-5, 0)[0])
+        # More than 4 times the native evaluation's error, a NaN, or any
+        # failure where the native evaluation is exact: a mismatch.
+        self.assertFalse(within_rounding(np.float32([1.0, 2.0, 3.0 + 1e-2]), want, native, 1e-5, 0)[0])
+        self.assertFalse(within_rounding(np.float32([1.0, 2.0, np.nan]), want, native, 1e-5, 0)[0])
+        self.assertFalse(within_rounding(np.float32([1.0, 2.0, 3.0 + 2e-4]), want, want, 1e-5, 0)[0])
 
     def test_skipped_only_without_run_command(self):
         r = self.run_compare({"STAND_IN_NO_RUN": "1"})
