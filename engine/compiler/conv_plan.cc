@@ -212,6 +212,15 @@ uint64_t PlanCost::Objective() const {
              Add(Mul(Add(temporaries, code), share) / 1000, pile));
 }
 
+ReduceStages ReduceStagesOf(uint64_t reduce_ways) {
+  if (reduce_ways <= kMaxReduceFanIn) return {std::max<uint64_t>(reduce_ways, 1), 1};
+  uint64_t root = 1;
+  while (root * root < reduce_ways) ++root;
+  // R = 336 is 18 groups of 18 or 19 (the lowering balances them).
+  const uint64_t groups = CeilDiv(reduce_ways, root);
+  return {CeilDiv(reduce_ways, groups), groups};
+}
+
 Range SplitRange(uint64_t size, uint64_t ways, uint64_t index) {
   const uint64_t block = CeilDiv(size, std::max<uint64_t>(ways, 1));
   const uint64_t begin = std::min(size, Mul(block, index));
@@ -351,11 +360,13 @@ void AddExchangeCode(const ContractionShape& shape, const Partition& p,
   uint64_t code_regions = out_regions;
   if (!shape.input_placeable || input_replicas > 1) code_regions = Add(code_regions, in_regions);
   if (!shape.weights_placeable || weight_replicas > 1) code_regions = Add(code_regions, w_regions);
-  if (reduce_ways > 1) code_regions = Add(code_regions, Mul(reduce_ways, 2));
+  const ReduceStages stages = ReduceStagesOf(reduce_ways);
+  if (reduce_ways > 1) code_regions = Add(code_regions, Mul(stages.FanIn(), 2));
   // The sender's code counts the runs it sends; a receiver's, the tiles it
   // listens to (schedule_walk.cc), a few per operand slice.
-  const uint64_t listened = 2 + (reduce_ways > 1 ? reduce_ways : 0);
-  cost.exchange_code = Mul(Add(code_regions, listened), memory::kExchangeCodePerRegion);
+  const uint64_t listened = 2 + (reduce_ways > 1 ? stages.FanIn() : 0);
+  cost.exchange_code = Add(Mul(Add(code_regions, listened), memory::kExchangeCodePerRegion),
+                           stages.TwoStages() ? memory::kExchangeCodePerStep : 0);
 }
 
 // Cycles: the conv partial's own estimate (engine/codelets/conv.cc), the
@@ -385,14 +396,22 @@ void AddCycles(const ContractionShape& shape, const Partition& p, const PlanTarg
   }
   constexpr uint64_t kExchangeBytesPerCycle = 4, kExchangeSetup = 32, kSync = 100;
   cost.exchange_cycles = kExchangeSetup + CeilDiv(cost.received_bytes, kExchangeBytesPerCycle);
-  if (reduce_ways > 1) {
-    // An exchange and a reduction step: one add per partial on the vector
-    // unit, split over the workers.
+  // An exchange and a reduction step per stage: `sums` outputs of `adds`
+  // partials each, one add per partial on the vector unit, split over the
+  // workers.
+  const auto stage = [&](uint64_t sums, uint64_t adds) {
+    const uint64_t received = Mul(Mul(sums, adds - 1), shape.acc_bytes);
+    return kSync + kExchangeSetup + CeilDiv(received, kExchangeBytesPerCycle) +
+           cost::kSupervisorOverhead +
+           workers * (cost::kWorkerOverhead +
+                      CeilDiv(CeilDiv(Mul(sums, adds), target.vector_width), workers));
+  };
+  const ReduceStages stages = ReduceStagesOf(reduce_ways);
+  if (stages.TwoStages()) {
     cost.reduce_cycles =
-        kSync + kExchangeSetup + CeilDiv(cost.reduce_received, kExchangeBytesPerCycle) +
-        cost::kSupervisorOverhead +
-        workers * (cost::kWorkerOverhead +
-                   CeilDiv(CeilDiv(Mul(piece, reduce_ways), target.vector_width), workers));
+        Add(stage(CeilDiv(out_elements, stages.group), stages.group), stage(piece, stages.groups));
+  } else if (reduce_ways > 1) {
+    cost.reduce_cycles = stage(piece, reduce_ways);
   }
 }
 
@@ -406,6 +425,9 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
   const uint64_t in_elements = c.in_elements, w_elements = c.w_elements,
                  out_elements = c.out_elements;
   cost.macs = Mul(Mul(out_elements, c.ci), c.kernel_positions);
+  // The cell's vertices' state (always live: counted with the code).
+  cost.vertex_state = Add(shape.cell_state_bytes,
+                          ReduceStagesOf(p.ReduceWays()).TwoStages() ? kReduceVertexStateBytes : 0);
 
   // Received: what is not on the cell's tile. A placeable operand's slice
   // is on the tile of one of the cells that read it.
@@ -426,6 +448,14 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
   if (reduce_ways > 1) {
     cost.partial_bytes = Mul(out_elements, shape.acc_bytes);
     cost.reduce_received = Mul(Mul(piece, reduce_ways - 1), shape.acc_bytes);
+    const ReduceStages stages = ReduceStagesOf(reduce_ways);
+    if (stages.TwoStages()) {
+      // The first stage receives its group's other partials of a piece and
+      // holds the piece's sum until the second stage; that one receives the
+      // other groups' sums of its piece.
+      const uint64_t first = Mul(CeilDiv(out_elements, stages.group), stages.group);
+      cost.reduce_received = Mul(std::max(first, Mul(piece, stages.groups - 1)), shape.acc_bytes);
+    }
   }
   cost.temporary_bytes = std::max(Add(cost.received_bytes, cost.partial_bytes),
                                   Add(cost.partial_bytes, cost.reduce_received));

@@ -143,6 +143,27 @@ struct Partition {
   std::string ToString() const;
 };
 
+// How a block's partial sums are added: in one step when there are at most
+// kMaxReduceFanIn of them; past that in two, a reduction tree as popops'
+// multi-stage reductions are: groups of about sqrt(R) partials first, each
+// group's piece on the tile of one of its cells, then the groups' sums. A
+// reducing tile then listens to about 2 sqrt(R) senders instead of R (a
+// weight gradient's 112 x 3 kernel split had each of 1,344 tiles listen to
+// 336, 3.6 MB of exchange code in one step), for one more step's sync.
+inline constexpr uint64_t kMaxReduceFanIn = 16;
+// The vertex state of a reduction vertex (popops::Reduce: partials and out
+// spans), which a cell adds when the contraction is split, and again for a
+// second stage: for the plan's objective.
+inline constexpr uint64_t kReduceVertexStateBytes = 16;
+struct ReduceStages {
+  uint64_t group = 1;   // partials each first-stage sum adds (all R in one stage)
+  uint64_t groups = 1;  // group sums the second stage adds; 1: one stage
+  bool TwoStages() const { return groups > 1; }
+  // Senders a reducing tile listens to, over the stages.
+  uint64_t FanIn() const { return group + (TwoStages() ? groups : 0); }
+};
+ReduceStages ReduceStagesOf(uint64_t reduce_ways);
+
 // A cell whose operand and output slices are cut into more runs than this
 // does not fit: the graph would hold a region per run for every cell (host
 // memory growing with the tensors, not the graph), and its exchange code

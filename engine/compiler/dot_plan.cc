@@ -221,59 +221,149 @@ struct CellTiles {
   }
 };
 
+// Piece `j` of `ways` of a block's elements: whole rows of the box (its
+// innermost extent) when there are enough rows, so that the output's
+// consumers read whole rows from one tile each, which travel as one message
+// per tile (a piece cut mid-row would make every row two).
+Range BlockPiece(const Block& block, uint64_t ways, uint64_t j) {
+  const uint64_t row = block.row;
+  const uint64_t rows = row == 0 ? 0 : block.elements / row;
+  if (rows >= ways) {
+    const Range in_rows = SplitRange(rows, ways, j);
+    return {in_rows.begin * row, in_rows.size * row};
+  }
+  return SplitRange(block.elements, ways, j);
+}
+
+// Sums of pieces of partials: one Reduce vertex on `tile` adding the
+// `partials` runs (one per partial, `size` elements each) into `out`, which
+// is mapped there.
+class ReduceVertices {
+ public:
+  static Expected<ReduceVertices> Make(Lowering& lowering, ComputeSetId cs,
+                                       ElementType partials_type, ElementType out_type,
+                                       std::string_view name) {
+    TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce,
+                              GetReduceCodelet(ReduceOp::kAdd, partials_type, out_type, false));
+    const std::optional<size_t> partials_field = reduce->FindField("partials");
+    const std::optional<size_t> out_field = reduce->FindField("out");
+    if (!partials_field || !out_field) return MakeError("the reduce codelet lacks its fields");
+    return ReduceVertices(lowering.graph(), cs, *reduce, *partials_field, *out_field, partials_type,
+                          out_type, name);
+  }
+
+  Status Add(uint32_t tile, uint64_t size, std::span<const TensorRegion> partials,
+             std::span<const TensorRegion> out) {
+    for (const TensorRegion& run : out)
+      TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(run.variable, run.begin, run.end, tile));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs_, reduce_, name_));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
+    const uint64_t all = size * partials.size();
+    TILEPROF_RETURN_IF_ERROR(
+        graph_.ConnectRegions(vertex, partials_field_, partials_type_, {&all, 1}, partials));
+    return graph_.ConnectRegions(vertex, out_field_, out_type_, {&size, 1}, out);
+  }
+
+ private:
+  ReduceVertices(Graph& graph, ComputeSetId cs, const Codelet& reduce, size_t partials_field,
+                 size_t out_field, ElementType partials_type, ElementType out_type,
+                 std::string_view name)
+      : graph_(graph),
+        cs_(cs),
+        reduce_(reduce),
+        partials_field_(partials_field),
+        out_field_(out_field),
+        partials_type_(partials_type),
+        out_type_(out_type),
+        name_(name) {}
+
+  Graph& graph_;
+  ComputeSetId cs_;
+  const Codelet& reduce_;
+  size_t partials_field_, out_field_;
+  ElementType partials_type_, out_type_;
+  std::string name_;
+};
+
 // The reduction: block b's elements cut into reduce_ways pieces, piece j
 // added up on the tile of cell (b, j) from the partial sums of every cell
-// of the block, and written to the output there.
+// of the block, and written to the output there. Past kMaxReduceFanIn
+// partials, a first stage adds each group's (ReduceStagesOf): the group's
+// sum cut into a piece per member cell, on that cell's tile, into
+// `group_sums`; the last stage then adds the groups' sums.
 Status EmitReduction(Lowering& lowering, const hlo::Instruction& instruction, const Tensor& out,
                      const std::vector<Block>& blocks, const Tensor& partials,
                      const std::vector<uint64_t>& partial_offset, const CellTiles& tile_of,
                      std::string_view suffix, program::Sequence& program) {
-  Graph& graph = lowering.graph();
   const uint64_t reduce_ways = tile_of.reduce_ways;
-  std::vector<TensorRegion> runs;
   const ElementType partials_type = partials.element_type();
-  TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce, GetReduceCodelet(ReduceOp::kAdd, partials_type,
-                                                                    out.element_type(), false));
-  const std::optional<size_t> partials_field = reduce->FindField("partials");
-  const std::optional<size_t> out_field = reduce->FindField("out");
-  if (!partials_field || !out_field) return MakeError("the reduce codelet lacks its fields");
+  const ReduceStages stages = ReduceStagesOf(reduce_ways);
+  std::vector<TensorRegion> runs, out_piece;
+  // The runs the last stage adds for each block: `sources` copies of the
+  // block's elements in `variable`, block b's from offset[b].
+  VariableId variable = partials.regions()[0].variable;
+  const std::vector<uint64_t>* offset = &partial_offset;
+  uint64_t sources = reduce_ways;
+  std::vector<uint64_t> group_offset;
+  if (stages.TwoStages()) {
+    uint64_t total = 0;
+    for (const Block& block : blocks) {
+      group_offset.push_back(total);
+      total += block.elements * stages.groups;
+    }
+    TILEPROF_ASSIGN_OR_RETURN(
+        const Tensor group_sums,
+        lowering.NewTensor(partials_type, {total},
+                           fmt::format("{}{}.group_sums", instruction.name(), suffix), false));
+    const ComputeSetId cs = lowering.AddComputeSet(
+        fmt::format("{}{}/reduce/groups", instruction.name(), suffix), program);
+    TILEPROF_ASSIGN_OR_RETURN(
+        ReduceVertices first,
+        ReduceVertices::Make(lowering, cs, partials_type, partials_type, instruction.name()));
+    const VariableId sums = group_sums.regions()[0].variable;
+    for (uint64_t b = 0; b < blocks.size(); ++b) {
+      const Block& block = blocks[b];
+      for (uint64_t k = 0; k < stages.groups; ++k) {
+        // Groups of nearly equal size: R = 512 is 6 groups of 23 and 17 of 22.
+        const uint64_t first_cell = k * reduce_ways / stages.groups;
+        const uint64_t members = (k + 1) * reduce_ways / stages.groups - first_cell;
+        for (uint64_t i = 0; i < members; ++i) {
+          const Range piece = BlockPiece(block, members, i);
+          if (piece.size == 0) continue;
+          runs.clear();
+          for (uint64_t r = first_cell; r < first_cell + members; ++r) {
+            const uint64_t begin = partial_offset[b] + r * block.elements + piece.begin;
+            runs.push_back({variable, begin, begin + piece.size});
+          }
+          const uint64_t at = group_offset[b] + k * block.elements + piece.begin;
+          const TensorRegion target{sums, at, at + piece.size};
+          TILEPROF_RETURN_IF_ERROR(
+              first.Add(tile_of(b, first_cell + i), piece.size, runs, {&target, 1}));
+        }
+      }
+    }
+    variable = sums;
+    offset = &group_offset;
+    sources = stages.groups;
+  }
   const ComputeSetId reduce_cs =
       lowering.AddComputeSet(fmt::format("{}{}/reduce", instruction.name(), suffix), program);
-  const VariableId partial_variable = partials.regions()[0].variable;
-  std::vector<TensorRegion> out_piece;
+  TILEPROF_ASSIGN_OR_RETURN(ReduceVertices last,
+                            ReduceVertices::Make(lowering, reduce_cs, partials_type,
+                                                 out.element_type(), instruction.name()));
   for (uint64_t b = 0; b < blocks.size(); ++b) {
     const Block& block = blocks[b];
-    // Pieces of whole rows of the box (its innermost extent) when there
-    // are enough rows: the output's consumers then read whole rows from
-    // one tile each, which travel as one message per tile (a piece cut
-    // mid-row would make every row two).
-    const uint64_t row = block.row;
-    const uint64_t rows = row == 0 ? 0 : block.elements / row;
     for (uint64_t j = 0; j < reduce_ways; ++j) {
-      Range piece = SplitRange(block.elements, reduce_ways, j);
-      if (rows >= reduce_ways) {
-        const Range in_rows = SplitRange(rows, reduce_ways, j);
-        piece = {in_rows.begin * row, in_rows.size * row};
-      }
+      const Range piece = BlockPiece(block, reduce_ways, j);
       if (piece.size == 0) continue;
-      const uint32_t tile = tile_of(b, j);
       runs.clear();
-      for (uint64_t r = 0; r < reduce_ways; ++r) {
-        const uint64_t begin = partial_offset[b] + r * block.elements + piece.begin;
-        runs.push_back({partial_variable, begin, begin + piece.size});
+      for (uint64_t r = 0; r < sources; ++r) {
+        const uint64_t begin = (*offset)[b] + r * block.elements + piece.begin;
+        runs.push_back({variable, begin, begin + piece.size});
       }
       out_piece.clear();
       SliceRuns(block.runs, piece.begin, piece.size, out_piece);
-      for (const TensorRegion& run : out_piece)
-        TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(run.variable, run.begin, run.end, tile));
-      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                                graph.AddVertex(reduce_cs, *reduce, instruction.name()));
-      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
-      const uint64_t all = piece.size * reduce_ways;
-      TILEPROF_RETURN_IF_ERROR(
-          graph.ConnectRegions(vertex, *partials_field, partials_type, {&all, 1}, runs));
-      TILEPROF_RETURN_IF_ERROR(graph.ConnectRegions(vertex, *out_field, out.element_type(),
-                                                    {&piece.size, 1}, out_piece));
+      TILEPROF_RETURN_IF_ERROR(last.Add(tile_of(b, j), piece.size, runs, out_piece));
     }
   }
   return {};

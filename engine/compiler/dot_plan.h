@@ -73,11 +73,6 @@ ElementType PartialsType(ElementType result, const Partition& partition);
 // split): what the planner costs them in (ContractionShape::acc_bytes).
 ElementType SplitPartialsType(ElementType result);
 
-// The vertex state of a reduction vertex (popops::Reduce: partials and out
-// spans), which a cell adds when the contraction is split: for the plan's
-// objective.
-inline constexpr uint64_t kReduceVertexStateBytes = 16;
-
 // The channel grain of operands of `type` (ContractionShape::channel_grain):
 // 32 bytes of channels, the width of the accumulating unit's input (8 f32,
 // 16 f16 channels).

@@ -476,6 +476,34 @@ TEST(CompilerTest, DotSplitsContractionWithPartialsAndReduction) {
   EXPECT_GT(reduce, 0u);
 }
 
+// A contraction split 512 ways: its partial sums are added in two stages
+// (ReduceStagesOf: 23 groups, 6 of 23 partials and 17 of 22), so a
+// reducing tile reads from a few dozen others, not 511.
+TEST(CompilerTest, ManyPartialSumsAreAddedInATree) {
+  const CompileResult result = CompileMatmul(8, 65536, 16);
+  ExpectInvariants(result, "matmul");
+  ASSERT_EQ(result.lowering.plans.size(), 1u);
+  EXPECT_THAT(result.lowering.plans[0], HasSubstr("planned as ci512:"));
+  std::map<std::string, size_t> vertices;
+  size_t most_regions = 0;  // of a last-stage sum: each group's sum and its output
+  for (ComputeSetId id = 0; id < result.graph->num_compute_sets(); ++id) {
+    const ComputeSetInfo& set = result.graph->compute_set(id);
+    vertices[set.name] = set.vertices.size();
+    if (set.name != "y/reduce") continue;
+    for (VertexId v : set.vertices) {
+      size_t regions = 0;
+      for (const FieldView& field : result.graph->fields(v)) regions += field.regions().size();
+      most_regions = std::max(most_regions, regions);
+    }
+  }
+  // The first stage: each group's 128 sums cut into pieces on its cells'
+  // tiles (6 a piece, ceil(128 / 23) and ceil(128 / 22) alike: 22
+  // non-empty); the last: one output on each of 128 cells' tiles.
+  EXPECT_EQ(vertices["y/reduce/groups"], 22u * 23);
+  EXPECT_EQ(vertices["y/reduce"], 128u);
+  EXPECT_EQ(most_regions, 23u + 1);
+}
+
 // MNIST's first layer in a module using 0.06% of the chip: memory is not
 // scarce, so its plan spreads over the tiles for speed (every op after it
 // runs where its result lies). Counting a cell's bytes per tile of the
