@@ -149,8 +149,16 @@ struct Partition {
 // group's piece on the tile of one of its cells, then the groups' sums. A
 // reducing tile then listens to about 2 sqrt(R) senders instead of R (a
 // weight gradient's 112 x 3 kernel split had each of 1,344 tiles listen to
-// 336, 3.6 MB of exchange code in one step), for one more step's sync.
-inline constexpr uint64_t kMaxReduceFanIn = 16;
+// 336, 3.6 MB of exchange code in one step), for one more step's sync and
+// control code on every tile. Why not from 17 partials: the plan's figures
+// for the products of a plan with more channel splits are less exact than
+// for its reduction, and with trees from 17 the planner traded ResNet-50's
+// forward convolutions into such plans (ci4 co4 -> ci8 co2), whose operand
+// slices cost more than their reductions saved (training at batch 1 in
+// f32: 760.3 -> 773.5 MB, a tile out of memory), and MNIST's first layer
+// into ci98 (8% more cycles, 0.2 MB more memory). From 129 neither moves
+// (docs/memory-model.md).
+inline constexpr uint64_t kMaxReduceFanIn = 128;
 // The vertex state of a reduction vertex (popops::Reduce: partials and out
 // spans), which a cell adds when the contraction is split, and again for a
 // second stage: for the plan's objective.

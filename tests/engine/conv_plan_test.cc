@@ -51,7 +51,7 @@ TEST(SplitRange, CoversEveryElementOnce) {
 }
 
 TEST(ReduceStagesOf, GroupsOfAboutTheSquareRootPastTheFanIn) {
-  for (uint64_t r : {1u, 2u, 16u}) {
+  for (uint64_t r : {1u, 2u, 128u}) {
     const ReduceStages one = ReduceStagesOf(r);
     EXPECT_FALSE(one.TwoStages()) << r;
     EXPECT_EQ(one.group, r);
@@ -64,7 +64,7 @@ TEST(ReduceStagesOf, GroupsOfAboutTheSquareRootPastTheFanIn) {
   EXPECT_EQ(tree.group, 19u);
   EXPECT_EQ(tree.groups, 18u);
   EXPECT_EQ(tree.FanIn(), 37u);
-  for (uint64_t r = 17; r < 5000; r += 7) {
+  for (uint64_t r = 129; r < 5000; r += 7) {
     const ReduceStages s = ReduceStagesOf(r);
     EXPECT_GE(s.group * s.groups, r) << r;        // every partial in a group
     EXPECT_LT((s.groups - 1) * s.group, r) << r;  // no empty group
@@ -75,12 +75,9 @@ TEST(ReduceStagesOf, GroupsOfAboutTheSquareRootPastTheFanIn) {
 TEST(EstimatePlan, FiguresOfAHandCheckedPartition) {
   // 7x7x512 -> 512, 3x3: ci in 32 ways, co in 43 (12 channels a cell, the
   // last 8). Cell: input 7x7x16 f32 = 3,136 B received; weights 3x3x16x12
-  // placed on the tile; partials 7x7x12 x 4 = 2,352 B. The 32 partials
-  // are added in two stages (more than kMaxReduceFanIn): 6 groups of 6,
-  // each group's sum in 6 pieces of ceil(588 / 6) = 98 outputs, 5 of them
-  // received and the piece's sum held: 588 x 4 = 2,352 B; then 32 pieces of
-  // 19 outputs from the other 5 groups' sums, 380 B. The product step holds
-  // more: 3,136 + 2,352.
+  // placed on the tile; partials 7x7x12 x 4 = 2,352 B, reduced in 32
+  // pieces of ceil(588 / 32) = 19 outputs, 31 of them received: 2,356 B.
+  // The product step holds more: 3,136 + 2,352.
   const ContractionShape shape = Conv2d(1, 7, 512, 512, 3);
   Partition p;
   p.ways[static_cast<size_t>(D::kInChan)] = 32;
@@ -90,7 +87,7 @@ TEST(EstimatePlan, FiguresOfAHandCheckedPartition) {
   EXPECT_EQ(cost.macs, 7u * 7 * 12 * 16 * 9);
   EXPECT_EQ(cost.received_bytes, 7u * 7 * 16 * 4);
   EXPECT_EQ(cost.partial_bytes, 7u * 7 * 12 * 4);
-  EXPECT_EQ(cost.reduce_received, 98u * 6 * 4);
+  EXPECT_EQ(cost.reduce_received, 19u * 31 * 4);
   EXPECT_EQ(cost.temporary_bytes, 3136u + 2352);
   EXPECT_TRUE(cost.fits);
 }
@@ -104,7 +101,9 @@ TEST(EstimatePlan, CountsTheCellsVertexState) {
   Partition p;
   p.ways[static_cast<size_t>(D::kOutChan)] = 43;
   EXPECT_EQ(EstimatePlan(shape, p, Ipu2()).vertex_state, 100u);
-  p.ways[static_cast<size_t>(D::kInChan)] = 32;  // 32 partials: two stages
+  p.ways[static_cast<size_t>(D::kInChan)] = 32;
+  p.ways[static_cast<size_t>(D::kKernel0)] = 3;
+  p.ways[static_cast<size_t>(D::kKernel1)] = 3;  // 288 partials: two stages
   EXPECT_EQ(EstimatePlan(shape, p, Ipu2()).vertex_state, 100u + kReduceVertexStateBytes);
   p.serial = 2;
   p.serial_dim = D::kOutChan;
