@@ -3,6 +3,7 @@
 #include "engine/compiler/conv_plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -214,8 +215,10 @@ uint64_t PlanCost::Objective() const {
 
 ReduceStages ReduceStagesOf(uint64_t reduce_ways) {
   if (reduce_ways <= kMaxReduceFanIn) return {std::max<uint64_t>(reduce_ways, 1), 1};
-  uint64_t root = 1;
+  // ceil(sqrt(R)), exact: the planner asks for every candidate it weighs.
+  auto root = static_cast<uint64_t>(std::sqrt(static_cast<double>(reduce_ways)));
   while (root * root < reduce_ways) ++root;
+  while (root > 1 && (root - 1) * (root - 1) >= reduce_ways) --root;
   // R = 336 is 18 groups of 18 or 19 (the lowering balances them).
   const uint64_t groups = CeilDiv(reduce_ways, root);
   return {CeilDiv(reduce_ways, groups), groups};
