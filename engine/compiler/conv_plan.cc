@@ -213,14 +213,17 @@ uint64_t PlanCost::Objective() const {
              Add(Mul(Add(temporaries, code), share) / 1000, pile));
 }
 
+uint64_t CeilSqrt(uint64_t n) {
+  auto root = static_cast<uint64_t>(std::sqrt(static_cast<double>(n)));
+  while (root * root < n) ++root;  // exact where the double is not
+  while (root > 1 && (root - 1) * (root - 1) >= n) --root;
+  return root;
+}
+
 ReduceStages ReduceStagesOf(uint64_t reduce_ways) {
   if (reduce_ways <= kMaxReduceFanIn) return {std::max<uint64_t>(reduce_ways, 1), 1};
-  // ceil(sqrt(R)), exact: the planner asks for every candidate it weighs.
-  auto root = static_cast<uint64_t>(std::sqrt(static_cast<double>(reduce_ways)));
-  while (root * root < reduce_ways) ++root;
-  while (root > 1 && (root - 1) * (root - 1) >= reduce_ways) --root;
   // R = 336 is 18 groups of 18 or 19 (the lowering balances them).
-  const uint64_t groups = CeilDiv(reduce_ways, root);
+  const uint64_t groups = CeilDiv(reduce_ways, CeilSqrt(reduce_ways));
   return {CeilDiv(reduce_ways, groups), groups};
 }
 
@@ -302,6 +305,7 @@ struct CellBlock {
   uint64_t g = 1, n = 1, ci = 1, co = 1;       // groups, batch, channels in and out
   uint64_t out_positions = 1, kernel_positions = 1;
   uint64_t in_elements = 0, w_elements = 0, out_elements = 0;
+  ReduceStages stages;  // how its block's partial sums are added
 };
 
 CellBlock CellBlockOf(const ContractionShape& shape, const Partition& p) {
@@ -331,6 +335,7 @@ CellBlock CellBlockOf(const ContractionShape& shape, const Partition& p) {
   c.w_elements = Mul(Mul(Mul(c.g, c.kernel_positions), c.ci), c.co);
   c.out_elements = Mul(Mul(Mul(c.g, c.n), c.out_positions), c.co);
   c.block = block;
+  c.stages = ReduceStagesOf(p.ReduceWays());
   return c;
 }
 
@@ -363,7 +368,7 @@ void AddExchangeCode(const ContractionShape& shape, const Partition& p,
   uint64_t code_regions = out_regions;
   if (!shape.input_placeable || input_replicas > 1) code_regions = Add(code_regions, in_regions);
   if (!shape.weights_placeable || weight_replicas > 1) code_regions = Add(code_regions, w_regions);
-  const ReduceStages stages = ReduceStagesOf(reduce_ways);
+  const ReduceStages& stages = c.stages;
   if (reduce_ways > 1) code_regions = Add(code_regions, Mul(stages.FanIn(), 2));
   // The sender's code counts the runs it sends; a receiver's, the tiles it
   // listens to (schedule_walk.cc), a few per operand slice.
@@ -409,7 +414,7 @@ void AddCycles(const ContractionShape& shape, const Partition& p, const PlanTarg
            workers * (cost::kWorkerOverhead +
                       CeilDiv(CeilDiv(Mul(sums, adds), target.vector_width), workers));
   };
-  const ReduceStages stages = ReduceStagesOf(reduce_ways);
+  const ReduceStages& stages = c.stages;
   if (stages.TwoStages()) {
     cost.reduce_cycles =
         Add(stage(CeilDiv(out_elements, stages.group), stages.group), stage(piece, stages.groups));
@@ -429,8 +434,8 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
                  out_elements = c.out_elements;
   cost.macs = Mul(Mul(out_elements, c.ci), c.kernel_positions);
   // The cell's vertices' state (always live: counted with the code).
-  cost.vertex_state = Add(shape.cell_state_bytes,
-                          ReduceStagesOf(p.ReduceWays()).TwoStages() ? kReduceVertexStateBytes : 0);
+  cost.vertex_state =
+      Add(shape.cell_state_bytes, c.stages.TwoStages() ? kReduceVertexStateBytes : 0);
 
   // Received: what is not on the cell's tile. A placeable operand's slice
   // is on the tile of one of the cells that read it.
@@ -451,7 +456,7 @@ PlanCost EstimateStep(const ContractionShape& shape, const Partition& p, const P
   if (reduce_ways > 1) {
     cost.partial_bytes = Mul(out_elements, shape.acc_bytes);
     cost.reduce_received = Mul(Mul(piece, reduce_ways - 1), shape.acc_bytes);
-    const ReduceStages stages = ReduceStagesOf(reduce_ways);
+    const ReduceStages& stages = c.stages;
     if (stages.TwoStages()) {
       // The first stage receives its group's other partials of a piece and
       // holds the piece's sum until the second stage; that one receives the

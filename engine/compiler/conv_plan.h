@@ -171,6 +171,9 @@ struct ReduceStages {
   uint64_t FanIn() const { return group + (TwoStages() ? groups : 0); }
 };
 ReduceStages ReduceStagesOf(uint64_t reduce_ways);
+// ceil(sqrt(n)): the group size of a two-stage sum, here and in the
+// lowering's SumRows (SumFanIn).
+uint64_t CeilSqrt(uint64_t n);
 
 // A cell whose operand and output slices are cut into more runs than this
 // does not fit: the graph would hold a region per run for every cell (host

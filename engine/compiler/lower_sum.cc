@@ -6,8 +6,6 @@
 // takes two stages (groups of about the square root of the rows, each
 // group's sum cut into pieces on its rows' tiles), so no tile receives a
 // piece from each of ~1,472 rows.
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include "engine/compiler/lower.h"
@@ -42,7 +40,7 @@ Status AddSumVertices(Graph& graph, ComputeSetId cs, const Codelet& sum,
 }  // namespace
 
 size_t SumFanIn(size_t rows) {
-  return rows <= kMaxSumFanIn ? rows : static_cast<size_t>(std::ceil(std::sqrt(rows)));
+  return rows <= kMaxSumFanIn ? rows : static_cast<size_t>(CeilSqrt(rows));
 }
 
 Status Lowering::SumRows(std::span<SumJob> jobs, const RowSum& how, std::string_view name,
