@@ -247,6 +247,14 @@ class Lowering {
                                                  const std::vector<bool>& is_reduced, ReduceOp op,
                                                  const hlo::Shape& shape, const FillFn& fill_init,
                                                  program::Sequence& program);
+  // The same where the input's tiles hold pieces of its rows (a range of
+  // I of each): nullopt when too fragmented for a vertex per piece.
+  Expected<std::optional<Value>> ReduceColumnsWhereHeld(const hlo::Instruction& instruction,
+                                                        const Tensor& flat_in, uint64_t outer,
+                                                        uint64_t reduced, uint64_t inner,
+                                                        ReduceOp op, const hlo::Shape& shape,
+                                                        const FillFn& fill_init,
+                                                        program::Sequence& program);
   // Reduces each run of in.NumElements() / out.NumElements() consecutive
   // elements of `in` into one element of the mapped `out`: a compute set of
   // ContinuousReduce vertices (`codelet`), one per mapped piece of `out`.
@@ -493,6 +501,9 @@ inline constexpr uint64_t kMinViewRunBytes = 64;
 
 // Rows one popops::Reduce vertex of SumRows sums; more take two stages.
 inline constexpr size_t kMaxSumFanIn = 32;
+// A group's sum in a two-stage SumRows is cut into pieces of at least this
+// many bytes, one per tile (at most one per row).
+inline constexpr uint64_t kMinSumPieceBytes = 256;
 // The rows per group of a two-stage sum of `rows` rows (rows when one).
 size_t SumFanIn(size_t rows);
 

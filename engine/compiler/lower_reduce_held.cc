@@ -7,8 +7,15 @@
 // (lower_sum.cc). The [F, outputs] view of ReduceArray instead gives each
 // output tile a strip of every row: one region per row and output piece
 // (Llama-3.1 8B's training step: 4 million regions per such reduce, host
-// memory past 16 GB).
+// memory past 16 GB). Where the tiles hold pieces of rows instead (a
+// convolution's output with its channels split: each tile a range of the
+// channels of its pixels), each tile reduces its piece of its rows into a
+// partial row of those columns: the [F, outputs] view made a batch norm's
+// statistics of ResNet-50's activations read a region per pixel, a tenth
+// of its training step's exchange code.
+#include <algorithm>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -121,7 +128,161 @@ Expected<std::vector<Tensor>> EmitPartialRows(Graph& graph, ComputeSetId cs, con
   return partial_rows;
 }
 
+// A tile's elements of one output's rows in one column range [begin, end)
+// of I: whole rows where the tile holds whole rows, else the same piece of
+// each row (a convolution's output with its channels split holds a range
+// of channels of each of its pixels).
+struct ColumnBlock {
+  uint32_t tile;
+  uint64_t output;
+  uint64_t begin, end;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;  // of the flat input
+  uint64_t at = 0;                                    // its partial row's offset
+};
+
+// At most this many column blocks per tile of the target: past it the
+// input is too fragmented for a vertex per block.
+constexpr uint64_t kMaxColumnBlocksPerTile = 16;
+
+// The column blocks of `flat` ([A, R, I] flat, mapped), in the order of
+// their first element; nullopt past kMaxColumnBlocksPerTile a tile.
+std::optional<std::vector<ColumnBlock>> ColumnBlocksOf(const Graph& graph, const Tensor& flat,
+                                                       const HeldShape& s) {
+  std::vector<ColumnBlock> blocks;
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>, size_t> block_of;
+  const uint64_t limit = kMaxColumnBlocksPerTile * graph.target().NumTiles();
+  uint64_t position = 0;
+  for (const MappedRegion& piece : graph.MapRegions(flat)) {
+    uint64_t a = position;
+    const uint64_t b = position + piece.region.size();
+    position = b;
+    while (a < b) {
+      const uint64_t row = a / s.inner, column = a % s.inner;
+      const uint64_t output = row / s.reduced;
+      uint64_t begin = column, end = s.inner, next = 0;
+      if (column == 0 && b - a >= s.inner) {
+        // Whole rows, up to the output's last.
+        const uint64_t rows = std::min((b - a) / s.inner, (output + 1) * s.reduced - row);
+        next = a + rows * s.inner;
+      } else {
+        end = std::min(s.inner, column + (b - a));
+        next = a + (end - begin);
+      }
+      auto [it, added] = block_of.try_emplace({*piece.tile, output, begin, end}, blocks.size());
+      if (added) {
+        if (blocks.size() == limit) return std::nullopt;
+        blocks.push_back({*piece.tile, output, begin, end, {}, 0});
+      }
+      auto& ranges = blocks[it->second].ranges;
+      if (!ranges.empty() && ranges.back().second == a)
+        ranges.back().second = next;
+      else
+        ranges.emplace_back(a, next);
+      a = next;
+    }
+  }
+  return blocks;
+}
+
+// A job per output and range of columns between its blocks' bounds: the
+// partial rows of the blocks covering the range, as (block, first column).
+struct ColumnJob {
+  uint64_t output, begin, end;
+  std::vector<const ColumnBlock*> blocks;
+};
+
+// The jobs of `blocks`; nullopt when the blocks' bounds cut their partial
+// rows into more than kMaxPiecesPerBlock pieces on average (rows mapped
+// across tiles at arbitrary columns: the [F, outputs] view is cheaper).
+constexpr uint64_t kMaxPiecesPerBlock = 2;
+std::optional<std::vector<ColumnJob>> ColumnJobsOf(const std::vector<ColumnBlock>& blocks,
+                                                   uint64_t outer) {
+  std::vector<std::vector<const ColumnBlock*>> by_output(outer);
+  for (const ColumnBlock& b : blocks) by_output[b.output].push_back(&b);
+  std::vector<ColumnJob> jobs;
+  std::vector<uint64_t> bounds;
+  uint64_t pieces = 0;
+  for (uint64_t a = 0; a < outer; ++a) {
+    bounds.clear();
+    for (const ColumnBlock* b : by_output[a]) bounds.insert(bounds.end(), {b->begin, b->end});
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+      ColumnJob& job = jobs.emplace_back(ColumnJob{a, bounds[k], bounds[k + 1], {}});
+      for (const ColumnBlock* b : by_output[a]) {
+        if (b->begin <= job.begin && b->end >= job.end) job.blocks.push_back(b);
+      }
+      pieces += job.blocks.size();
+      if (pieces > kMaxPiecesPerBlock * blocks.size()) return std::nullopt;
+    }
+  }
+  return jobs;
+}
+
 }  // namespace
+
+// The rows of an input whose tiles hold pieces of rows (a convolution's
+// output with its channels split): each block's vertex reduces its piece of
+// its rows into a partial row of its columns, on its tile, and each column
+// range of an output is the sum of the partial rows of the blocks covering
+// it (SumRows).
+Expected<std::optional<Value>> Lowering::ReduceColumnsWhereHeld(
+    const hlo::Instruction& instruction, const Tensor& flat_in, uint64_t outer, uint64_t reduced,
+    uint64_t inner, ReduceOp op, const hlo::Shape& shape, const FillFn& fill_init,
+    program::Sequence& program) {
+  std::optional<std::vector<ColumnBlock>> found =
+      ColumnBlocksOf(graph_, flat_in, HeldShape{outer, reduced, inner});
+  if (!found) return std::optional<Value>();
+  std::vector<ColumnBlock>& blocks = *found;
+  uint64_t width = 0;
+  for (ColumnBlock& b : blocks) {
+    b.at = width;
+    width += b.end - b.begin;
+  }
+  const std::optional<std::vector<ColumnJob>> column_jobs = ColumnJobsOf(blocks, outer);
+  if (!column_jobs) return std::optional<Value>();
+  const ElementType type = flat_in.element_type();
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce, GetReduceCodelet(op, type, false));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor partials,
+      NewTensor(type, {width}, fmt::format("{}/partials", instruction.name()), false));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
+  if (out.NumElements() != outer * inner)
+    return MakeError("{}: result size", Describe(instruction));
+  const ComputeSetId cs = AddComputeSet(fmt::format("{}/partials", instruction.name()), program);
+  std::vector<Tensor> held;
+  for (const ColumnBlock& b : blocks) {
+    TILEPROF_ASSIGN_OR_RETURN(Tensor row, partials.Slice(b.at, b.at + (b.end - b.begin)));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(row, b.tile));
+    held.clear();
+    for (const auto& [begin, end] : b.ranges) {
+      TILEPROF_ASSIGN_OR_RETURN(held.emplace_back(), flat_in.Slice(begin, end));
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor rows, Tensor::Concat(held));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *reduce, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, b.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["partials"], rows));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], row));
+  }
+  const Tensor flat_out = out.Flatten();
+  std::vector<SumJob> jobs(column_jobs->size());
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const ColumnJob& c = (*column_jobs)[k];
+    SumJob& job = jobs[k];
+    TILEPROF_ASSIGN_OR_RETURN(job.target,
+                              flat_out.Slice(c.output * inner + c.begin, c.output * inner + c.end));
+    for (const ColumnBlock* b : c.blocks) {
+      const uint64_t at = b->at + (c.begin - b->begin);
+      TILEPROF_ASSIGN_OR_RETURN(job.rows.emplace_back(),
+                                partials.Slice(at, at + (c.end - c.begin)));
+      job.tiles.push_back(b->tile);
+    }
+  }
+  if (fill_init) TILEPROF_RETURN_IF_ERROR(fill_init(out));
+  RowSum how{op, type, fill_init != nullptr, nullptr};
+  TILEPROF_RETURN_IF_ERROR(SumRows(jobs, how, instruction.name(), program));
+  return std::optional(Value::Array(out));
+}
 
 Expected<std::optional<Value>> Lowering::ReduceWhereHeld(
     const hlo::Instruction& instruction, const Tensor& in, const std::vector<bool>& is_reduced,
@@ -141,7 +302,10 @@ Expected<std::optional<Value>> Lowering::ReduceWhereHeld(
   // owner receive most of its rows; such inputs keep the [F, outputs] view.
   uint64_t local = 0;
   for (const RowBlock& b : pieces) local += b.local;
-  if (2 * local < in.NumElements()) return none();
+  if (2 * local < in.NumElements()) {
+    return ReduceColumnsWhereHeld(instruction, flat_in, outer, reduced, inner, op, shape, fill_init,
+                                  program);
+  }
   const std::vector<Block> blocks = BlocksOf(pieces, reduced);
   const uint64_t run = mapper_.ChunkElements(outer * inner, in.element_type());
   if (!HeldIsCheaper(blocks, *held_shape, run)) return none();

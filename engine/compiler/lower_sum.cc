@@ -6,6 +6,8 @@
 // takes two stages (groups of about the square root of the rows, each
 // group's sum cut into pieces on its rows' tiles), so no tile receives a
 // piece from each of ~1,472 rows.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "engine/compiler/lower.h"
@@ -13,26 +15,40 @@
 namespace tileprof::engine::compiler {
 namespace {
 
+// Elements (rows x outputs) a worker's vertex sums at least before a piece
+// is shared among workers: past the vertex's own overhead.
+constexpr uint64_t kMinWorkerSumElements = 256;
+
 // Adds to `cs` one vertex of `sum` per mapped piece of `target` (flat, M
 // elements), reading that piece of every row of `rows` (each flat, M
 // elements), partial-major as popops::Reduce takes them.
 Status AddSumVertices(Graph& graph, ComputeSetId cs, const Codelet& sum,
                       std::span<const Tensor> rows, const Tensor& target, std::string_view name) {
   std::vector<Tensor> pieces(rows.size());
+  const uint64_t workers = graph.target().NumWorkerContexts();
   uint64_t position = 0;
   for (const MappedRegion& piece : graph.MapRegions(target)) {
-    const uint64_t begin = position, end = position + piece.region.size();
-    position = end;
+    const uint64_t first = position, n = piece.region.size();
+    position += n;
     if (!piece.tile) return MakeError("{} is not mapped", target.ShapeString());
-    for (size_t s = 0; s < rows.size(); ++s) {
-      TILEPROF_ASSIGN_OR_RETURN(pieces[s], rows[s].Slice(begin, end));
+    // popops::Reduce is a worker vertex: a piece summing many rows is
+    // shared among the tile's workers, as popops splits a reduction's
+    // regions between them (one vertex summing 38 rows of 64 took six
+    // times as long as the step's other tiles).
+    const uint64_t split = std::clamp<uint64_t>(
+        SaturatingMul(n, rows.size()) / kMinWorkerSumElements, 1, std::min(workers, n));
+    for (uint64_t w = 0; w < split; ++w) {
+      const uint64_t begin = first + n * w / split, end = first + n * (w + 1) / split;
+      for (size_t s = 0; s < rows.size(); ++s) {
+        TILEPROF_ASSIGN_OR_RETURN(pieces[s], rows[s].Slice(begin, end));
+      }
+      TILEPROF_ASSIGN_OR_RETURN(Tensor in, Tensor::Concat(pieces));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor out, target.Slice(begin, end));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, sum, name));
+      TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, *piece.tile));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], in));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], out));
     }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor in, Tensor::Concat(pieces));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out, target.Slice(begin, end));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, sum, name));
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, *piece.tile));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["partials"], in));
-    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], out));
   }
   return {};
 }
@@ -64,11 +80,18 @@ Status Lowering::SumRows(std::span<SumJob> jobs, const RowSum& how, std::string_
       const size_t first = g * fan_in, count = std::min(fan_in, job.rows.size() - first);
       TILEPROF_ASSIGN_OR_RETURN(Tensor row, group_sums.Slice(g, g + 1));
       group_rows[g] = row.Flatten();
-      for (size_t j = 0; j < count; ++j) {
-        const uint64_t begin = width * j / count, end = width * (j + 1) / count;
+      // The group's sum in pieces of at least kMinSumPieceBytes, on tiles
+      // spread over its rows': each piece costs every row's tile a region
+      // sent and its own tile one received per row, and exchange code is
+      // always live (a 2 KB row cut 37 ways was 74 regions a tile).
+      const size_t pieces = static_cast<size_t>(std::clamp<uint64_t>(
+          (width * SizeOf(how.type) + kMinSumPieceBytes - 1) / kMinSumPieceBytes, 1, count));
+      for (size_t j = 0; j < pieces; ++j) {
+        const uint64_t begin = width * j / pieces, end = width * (j + 1) / pieces;
         if (end == begin) continue;
         TILEPROF_ASSIGN_OR_RETURN(Tensor piece, group_rows[g].Slice(begin, end));
-        TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(piece, job.tiles[first + j]));
+        TILEPROF_RETURN_IF_ERROR(
+            graph_.SetTileMapping(piece, job.tiles[first + j * count / pieces]));
       }
     }
     if (how.fill_groups) TILEPROF_RETURN_IF_ERROR(how.fill_groups(group_sums));

@@ -171,6 +171,50 @@ ENTRY main {
   EXPECT_FALSE(Uses(result, "tileprof::Rearrange"));
 }
 
+TEST(LoweringTest, ReductionsOfAChannelSplitConvolutionOutputStartWhereItLives) {
+  // The plan splits the convolution's output channels, so each tile holds a
+  // range of channels of its pixels. Batch norm's mean over N, H and W is
+  // computed where the output lives: every vertex of `mean/partials` reads
+  // only its own tile's pieces of rows, and the partial rows are summed in
+  // two stages (more than 32 tiles hold each channel range).
+  const CompileResult result = MustCompile(R"(
+HloModule bn_mean
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4,32,32,64] parameter(0)
+  w = f32[3,3,64,256] parameter(1)
+  y = f32[4,32,32,256] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  z = f32[] constant(0)
+  ROOT mean = f32[256] reduce(y, z), dimensions={0,1,2}, to_apply=add
+}
+)");
+  ExpectExecutable(result);
+  const Graph& graph = *result.graph;
+  std::set<std::string> names;
+  uint64_t partial_vertices = 0, local_regions = 0;
+  for (size_t v = 0; v < graph.num_vertices(); ++v) {
+    const VertexInfo& vertex = graph.vertex(static_cast<VertexId>(v));
+    const std::string& cs = graph.compute_set(vertex.compute_set).name;
+    names.insert(cs);
+    if (cs != "mean/partials") continue;
+    ++partial_vertices;
+    const FieldView& in = graph.fields(static_cast<VertexId>(v))[0];
+    ASSERT_TRUE(in.connected());
+    for (const TensorRegion& region : in.regions()) {
+      EXPECT_EQ(graph.TileHolding(region), vertex.tile) << "a partial reads another tile's data";
+      ++local_regions;
+    }
+  }
+  EXPECT_GT(partial_vertices, 32u);
+  EXPECT_GT(local_regions, partial_vertices);  // a region per pixel's channel range
+  EXPECT_TRUE(names.contains("mean/group sum"));
+  EXPECT_TRUE(names.contains("mean/sum"));
+}
+
 TEST(LoweringTest, ConvolutionBoxesWidenWhenRegionsCostMoreThanTheBytesAdded) {
   // A depthwise weight gradient (as in mobilenet_v2): each output position
   // reads 6 of the 7 columns and 6 of the 7 rows of each padded 7x7 plane.
