@@ -121,6 +121,7 @@ std::string ContractionShape::Key() const {
     key += fmt::format(" f{}:{}:{}:{}:{}:{}", f.out, f.in, f.kernel, f.stride, f.window_dilation,
                        f.base_dilation);
   }
+  key += fmt::format(" b{}", fmt::join(input_tile_block, ","));
   for (const auto* order : {&input_order, &weights_order, &output_order}) {
     key += ' ';
     for (PlanDim d : *order) key += static_cast<char>('a' + Index(d));
@@ -365,14 +366,30 @@ void AddExchangeCode(const ContractionShape& shape, const Partition& p,
   const uint64_t out_regions = regions(shape.output_order, block, layout);
   cost.field_regions = Add(Add(in_regions, w_regions), out_regions);
   cost.output_runs = Mul(cost.cells / std::max<uint64_t>(reduce_ways, 1), out_regions);
+  // Where the input is mapped already, its slice comes from the tiles of
+  // its producer's layout it overlaps (about 1 + (B - 1) / b blocks of b
+  // at an arbitrary offset, per dimension), each sending the runs of its
+  // own storage (its block, row-major) that the slice covers: one when the
+  // slice takes the block's inner dimensions whole. Unknown, the input is
+  // one block.
+  std::array<uint64_t, kPlanDims> in_tile = in_layout, in_piece = c.in_block;
+  uint64_t in_senders = 1;
+  for (size_t d = 0; d < kPlanDims; ++d) {
+    const uint64_t b = std::min(shape.input_tile_block[d], in_layout[d]);
+    if (b == 0 || c.in_block[d] == 0) continue;
+    in_tile[d] = b;
+    in_piece[d] = std::min(c.in_block[d], b);
+    in_senders = Mul(in_senders, 1 + (c.in_block[d] - 1) / b);
+  }
+  const uint64_t in_sent = Mul(in_senders, regions(shape.input_order, in_piece, in_tile));
   uint64_t code_regions = out_regions;
-  if (!shape.input_placeable || input_replicas > 1) code_regions = Add(code_regions, in_regions);
+  if (!shape.input_placeable || input_replicas > 1) code_regions = Add(code_regions, in_sent);
   if (!shape.weights_placeable || weight_replicas > 1) code_regions = Add(code_regions, w_regions);
   const ReduceStages& stages = c.stages;
   if (reduce_ways > 1) code_regions = Add(code_regions, Mul(stages.FanIn(), 2));
   // The sender's code counts the runs it sends; a receiver's, the tiles it
   // listens to (schedule_walk.cc), a few per operand slice.
-  const uint64_t listened = 2 + (reduce_ways > 1 ? stages.FanIn() : 0);
+  const uint64_t listened = 1 + in_senders + (reduce_ways > 1 ? stages.FanIn() : 0);
   cost.exchange_code = Add(Mul(Add(code_regions, listened), memory::kExchangeCodePerRegion),
                            stages.TwoStages() ? memory::kExchangeCodePerStep : 0);
 }

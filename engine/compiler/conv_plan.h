@@ -90,6 +90,12 @@ struct ContractionShape {
   // finder do): then a cell's slice is on its tile unless replicated.
   bool input_placeable = false;
   bool weights_placeable = false;
+  // Where the input is already mapped (not placeable): per dimension, the
+  // elements in a row that one tile holds, as its producer's plan left
+  // them (a convolution's output split over columns and channels); 0 when
+  // unknown. A cell's slice of the input comes from about one tile per
+  // such block it overlaps, each a message of its own.
+  std::array<uint64_t, kPlanDims> input_tile_block{};
   // Element type names, for the memo key only.
   std::string types;
 

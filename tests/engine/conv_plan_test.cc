@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/compiler/memory_model.h"
+
 namespace tileprof::engine::compiler {
 namespace {
 
@@ -90,6 +92,31 @@ TEST(EstimatePlan, FiguresOfAHandCheckedPartition) {
   EXPECT_EQ(cost.reduce_received, 19u * 31 * 4);
   EXPECT_EQ(cost.temporary_bytes, 3136u + 2352);
   EXPECT_TRUE(cost.fits);
+}
+
+// An input already mapped comes from the tiles of its producer's layout: a
+// 56x56x64 activation whose producer split columns 56 ways and channels 4
+// ways (a column and 16 channels a tile). A 1x1 convolution's cell of one
+// row and 19 columns reads from 19 x 4 tiles, one run each (the sender's
+// block is its column, row-major); unknown, the slice is one run. A cell
+// of 19 rows of one column reads from 4 tiles.
+TEST(EstimatePlan, CountsTheProducersTilesAnInputSliceComesFrom) {
+  ContractionShape shape = Conv2d(1, 56, 64, 256, 1);
+  Partition rows;
+  rows.ways[static_cast<size_t>(D::kField0)] = 56;
+  rows.ways[static_cast<size_t>(D::kField1)] = 3;
+  rows.ways[static_cast<size_t>(D::kOutChan)] = 8;
+  Partition columns = rows;
+  columns.ways[static_cast<size_t>(D::kField0)] = 3;
+  columns.ways[static_cast<size_t>(D::kField1)] = 56;
+  const uint64_t unknown = EstimatePlan(shape, rows, Ipu2()).exchange_code;
+  shape.input_tile_block[static_cast<size_t>(D::kField0)] = 56;
+  shape.input_tile_block[static_cast<size_t>(D::kField1)] = 1;
+  shape.input_tile_block[static_cast<size_t>(D::kInChan)] = 16;
+  const uint64_t known = EstimatePlan(shape, rows, Ipu2()).exchange_code;
+  // 76 runs sent and 76 senders listened to, where one of each was counted.
+  EXPECT_EQ(known - unknown, 2 * 75 * memory::kExchangeCodePerRegion);
+  EXPECT_LT(EstimatePlan(shape, columns, Ipu2()).exchange_code, known);
 }
 
 // A plan's vertex state is its cells' (always live, so the objective counts
