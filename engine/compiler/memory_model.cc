@@ -440,7 +440,7 @@ Expected<MemoryLayout> LayOutMemory(const Graph& graph, const program::Program& 
   layout.tiles.resize(num_tiles);
   const TileLayoutInputs inputs{
       .graph = graph,
-      .steps = schedule.steps.size(),
+      .steps = walk.control_steps,
       .host_steps = walk.host_steps,
       .runtime_variables = walk.host_streams.size() * memory::kStreamPositionBytes,
       .instrument_vertices = options.instrument_vertices,

@@ -33,11 +33,13 @@ inline constexpr uint64_t kInstrumentationBytesPerVertex = 4;
 // Control code: every tile runs every step of the control program (it must
 // take part in each sync). A step that runs work on the tile costs a call
 // into the step's code plus the sync: 8 instructions, 32 B. A step the tile
-// sits out costs the sync and a branch past it: 2 instructions, 8 B. The
-// base is the program's entry, the host command loop and the exit path; it
-// is the residual that makes seed 004's adder graph land on its published
-// 851,272 B (700 B per tile).
-inline constexpr uint64_t kControlCodeBaseBytes = 604;
+// sits out costs the sync and a branch past it: 2 instructions, 8 B.
+// Adjacent stream copies merged into one host exchange (below) are one step:
+// one call of the exchange's program (a model's 268 parameters streamed in
+// had cost every tile 268 steps). The base is the program's entry, the host
+// command loop and the exit path; it is the residual that makes seed 004's
+// adder graph land on its published 851,272 B (700 B per tile).
+inline constexpr uint64_t kControlCodeBaseBytes = 620;
 inline constexpr uint64_t kControlCodePerActiveStep = 32;
 inline constexpr uint64_t kControlCodePerIdleStep = 8;
 // Internal exchange code per exchange step a tile takes part in (configure

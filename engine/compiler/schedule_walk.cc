@@ -557,9 +557,13 @@ class StepWalker {
 
   // Each touched tile's step into its totals.
   void FinishStep(uint64_t i, uint64_t host_group) {
+    const StepKind kind = schedule_.steps[i].kind;
+    const bool host = kind == StepKind::kStreamIn || kind == StepKind::kStreamOut;
+    if (!host || !ContinuesHostExchange(schedule_, i)) ++walk_.control_steps;
     touched_.Finish([&](uint32_t t, const TileStep& info) {
       TileWalk& tile = walk_.tiles[t];
-      if (info.active) ++tile.active_steps;
+      if (info.active && (!host || tile.active_group != host_group)) ++tile.active_steps;
+      if (info.active && host) tile.active_group = host_group;
       if (info.host_regions > 0) {
         // Once per host exchange the tile takes part in.
         if (tile.host_group != host_group) ++tile.host_steps;
@@ -673,6 +677,7 @@ Walk WalkSchedule(const Graph& graph, const Schedule& schedule, uint32_t workers
     }
     joined.exchanges += part.exchanges;
     joined.host_steps += part.host_steps;
+    joined.control_steps += part.control_steps;
     joined.host_streams.merge(part.host_streams);
   }
   return joined;

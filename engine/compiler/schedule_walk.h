@@ -83,6 +83,10 @@ struct TileWalk {
   // The host exchange last counted in host_steps (its first step), while
   // walking: stream copies merged into one exchange count once.
   uint64_t host_group = UINT64_MAX;
+  // The host exchange last counted in active_steps: the tile calls a merged
+  // exchange's program once, however many of its stream copies it takes
+  // part in.
+  uint64_t active_group = UINT64_MAX;
 };
 
 // What the steps [begin, end) of the schedule do: per tile, the counts the
@@ -95,6 +99,9 @@ struct Walk {
   std::vector<uint64_t> last;
   uint64_t exchanges = 0;
   uint64_t host_steps = 0;
+  // Steps of the control program: every step, but adjacent stream copies
+  // merged into one host exchange are one.
+  uint64_t control_steps = 0;
   std::set<StreamId> host_streams;
 };
 

@@ -104,11 +104,11 @@ TEST(CompilerTest, SeedAdderOnIpu1AgainstThePublishedReport) {
   EXPECT_EQ(CategoryTotal(report, Category::kStack), 3'852'288u);
   EXPECT_EQ(CategoryTotal(report, Category::kInstrumentationResults), 4'876u);
   // A tile that only sets the seed, by hand (docs/memory-model.md):
-  // vertex code 140, control 604 + 1 x 32 + 8 x 8 = 700, internal exchange
-  // 40 + 8 (receives the seed), host exchange 3 x 96 (the seed; a, b and c;
-  // the result: adjacent stream copies are one exchange), vertex state 12,
-  // instrumentation 4, stack 3,168, the seed's receive buffer 8, the five
-  // host streams' positions 5 x 4 and the host-exchange header 8.
+  // vertex code 140, control 620 + 1 x 32 + 6 x 8 = 700 (a, b and c streamed in are one step),
+  // internal exchange 40 + 8 (receives the seed), host exchange 3 x 96 (the seed; a, b and c; the
+  // result: adjacent stream copies are one exchange), vertex state 12, instrumentation 4, stack
+  // 3,168, the seed's receive buffer 8, the five host streams' positions 5 x 4 and the
+  // host-exchange header 8.
   const report::TileMemory& typical = report.tiles[100];
   EXPECT_EQ(At(typical.by_category, Category::kControlCode), 700u);
   EXPECT_EQ(At(typical.by_category, Category::kInternalExchangeCode), 48u);
@@ -223,7 +223,8 @@ ENTRY main {
   EXPECT_EQ(At(tile.by_category, Category::kVertexCode), 140u + 274);
   EXPECT_EQ(At(tile.by_category, Category::kVertexInstances), 12u + 16);
   EXPECT_EQ(At(tile.by_category, Category::kInstrumentationResults), 8u);
-  EXPECT_EQ(At(tile.by_category, Category::kControlCode), 604u + 5 * 32 + 1 * 8);
+  // Control steps: a and b streamed in are one host exchange, one step.
+  EXPECT_EQ(At(tile.by_category, Category::kControlCode), 620u + 4 * 32 + 1 * 8);
   EXPECT_EQ(At(tile.by_category, Category::kInternalExchangeCode), 48u);
   // Three host exchanges (the seed; a and b; the sum), two with transfers
   // on this tile, three regions.
@@ -232,7 +233,7 @@ ENTRY main {
   // a, b and sum (4 B each) are live together at the add; the four host
   // streams' positions are always live.
   EXPECT_EQ(At(tile.by_category, Category::kVariables), 4u * 4 + 12);
-  EXPECT_EQ(tile.ExcludingGaps(), 414u + 28 + 8 + 772 + 48 + 440 + 32 + 3168 + 16 + 12);
+  EXPECT_EQ(tile.ExcludingGaps(), 414u + 28 + 8 + 756 + 48 + 440 + 32 + 3168 + 16 + 12);
   EXPECT_EQ(tile.not_always_live, 12u);
   ASSERT_EQ(tile.vertex_types.size(), 2u);
 }
