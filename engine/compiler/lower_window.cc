@@ -15,7 +15,8 @@
 //
 // select-and-scatter runs tileprof::SelectAndScatter vertices (engine/
 // codelets/window.h) on the output's tiles, each connected to the boxes of
-// the operand and source its outputs' windows can touch. The select
+// the operand and source its outputs' windows can touch (runs cut at outer
+// rows the same way). The select
 // computation must be one comparison GE/GT/LE/LT of its parameters, the
 // scatter an add; dilated windows stay opaque (XLA has none here).
 #include <algorithm>
@@ -386,20 +387,24 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
   const std::vector<uint64_t> dims = operand.shape();
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten();
-  uint64_t position = 0;
-  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
-    const uint64_t first = position;
-    const uint64_t count = piece.region.size();
-    position += count;
-    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+  // A run crossing rows of an outer dimension (the last rows of one image
+  // and the first of the next) reads boxes of the whole of those
+  // dimensions: it is cut at them, as reduce-window's runs are (a batch-2
+  // max pool's gradient received 4 MB onto one tile).
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
+  std::vector<uint64_t> op_lo(rank), op_size(rank), src_lo(rank), src_size(rank);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto [first, count, tile] = runs[r];
     const auto box = FlatRunBox(dims, first, count);
-    std::vector<uint64_t> op_lo(rank), op_size(rank), src_lo(rank), src_size(rank);
     ReadBoxes(box, window, dims, source.shape(), op_lo, op_size, src_lo, src_size);
+    uint64_t volume = 1;
+    for (uint64_t v : op_size) volume = SaturatingMul(volume, v);
+    if (SplitWideRun(dims, box, volume, count, runs[r], runs)) continue;
     TILEPROF_ASSIGN_OR_RETURN(Tensor op_box, Box(operand, op_lo, op_size));
     TILEPROF_ASSIGN_OR_RETURN(Tensor src_box, Box(source, src_lo, src_size));
     TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], op_box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["source"], src_box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["init"], init.Flatten()));

@@ -215,6 +215,45 @@ ENTRY main {
   EXPECT_TRUE(names.contains("mean/sum"));
 }
 
+TEST(LoweringTest, SelectAndScatterRunsAreCutAtImageBoundaries) {
+  // A max pool's gradient of a batch of 2: the run of the result holding the
+  // end of the first image and the start of the second is cut there, so no
+  // vertex reads a box of both whole images (102,400 elements).
+  const CompileResult result = MustCompile(R"(
+HloModule pool_grad
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+ENTRY main {
+  x = f32[2,40,40,32] parameter(0)
+  g = f32[2,20,20,32] parameter(1)
+  zero = f32[] constant(0)
+  ROOT grad = f32[2,40,40,32] select-and-scatter(x, g, zero), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x0_1x0_1x0_0}, select=ge, scatter=add
+}
+)");
+  ExpectExecutable(result);
+  const Graph& graph = *result.graph;
+  uint64_t vertices = 0;
+  for (size_t v = 0; v < graph.num_vertices(); ++v) {
+    const VertexInfo& vertex = graph.vertex(static_cast<VertexId>(v));
+    if (!vertex.codelet->name().starts_with("tileprof::SelectAndScatter")) continue;
+    ++vertices;
+    const FieldView& operand =
+        graph.fields(static_cast<VertexId>(v))[*vertex.codelet->FindField("operand")];
+    uint64_t elements = 0;
+    for (const TensorRegion& region : operand.regions()) elements += region.size();
+    EXPECT_LT(elements, 16384u);
+  }
+  EXPECT_GT(vertices, 1000u);
+}
+
 TEST(LoweringTest, ConvolutionBoxesWidenWhenRegionsCostMoreThanTheBytesAdded) {
   // A depthwise weight gradient (as in mobilenet_v2): each output position
   // reads 6 of the 7 columns and 6 of the 7 rows of each padded 7x7 plane.
