@@ -195,6 +195,8 @@ struct ColumnJob {
 // rows into more than kMaxPiecesPerBlock pieces on average (rows mapped
 // across tiles at arbitrary columns: the [F, outputs] view is cheaper).
 constexpr uint64_t kMaxPiecesPerBlock = 2;
+// Rows a column block reduces on average, at least.
+constexpr uint64_t kMinRowsPerColumnBlock = 4;
 std::optional<std::vector<ColumnJob>> ColumnJobsOf(const std::vector<ColumnBlock>& blocks,
                                                    uint64_t outer) {
   std::vector<std::vector<const ColumnBlock*>> by_output(outer);
@@ -219,6 +221,28 @@ std::optional<std::vector<ColumnJob>> ColumnJobsOf(const std::vector<ColumnBlock
   return jobs;
 }
 
+// Whether the column blocks' plan has a tile receive or hold fewer
+// elements than the [F, outputs] view, at most (`run`: the elements of a
+// run of the linearly mapped output), as HeldIsCheaper: there an output
+// run's tile reads a strip of every row; here a block's tile holds its
+// partial row (two with a two-stage sum) and a job's target tile receives
+// a run from each block or group.
+bool ColumnsAreCheaper(const std::vector<ColumnBlock>& blocks, const std::vector<ColumnJob>& jobs,
+                       const HeldShape& s, uint64_t run) {
+  const uint64_t unplanned = SaturatingMul(s.reduced, std::min(run, s.inner));
+  uint64_t planned = 0;
+  bool two_stages = false;
+  for (const ColumnJob& job : jobs) {
+    const size_t fan_in = SumFanIn(job.blocks.size());
+    two_stages = two_stages || fan_in < job.blocks.size();
+    const uint64_t sums = (job.blocks.size() + fan_in - 1) / fan_in;
+    planned = std::max(planned, SaturatingMul(sums, std::min(run, job.end - job.begin)));
+  }
+  for (const ColumnBlock& b : blocks)
+    planned = std::max(planned, (b.end - b.begin) * (two_stages ? 2 : 1));
+  return planned < unplanned;
+}
+
 }  // namespace
 
 // The rows of an input whose tiles hold pieces of rows (a convolution's
@@ -230,8 +254,8 @@ Expected<std::optional<Value>> Lowering::ReduceColumnsWhereHeld(
     const hlo::Instruction& instruction, const Tensor& flat_in, uint64_t outer, uint64_t reduced,
     uint64_t inner, ReduceOp op, const hlo::Shape& shape, const FillFn& fill_init,
     program::Sequence& program) {
-  std::optional<std::vector<ColumnBlock>> found =
-      ColumnBlocksOf(graph_, flat_in, HeldShape{outer, reduced, inner});
+  const HeldShape rows{outer, reduced, inner};
+  std::optional<std::vector<ColumnBlock>> found = ColumnBlocksOf(graph_, flat_in, rows);
   if (!found) return std::optional<Value>();
   std::vector<ColumnBlock>& blocks = *found;
   uint64_t width = 0;
@@ -239,8 +263,18 @@ Expected<std::optional<Value>> Lowering::ReduceColumnsWhereHeld(
     b.at = width;
     width += b.end - b.begin;
   }
+  // Blocks of about a row each (a tensor already reduced along its rows,
+  // spread a few elements a tile: mobilenet_v2's batch norm sums over N
+  // after H and W) would copy the data into partials, a vertex a tile, for
+  // a view that reads a strip of each of a hundred rows (80,000 vertices
+  // for its batch norms against 1,000, 5% of its compile).
+  if (width * kMinRowsPerColumnBlock > flat_in.NumElements()) return std::optional<Value>();
   const std::optional<std::vector<ColumnJob>> column_jobs = ColumnJobsOf(blocks, outer);
-  if (!column_jobs) return std::optional<Value>();
+  if (!column_jobs ||
+      !ColumnsAreCheaper(blocks, *column_jobs, rows,
+                         mapper_.ChunkElements(outer * inner, flat_in.element_type()))) {
+    return std::optional<Value>();
+  }
   const ElementType type = flat_in.element_type();
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* reduce, GetReduceCodelet(op, type, false));
   TILEPROF_ASSIGN_OR_RETURN(
