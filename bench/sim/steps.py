@@ -7,7 +7,7 @@ the NumPy oracle (tests/oracle/hlo_numpy.py) evaluating the same module.
 
 Samples: MNIST (10 steps an execution), the CNN (5), ResNet-50 inference at
 batch 1 f32 (one forward pass) and a ResNet-50 training step at batch 1 f16
-(the largest training batch that fits one ipu2, samples/resnet50/README.md).
+(it fits one ipu2 in f16 and in f32, samples/resnet50/README.md).
 
 tileprof: `tileprof run ... --iterations 2`, which prints the seconds its
 executions took (compile excluded). Oracle: wall time of `--iterations 3`
