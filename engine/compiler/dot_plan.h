@@ -29,6 +29,20 @@ std::vector<uint64_t> Strides(std::span<const uint64_t> dims);
 void SliceRuns(std::span<const TensorRegion> runs, uint64_t begin, uint64_t count,
                std::vector<TensorRegion>& out);
 
+// A dimension of an operand as the planner sees it: its plan dimension,
+// size and row-major stride in the operand.
+struct OperandDim {
+  PlanDim dim;
+  uint64_t size = 1, stride = 1;
+};
+
+// ContractionShape::input_tile_block: per dimension of an operand already
+// mapped, the run of elements along it held by the tile of each of a few
+// sample elements, averaged (found by doubling, then halving, the step).
+// Zeros for an operand of several regions (a view).
+std::array<uint64_t, kPlanDims> OperandTileBlocks(const Graph& graph, const Tensor& operand,
+                                                  std::span<const OperandDim> dims);
+
 // One cell of a planned contraction: its range of each dimension and its
 // tile.
 struct Cell {

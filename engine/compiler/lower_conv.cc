@@ -144,56 +144,6 @@ Status CheckConvShapes(ConvPlan& plan, const Tensor& input, const Tensor& kernel
   return {};
 }
 
-// ContractionShape::input_tile_block: per dimension of an input already
-// mapped, the run of elements along it held by the tile of each of a few
-// sample elements, averaged (found by doubling, then halving, the step).
-// Zeros for a view of several regions or a grouped convolution.
-std::array<uint64_t, kPlanDims> InputTileBlocks(const Graph& graph, const ConvPlan& plan,
-                                                const Tensor& input) {
-  std::array<uint64_t, kPlanDims> blocks{};
-  const uint64_t n = input.NumElements();
-  if (plan.batch_groups * plan.feature_groups > 1 || input.regions().size() != 1 ||
-      input.regions()[0].size() != n || n == 0)
-    return blocks;
-  const TensorRegion whole = input.regions()[0];
-  const auto tile_of = [&](uint64_t e) {
-    return graph.TileHolding(TensorRegion{whole.variable, whole.begin + e, whole.begin + e + 1});
-  };
-  constexpr uint64_t kSamples = 3;
-  for (size_t role = 0; role < 2 + plan.window.size(); ++role) {
-    const uint64_t size = plan.in_size[role], stride = plan.in_stride[role];
-    if (size <= 1) continue;
-    uint64_t total = 0;
-    for (uint64_t k = 1; k <= kSamples; ++k) {
-      const uint64_t e = n * k / (kSamples + 1);
-      const std::optional<uint32_t> tile = tile_of(e);
-      if (!tile) return {};
-      const uint64_t at = e / stride % size;
-      // Steps along the dimension that stay on the tile, one way: `room`
-      // at most.
-      const auto reach = [&](uint64_t room, bool forward) {
-        const auto same = [&](uint64_t steps) {
-          return tile_of(forward ? e + steps * stride : e - steps * stride) == tile;
-        };
-        uint64_t good = 0, step = 1;
-        while (step <= room && same(step)) good = step, step *= 2;
-        uint64_t bad = std::min(step, room + 1);
-        while (bad - good > 1) {
-          const uint64_t mid = good + (bad - good) / 2;
-          (same(mid) ? good : bad) = mid;
-        }
-        return good;
-      };
-      total += 1 + reach(size - 1 - at, true) + reach(at, false);
-    }
-    const PlanDim dim = role == 0   ? PlanDim::kBatch
-                        : role == 1 ? PlanDim::kInChan
-                                    : FieldDim(role - 2);
-    blocks[static_cast<size_t>(dim)] = std::max<uint64_t>(1, total / kSamples);
-  }
-  return blocks;
-}
-
 // The contraction as the planner sees it (conv_plan.h): groups are the
 // feature or batch groups; each operand's dimensions in storage order.
 ContractionShape ConvContraction(Lowering& lowering, const ConvPlan& plan, const Tensor& input,
@@ -259,8 +209,16 @@ ContractionShape ConvContraction(Lowering& lowering, const ConvPlan& plan, const
   shape.cell_state_bytes = codelet.state_bytes() + kReduceVertexStateBytes;
   shape.input_placeable = lowering.IsUnread(input);
   shape.weights_placeable = lowering.IsUnread(kernel);
-  if (!shape.input_placeable)
-    shape.input_tile_block = InputTileBlocks(lowering.graph(), plan, input);
+  if (!shape.input_placeable && groups == 1) {
+    std::vector<OperandDim> dims;
+    for (size_t role = 0; role < 2 + nsp; ++role) {
+      const PlanDim dim = role == 0   ? PlanDim::kBatch
+                          : role == 1 ? PlanDim::kInChan
+                                      : FieldDim(role - 2);
+      dims.push_back({dim, plan.in_size[role], plan.in_stride[role]});
+    }
+    shape.input_tile_block = OperandTileBlocks(lowering.graph(), input, dims);
+  }
   return shape;
 }
 

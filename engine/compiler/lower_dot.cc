@@ -190,8 +190,8 @@ Expected<DotForm> FormOf(const hlo::Instruction& instruction, const Tensor& lhs,
 // The plan (conv_plan.h): the batch as groups, rows as the batch (they
 // replicate the rhs), K as input channels, columns as output channels.
 ContractionShape DotContraction(Lowering& lowering, const DotForm& f, const Tensor& lhs,
-                                const Tensor& rhs, bool lhs_transposed, bool rhs_transposed,
-                                ElementType acc_type, const Codelet& matmul) {
+                                const Tensor& lhs3, const Tensor& rhs, bool lhs_transposed,
+                                bool rhs_transposed, ElementType acc_type, const Codelet& matmul) {
   ContractionShape shape;
   shape.groups = f.b;
   shape.batch = f.m;
@@ -211,6 +211,15 @@ ContractionShape DotContraction(Lowering& lowering, const DotForm& f, const Tens
   shape.cell_state_bytes = matmul.state_bytes() + kReduceVertexStateBytes;
   shape.input_placeable = lowering.IsUnread(lhs);
   shape.weights_placeable = lowering.IsUnread(rhs);
+  if (!shape.input_placeable) {
+    // lhs3 is [b, m, k], or [b, k, m] when transposed.
+    const uint64_t inner = lhs_transposed ? f.m : f.k;
+    const std::array<OperandDim, 3> dims = {
+        OperandDim{D::kGroup, f.b, f.m * f.k},
+        OperandDim{D::kBatch, f.m, lhs_transposed ? 1 : inner},
+        OperandDim{D::kInChan, f.k, lhs_transposed ? inner : 1}};
+    shape.input_tile_block = OperandTileBlocks(lowering.graph(), lhs3, dims);
+  }
   return shape;
 }
 
@@ -344,8 +353,8 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
   TILEPROF_ASSIGN_OR_RETURN(
       const Codelet* matmul,
       GetMatMulPartialCodelet(lhs.element_type(), acc_type, lhs_transposed, rhs_transposed));
-  const ContractionShape shape =
-      DotContraction(lowering, form, lhs, rhs, lhs_transposed, rhs_transposed, acc_type, *matmul);
+  const ContractionShape shape = DotContraction(lowering, form, lhs, lhs3, rhs, lhs_transposed,
+                                                rhs_transposed, acc_type, *matmul);
   const Partition partition =
       PlanContraction(lowering, instruction, shape, lhs.element_type(), acc_type);
   // A split K keeps f16/bf16 sums in f32 partials (dot_plan.h).

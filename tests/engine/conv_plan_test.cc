@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/compiler/dot_plan.h"
 #include "engine/compiler/memory_model.h"
 
 namespace tileprof::engine::compiler {
@@ -117,6 +118,34 @@ TEST(EstimatePlan, CountsTheProducersTilesAnInputSliceComesFrom) {
   // 76 runs sent and 76 senders listened to, where one of each was counted.
   EXPECT_EQ(known - unknown, 2 * 75 * memory::kExchangeCodePerRegion);
   EXPECT_LT(EstimatePlan(shape, columns, Ipu2()).exchange_code, known);
+}
+
+// The probe of an operand's layout: a [8, 6, 16] activation whose tiles
+// each hold 3 columns and 4 channels of every row (48 tiles of 8 x 3 x 4,
+// as a plan splitting columns 2 ways and channels 4 ways leaves it).
+TEST(OperandTileBlocks, FindsTheRunsItsProducersTilesHold) {
+  Graph graph(*Target::FromPreset("ipu2", 1, 64));
+  const Tensor act = *graph.AddVariable(ElementType::kF32, {8, 6, 16}, "act");
+  for (uint64_t h = 0; h < 8; ++h) {
+    for (uint64_t w = 0; w < 6; ++w) {
+      for (uint64_t c = 0; c < 16; c += 4) {
+        const uint64_t at = (h * 6 + w) * 16 + c;
+        const auto tile = static_cast<uint32_t>(w / 3 * 4 + c / 4);
+        ASSERT_TRUE(graph.SetTileMapping(*act.Flatten().Slice(at, at + 4), tile));
+      }
+    }
+  }
+  const std::array<OperandDim, 3> dims = {
+      OperandDim{D::kField0, 8, 96}, OperandDim{D::kField1, 6, 16}, OperandDim{D::kInChan, 16, 1}};
+  const std::array<uint64_t, kPlanDims> blocks = OperandTileBlocks(graph, act, dims);
+  EXPECT_EQ(blocks[static_cast<size_t>(D::kField0)], 8u);
+  EXPECT_EQ(blocks[static_cast<size_t>(D::kField1)], 3u);
+  EXPECT_EQ(blocks[static_cast<size_t>(D::kInChan)], 4u);
+  EXPECT_EQ(blocks[static_cast<size_t>(D::kBatch)], 0u);  // not given: unknown
+  // A view of several regions is not probed.
+  const std::array<size_t, 3> swap = {1, 0, 2};
+  const Tensor view = *act.Dimshuffle(swap);
+  EXPECT_EQ(OperandTileBlocks(graph, view, dims)[static_cast<size_t>(D::kField0)], 0u);
 }
 
 // A plan's vertex state is its cells' (always live, so the objective counts
