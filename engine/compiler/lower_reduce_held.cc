@@ -203,19 +203,29 @@ std::optional<std::vector<ColumnJob>> ColumnJobsOf(const std::vector<ColumnBlock
   for (const ColumnBlock& b : blocks) by_output[b.output].push_back(&b);
   std::vector<ColumnJob> jobs;
   std::vector<uint64_t> bounds;
+  std::vector<const ColumnBlock*> active;
   uint64_t pieces = 0;
   for (uint64_t a = 0; a < outer; ++a) {
+    std::vector<const ColumnBlock*>& list = by_output[a];
     bounds.clear();
-    for (const ColumnBlock* b : by_output[a]) bounds.insert(bounds.end(), {b->begin, b->end});
+    for (const ColumnBlock* b : list) bounds.insert(bounds.end(), {b->begin, b->end});
     std::sort(bounds.begin(), bounds.end());
     bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    // A sweep over the bounds: no bound lies inside a range between two,
+    // so the blocks open at its start cover all of it (work in proportion
+    // to the pieces, which are bounded).
+    std::stable_sort(list.begin(), list.end(), [](const ColumnBlock* x, const ColumnBlock* y) {
+      return x->begin < y->begin;
+    });
+    active.clear();
+    size_t next = 0;
     for (size_t k = 0; k + 1 < bounds.size(); ++k) {
-      ColumnJob& job = jobs.emplace_back(ColumnJob{a, bounds[k], bounds[k + 1], {}});
-      for (const ColumnBlock* b : by_output[a]) {
-        if (b->begin <= job.begin && b->end >= job.end) job.blocks.push_back(b);
-      }
-      pieces += job.blocks.size();
+      const uint64_t x = bounds[k];
+      std::erase_if(active, [x](const ColumnBlock* b) { return b->end <= x; });
+      while (next < list.size() && list[next]->begin <= x) active.push_back(list[next++]);
+      pieces += active.size();
       if (pieces > kMaxPiecesPerBlock * blocks.size()) return std::nullopt;
+      jobs.push_back(ColumnJob{a, x, bounds[k + 1], active});
     }
   }
   return jobs;
@@ -254,8 +264,8 @@ Expected<std::optional<Value>> Lowering::ReduceColumnsWhereHeld(
     const hlo::Instruction& instruction, const Tensor& flat_in, uint64_t outer, uint64_t reduced,
     uint64_t inner, ReduceOp op, const hlo::Shape& shape, const FillFn& fill_init,
     program::Sequence& program) {
-  const HeldShape rows{outer, reduced, inner};
-  std::optional<std::vector<ColumnBlock>> found = ColumnBlocksOf(graph_, flat_in, rows);
+  const HeldShape form{outer, reduced, inner};
+  std::optional<std::vector<ColumnBlock>> found = ColumnBlocksOf(graph_, flat_in, form);
   if (!found) return std::optional<Value>();
   std::vector<ColumnBlock>& blocks = *found;
   uint64_t width = 0;
@@ -271,7 +281,7 @@ Expected<std::optional<Value>> Lowering::ReduceColumnsWhereHeld(
   if (width * kMinRowsPerColumnBlock > flat_in.NumElements()) return std::optional<Value>();
   const std::optional<std::vector<ColumnJob>> column_jobs = ColumnJobsOf(blocks, outer);
   if (!column_jobs ||
-      !ColumnsAreCheaper(blocks, *column_jobs, rows,
+      !ColumnsAreCheaper(blocks, *column_jobs, form,
                          mapper_.ChunkElements(outer * inner, flat_in.element_type()))) {
     return std::optional<Value>();
   }
