@@ -19,9 +19,10 @@ namespace {
 // is shared among workers: past the vertex's own overhead.
 constexpr uint64_t kMinWorkerSumElements = 256;
 
-// Adds to `cs` one vertex of `sum` per mapped piece of `target` (flat, M
-// elements), reading that piece of every row of `rows` (each flat, M
-// elements), partial-major as popops::Reduce takes them.
+// Adds to `cs` the vertices of `sum` of each mapped piece of `target`
+// (flat, M elements; one vertex per piece, or up to one per worker of a
+// piece summing many rows), each reading its part of every row of `rows`
+// (each flat, M elements), partial-major as popops::Reduce takes them.
 Status AddSumVertices(Graph& graph, ComputeSetId cs, const Codelet& sum,
                       std::span<const Tensor> rows, const Tensor& target, std::string_view name) {
   std::vector<Tensor> pieces(rows.size());
