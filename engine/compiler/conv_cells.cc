@@ -195,7 +195,7 @@ ConvParamValues ParamsOf(const ConvPlan& plan, const Cell& cell, const LogicalRa
 
 // The ranges of the output's logical dimensions (batch, feature,
 // spatial...) a cell covers. A cell of several groups has every channel
-// of them (conv_plan.cc), so its features are one range.
+// of them (conv_search.cc), so its features are one range.
 LogicalRanges ConvCells::OutputRanges(const Cell& cell) const {
   const size_t nsp = plan.window.size();
   const uint64_t co_group = plan.co_per_group;

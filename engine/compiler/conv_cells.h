@@ -58,7 +58,7 @@ struct ConvCells {
 
   // The ranges of the output's logical dimensions (batch, feature,
   // spatial...) a cell covers. A cell of several groups has every channel
-  // of them (conv_plan.cc), so its features are one range.
+  // of them (conv_search.cc), so its features are one range.
   LogicalRanges OutputRanges(const Cell& cell) const;
   // The cell's output block as a box of the output tensor (OutputBox).
   void OutputBox(const Cell& cell, std::vector<uint64_t>& box_lo,

@@ -9,6 +9,7 @@
 
 #include "engine/codelets/codelets.h"
 #include "engine/codelets/cost_model.h"
+#include "engine/compiler/runs.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -144,41 +145,11 @@ uint64_t PressurePermille(uint64_t bound, const PlanTarget& target) {
 
 std::array<uint64_t, kPlanDims> OperandTileBlocks(const Graph& graph, const Tensor& operand,
                                                   std::span<const OperandDim> dims) {
+  std::vector<StridedDim> strided;
+  for (const OperandDim& d : dims) strided.push_back({d.size, d.stride});
+  const std::vector<uint64_t> runs = TileRunsAlong(graph, operand, strided);
   std::array<uint64_t, kPlanDims> blocks{};
-  const uint64_t n = operand.NumElements();
-  if (operand.regions().size() != 1 || operand.regions()[0].size() != n || n == 0) return blocks;
-  const TensorRegion whole = operand.regions()[0];
-  const auto tile_of = [&](uint64_t e) {
-    return graph.TileHolding(TensorRegion{whole.variable, whole.begin + e, whole.begin + e + 1});
-  };
-  constexpr uint64_t kSamples = 3;
-  for (const OperandDim& d : dims) {
-    if (d.size <= 1 || d.stride == 0) continue;
-    uint64_t total = 0;
-    for (uint64_t k = 1; k <= kSamples; ++k) {
-      const uint64_t e = n * k / (kSamples + 1);
-      const std::optional<uint32_t> tile = tile_of(e);
-      if (!tile) return {};
-      const uint64_t at = e / d.stride % d.size;
-      // Steps along the dimension that stay on the tile, one way: `room`
-      // at most.
-      const auto reach = [&](uint64_t room, bool forward) {
-        const auto same = [&](uint64_t steps) {
-          return tile_of(forward ? e + steps * d.stride : e - steps * d.stride) == tile;
-        };
-        uint64_t good = 0, step = 1;
-        while (step <= room && same(step)) good = step, step *= 2;
-        uint64_t bad = std::min(step, room + 1);
-        while (bad - good > 1) {
-          const uint64_t mid = good + (bad - good) / 2;
-          (same(mid) ? good : bad) = mid;
-        }
-        return good;
-      };
-      total += 1 + reach(d.size - 1 - at, true) + reach(at, false);
-    }
-    blocks[static_cast<size_t>(d.dim)] = std::max<uint64_t>(1, total / kSamples);
-  }
+  for (size_t k = 0; k < dims.size(); ++k) blocks[static_cast<size_t>(dims[k].dim)] = runs[k];
   return blocks;
 }
 

@@ -37,9 +37,8 @@ struct OperandDim {
 };
 
 // ContractionShape::input_tile_block: per dimension of an operand already
-// mapped, the run of elements along it held by the tile of each of a few
-// sample elements, averaged (found by doubling, then halving, the step).
-// Zeros for an operand of several regions (a view).
+// mapped, the run of elements along it its tiles hold (TileRunsAlong,
+// runs.h). Zeros for an operand of several regions (a view).
 std::array<uint64_t, kPlanDims> OperandTileBlocks(const Graph& graph, const Tensor& operand,
                                                   std::span<const OperandDim> dims);
 

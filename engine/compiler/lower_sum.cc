@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/codelets/cost_model.h"
 #include "engine/compiler/lower.h"
 
 namespace tileprof::engine::compiler {
@@ -86,7 +87,7 @@ Status Lowering::SumRows(std::span<SumJob> jobs, const RowSum& how, std::string_
       // sent and its own tile one received per row, and exchange code is
       // always live (a 2 KB row cut 37 ways was 74 regions a tile).
       const size_t pieces = static_cast<size_t>(std::clamp<uint64_t>(
-          (width * SizeOf(how.type) + kMinSumPieceBytes - 1) / kMinSumPieceBytes, 1, count));
+          cost::CeilDiv(width * SizeOf(how.type), kMinSumPieceBytes), 1, count));
       for (size_t j = 0; j < pieces; ++j) {
         const uint64_t begin = width * j / pieces, end = width * (j + 1) / pieces;
         if (end == begin) continue;

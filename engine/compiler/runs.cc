@@ -1,6 +1,7 @@
 #include "engine/compiler/runs.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -94,6 +95,47 @@ std::vector<RowBlock> RowBlocks(const Graph& graph, const Tensor& flat, uint64_t
     }
   }
   return cut;
+}
+
+std::vector<uint64_t> TileRunsAlong(const Graph& graph, const Tensor& tensor,
+                                    std::span<const StridedDim> dims) {
+  std::vector<uint64_t> runs(dims.size(), 0);
+  const uint64_t n = tensor.NumElements();
+  if (tensor.regions().size() != 1 || tensor.regions()[0].size() != n || n == 0) return runs;
+  const TensorRegion whole = tensor.regions()[0];
+  const auto tile_of = [&](uint64_t e) {
+    return graph.TileHolding(TensorRegion{whole.variable, whole.begin + e, whole.begin + e + 1});
+  };
+  constexpr uint64_t kSamples = 3;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const StridedDim& d = dims[k];
+    if (d.size <= 1 || d.stride == 0) continue;
+    uint64_t total = 0;
+    for (uint64_t sample = 1; sample <= kSamples; ++sample) {
+      const uint64_t e = n * sample / (kSamples + 1);
+      const std::optional<uint32_t> tile = tile_of(e);
+      if (!tile) return std::vector<uint64_t>(dims.size(), 0);
+      const uint64_t at = e / d.stride % d.size;
+      // Steps along the dimension that stay on the tile, one way: `room`
+      // at most.
+      const auto reach = [&](uint64_t room, bool forward) {
+        const auto same = [&](uint64_t steps) {
+          return tile_of(forward ? e + steps * d.stride : e - steps * d.stride) == tile;
+        };
+        uint64_t good = 0, step = 1;
+        while (step <= room && same(step)) good = step, step *= 2;
+        uint64_t bad = std::min(step, room + 1);
+        while (bad - good > 1) {
+          const uint64_t mid = good + (bad - good) / 2;
+          (same(mid) ? good : bad) = mid;
+        }
+        return good;
+      };
+      total += 1 + reach(d.size - 1 - at, true) + reach(at, false);
+    }
+    runs[k] = std::max<uint64_t>(1, total / kSamples);
+  }
+  return runs;
 }
 
 }  // namespace tileprof::engine::compiler

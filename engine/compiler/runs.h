@@ -59,6 +59,19 @@ struct RowBlock {
 std::vector<RowBlock> RowBlocks(const Graph& graph, const Tensor& flat, uint64_t width,
                                 uint64_t group = UINT64_MAX);
 
+// A dimension of a row-major tensor: its size and element stride.
+struct StridedDim {
+  uint64_t size = 1, stride = 1;
+};
+
+// Per dimension of `tensor` (one region of one variable), the run of
+// elements along it held by the tile of each of a few sample elements,
+// averaged (found by doubling, then halving, the step): how a producer's
+// plan left it. All 0 for a view of several regions or an unmapped
+// element.
+std::vector<uint64_t> TileRunsAlong(const Graph& graph, const Tensor& tensor,
+                                    std::span<const StridedDim> dims);
+
 inline uint64_t SaturatingMul(uint64_t a, uint64_t b) {
   return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }

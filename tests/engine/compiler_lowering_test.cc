@@ -41,6 +41,26 @@ void ExpectExecutable(const CompileResult& result) {
     EXPECT_FALSE(usage.codelet->name().starts_with("tileprof::OpaqueOp")) << usage.codelet->name();
 }
 
+// A field of each vertex `select` picks, with the vertex's tile.
+struct VertexField {
+  std::optional<uint32_t> tile;
+  const FieldView* field;
+};
+template <typename Select>
+std::vector<VertexField> FieldsOf(const Graph& graph, Select select, std::string_view field) {
+  std::vector<VertexField> found;
+  for (size_t v = 0; v < graph.num_vertices(); ++v) {
+    const VertexInfo& vertex = graph.vertex(static_cast<VertexId>(v));
+    if (!select(vertex)) continue;
+    found.push_back(
+        {vertex.tile, &graph.fields(static_cast<VertexId>(v))[*vertex.codelet->FindField(field)]});
+  }
+  return found;
+}
+auto CodeletStartsWith(std::string_view prefix) {
+  return [prefix](const VertexInfo& vertex) { return vertex.codelet->name().starts_with(prefix); };
+}
+
 TEST(LoweringTest, DataMovementIsExecutable) {
   const CompileResult result = MustCompile(R"(
 HloModule data
@@ -195,22 +215,24 @@ ENTRY main {
   ExpectExecutable(result);
   const Graph& graph = *result.graph;
   std::set<std::string> names;
-  uint64_t partial_vertices = 0, local_regions = 0;
-  for (size_t v = 0; v < graph.num_vertices(); ++v) {
-    const VertexInfo& vertex = graph.vertex(static_cast<VertexId>(v));
-    const std::string& cs = graph.compute_set(vertex.compute_set).name;
-    names.insert(cs);
-    if (cs != "mean/partials") continue;
-    ++partial_vertices;
-    const FieldView& in = graph.fields(static_cast<VertexId>(v))[0];
-    ASSERT_TRUE(in.connected());
-    for (const TensorRegion& region : in.regions()) {
-      EXPECT_EQ(graph.TileHolding(region), vertex.tile) << "a partial reads another tile's data";
+  for (size_t cs = 0; cs < graph.num_compute_sets(); ++cs)
+    names.insert(graph.compute_set(static_cast<ComputeSetId>(cs)).name);
+  const std::vector<VertexField> partials = FieldsOf(
+      graph,
+      [&](const VertexInfo& vertex) {
+        return graph.compute_set(vertex.compute_set).name == "mean/partials";
+      },
+      "partials");
+  uint64_t local_regions = 0;
+  for (const auto& [tile, in] : partials) {
+    ASSERT_TRUE(in->connected());
+    for (const TensorRegion& region : in->regions()) {
+      EXPECT_EQ(graph.TileHolding(region), tile) << "a partial reads another tile's data";
       ++local_regions;
     }
   }
-  EXPECT_GT(partial_vertices, 32u);
-  EXPECT_GT(local_regions, partial_vertices);  // a region per pixel's channel range
+  EXPECT_GT(partials.size(), 32u);
+  EXPECT_GT(local_regions, partials.size());  // a region per pixel's channel range
   EXPECT_TRUE(names.contains("mean/group sum"));
   EXPECT_TRUE(names.contains("mean/sum"));
 }
@@ -239,19 +261,14 @@ ENTRY main {
 }
 )");
   ExpectExecutable(result);
-  const Graph& graph = *result.graph;
-  uint64_t vertices = 0;
-  for (size_t v = 0; v < graph.num_vertices(); ++v) {
-    const VertexInfo& vertex = graph.vertex(static_cast<VertexId>(v));
-    if (!vertex.codelet->name().starts_with("tileprof::SelectAndScatter")) continue;
-    ++vertices;
-    const FieldView& operand =
-        graph.fields(static_cast<VertexId>(v))[*vertex.codelet->FindField("operand")];
+  const std::vector<VertexField> operands =
+      FieldsOf(*result.graph, CodeletStartsWith("tileprof::SelectAndScatter"), "operand");
+  for (const VertexField& operand : operands) {
     uint64_t elements = 0;
-    for (const TensorRegion& region : operand.regions()) elements += region.size();
+    for (const TensorRegion& region : operand.field->regions()) elements += region.size();
     EXPECT_LT(elements, 16384u);
   }
-  EXPECT_GT(vertices, 1000u);
+  EXPECT_GT(operands.size(), 1000u);
 }
 
 TEST(LoweringTest, ConvolutionBoxesWidenWhenRegionsCostMoreThanTheBytesAdded) {
@@ -270,21 +287,17 @@ ENTRY main {
 }
 )");
   ExpectExecutable(result);
-  uint64_t fields = 0;
-  for (size_t v = 0; v < result.graph->num_vertices(); ++v) {
-    const VertexInfo& vertex = result.graph->vertex(static_cast<VertexId>(v));
-    if (!vertex.codelet->name().starts_with("poplin::ConvPartialnx1")) continue;
-    const FieldView& in =
-        result.graph->fields(static_cast<VertexId>(v))[*vertex.codelet->FindField("in")];
-    ASSERT_TRUE(in.connected());
-    ++fields;
-    for (const TensorRegion& region : in.regions()) {
+  const std::vector<VertexField> inputs =
+      FieldsOf(*result.graph, CodeletStartsWith("poplin::ConvPartialnx1"), "in");
+  for (const VertexField& in : inputs) {
+    ASSERT_TRUE(in.field->connected());
+    for (const TensorRegion& region : in.field->regions()) {
       const bool one_row = region.begin / 7 == (region.end - 1) / 7;
       const bool whole_rows = region.begin % 7 == 0 && region.size() % 7 == 0;
       EXPECT_TRUE(one_row || whole_rows) << region.begin << ".." << region.end;
     }
   }
-  EXPECT_GT(fields, 0u);
+  EXPECT_GT(inputs.size(), 0u);
 }
 
 // A transpose that moves the innermost dimension is copied in blocks of
