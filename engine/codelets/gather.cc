@@ -46,6 +46,9 @@ struct Layout {
   size_t BoxRank() const { return gather ? op_rank : res_rank; }
   size_t BoxLo() const { return gather ? SliceSize() + op_rank : Start() + op_rank; }
   size_t BoxSize() const { return BoxLo() + BoxRank(); }
+  // The box of the indices the vertex holds.
+  size_t IdxBoxLo() const { return BoxSize() + BoxRank(); }
+  size_t IdxBoxSize() const { return IdxBoxLo() + idx_rank; }
 
   std::vector<std::string> Names() const {
     std::vector<std::string> names = {"first"};
@@ -62,6 +65,8 @@ struct Layout {
     if (gather) add("sliceSize", op_rank);
     add(gather ? "opBoxLo" : "updBoxLo", BoxRank());
     add(gather ? "opBoxSize" : "updBoxSize", BoxRank());
+    add("idxBoxLo", idx_rank);
+    add("idxBoxSize", idx_rank);
     names.push_back("firstHigh");  // the high 32 bits of `first`
     return names;
   }
@@ -70,7 +75,8 @@ struct Layout {
 // Per-vertex decoding of the dimension numbers, checked.
 struct Decoded {
   std::span<const uint32_t> res_dims, op_dims, idx_dims, res_src, start, box_lo, box_size;
-  std::vector<uint32_t> window;  // window / slice size per operand dimension
+  std::span<const uint32_t> idx_lo, idx_size;  // the indices' box
+  std::vector<uint32_t> window;                // window / slice size per operand dimension
   uint32_t ivd = 0;
   uint64_t components = 1;  // entries of the index vector
 };
@@ -85,6 +91,8 @@ Expected<Decoded> Decode(const Layout& l, std::span<const uint32_t> p) {
   d.ivd = p[l.IndexVectorDim()];
   d.box_lo = p.subspan(l.BoxLo(), l.BoxRank());
   d.box_size = p.subspan(l.BoxSize(), l.BoxRank());
+  d.idx_lo = p.subspan(l.IdxBoxLo(), l.idx_rank);
+  d.idx_size = p.subspan(l.IdxBoxSize(), l.idx_rank);
   const auto boxed = l.gather ? d.op_dims : d.res_dims;
   for (size_t i = 0; i < l.BoxRank(); ++i) {
     if (static_cast<uint64_t>(d.box_lo[i]) + d.box_size[i] > boxed[i]) {
@@ -92,8 +100,17 @@ Expected<Decoded> Decode(const Layout& l, std::span<const uint32_t> p) {
                        d.box_size[i], i, boxed[i]);
     }
   }
+  for (size_t k = 0; k < l.idx_rank; ++k) {
+    if (static_cast<uint64_t>(d.idx_lo[k]) + d.idx_size[k] > d.idx_dims[k]) {
+      return MakeError("indices box [{}, +{}) in dimension {} exceeds its {} elements", d.idx_lo[k],
+                       d.idx_size[k], k, d.idx_dims[k]);
+    }
+  }
   if (d.ivd > l.idx_rank) {
     return MakeError("indexVectorDim {} beyond the indices' rank {}", d.ivd, l.idx_rank);
+  }
+  if (d.ivd < l.idx_rank && (d.idx_lo[d.ivd] != 0 || d.idx_size[d.ivd] != d.idx_dims[d.ivd])) {
+    return MakeError("indices box does not hold the whole index vector dimension {}", d.ivd);
   }
   d.components = d.ivd < l.idx_rank ? d.idx_dims[d.ivd] : 1;
   if (l.gather) {
@@ -151,9 +168,11 @@ Expected<Decoded> Decode(const Layout& l, std::span<const uint32_t> p) {
 }
 
 // The operand start of one index vector: idx holds the batch coordinates
-// (the index vector dimension is set here).
-void Starts(const Decoded& d, ElementType index, std::span<const std::byte> indices,
-            std::vector<uint64_t>& idx, std::vector<int64_t>& start) {
+// (the index vector dimension is set here), `indices` the indices' box.
+// Error when a coordinate lies outside the box.
+Status Starts(const Decoded& d, ElementType index, std::span<const std::byte> indices,
+              std::vector<uint64_t>& idx, std::vector<uint64_t>& in_box,
+              std::vector<int64_t>& start) {
   for (size_t j = 0; j < d.start.size(); ++j) {
     const uint32_t s = d.start[j];
     if (s == 0) {
@@ -162,9 +181,15 @@ void Starts(const Decoded& d, ElementType index, std::span<const std::byte> indi
       start[j] = static_cast<int64_t>(idx[s - kStartFromBatch]);
     } else {
       if (d.ivd < idx.size()) idx[d.ivd] = s - 1;
-      start[j] = LoadIndex(index, indices, Flat(d.idx_dims, idx));
+      for (size_t k = 0; k < idx.size(); ++k) {
+        if (idx[k] < d.idx_lo[k] || idx[k] - d.idx_lo[k] >= d.idx_size[k])
+          return MakeError("reads indices outside the connected box in dimension {}", k);
+        in_box[k] = idx[k] - d.idx_lo[k];
+      }
+      start[j] = LoadIndex(index, indices, Flat(d.idx_size, in_box));
     }
   }
+  return {};
 }
 
 class GatherCodelet final : public Codelet {
@@ -197,7 +222,8 @@ class GatherCodelet final : public Codelet {
     TILEPROF_ASSIGN_OR_RETURN(Decoded d, Decode(layout_, io.params));
     const size_t size = SizeOf(type_);
     const uint64_t count = Count(io, 2);
-    std::vector<uint64_t> idx(layout_.idx_rank, 0), offset(layout_.op_rank), op(layout_.op_rank);
+    std::vector<uint64_t> idx(layout_.idx_rank, 0), in_box(layout_.idx_rank);
+    std::vector<uint64_t> offset(layout_.op_rank), op(layout_.op_rank);
     std::vector<int64_t> start(layout_.op_rank);
     Odometer o(d.res_dims, FirstElement(io.params));
     for (uint64_t q = 0; q < count; ++q, o.Next()) {
@@ -208,7 +234,7 @@ class GatherCodelet final : public Codelet {
         else
           idx[d.res_src[r] - layout_.op_rank] = o[r];
       }
-      Starts(d, index_, io.fields[1], idx, start);
+      TILEPROF_RETURN_IF_ERROR(Starts(d, index_, io.fields[1], idx, in_box, start));
       for (uint32_t j = 0; j < layout_.op_rank; ++j) {
         const int64_t s = std::clamp<int64_t>(start[j], 0, d.op_dims[j] - d.window[j]);
         const uint64_t c = static_cast<uint64_t>(s) + offset[j];
@@ -232,9 +258,9 @@ class GatherCodelet final : public Codelet {
       return MakeError("field 'operand' has {} elements, its box {}", shape.field_elements[0],
                        Product(d.box_size));
     }
-    if (shape.field_elements[1] != Product(d.idx_dims)) {
-      return MakeError("field 'indices' has {} elements, its dimensions {}",
-                       shape.field_elements[1], Product(d.idx_dims));
+    if (shape.field_elements[1] != Product(d.idx_size)) {
+      return MakeError("field 'indices' has {} elements, its box {}", shape.field_elements[1],
+                       Product(d.idx_size));
     }
     return {};
   }
@@ -297,9 +323,9 @@ class ScatterCodelet final : public Codelet {
   Status CheckShape(const VertexShape& shape) const override {
     TILEPROF_ASSIGN_OR_RETURN(Decoded d, Decode(layout_, shape.params));
     TILEPROF_RETURN_IF_ERROR(CheckSameSize(*this, shape, 0, 3));
-    if (shape.field_elements[1] != Product(d.idx_dims)) {
-      return MakeError("field 'indices' has {} elements, its dimensions {}",
-                       shape.field_elements[1], Product(d.idx_dims));
+    if (shape.field_elements[1] != Product(d.idx_size)) {
+      return MakeError("field 'indices' has {} elements, its box {}", shape.field_elements[1],
+                       Product(d.idx_size));
     }
     if (shape.field_elements[2] != Product(d.box_size)) {
       return MakeError("field 'updates' has {} elements, its box {}", shape.field_elements[2],
@@ -330,8 +356,10 @@ class ScatterCodelet final : public Codelet {
     const uint64_t first = FirstElement(io.params), count = Count(io, 3);
     std::memcpy(io.fields[3].data(), io.fields[0].data(), count * size);
     const uint64_t updates = Count(io, 2);
-    std::vector<uint64_t> idx(layout_.idx_rank, 0), offset(layout_.op_rank), op(layout_.op_rank);
+    std::vector<uint64_t> idx(layout_.idx_rank, 0), in_box(layout_.idx_rank);
+    std::vector<uint64_t> offset(layout_.op_rank), op(layout_.op_rank);
     std::vector<int64_t> start(layout_.op_rank);
+    Status status;
     numeric::Dispatch(type_, [&](auto tag) {
       constexpr ElementType kType = decltype(tag)::value;
       // The box in row-major order keeps the updates' relative order.
@@ -345,7 +373,8 @@ class ScatterCodelet final : public Codelet {
           else
             idx[d.res_src[r] - layout_.op_rank] = c;
         }
-        Starts(d, index_, io.fields[1], idx, start);
+        status = Starts(d, index_, io.fields[1], idx, in_box, start);
+        if (!status) return;
         bool inside = true;
         for (uint32_t j = 0; j < layout_.op_rank && inside; ++j) {
           // XLA skips the whole window when it does not fit the operand.
@@ -360,7 +389,7 @@ class ScatterCodelet final : public Codelet {
                             Combine(combiner_, current, numeric::Get<kType>(io.fields[2], e)));
       }
     });
-    return {};
+    return status;
   }
 
  private:

@@ -2,9 +2,11 @@
 // codelets (indexed.h) the compiler creates them on demand, per element
 // types and ranks; a vertex writes the flat run [first, first + |out|) of
 // the row-major result and reads a box of the operand (gather) or updates
-// (scatter) — per dimension [boxLo, boxLo + boxSize), row-major — and the
-// whole indices (the simulator gathers a fragmented tensor into one span,
-// and the exchange counts it). Reading outside the box is an error.
+// (scatter) — per dimension [boxLo, boxLo + boxSize), row-major — and a box
+// of the indices, [idxBoxLo, idxBoxLo + idxBoxSize): the index vectors of
+// its run's batch (scatter) coordinates, the index vector dimension whole
+// (the simulator gathers a fragmented box into one span, and the exchange
+// counts it). Reading outside either box is an error.
 //
 // Dimension numbers travel as parameters. "Source" codes say where a
 // coordinate comes from: a value v < opRank names operand dimension v (an
@@ -17,13 +19,15 @@
 //   tileprof::Gather<T,Idx,opRank,idxRank,outRank>
 //     operand, indices, out. Parameters: first, outSize<d>, opSize<j>,
 //     idxSize<k>, indexVectorDim (idxRank: the implicit trailing 1),
-//     outSrc<d>, start<j>, sliceSize<j>, opBoxLo<j>, opBoxSize<j>. Starts
+//     outSrc<d>, start<j>, sliceSize<j>, opBoxLo<j>, opBoxSize<j>,
+//     idxBoxLo<k>, idxBoxSize<k>. Starts
 //     are clamped to
 //     [0, opSize<j> - sliceSize<j>] as XLA does.
 //   tileprof::Scatter<T,Idx,combiner,opRank,idxRank,updRank>
 //     operand (the elements of out), indices, updates, out. Parameters:
 //     first, opSize<j>, idxSize<k>, updSize<u>, indexVectorDim, updSrc<u>,
-//     start<j>, updBoxLo<u>, updBoxSize<u>. out = operand, then every
+//     start<j>, updBoxLo<u>, updBoxSize<u>, idxBoxLo<k>, idxBoxSize<k>.
+//     out = operand, then every
 //     update element of the box in row-major
 //     update order is combined into out: out[i] = combiner(out[i], update)
 //     (assign: the update). A window whose start is outside

@@ -8,11 +8,13 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/types.h"
+#include "engine/hlo/parser.h"
 #include "engine/hlo/stats.h"
 
 namespace tileprof::engine::compiler {
@@ -421,6 +423,25 @@ static std::vector<std::vector<const hlo::Instruction*>> LastReads(
     }
   }
   return last;
+}
+
+Expected<Value> Lowering::LowerExpansion(const hlo::Instruction& instruction, std::string text,
+                                         std::span<const Value> args, program::Sequence& program) {
+  Expected<hlo::Module> parsed = hlo::ParseModule(text);
+  if (!parsed) return parsed.error().Within("its expansion");
+  expansions_.push_back(std::make_unique<hlo::Module>(std::move(*parsed)));
+  const hlo::Computation* entry = expansions_.back()->entry();
+  if (entry == nullptr) return MakeError("its expansion has no entry computation");
+  // The expansion's compute sets are the expanded op's operation, and its
+  // instructions are not the module's: no progress ticks for them.
+  const hlo::Instruction* outer = std::exchange(claim_for_, &instruction);
+  std::function<void()> visited = std::exchange(visited_, nullptr);
+  Value value;
+  Status status = LowerComputation(*entry, args, program, &value);
+  claim_for_ = outer;
+  visited_ = std::move(visited);
+  TILEPROF_RETURN_IF_ERROR(status);
+  return value;
 }
 
 Status Lowering::LowerComputation(const hlo::Computation& computation, std::span<const Value> args,

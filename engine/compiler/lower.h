@@ -217,6 +217,21 @@ class Lowering {
   Expected<std::optional<Value>> LowerLookup(const hlo::Instruction& instruction,
                                              const Tensor& table, const Tensor& indices,
                                              const LookupForm& form, program::Sequence& program);
+  // lower_lookup_views.cc: a gather of whole rows chosen by an index
+  // vector of several components (index_vector_dim `ivd`), written out as
+  // the lookup above on the table's flat view of rows; nullopt when not of
+  // that form.
+  Expected<std::optional<Value>> LowerFlatLookup(const hlo::Instruction& instruction,
+                                                 std::span<const Value> operands,
+                                                 const LookupForm& form, uint32_t ivd,
+                                                 program::Sequence& program);
+  // A one-component lookup written out as the gather of the transposed
+  // table, when a tile run of its result would otherwise read every row in
+  // many columns; nullopt when not of that form or not cheaper.
+  Expected<std::optional<Value>> LowerColumnLookup(const hlo::Instruction& instruction,
+                                                   std::span<const Value> operands,
+                                                   const LookupForm& form, uint32_t ivd,
+                                                   program::Sequence& program);
   Expected<Value> LowerGather(const hlo::Instruction& instruction, std::span<const Value> operands,
                               program::Sequence& program);
   Expected<Value> LowerScatter(const hlo::Instruction& instruction, std::span<const Value> operands,
@@ -297,6 +312,10 @@ class Lowering {
   Expected<Value> LowerGetDimensionSize(const hlo::Instruction& instruction,
                                         std::span<const Value> operands,
                                         program::Sequence& program);
+  // An op written out as an HLO module of its own (`text`, whose entry
+  // takes `args`), lowered like a call whose compute sets are the op's.
+  Expected<Value> LowerExpansion(const hlo::Instruction& instruction, std::string text,
+                                 std::span<const Value> args, program::Sequence& program);
   // lower_batch_norm.cc: batch-norm-training, -inference and -grad as the
   // reductions and elementwise ops they stand for.
   Expected<Value> LowerBatchNorm(const hlo::Instruction& instruction,
@@ -506,6 +525,18 @@ inline constexpr size_t kMaxSumFanIn = 32;
 inline constexpr uint64_t kMinSumPieceBytes = 256;
 // The rows per group of a two-stage sum of `rows` rows (rows when one).
 size_t SumFanIn(size_t rows);
+
+// lower_lookup.cc: whether a gather's result (`dims`, each from `res_src`:
+// an operand dimension below `op_rank`, else an index dimension) is in
+// [lookups, row] order: its dimensions of more than one element are the
+// indices' in order, then the table's row dimensions in order.
+bool IsLookupMajor(std::span<const uint64_t> dims, std::span<const uint32_t> res_src,
+                   size_t op_rank);
+
+// lower_lookup.cc: whether a gather chooses dimension 0 of `table` by the
+// one index component and takes every other dimension whole.
+bool TakesWholeRows(const Tensor& table, std::span<const uint32_t> start,
+                    std::span<const int64_t> slice_sizes, uint64_t components);
 
 // linalg_call.cc: whether a custom call's target is one LowerLinalg reads.
 bool IsLinalgTarget(std::string_view target);

@@ -25,11 +25,9 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <memory>
 #include <utility>
 
 #include "engine/compiler/lower.h"
-#include "engine/hlo/parser.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -300,21 +298,7 @@ Expected<Value> Lowering::LowerBatchNorm(const hlo::Instruction& instruction,
     program.Add(program::Copy(source, linear));
     args[i] = Value::Array(std::move(linear));
   }
-  Expected<hlo::Module> parsed = hlo::ParseModule(e.Text(result, root));
-  if (!parsed) return parsed.error().Within("its expansion into reductions and elementwise ops");
-  expansions_.push_back(std::make_unique<hlo::Module>(std::move(*parsed)));
-  const hlo::Computation* entry = expansions_.back()->entry();
-  if (entry == nullptr) return MakeError("its expansion has no entry computation");
-  // The expansion's compute sets are the batch norm's operation, and its
-  // instructions are not the module's: no progress ticks for them.
-  const hlo::Instruction* outer = std::exchange(claim_for_, &instruction);
-  std::function<void()> visited = std::exchange(visited_, nullptr);
-  Value value;
-  Status status = LowerComputation(*entry, args, program, &value);
-  claim_for_ = outer;
-  visited_ = std::move(visited);
-  TILEPROF_RETURN_IF_ERROR(status);
-  return value;
+  return LowerExpansion(instruction, e.Text(result, root), args, program);
 }
 
 }  // namespace tileprof::engine::compiler

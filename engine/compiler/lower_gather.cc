@@ -142,16 +142,40 @@ std::optional<ScatterCombiner> CombinerOf(const hlo::Computation& computation) {
   }
 }
 
+// The box of the indices a vertex reads, [lo, lo + size) per indices
+// dimension: the whole index vector, and in each batch (scatter) dimension
+// the range [box_lo, box_hi) of the result (update) dimension it feeds.
+// Each tile then receives the index vectors of its own run, not every
+// index (jax-md's neighbour-list gather read 450 KB of indices on each of
+// 1,462 tiles).
+struct IndicesBox {
+  std::vector<uint64_t> lo, size;
+};
+IndicesBox IndicesBoxOf(const Numbers& n, size_t op_rank, const Tensor& indices,
+                        std::span<const uint64_t> box_lo, std::span<const uint64_t> box_hi) {
+  IndicesBox box{std::vector<uint64_t>(indices.Rank(), 0), indices.shape()};
+  for (size_t r = 0; r < n.res_src.size(); ++r) {
+    if (n.res_src[r] < op_rank) continue;
+    const size_t k = n.res_src[r] - op_rank;
+    if (k >= indices.Rank() || k == n.ivd) continue;
+    box.lo[k] = box_lo[r];
+    box.size[k] = box_hi[r] - box_lo[r];
+  }
+  return box;
+}
+
 // Sets a gather or scatter vertex's parameters in the codelets' order:
 // `first` (low 32 bits), the op's shared `params`, the box's lows and
-// sizes, and `firstHigh` last.
+// sizes, the indices' box, and `firstHigh` last.
 Status SetParams(Graph& graph, VertexRef vertex, const Codelet& codelet, uint64_t first,
                  std::span<const uint32_t> params, std::span<const uint64_t> lo,
-                 std::span<const uint64_t> size) {
+                 std::span<const uint64_t> size, const IndicesBox& indices) {
   std::vector<uint32_t> values = {static_cast<uint32_t>(first)};
   values.insert(values.end(), params.begin(), params.end());
   for (uint64_t v : lo) values.push_back(static_cast<uint32_t>(v));
   for (uint64_t v : size) values.push_back(static_cast<uint32_t>(v));
+  for (uint64_t v : indices.lo) values.push_back(static_cast<uint32_t>(v));
+  for (uint64_t v : indices.size) values.push_back(static_cast<uint32_t>(v));
   values.push_back(static_cast<uint32_t>(first >> 32));
   const auto names = codelet.params();
   if (names.size() != values.size()) {
@@ -286,7 +310,13 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
   if (op_batch.empty()) {
     const LookupForm form{*dims, n.res_src, n.start, slice_sizes, components};
     TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> planned,
-                              LowerLookup(instruction, operand, indices, form, program));
+                              components > 1
+                                  ? LowerFlatLookup(instruction, operands, form, n.ivd, program)
+                                  : LowerLookup(instruction, operand, indices, form, program));
+    if (!planned && components == 1) {
+      TILEPROF_ASSIGN_OR_RETURN(planned,
+                                LowerColumnLookup(instruction, operands, form, n.ivd, program));
+    }
     if (planned) return std::move(*planned);
   }
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(storage.type, *dims, instruction.name(), true));
@@ -299,7 +329,7 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
                             GatherParams(instruction, *dims, operand, indices, n, slice_sizes));
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten();
-  const TensorIndex operand_index(operand);
+  const TensorIndex operand_index(operand), indices_index(indices);
   uint64_t position = 0;
   for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
     const uint64_t first = position, count = piece.region.size();
@@ -310,12 +340,17 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
     std::vector<uint64_t> lo(operand.Rank()), size(operand.Rank());
     GatherReadBox(run, n, operand, slice_sizes, lo, size);
     TILEPROF_ASSIGN_OR_RETURN(Tensor box, operand_index.Box(lo, size));
+    std::vector<uint64_t> run_lo, run_hi;
+    for (const auto& [a, b] : run) run_lo.push_back(a), run_hi.push_back(b + 1);
+    const IndicesBox index_box = IndicesBoxOf(n, operand.Rank(), indices, run_lo, run_hi);
+    TILEPROF_ASSIGN_OR_RETURN(Tensor index_part, indices_index.Box(index_box.lo, index_box.size));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], box));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], index_part));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, first, params, lo, size));
+    TILEPROF_RETURN_IF_ERROR(
+        SetParams(graph_, vertex, *codelet, first, params, lo, size, index_box));
   }
   return Value::Array(std::move(out));
 }
@@ -428,7 +463,7 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
                             ScatterParams(instruction, operand, indices, updates, n));
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten(), flat_operand = operand.Flatten();
-  const TensorIndex updates_index(updates);
+  const TensorIndex updates_index(updates), indices_index(indices);
   uint64_t position = 0;
   for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
     const uint64_t first = position, count = piece.region.size();
@@ -440,13 +475,18 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
     std::vector<uint64_t> lo(updates.Rank()), size(updates.Rank());
     ScatterReadBox(run, n, operand, updates, lo, size);
     TILEPROF_ASSIGN_OR_RETURN(Tensor box, updates_index.Box(lo, size));
+    std::vector<uint64_t> hi(lo.size());
+    for (size_t u = 0; u < lo.size(); ++u) hi[u] = lo[u] + size[u];
+    const IndicesBox index_box = IndicesBoxOf(n, operand.Rank(), indices, lo, hi);
+    TILEPROF_ASSIGN_OR_RETURN(Tensor index_part, indices_index.Box(index_box.lo, index_box.size));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
     TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand_part));
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], indices));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], index_part));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["updates"], box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    TILEPROF_RETURN_IF_ERROR(SetParams(graph_, vertex, *codelet, first, params, lo, size));
+    TILEPROF_RETURN_IF_ERROR(
+        SetParams(graph_, vertex, *codelet, first, params, lo, size, index_box));
   }
   return Value::Array(std::move(out));
 }

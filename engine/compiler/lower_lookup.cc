@@ -20,28 +20,6 @@
 namespace tileprof::engine::compiler {
 namespace {
 
-// Whether the result's flat order is [lookups, row]: its dimensions (of
-// more than one element) are the indices' dimensions in order, then the
-// table's row dimensions in order.
-bool IsLookupMajor(std::span<const uint64_t> dims, std::span<const uint32_t> res_src,
-                   size_t op_rank) {
-  bool in_row = false;
-  int64_t last_index = -1, last_operand = -1;
-  for (size_t r = 0; r < dims.size(); ++r) {
-    if (dims[r] == 1) continue;
-    const auto src = static_cast<int64_t>(res_src[r]);
-    if (src >= static_cast<int64_t>(op_rank)) {
-      if (in_row || src - static_cast<int64_t>(op_rank) <= last_index) return false;
-      last_index = src - static_cast<int64_t>(op_rank);
-    } else {
-      if (src <= last_operand) return false;
-      in_row = true;
-      last_operand = src;
-    }
-  }
-  return true;
-}
-
 // Neighbouring blocks merged until each holds at least `lookups` rows: a
 // block's partial holds `lookups` rows, so a thinner block costs more in
 // partials than its rows would cost to receive. The merged block is
@@ -59,19 +37,6 @@ std::vector<RowBlock> Coarsen(std::vector<RowBlock> blocks, uint64_t lookups) {
     if (b.local > m.local) m.tile = b.tile, m.local = b.local;
   }
   return merged;
-}
-
-// Whether the gather chooses dimension 0 of `table` by the one index
-// component and takes every other dimension whole.
-bool TakesWholeRows(const Tensor& table, std::span<const uint32_t> start,
-                    std::span<const int64_t> slice_sizes, uint64_t components) {
-  if (components != 1 || start[0] != 1 || slice_sizes[0] != 1) return false;
-  for (size_t j = 1; j < table.Rank(); ++j) {
-    if (start[j] != 0 || static_cast<uint64_t>(slice_sizes[j]) != table.shape()[j]) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // Whether the planned lookup has a tile receive or hold fewer elements
@@ -153,6 +118,38 @@ Expected<std::function<Status(const Tensor&)>> NegativeZeroFill(Lowering& loweri
 }
 
 }  // namespace
+
+// See lower.h.
+bool TakesWholeRows(const Tensor& table, std::span<const uint32_t> start,
+                    std::span<const int64_t> slice_sizes, uint64_t components) {
+  if (components != 1 || start[0] != 1 || slice_sizes[0] != 1) return false;
+  for (size_t j = 1; j < table.Rank(); ++j) {
+    if (start[j] != 0 || static_cast<uint64_t>(slice_sizes[j]) != table.shape()[j]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// See lower.h.
+bool IsLookupMajor(std::span<const uint64_t> dims, std::span<const uint32_t> res_src,
+                   size_t op_rank) {
+  bool in_row = false;
+  int64_t last_index = -1, last_operand = -1;
+  for (size_t r = 0; r < dims.size(); ++r) {
+    if (dims[r] == 1) continue;
+    const auto src = static_cast<int64_t>(res_src[r]);
+    if (src >= static_cast<int64_t>(op_rank)) {
+      if (in_row || src - static_cast<int64_t>(op_rank) <= last_index) return false;
+      last_index = src - static_cast<int64_t>(op_rank);
+    } else {
+      if (src <= last_operand) return false;
+      in_row = true;
+      last_operand = src;
+    }
+  }
+  return true;
+}
 
 Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& instruction,
                                                      const Tensor& table, const Tensor& indices,

@@ -49,7 +49,9 @@ namespace tileprof::engine::exec {
 inline constexpr std::string_view kExecutableMagic{"TPEXE\r\n\x1a", 8};
 // 5: a variable's kind byte tells the valueless constants apart (format::
 // VariableKind), which version 4 lost: a cache hit ran them as zeros.
-inline constexpr uint32_t kExecutableFormatVersion = 5;
+// 6: gather and scatter vertices read a box of the indices (idxBoxLo/Size
+// parameters, gather.h); a version-5 file's vertices lack them.
+inline constexpr uint32_t kExecutableFormatVersion = 6;
 inline constexpr size_t kExecutableHeaderBytes = 48;
 inline constexpr std::string_view kExecutableExtension = ".poplar_exec";
 

@@ -307,22 +307,21 @@ TEST(OomView, CompiledSampleWithTensorMap) {
   LoadedReport json = MustOpen(OomSample().paths.at("json"));
   const auto& tiles = json.compilation.tiles;
   const uint64_t capacity = json.compilation.target->bytes_per_tile;
+  // The fixture is the tensor map of this compile (`tensor_map` option),
+  // with op names as a TensorFlow model would give them.
   auto tensors = ReadTensorMapFile(SourcePath("tests/analyzer/data/oom_ipu1_tensor_map.json"));
   ASSERT_TRUE(tensors) << tensors.error().message();
   nlohmann::json j = Json(OomView(json, &*tensors, {}));
 
   uint64_t over = 0;
   for (const auto& t : tiles) over += t.ExcludingGaps() > capacity;
-  ASSERT_EQ(over, 2u);  // samples/oom/README.md
-  EXPECT_EQ(j["summary"][0]["tiles_out_of_memory"], 2);
-  ASSERT_GE(j["tiles"].size(), 2u);
-  // The fixture's tensors are on tile 128, one of the two overflowing tiles
-  // (the gather's output halves on 127 and 128 are the same size, so either
-  // may be listed first).
-  const uint32_t worst = 128;
-  size_t row_of_worst = j["tiles"][0]["tile"] == worst ? 0 : 1;
-  ASSERT_EQ(j["tiles"][row_of_worst]["tile"], worst);
-  const nlohmann::json& worst_row = j["tiles"][row_of_worst];
+  ASSERT_EQ(over, 1u);  // samples/oom/README.md
+  EXPECT_EQ(j["summary"][0]["tiles_out_of_memory"], 1);
+  ASSERT_GE(j["tiles"].size(), 1u);
+  // The fixture's sort results are on tile 950, the overflowing tile.
+  const uint32_t worst = 950;
+  ASSERT_EQ(j["tiles"][0]["tile"], worst);
+  const nlohmann::json& worst_row = j["tiles"][0];
   const report::TileMemory& t = tiles[worst];
   EXPECT_GT(t.ExcludingGaps(), capacity);
   EXPECT_EQ(worst_row["over_by"], t.ExcludingGaps() - capacity);
@@ -330,45 +329,52 @@ TEST(OomView, CompiledSampleWithTensorMap) {
   EXPECT_EQ(worst_row["always_live"], t.always_live);
   EXPECT_EQ(worst_row["not_always_live"], t.not_always_live);
 
-  // Tensors on tile 128, largest first, with the bytes of the fixture.
+  // Tensors on tile 950, largest first, with the bytes of the fixture: the
+  // sorted logits and token ids (32,000 each, whole), then pieces of the
+  // unembedding (1,686 elements), the table (432) and the logits (32).
   std::vector<nlohmann::json> here;
   for (const auto& row : j["tensors"])
     if (row["tile"] == worst) here.push_back(row);
-  ASSERT_EQ(here.size(), 3u);
-  EXPECT_EQ(here[0]["instruction"], "row");
-  EXPECT_EQ(here[0]["op_name"], "embedding/Gather");
-  EXPECT_EQ(here[0]["bytes_on_tile"], 131072 * 4);
-  EXPECT_EQ(here[0]["tensor_bytes"], 262144 * 4);
-  EXPECT_EQ(here[1]["instruction"], "w");
-  EXPECT_EQ(here[2]["shape"], "float[1,64]");
+  ASSERT_EQ(here.size(), 5u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(here[i]["instruction"], "sorted");
+    EXPECT_EQ(here[i]["op_name"], "sampling/TopP/Sort");
+    EXPECT_EQ(here[i]["bytes_on_tile"], 32000 * 4);
+    EXPECT_EQ(here[i]["tensor_bytes"], 32000 * 4);
+  }
+  EXPECT_EQ(here[2]["instruction"], "unembed");
+  EXPECT_EQ(here[2]["bytes_on_tile"], 1686 * 4);
+  EXPECT_EQ(here[3]["instruction"], "table");
+  EXPECT_EQ(here[4]["shape"], "float[1,32000]");
 
   std::map<std::string, nlohmann::json> suggestions;
   for (const auto& row : j["suggestions"])
     if (row["tile"] == worst) suggestions[row["suggestion"].get<std::string>()] = row;
   const uint64_t total_tiles = tiles.size();
-  const uint64_t even = (262144 * 4 + total_tiles - 1) / total_tiles;
-  EXPECT_EQ(suggestions.at("spread the largest tensor over all tiles")["saves"], 131072 * 4 - even);
+  const uint64_t even = (32000 * 4 + total_tiles - 1) / total_tiles;
+  EXPECT_EQ(suggestions.at("spread the largest tensor over all tiles")["saves"], 32000 * 4 - even);
   EXPECT_EQ(suggestions.at("spread the largest tensor over all tiles")["fits_after"],
-            131072 * 4 - even >= t.ExcludingGaps() - capacity ? "yes" : "no");
+            32000 * 4 - even >= t.ExcludingGaps() - capacity ? "yes" : "no");
   EXPECT_EQ(suggestions.at("split the largest tensor in two (serialise its op)")["saves"],
-            131072 * 2);
+            32000 * 2);
   EXPECT_EQ(suggestions.at("store f32 tensors as f16")["saves"],
-            (131072 * 4 + 4096 * 4 + 32 * 4) / 2);
+            (32000 * 4 + 1686 * 4 + 432 * 4 + 32 * 4) / 2);
   if (t.not_always_live > 0) {
     EXPECT_EQ(suggestions.at("halve the batch size")["saves"], t.not_always_live / 2);
   }
   // The tensors of the tiles examined are listed and no others: `ids` is
-  // on tile 0 alone, so it is listed once when tile 0 is examined, else not.
-  bool tile0_examined = false;
-  for (const auto& row : j["tiles"]) tile0_examined = tile0_examined || row["tile"] == 0;
+  // on tile 1214 alone, so it is listed once when that tile is examined,
+  // else not.
+  bool ids_tile_examined = false;
+  for (const auto& row : j["tiles"]) ids_tile_examined = ids_tile_examined || row["tile"] == 1214;
   int ids = 0;
   for (const auto& row : j["tensors"]) {
     if (row["instruction"] != "ids") continue;
     ++ids;
-    EXPECT_EQ(row["tile"], 0);
-    EXPECT_EQ(row["bytes_on_tile"], 4);
+    EXPECT_EQ(row["tile"], 1214);
+    EXPECT_EQ(row["bytes_on_tile"], 8);
   }
-  EXPECT_EQ(ids, tile0_examined ? 1 : 0);
+  EXPECT_EQ(ids, ids_tile_examined ? 1 : 0);
   nlohmann::json all = Json(OomView(json, &*tensors, {.worst_tiles = 1216}));
   ids = 0;
   for (const auto& row : all["tensors"]) ids += row["instruction"] == "ids";

@@ -1,0 +1,268 @@
+// Gathers of whole table rows written out, as HLO of their own, as the
+// gather on a view of the table that the lookup plans of lower_lookup.cc
+// or the unplanned gather serve well, and lowered like a call:
+//
+// * Flat rows. A gather whose index vector has several components
+//   (`table[lang, token]` in JAX: collapsed_slice_dims={0,1},
+//   start_index_map={0,1}) is the one-component lookup on the table viewed
+//   as [d0 x ... x dk-1, row], behind the index arithmetic XLA's semantics
+//   give it. Each component is clamped to its own dimension first (XLA
+//   clamps a start index per dimension, to [0, d - slice size]), so an
+//   out-of-range id picks the row XLA picks, never a neighbouring row of
+//   the flat view; then row = sum of clamped component x stride.
+//   Unplanned, each tile run of its result read the box of the table its
+//   run could touch for any index pair: every row, in its columns
+//   (samples/oom's former 2 MiB table, ~1 MiB onto each of two tiles).
+// * Columns. A one-component lookup whose result runs are shorter than a
+//   row, with more lookups than the partial lookup plan takes, is the
+//   gather of the transposed table, [row, rows], transposed back: each
+//   tile run of [row, lookups] then reads every row in the columns of its
+//   run (one or two when a run is shorter than the lookups), where a run
+//   of [lookups, row] read every row in all the columns it crosses (a JAX init step's 1,000 lookups
+//   into a [200, 785] table put the whole table on each of 1,472 tiles). This is popops' multiSlice
+//   split over the unsliced dimension and the lookups.
+// The inner gather is named as the op, so its tensors and exchange
+// buffers are the op's in reports.
+#include <fmt/format.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/compiler/lower.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+std::string Dims(std::span<const int64_t> dims) {
+  std::string text;
+  for (int64_t d : dims) text += fmt::format("{}{}", text.empty() ? "" : ",", d);
+  return text;
+}
+
+// The largest value of integer type `type`, or 0 for other types.
+uint64_t IntegerMax(hlo::PrimitiveType type) {
+  const int bits = hlo::BitWidth(type);
+  if (bits <= 0 || bits > 64) return 0;
+  if (hlo::IsSignedIntegerType(type)) return (uint64_t{1} << (bits - 1)) - 1;
+  if (hlo::IsUnsignedIntegerType(type))
+    return bits == 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
+  return 0;
+}
+
+// The module text of an expansion of gather `name` (a table and ids
+// parameter, then what Add appends, then a reshape of %name to `result`).
+class Expansion {
+ public:
+  Expansion(std::string_view name, const hlo::Shape& table, const hlo::Shape& ids)
+      : name_(name),
+        table_(fmt::format("{}[{}]", hlo::PrimitiveTypeName(table.element_type),
+                           Dims(table.dimensions))),
+        ids_(
+            fmt::format("{}[{}]", hlo::PrimitiveTypeName(ids.element_type), Dims(ids.dimensions))) {
+    Add(".table", table_, "parameter(0)");
+    Add(".ids", ids_, "parameter(1)");
+  }
+  // "%name<what> = shape op"
+  void Add(std::string_view what, std::string_view shape, std::string_view op) {
+    body_ += fmt::format("  %{}{} = {} {}\n", name_, what, shape, op);
+  }
+  std::string Ref(std::string_view what) const { return fmt::format("%{}{}", name_, what); }
+  std::string Text(const hlo::Shape& result) const {
+    const std::string shape = hlo::ShapeToString(result);
+    return fmt::format(
+        "HloModule {0}.expansion\n\n"
+        "ENTRY %{0}.expanded (table: {1}, ids: {2}) -> {3} {{\n{4}"
+        "  ROOT %{0}.result = {3} reshape(%{0})\n}}\n",
+        name_, table_, ids_, shape, body_);
+  }
+
+ private:
+  std::string name_, table_, ids_, body_;
+};
+
+// The index dimensions but the index vector's, in order.
+std::vector<int64_t> BatchDims(const hlo::Shape& ids, uint32_t ivd) {
+  std::vector<int64_t> batch;
+  for (size_t d = 0; d < ids.dimensions.size(); ++d)
+    if (d != ivd) batch.push_back(ids.dimensions[d]);
+  return batch;
+}
+
+// Gathers of a tile run of the result this many bytes or fewer stay as
+// they are: the copies a view costs would outweigh what it saves.
+constexpr uint64_t kMinColumnLookupBytes = 16 * 1024;
+
+}  // namespace
+
+Expected<std::optional<Value>> Lowering::LowerFlatLookup(const hlo::Instruction& instruction,
+                                                         std::span<const Value> operands,
+                                                         const LookupForm& form, uint32_t ivd,
+                                                         program::Sequence& program) {
+  const hlo::Shape& table = instruction.operand(0)->shape();
+  const hlo::Shape& ids = instruction.operand(1)->shape();
+  const size_t k = form.components, rank = table.dimensions.size();
+  const uint64_t id_max = IntegerMax(ids.element_type);
+  if (k < 2 || k > rank || ivd >= ids.dimensions.size() || id_max == 0 ||
+      !instruction.shape().IsArray()) {
+    return std::optional<Value>();
+  }
+  // The form: the first k dimensions each chosen by a component (any
+  // order), the others taken whole.
+  uint64_t rows = 1;
+  std::vector<size_t> dim_of(k, rank);
+  for (size_t j = 0; j < rank; ++j) {
+    const uint64_t d = static_cast<uint64_t>(table.dimensions[j]);
+    if (j < k) {
+      if (form.start[j] == 0 || form.slice_sizes[j] != 1 || d == 0 || d - 1 > id_max)
+        return std::optional<Value>();
+      dim_of[form.start[j] - 1] = j;
+      rows = SaturatingMul(rows, d);
+    } else if (form.start[j] != 0 || static_cast<uint64_t>(form.slice_sizes[j]) != d) {
+      return std::optional<Value>();
+    }
+  }
+  if (rows > uint64_t{std::numeric_limits<int64_t>::max()} ||
+      !IsLookupMajor(form.dims, form.res_src, rank)) {
+    return std::optional<Value>();
+  }
+  for (size_t j : dim_of) {
+    if (j == rank) return std::optional<Value>();
+  }
+
+  // One slice, clamp and scale per component, their sum, the one-component
+  // gather and a reshape to the op's shape.
+  const std::string_view t = hlo::PrimitiveTypeName(table.element_type);
+  const std::string_view it = hlo::PrimitiveTypeName(ids.element_type);
+  const std::string_view ct =
+      rows - 1 <= uint64_t{std::numeric_limits<int32_t>::max()} ? "s32" : "s64";
+  const std::vector<int64_t> batch = BatchDims(ids, ivd);
+  const std::vector<int64_t> rest(table.dimensions.begin() + static_cast<std::ptrdiff_t>(k),
+                                  table.dimensions.end());
+  std::vector<int64_t> flat_dims{static_cast<int64_t>(rows)};
+  flat_dims.insert(flat_dims.end(), rest.begin(), rest.end());
+  std::vector<int64_t> gathered = batch;
+  gathered.insert(gathered.end(), rest.begin(), rest.end());
+  const std::string b = Dims(batch);
+  Expansion e(instruction.name(), table, ids);
+  e.Add(".rows", fmt::format("{}[{}]", t, Dims(flat_dims)),
+        fmt::format("reshape({})", e.Ref(".table")));
+  // Row-major strides of the first k dimensions in the flat view.
+  std::vector<uint64_t> strides(k);
+  uint64_t stride = 1;
+  for (size_t j = k; j-- > 0;) {
+    strides[j] = stride;
+    stride *= static_cast<uint64_t>(table.dimensions[j]);
+  }
+  std::string sum;
+  for (size_t c = 0; c < k; ++c) {
+    const size_t j = dim_of[c];
+    std::string ranges;
+    for (size_t d = 0; d < ids.dimensions.size(); ++d) {
+      const int64_t lo = d == ivd ? static_cast<int64_t>(c) : 0;
+      const int64_t hi = d == ivd ? lo + 1 : ids.dimensions[d];
+      ranges += fmt::format("{}[{}:{}]", ranges.empty() ? "" : ", ", lo, hi);
+    }
+    std::vector<int64_t> one = ids.dimensions;
+    one[ivd] = 1;
+    const std::string id = fmt::format(".id{}", c);
+    const std::string vec = fmt::format("{}[{}]", it, b);
+    e.Add(id + "_slice", fmt::format("{}[{}]", it, Dims(one)),
+          fmt::format("slice({}), slice={{{}}}", e.Ref(".ids"), ranges));
+    e.Add(id, vec, fmt::format("reshape({})", e.Ref(id + "_slice")));
+    e.Add(id + "_lo", fmt::format("{}[]", it), "constant(0)");
+    e.Add(id + "_hi", fmt::format("{}[]", it),
+          fmt::format("constant({})", table.dimensions[j] - 1));
+    for (std::string_view bound : {"_lo", "_hi"}) {
+      e.Add(fmt::format("{}{}_b", id, bound), vec,
+            fmt::format("broadcast({}), dimensions={{}}", e.Ref(id + std::string(bound))));
+    }
+    e.Add(id + "_clamped", vec,
+          fmt::format("clamp({}, {}, {})", e.Ref(id + "_lo_b"), e.Ref(id), e.Ref(id + "_hi_b")));
+    std::string term = id + "_clamped";
+    if (ct != it) {
+      e.Add(id + "_wide", fmt::format("{}[{}]", ct, b), fmt::format("convert({})", e.Ref(term)));
+      term = id + "_wide";
+    }
+    if (strides[j] != 1) {
+      e.Add(id + "_stride", fmt::format("{}[]", ct), fmt::format("constant({})", strides[j]));
+      e.Add(id + "_stride_b", fmt::format("{}[{}]", ct, b),
+            fmt::format("broadcast({}), dimensions={{}}", e.Ref(id + "_stride")));
+      e.Add(id + "_scaled", fmt::format("{}[{}]", ct, b),
+            fmt::format("multiply({}, {})", e.Ref(term), e.Ref(id + "_stride_b")));
+      term = id + "_scaled";
+    }
+    if (sum.empty()) {
+      sum = term;
+    } else {
+      const std::string next = fmt::format(".row{}", c);
+      e.Add(next, fmt::format("{}[{}]", ct, b),
+            fmt::format("add({}, {})", e.Ref(sum), e.Ref(term)));
+      sum = next;
+    }
+  }
+  std::string offset_dims;
+  for (size_t r = 0; r < rest.size(); ++r)
+    offset_dims += fmt::format("{}{}", r == 0 ? "" : ",", batch.size() + r);
+  e.Add("", fmt::format("{}[{}]", t, Dims(gathered)),
+        fmt::format("gather({}, {}), offset_dims={{{}}}, collapsed_slice_dims={{0}}, "
+                    "start_index_map={{0}}, index_vector_dim={}, slice_sizes={{1{}{}}}",
+                    e.Ref(".rows"), e.Ref(sum), offset_dims, batch.size(), rest.empty() ? "" : ",",
+                    Dims(rest)));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Value value, LowerExpansion(instruction, e.Text(instruction.shape()), operands, program));
+  return std::optional(std::move(value));
+}
+
+Expected<std::optional<Value>> Lowering::LowerColumnLookup(const hlo::Instruction& instruction,
+                                                           std::span<const Value> operands,
+                                                           const LookupForm& form, uint32_t ivd,
+                                                           program::Sequence& program) {
+  const Tensor& table_tensor = operands[0].tensor;
+  const hlo::Shape& table = instruction.operand(0)->shape();
+  const hlo::Shape& ids = instruction.operand(1)->shape();
+  if (!TakesWholeRows(table_tensor, form.start, form.slice_sizes, form.components) ||
+      !IsLookupMajor(form.dims, form.res_src, table_tensor.Rank()) ||
+      !instruction.shape().IsArray() || table_tensor.NumElements() == 0) {
+    return std::optional<Value>();
+  }
+  const uint64_t rows = table_tensor.shape()[0], width = table_tensor.NumElements() / rows;
+  const uint64_t lookups = operands[1].tensor.NumElements();
+  if (lookups == 0 || width < 2) return std::optional<Value>();
+  // Elements a tile's run of the result reads, at most, as the gather is
+  // and on the transposed table: every row in the columns the run covers,
+  // the run's own columns of [lookups, row] (up to the row), against one or
+  // two columns of [row, lookups] plus the run itself received back.
+  const ElementType type = table_tensor.element_type();
+  const uint64_t run = mapper_.ChunkElements(SaturatingMul(lookups, width), type);
+  const uint64_t direct = SaturatingMul(rows, std::min(width, run));
+  const uint64_t columns = SaturatingMul(rows, (run + lookups - 1) / lookups + 1) + run;
+  if (SaturatingMul(direct, SizeOf(type)) <= kMinColumnLookupBytes ||
+      SaturatingMul(columns, 4) > direct) {
+    return std::optional<Value>();
+  }
+  const std::string_view t = hlo::PrimitiveTypeName(table.element_type);
+  const std::vector<int64_t> batch = BatchDims(ids, ivd);
+  const int64_t r = static_cast<int64_t>(rows), w = static_cast<int64_t>(width);
+  Expansion e(instruction.name(), table, ids);
+  e.Add(".rows", fmt::format("{}[{},{}]", t, r, w), fmt::format("reshape({})", e.Ref(".table")));
+  e.Add(".columns", fmt::format("{}[{},{}]", t, w, r),
+        fmt::format("transpose({}), dimensions={{1,0}}", e.Ref(".rows")));
+  std::vector<int64_t> picked{w};
+  picked.insert(picked.end(), batch.begin(), batch.end());
+  e.Add(".picked", fmt::format("{}[{}]", t, Dims(picked)),
+        fmt::format("gather({}, {}), offset_dims={{0}}, collapsed_slice_dims={{1}}, "
+                    "start_index_map={{1}}, index_vector_dim={}, slice_sizes={{{},1}}",
+                    e.Ref(".columns"), e.Ref(".ids"), ivd, w));
+  std::vector<int64_t> order, lookup_major = batch;
+  for (size_t d = 1; d <= batch.size(); ++d) order.push_back(static_cast<int64_t>(d));
+  order.push_back(0);
+  lookup_major.push_back(w);
+  e.Add("", fmt::format("{}[{}]", t, Dims(lookup_major)),
+        fmt::format("transpose({}), dimensions={{{}}}", e.Ref(".picked"), Dims(order)));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Value value, LowerExpansion(instruction, e.Text(instruction.shape()), operands, program));
+  return std::optional(std::move(value));
+}
+
+}  // namespace tileprof::engine::compiler
