@@ -100,7 +100,7 @@ ENTRY main {
 TEST(SimGather, EachVertexReadsTheIndexVectorsOfItsRunOnly) {
   // 1,024 lookups of pairs into a small table on 64 tiles: every vertex
   // reads its run's pairs, not all 2,048 ids. A scatter's vertex reads the
-  // ids of every update its run can receive: here, any of them.
+  // ids of every update its run can receive in its step.
   const Compiled gather = CompileText(R"(
 HloModule g
 ENTRY main {
@@ -141,7 +141,49 @@ ENTRY main {
                                        "ipu2", 64);
   const FieldUse scattered = LargestField(scatter, "tileprof::Scatter<", 1);
   ASSERT_GT(scattered.vertices, 1u);
-  EXPECT_EQ(scattered.largest, 1024u);  // any update may land in any run
+  // Any update may land in any run, so each vertex reads the ids of all
+  // the updates of its step (36 KB of updates and ids: two steps).
+  EXPECT_EQ(scattered.largest, 512u);
+}
+
+TEST(SimScatter, DataDependentScattersAreStreamedInUpdateOrder) {
+  // 6,000 updates (48 KB with their ids) that may land anywhere: each
+  // vertex would receive them all at once. Streamed in steps of at most
+  // 32 KiB, each step applies a range of updates to the previous step's
+  // result, in update order: duplicates keep the last assignment across
+  // steps, and sums add in the same order as one pass.
+  const std::string text = R"(
+HloModule s
+overwrite {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+ENTRY main {
+  o = f32[64] parameter(0)
+  i = s32[6000,1] parameter(1)
+  u = f32[6000] parameter(2)
+  ROOT s = f32[64] scatter(o, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=overwrite
+})";
+  const Compiled compiled = CompileText(text, "ipu2", 8);
+  const FieldUse updates = LargestField(compiled, "tileprof::Scatter<", 2);
+  EXPECT_LE(updates.largest, 3000u);
+  bool stepped = false;
+  for (ComputeSetId cs = 0; cs < compiled.result.graph->num_compute_sets(); ++cs)
+    stepped = stepped || compiled.result.graph->compute_set(cs).name == "s/step1";
+  EXPECT_TRUE(stepped);
+  std::vector<float> operand(64, -1.0f), values(6000);
+  std::vector<int32_t> ids(6000);
+  for (size_t k = 0; k < 6000; ++k) {
+    ids[k] = static_cast<int32_t>((k * 13) % 70) - 3;  // some out of range: skipped
+    values[k] = static_cast<float>(k);
+  }
+  std::vector<float> want = operand;
+  for (size_t k = 0; k < 6000; ++k)
+    if (ids[k] >= 0 && ids[k] < 64) want[static_cast<size_t>(ids[k])] = values[k];
+  sim::HostData out = Simulate(compiled, {{"o", Encode(std::span<const float>(operand))},
+                                          {"i", Encode(std::span<const int32_t>(ids))},
+                                          {"u", Encode(std::span<const float>(values))}});
+  EXPECT_EQ(Decode<float>(out["out.0"]), want);
 }
 
 }  // namespace
