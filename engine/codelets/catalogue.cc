@@ -139,6 +139,8 @@ std::string_view UnaryOpName(UnaryOp op) {
       return "BITWISE_NOT";
     case UnaryOp::kLogicalNot:
       return "LOGICAL_NOT";
+    case UnaryOp::kErf:
+      return "ERF";
   }
   return "?";
 }

@@ -67,6 +67,7 @@ enum class UnaryOp : uint8_t {
   kIsFinite,    // output pred
   kBitwiseNot,  // integers
   kLogicalNot,  // pred
+  kErf,         // floats; last, so the older ops keep their codes in MapExpr names
 };
 
 enum class ReduceOp : uint8_t { kAdd, kMul, kMax, kMin, kAnd, kOr };

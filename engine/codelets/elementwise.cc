@@ -154,6 +154,8 @@ Status RunUnary(UnaryOp op, const VertexIo& io, uint64_t n) {
         return map([](C a) -> C { return std::log1p(a); });
       case UnaryOp::kTanh:
         return map([](C a) -> C { return std::tanh(a); });
+      case UnaryOp::kErf:
+        return map([](C a) -> C { return std::erf(a); });
       case UnaryOp::kSigmoid:
         return map([](C a) -> C { return C{1} / (C{1} + std::exp(-a)); });
       case UnaryOp::kSqrt:
@@ -266,7 +268,8 @@ constexpr UnaryOp kUnaryOps[] = {UnaryOp::kAbsolute,
                                  UnaryOp::kCos,
                                  UnaryOp::kIsFinite,
                                  UnaryOp::kBitwiseNot,
-                                 UnaryOp::kLogicalNot};
+                                 UnaryOp::kLogicalNot,
+                                 UnaryOp::kErf};
 
 }  // namespace
 
@@ -305,6 +308,7 @@ cost::OpClass UnaryOpClass(UnaryOp op) {
     case UnaryOp::kLogarithm:
     case UnaryOp::kLogarithmOnePlus:
     case UnaryOp::kTanh:
+    case UnaryOp::kErf:
     case UnaryOp::kSigmoid:
     case UnaryOp::kSin:
     case UnaryOp::kCos:

@@ -42,6 +42,82 @@ constexpr std::array<std::string_view, 6> kThreefryTargets = {
     "cuda_threefry2x32",     "cu_threefry2x32",     "hip_threefry2x32",
     "cuda_threefry2x32_ffi", "cu_threefry2x32_ffi", "hip_threefry2x32_ffi"};
 
+// torch-neuronx's activation custom calls (the Neuron compiler's list of
+// recognised targets; torch_xla's GeluForward with approximate='none' and
+// 'tanh' lower to the first two), each elementwise on one float array:
+//   AwsNeuronGelu           x / 2 * (1 + erf(x / sqrt(2)))
+//   AwsNeuronGeluApprxTanh  x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)))
+//   AwsNeuronErf            erf(x)
+//   AwsNeuronSilu           x * logistic(x)
+// The backward targets are left opaque: their operand order is not
+// documented.
+constexpr std::array<std::string_view, 4> kActivationTargets = {
+    "AwsNeuronGelu", "AwsNeuronGeluApprxTanh", "AwsNeuronErf", "AwsNeuronSilu"};
+
+// The HLO text computing activation `target` of one array of `shape`,
+// in f32 for halves (rounded once at the end), as the batch norms'
+// expansions do.
+std::string ActivationText(std::string_view name, std::string_view target,
+                           const hlo::Shape& shape) {
+  std::string dims;
+  for (int64_t d : shape.dimensions) dims += fmt::format("{}{}", dims.empty() ? "" : ",", d);
+  const std::string_view in_type = hlo::PrimitiveTypeName(shape.element_type);
+  const bool half = shape.element_type == hlo::PrimitiveType::kF16 ||
+                    shape.element_type == hlo::PrimitiveType::kBF16;
+  const std::string_view type = half ? std::string_view("f32") : in_type;
+  const std::string in = fmt::format("{}[{}]", in_type, dims);
+  const std::string full = fmt::format("{}[{}]", type, dims);
+  // Every line but the last, which computes y from `last`.
+  std::string body = fmt::format("  %{}.{} = {} parameter(0)\n", name, half ? "in" : "x", in);
+  const auto ref = [&](std::string_view what) { return fmt::format("%{}.{}", name, what); };
+  const auto add = [&](std::string_view what, std::string_view op) {
+    body += fmt::format("  {} = {} {}\n", ref(what), full, op);
+  };
+  const auto binary = [&](std::string_view a, std::string_view b) {
+    return fmt::format("{}, {}", ref(a), ref(b));
+  };
+  const auto constant = [&](std::string_view what, std::string_view value) {
+    body += fmt::format("  {}_s = {}[] constant({})\n", ref(what), type, value);
+    add(what, fmt::format("broadcast({}_s), dimensions={{}}", ref(what)));
+  };
+  if (half) add("x", fmt::format("convert({})", ref("in")));
+  std::string last;
+  if (target == "AwsNeuronErf") {
+    last = fmt::format("erf({})", ref("x"));
+  } else if (target == "AwsNeuronSilu") {
+    add("sigmoid", fmt::format("logistic({})", ref("x")));
+    last = fmt::format("multiply({})", binary("x", "sigmoid"));
+  } else {
+    constant("half", "0.5");
+    constant("one", "1");
+    if (target == "AwsNeuronGelu") {
+      constant("rsqrt2", "0.70710678118654752440");
+      add("scaled", fmt::format("multiply({})", binary("x", "rsqrt2")));
+      add("curve", fmt::format("erf({})", ref("scaled")));
+    } else {
+      constant("k", "0.79788456080286535588");
+      constant("c", "0.044715");
+      add("x2", fmt::format("multiply({})", binary("x", "x")));
+      add("x3", fmt::format("multiply({})", binary("x2", "x")));
+      add("cx3", fmt::format("multiply({})", binary("c", "x3")));
+      add("inner", fmt::format("add({})", binary("x", "cx3")));
+      add("scaled", fmt::format("multiply({})", binary("k", "inner")));
+      add("curve", fmt::format("tanh({})", ref("scaled")));
+    }
+    add("gate", fmt::format("add({})", binary("one", "curve")));
+    add("halfx", fmt::format("multiply({})", binary("half", "x")));
+    last = fmt::format("multiply({})", binary("halfx", "gate"));
+  }
+  if (half) {
+    add("y", last);
+    last = fmt::format("convert({})", ref("y"));
+  }
+  return fmt::format(
+      "HloModule {0}.expansion\n\nENTRY %{0}.expanded (in: {1}) -> {1} {{\n{2}"
+      "  ROOT %{0}.result = {1} {3}\n}}\n",
+      name, in, body, last);
+}
+
 template <size_t N>
 bool OneOf(const std::array<std::string_view, N>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -74,6 +150,16 @@ Expected<Value> Lowering::LowerCustomCall(const hlo::Instruction& instruction,
   if (IsLinalgTarget(call.target)) return LowerLinalg(instruction, call, operands, program);
   if (OneOf(kIdentityTargets, call.target) && operands.size() == 1) {
     if (auto same = PassThrough(operands[0], instruction.shape())) return *same;
+  }
+  if (OneOf(kActivationTargets, call.target) && operands.size() == 1 &&
+      instruction.operand_count() == 1 && instruction.shape().IsArray() &&
+      hlo::IsFloatingPointType(instruction.shape().element_type) &&
+      hlo::BitWidth(instruction.shape().element_type) >= 16 &&
+      instruction.operand(0)->shape().element_type == instruction.shape().element_type &&
+      instruction.operand(0)->shape().dimensions == instruction.shape().dimensions) {
+    return LowerExpansion(instruction,
+                          ActivationText(instruction.name(), call.target, instruction.shape()),
+                          operands, program);
   }
   return LowerOpaque(instruction, operands, program);
 }

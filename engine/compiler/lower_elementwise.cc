@@ -39,6 +39,8 @@ std::optional<UnaryOp> UnaryOf(Opcode op, ElementType type) {
       return UnaryOp::kLogarithmOnePlus;
     case Opcode::kTanh:
       return UnaryOp::kTanh;
+    case Opcode::kErf:
+      return UnaryOp::kErf;
     case Opcode::kLogistic:
       return UnaryOp::kSigmoid;
     case Opcode::kSqrt:

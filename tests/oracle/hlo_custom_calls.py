@@ -13,6 +13,8 @@ device no pair targets, which gives zeros. Among more devices the other
 members' data is not in the module: an error.
 """
 
+import math
+
 import numpy as np
 
 from hlo_linalg import TARGETS as LINALG_TARGETS, linalg_call
@@ -60,6 +62,24 @@ def pass_through(op, shape):
     return op if isinstance(op, tuple) else op.reshape(shape.dims)
 
 
+def activation(target, x):
+    """torch-neuronx's activation targets, in float64, rounded to x's type once."""
+    w = x.astype(np.float64)
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    if target == "AwsNeuronErf":
+        y = erf(w)
+    elif target == "AwsNeuronSilu":
+        y = w / (1.0 + np.exp(-w))
+    elif target == "AwsNeuronGelu":
+        y = 0.5 * w * (1.0 + erf(w / math.sqrt(2.0)))
+    else:  # AwsNeuronGeluApprxTanh
+        y = 0.5 * w * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (w + 0.044715 * w ** 3)))
+    return y.astype(x.dtype)
+
+
+ACTIVATION_TARGETS = {"AwsNeuronGelu", "AwsNeuronGeluApprxTanh", "AwsNeuronErf", "AwsNeuronSilu"}
+
+
 def custom_call(inst, ops, shape, where):
     target = inst.attrs.get("custom_call_target", "").strip().strip('"')
     if "threefry2x32" in target:
@@ -70,6 +90,8 @@ def custom_call(inst, ops, shape, where):
         return linalg_call(target, ops, shape, inst.attrs, where)
     if target in IDENTITY_TARGETS and len(ops) == 1:
         return pass_through(ops[0], shape)
+    if target in ACTIVATION_TARGETS and len(ops) == 1:
+        return activation(target, ops[0])
     raise HloError(f"{where}: custom-call target '{target}' is not supported by the oracle")
 
 

@@ -8,6 +8,8 @@ saturation, NaN to 0), bf16 rounding. Used by hlo_numpy.py.
 
 import re
 
+import math
+
 import numpy as np
 
 from hlo_text_parser import HloError
@@ -223,6 +225,11 @@ def round_afz(a):
     return np.where(np.abs(a - t) >= 0.5, t + np.sign(a), t).astype(a.dtype)
 
 
+def erf(a):
+    """The error function, elementwise, through math.erf in float64."""
+    return np.vectorize(math.erf, otypes=[np.float64])(a.astype(np.float64)).astype(a.dtype)
+
+
 UNARY = {
     "negate": lambda a: np.negative(a),
     "abs": np.abs,
@@ -235,6 +242,7 @@ UNARY = {
     "cbrt": np.cbrt,
     "tanh": np.tanh,
     "tan": np.tan,
+    "erf": erf,
     "logistic": lambda a: (1 / (1 + np.exp(-a))).astype(a.dtype),
     "floor": np.floor,
     "ceil": np.ceil,
