@@ -1,0 +1,275 @@
+// Scatter (engine/codelets/gather.h): one vertex per tile run of the
+// linearly mapped result, reading its own run of the operand and the box
+// of the updates (with their index vectors) its run can receive: a window
+// dimension's box is the run's coordinates widened by the slack of the
+// start; a scatter dimension is whole, and a scatter whose vertices would
+// receive much at once is streamed in steps (StepsOf). Unsupported forms
+// (several scatter operands, an update computation other than assign or
+// one binary op) stay opaque.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/codelets/gather.h"
+#include "engine/compiler/gather_numbers.h"
+#include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
+
+namespace tileprof::engine::compiler {
+namespace {
+
+using namespace gather_internal;
+
+std::optional<ScatterCombiner> CombinerOf(const hlo::Computation& computation) {
+  const hlo::Instruction* root = computation.root();
+  if (root == nullptr) return std::nullopt;
+  if (root->opcode() == hlo::Opcode::kParameter) {
+    return root->parameter_number() == 1 ? std::optional(ScatterCombiner::kAssign) : std::nullopt;
+  }
+  if (root->operand_count() != 2) return std::nullopt;
+  // Commutative ops only, so the order of the parameters does not matter;
+  // both must be used.
+  const auto a = root->operands()[0], b = root->operands()[1];
+  if (a->opcode() != hlo::Opcode::kParameter || b->opcode() != hlo::Opcode::kParameter ||
+      a->parameter_number() + b->parameter_number() != 1) {
+    return std::nullopt;
+  }
+  switch (root->opcode()) {
+    case hlo::Opcode::kAdd:
+      return ScatterCombiner::kAdd;
+    case hlo::Opcode::kMultiply:
+      return ScatterCombiner::kMul;
+    case hlo::Opcode::kMaximum:
+      return ScatterCombiner::kMax;
+    case hlo::Opcode::kMinimum:
+      return ScatterCombiner::kMin;
+    case hlo::Opcode::kAnd:
+      return ScatterCombiner::kAnd;
+    case hlo::Opcode::kOr:
+      return ScatterCombiner::kOr;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The error when an update dimension does not fit the operand's window
+// dimension or is not the indices' dimension it stands for.
+Status CheckUpdateDims(const hlo::Instruction& instruction, const Numbers& n, const Tensor& operand,
+                       const Tensor& indices, const Tensor& updates) {
+  for (size_t u = 0; u < updates.Rank(); ++u) {
+    const uint32_t src = n.res_src[u];
+    const uint64_t limit =
+        src < operand.Rank() ? operand.shape()[src] : indices.shape()[src - operand.Rank()];
+    if (src < operand.Rank() ? updates.shape()[u] > limit : updates.shape()[u] != limit) {
+      return MakeError("{}: update dimension {} has {} elements, does not fit {}",
+                       Describe(instruction), u, updates.shape()[u], limit);
+    }
+  }
+  return {};
+}
+
+// A scatter vertex's parameters after `first`, in the codelet's order
+// (gather.h).
+Expected<std::vector<uint32_t>> ScatterParams(const hlo::Instruction& instruction,
+                                              const Tensor& operand, const Tensor& indices,
+                                              const Tensor& updates, const Numbers& n) {
+  std::vector<uint32_t> params;
+  for (const Tensor* t : {&operand, &indices, &updates}) {
+    for (uint64_t d : t->shape()) {
+      TILEPROF_ASSIGN_OR_RETURN(uint32_t v, Param(d, instruction));
+      params.push_back(v);
+    }
+  }
+  params.push_back(n.ivd);
+  params.insert(params.end(), n.res_src.begin(), n.res_src.end());
+  params.insert(params.end(), n.start.begin(), n.start.end());
+  return params;
+}
+
+// The updates box a run of the scatter's result (`run`, its FlatRunBox in
+// the operand's shape) reads, [lo, lo + size) per update dimension: window
+// coordinates w = c - s for the run's operand coordinates c and starts s
+// in [0, slack]; scatter dimensions whole.
+void ScatterReadBox(std::span<const std::pair<uint64_t, uint64_t>> run, const Numbers& n,
+                    const Tensor& operand, const Tensor& updates, std::vector<uint64_t>& lo,
+                    std::vector<uint64_t>& size) {
+  for (size_t u = 0; u < updates.Rank(); ++u) {
+    const uint32_t j = n.res_src[u];
+    lo[u] = 0;
+    size[u] = updates.shape()[u];
+    if (j >= operand.Rank() || size[u] == 0) continue;
+    const uint64_t slack = n.start[j] == 0 ? 0 : operand.shape()[j] - updates.shape()[u];
+    const uint64_t a = run[j].first > slack ? run[j].first - slack : 0;
+    const uint64_t b = std::min<uint64_t>(run[j].second, updates.shape()[u] - 1);
+    // Empty (no update can land in the run): one element, filtered out.
+    lo[u] = std::min(a, b);
+    size[u] = a <= b ? b - a + 1 : 1;
+  }
+}
+
+// Bytes a scatter vertex with an updates box of `size` receives: the box
+// and the index vectors of its scatter coordinates.
+uint64_t ScatterBoxBytes(std::span<const uint64_t> size, const Numbers& n, size_t op_rank,
+                         const Tensor& updates, const Tensor& indices) {
+  uint64_t elements = 1, vectors = 1;
+  for (size_t u = 0; u < size.size(); ++u) {
+    elements = SaturatingMul(elements, size[u]);
+    if (n.res_src[u] >= op_rank) vectors = SaturatingMul(vectors, size[u]);
+  }
+  const uint64_t components = n.ivd < indices.Rank() ? indices.shape()[n.ivd] : 1;
+  return SaturatingMul(elements, SizeOf(updates.element_type())) +
+         SaturatingMul(SaturatingMul(vectors, components), SizeOf(indices.element_type()));
+}
+
+// A scatter whose runs can receive any update (data-dependent indices)
+// gives every vertex the whole updates and indices: jax-md's neighbour-list
+// scatter put 1.35 MB on each of 1,443 tiles. Such a scatter is streamed:
+// `count` compute sets, each applying a share of the updates (a range of
+// the outermost scatter dimension `dim`, the same in every run) to the
+// previous step's result, so a tile receives at most about
+// kMaxScatterStepBytes at a time. The dimension is the updates' outermost,
+// so the steps apply the updates in their row-major order, as one pass
+// does: duplicates combine in the same order.
+struct ScatterSteps {
+  uint64_t count = 1;
+  size_t dim = 0;
+};
+constexpr uint64_t kMaxScatterStepBytes = 32 * 1024;
+ScatterSteps StepsOf(const Numbers& n, size_t op_rank, const Tensor& updates,
+                     uint64_t largest_box) {
+  ScatterSteps steps;
+  if (largest_box <= kMaxScatterStepBytes) return steps;
+  // The outermost dimension of more than one element, when it is a
+  // scatter dimension: ranges of it keep the updates' row-major order.
+  for (size_t u = 0; u < updates.Rank(); ++u) {
+    if (updates.shape()[u] < 2) continue;
+    if (n.res_src[u] < op_rank) break;
+    steps.dim = u;
+    steps.count = std::min<uint64_t>(
+        updates.shape()[u], (largest_box + kMaxScatterStepBytes - 1) / kMaxScatterStepBytes);
+    break;
+  }
+  return steps;
+}
+
+}  // namespace
+
+Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
+                                       std::span<const Value> operands,
+                                       program::Sequence& program) {
+  const auto opaque = [&] { return LowerOpaque(instruction, operands, program); };
+  if (operands.size() != 3 || instruction.called_computations().size() != 1 ||
+      !instruction.shape().IsArray()) {
+    return opaque();
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    if (!IsPlainArray(operands[i], instruction.operands()[i]->shape())) return opaque();
+  }
+  const Tensor& operand = operands[0].tensor;
+  const Tensor& indices = operands[1].tensor;
+  const Tensor& updates = operands[2].tensor;
+  const std::optional<ScatterCombiner> combiner = CombinerOf(*instruction.called_computations()[0]);
+  if (!combiner || operand.Rank() == 0 || updates.element_type() != operand.element_type()) {
+    return opaque();
+  }
+  TILEPROF_ASSIGN_OR_RETURN(auto window_dims, ListAttribute(instruction, "update_window_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto inserted, ListAttribute(instruction, "inserted_window_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto start_map,
+                            ListAttribute(instruction, "scatter_dims_to_operand_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto op_batch, ListAttribute(instruction, "input_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(auto idx_batch,
+                            ListAttribute(instruction, "scatter_indices_batching_dims"));
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<int64_t> ivd,
+                            IntAttribute(instruction, "index_vector_dim"));
+  if (!ivd) return MakeError("{}: no index_vector_dim", Describe(instruction));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Numbers n, Build(instruction, operand.Rank(), indices.Rank(), updates.Rank(), window_dims,
+                       inserted, start_map, op_batch, idx_batch, *ivd));
+  const uint64_t components = IndexComponents(n, indices);
+  if (start_map.size() != components) {
+    return MakeError("{}: scatter_dims_to_operand_dims has {} entries, the index vector {}",
+                     Describe(instruction), start_map.size(), components);
+  }
+  TILEPROF_RETURN_IF_ERROR(CheckUpdateDims(instruction, n, operand, indices, updates));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor out, NewTensor(operand.element_type(), operand.shape(), instruction.name(), true));
+  if (out.NumElements() == 0) return Value::Array(std::move(out));
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
+                            codelets_.Scatter(operand.element_type(), indices.element_type(),
+                                              *combiner, static_cast<uint32_t>(operand.Rank()),
+                                              static_cast<uint32_t>(indices.Rank()),
+                                              static_cast<uint32_t>(updates.Rank())));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint32_t> params,
+                            ScatterParams(instruction, operand, indices, updates, n));
+  // Each tile run of the result, with the updates box it reads.
+  struct Run {
+    uint64_t first, count;
+    uint32_t tile;
+    std::vector<uint64_t> lo, size;
+  };
+  std::vector<Run> runs;
+  const Tensor flat_out = out.Flatten(), flat_operand = operand.Flatten();
+  uint64_t position = 0, largest_box = 0;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
+    const uint64_t first = position, count = piece.region.size();
+    position += count;
+    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
+    Run run{first, count, *piece.tile, std::vector<uint64_t>(updates.Rank()),
+            std::vector<uint64_t>(updates.Rank())};
+    ScatterReadBox(FlatRunBox(operand.shape(), first, count), n, operand, updates, run.lo,
+                   run.size);
+    largest_box =
+        std::max(largest_box, ScatterBoxBytes(run.size, n, operand.Rank(), updates, indices));
+    runs.push_back(std::move(run));
+  }
+  const ScatterSteps steps = StepsOf(n, operand.Rank(), updates, largest_box);
+  // Steps ping-pong between the result and a copy mapped like it, so that
+  // the last step writes the result.
+  Tensor spare;
+  if (steps.count > 1) {
+    TILEPROF_ASSIGN_OR_RETURN(spare, NewTensor(operand.element_type(), operand.shape(),
+                                               fmt::format("{}/steps", instruction.name()), false));
+    TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(spare, out));
+  }
+  const Tensor flat_spare = steps.count > 1 ? spare.Flatten() : Tensor();
+  const TensorIndex updates_index(updates), indices_index(indices);
+  for (uint64_t step = 0; step < steps.count; ++step) {
+    const ComputeSetId cs = AddComputeSet(
+        steps.count > 1 ? fmt::format("{}/step{}", instruction.name(), step) : instruction.name(),
+        program);
+    const auto written = [&](uint64_t k) {
+      return (steps.count - 1 - k) % 2 == 0 ? flat_out : flat_spare;
+    };
+    const Tensor& source = step == 0 ? flat_operand : written(step - 1);
+    const Tensor& target = written(step);
+    for (const Run& run : runs) {
+      std::vector<uint64_t> lo = run.lo, size = run.size;
+      if (steps.count > 1) {
+        // This step's share of the split dimension (whole in every run).
+        const uint64_t d = updates.shape()[steps.dim];
+        lo[steps.dim] = d * step / steps.count;
+        size[steps.dim] = d * (step + 1) / steps.count - lo[steps.dim];
+      }
+      TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, target.Slice(run.first, run.first + run.count));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part,
+                                source.Slice(run.first, run.first + run.count));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor box, updates_index.Box(lo, size));
+      std::vector<uint64_t> hi(lo.size());
+      for (size_t u = 0; u < lo.size(); ++u) hi[u] = lo[u] + size[u];
+      const IndicesBox index_box = IndicesBoxOf(n, operand.Rank(), indices, lo, hi);
+      TILEPROF_ASSIGN_OR_RETURN(Tensor index_part, indices_index.Box(index_box.lo, index_box.size));
+      TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
+                                graph_.AddVertex(cs, *codelet, instruction.name()));
+      TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, run.tile));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand_part));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], index_part));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["updates"], box));
+      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
+      TILEPROF_RETURN_IF_ERROR(
+          SetParams(graph_, vertex, *codelet, run.first, params, lo, size, index_box));
+    }
+  }
+  return Value::Array(std::move(out));
+}
+
+}  // namespace tileprof::engine::compiler
