@@ -213,6 +213,10 @@ class Lowering {
     std::span<const uint32_t> start;       // per operand dimension
     std::span<const int64_t> slice_sizes;  // per operand dimension
     uint64_t components = 1;               // of the index vector
+    // Elements a tile receives or holds at most under another plan of the
+    // same gather (the column lookup's): the lookup is chosen only when
+    // it needs fewer.
+    uint64_t rival = UINT64_MAX;
   };
   Expected<std::optional<Value>> LowerLookup(const hlo::Instruction& instruction,
                                              const Tensor& table, const Tensor& indices,
@@ -232,6 +236,12 @@ class Lowering {
                                                    std::span<const Value> operands,
                                                    const LookupForm& form, uint32_t ivd,
                                                    program::Sequence& program);
+  // The elements a tile receives or holds at most under the column lookup,
+  // nullopt when it does not apply or is not much cheaper than the gather
+  // as it is.
+  std::optional<uint64_t> ColumnLookupElements(const hlo::Instruction& instruction,
+                                               std::span<const Value> operands,
+                                               const LookupForm& form);
   Expected<Value> LowerGather(const hlo::Instruction& instruction, std::span<const Value> operands,
                               program::Sequence& program);
   Expected<Value> LowerScatter(const hlo::Instruction& instruction, std::span<const Value> operands,

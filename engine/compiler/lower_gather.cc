@@ -133,7 +133,10 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
   }
   TILEPROF_RETURN_IF_ERROR(CheckGatherResult(instruction, *dims, n, operand, indices, slice_sizes));
   if (op_batch.empty()) {
-    const LookupForm form{*dims, n.res_src, n.start, slice_sizes, components};
+    LookupForm form{*dims, n.res_src, n.start, slice_sizes, components};
+    if (components == 1) {
+      form.rival = ColumnLookupElements(instruction, operands, form).value_or(UINT64_MAX);
+    }
     TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> planned,
                               components > 1
                                   ? LowerFlatLookup(instruction, operands, form, n.ivd, program)

@@ -40,11 +40,11 @@ std::vector<RowBlock> Coarsen(std::vector<RowBlock> blocks, uint64_t lookups) {
 }
 
 // Whether the planned lookup has a tile receive or hold fewer elements
-// than the unplanned gather: `blocks` of a table of `rows` rows of `width`,
-// `lookups` of them into `flat_out`.
+// than the unplanned gather and than `rival` (another plan's): `blocks` of
+// a table of `rows` rows of `width`, `lookups` of them into `flat_out`.
 bool LookupIsCheaper(const Graph& graph, const Tensor& flat_out,
                      const std::vector<RowBlock>& blocks, uint64_t rows, uint64_t width,
-                     uint64_t lookups) {
+                     uint64_t lookups, uint64_t rival) {
   uint64_t out_run = 0;
   for (const MappedRegion& piece : graph.MapRegions(flat_out))
     out_run = std::max<uint64_t>(out_run, piece.region.size());
@@ -63,7 +63,7 @@ bool LookupIsCheaper(const Graph& graph, const Tensor& flat_out,
     planned = std::max(planned, (b.end_row - b.first_row) * width - b.local + partial);
   }
   planned = std::max(planned, SaturatingMul(sums, out_run));
-  return planned < unplanned;
+  return planned < unplanned && planned < rival;
 }
 
 // Each block's LookupPartial vertex (`codelet`), on the block's tile,
@@ -178,7 +178,7 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
       NewTensor(table.element_type(), std::vector<uint64_t>(form.dims.begin(), form.dims.end()),
                 instruction.name(), true));
   const Tensor flat_out = out.Flatten();
-  if (!LookupIsCheaper(graph_, flat_out, blocks, rows, width, lookups)) {
+  if (!LookupIsCheaper(graph_, flat_out, blocks, rows, width, lookups, form.rival)) {
     return std::optional<Value>();
   }
 

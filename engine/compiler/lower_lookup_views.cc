@@ -214,33 +214,42 @@ Expected<std::optional<Value>> Lowering::LowerFlatLookup(const hlo::Instruction&
   return std::optional(std::move(value));
 }
 
-Expected<std::optional<Value>> Lowering::LowerColumnLookup(const hlo::Instruction& instruction,
-                                                           std::span<const Value> operands,
-                                                           const LookupForm& form, uint32_t ivd,
-                                                           program::Sequence& program) {
-  const Tensor& table_tensor = operands[0].tensor;
-  const hlo::Shape& table = instruction.operand(0)->shape();
-  const hlo::Shape& ids = instruction.operand(1)->shape();
-  if (!TakesWholeRows(table_tensor, form.start, form.slice_sizes, form.components) ||
-      !IsLookupMajor(form.dims, form.res_src, table_tensor.Rank()) ||
-      !instruction.shape().IsArray() || table_tensor.NumElements() == 0) {
-    return std::optional<Value>();
+std::optional<uint64_t> Lowering::ColumnLookupElements(const hlo::Instruction& instruction,
+                                                       std::span<const Value> operands,
+                                                       const LookupForm& form) {
+  const Tensor& table = operands[0].tensor;
+  if (!TakesWholeRows(table, form.start, form.slice_sizes, form.components) ||
+      !IsLookupMajor(form.dims, form.res_src, table.Rank()) || !instruction.shape().IsArray() ||
+      table.NumElements() == 0) {
+    return std::nullopt;
   }
-  const uint64_t rows = table_tensor.shape()[0], width = table_tensor.NumElements() / rows;
+  const uint64_t rows = table.shape()[0], width = table.NumElements() / rows;
   const uint64_t lookups = operands[1].tensor.NumElements();
-  if (lookups == 0 || width < 2) return std::optional<Value>();
+  if (lookups == 0 || width < 2) return std::nullopt;
   // Elements a tile's run of the result reads, at most, as the gather is
   // and on the transposed table: every row in the columns the run covers,
-  // the run's own columns of [lookups, row] (up to the row), against one or
-  // two columns of [row, lookups] plus the run itself received back.
-  const ElementType type = table_tensor.element_type();
+  // the run's own columns of [lookups, row] (up to the row), against the
+  // columns of [row, lookups] it covers plus the run itself received back.
+  const ElementType type = table.element_type();
   const uint64_t run = mapper_.ChunkElements(SaturatingMul(lookups, width), type);
   const uint64_t direct = SaturatingMul(rows, std::min(width, run));
   const uint64_t columns = SaturatingMul(rows, (run + lookups - 1) / lookups + 1) + run;
   if (SaturatingMul(direct, SizeOf(type)) <= kMinColumnLookupBytes ||
       SaturatingMul(columns, 4) > direct) {
-    return std::optional<Value>();
+    return std::nullopt;
   }
+  return columns;
+}
+
+Expected<std::optional<Value>> Lowering::LowerColumnLookup(const hlo::Instruction& instruction,
+                                                           std::span<const Value> operands,
+                                                           const LookupForm& form, uint32_t ivd,
+                                                           program::Sequence& program) {
+  if (!ColumnLookupElements(instruction, operands, form)) return std::optional<Value>();
+  const hlo::Shape& table = instruction.operand(0)->shape();
+  const hlo::Shape& ids = instruction.operand(1)->shape();
+  const uint64_t rows = operands[0].tensor.shape()[0];
+  const uint64_t width = operands[0].tensor.NumElements() / rows;
   const std::string_view t = hlo::PrimitiveTypeName(table.element_type);
   const std::vector<int64_t> batch = BatchDims(ids, ivd);
   const int64_t r = static_cast<int64_t>(rows), w = static_cast<int64_t>(width);

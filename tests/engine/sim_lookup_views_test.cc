@@ -97,6 +97,38 @@ ENTRY main {
   }
 }
 
+TEST(LookupViews, ManyLookupsIntoABigTableTakeTheColumnsOverPartials) {
+  // 1,024 lookups into 4,096 rows of 64 on 16 tiles: a partial of the
+  // lookup plan holds every lookup's row (65,536 elements a block), where a
+  // run of the transposed table's gather reads 4,096 rows in 5 columns.
+  const std::string text = R"(
+HloModule embed
+ENTRY main {
+  t = f32[4096,64] parameter(0)
+  i = s32[1024] parameter(1)
+  ROOT g = f32[1024,64] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,64}
+})";
+  const Compiled compiled = CompileText(text, "ipu2", 16);
+  EXPECT_EQ(LargestField(compiled, "tileprof::LookupPartial<", 0).vertices, 0u);
+  const FieldUse gathers = LargestField(compiled, "tileprof::Gather<", 0);
+  ASSERT_GT(gathers.vertices, 0u);
+  EXPECT_LE(gathers.largest, 4096u * 5);
+  std::vector<float> table(4096 * 64);
+  for (size_t k = 0; k < table.size(); ++k) table[k] = static_cast<float>(k % 10007);
+  std::vector<int32_t> ids(1024);
+  for (size_t l = 0; l < ids.size(); ++l) ids[l] = static_cast<int32_t>((l * 4093) % 4100) - 2;
+  sim::HostData out = Simulate(compiled, {{"t", Encode(std::span<const float>(table))},
+                                          {"i", Encode(std::span<const int32_t>(ids))}});
+  const std::vector<float> got = Decode<float>(out["out.0"]);
+  ASSERT_EQ(got.size(), 1024u * 64);
+  for (size_t l = 0; l < 1024; ++l) {
+    const size_t row = static_cast<size_t>(std::clamp(ids[l], 0, 4095));
+    for (size_t w = 0; w < 64; ++w) {
+      ASSERT_EQ(got[l * 64 + w], table[row * 64 + w]) << "lookup " << l << " column " << w;
+    }
+  }
+}
+
 TEST(SimGather, EachVertexReadsTheIndexVectorsOfItsRunOnly) {
   // 1,024 lookups of pairs into a small table on 64 tiles: every vertex
   // reads its run's pairs, not all 2,048 ids. A scatter's vertex reads the
