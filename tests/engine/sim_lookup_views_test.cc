@@ -64,6 +64,23 @@ ENTRY main {
   }
 }
 
+TEST(LookupViews, APairOfIdsIntoMoreRowsThanAVertexParameterHoldsStaysAsItIs) {
+  // 80,000 x 80,000 rows of one: the flat view's 6.4e9 rows would not fit
+  // the gather's vertex parameters, where each dimension of the op does.
+  Expected<hlo::Module> module = hlo::ParseModule(R"(
+HloModule pick
+ENTRY main {
+  t = f32[80000,80000] parameter(0)
+  i = s64[4,2] parameter(1)
+  ROOT g = f32[4] gather(t, i), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={1,1}
+})");
+  ASSERT_TRUE(module) << module.error().message();
+  Expected<Target> target = Target::FromPreset("ipu2", 1, 8);
+  ASSERT_TRUE(target);
+  Expected<compiler::CompileResult> result = compiler::CompileModule(*module, *target, {});
+  ASSERT_TRUE(result) << result.error().message();
+}
+
 TEST(LookupViews, ManyLookupsIntoLongRowsReadOneOrTwoColumnsOfEveryRow) {
   // 400 lookups into 64 rows of 300 on 64 tiles: a tile's run of the
   // [400, 300] result is ~1,900 elements, more than a row, so the gather as
