@@ -231,7 +231,8 @@ class Lowering {
                                                  program::Sequence& program);
   // A one-component lookup written out as the gather of the transposed
   // table, when a tile run of its result would otherwise read every row in
-  // many columns; nullopt when not of that form or not cheaper.
+  // many columns; nullopt when `form.rival` (ColumnLookupElements' estimate,
+  // set by LowerGather) is unset.
   Expected<std::optional<Value>> LowerColumnLookup(const hlo::Instruction& instruction,
                                                    std::span<const Value> operands,
                                                    const LookupForm& form, uint32_t ivd,

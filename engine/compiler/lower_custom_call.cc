@@ -59,14 +59,12 @@ constexpr std::array<std::string_view, 4> kActivationTargets = {
 // expansions do.
 std::string ActivationText(std::string_view name, std::string_view target,
                            const hlo::Shape& shape) {
-  std::string dims;
-  for (int64_t d : shape.dimensions) dims += fmt::format("{}{}", dims.empty() ? "" : ",", d);
-  const std::string_view in_type = hlo::PrimitiveTypeName(shape.element_type);
   const bool half = shape.element_type == hlo::PrimitiveType::kF16 ||
                     shape.element_type == hlo::PrimitiveType::kBF16;
-  const std::string_view type = half ? std::string_view("f32") : in_type;
-  const std::string in = fmt::format("{}[{}]", in_type, dims);
-  const std::string full = fmt::format("{}[{}]", type, dims);
+  hlo::Shape computed = shape;
+  if (half) computed.element_type = hlo::PrimitiveType::kF32;
+  const std::string_view type = hlo::PrimitiveTypeName(computed.element_type);
+  const std::string in = hlo::ShapeToString(shape), full = hlo::ShapeToString(computed);
   // Every line but the last, which computes y from `last`.
   std::string body = fmt::format("  %{}.{} = {} parameter(0)\n", name, half ? "in" : "x", in);
   const auto ref = [&](std::string_view what) { return fmt::format("%{}.{}", name, what); };

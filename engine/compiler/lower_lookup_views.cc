@@ -247,7 +247,8 @@ Expected<std::optional<Value>> Lowering::LowerColumnLookup(const hlo::Instructio
                                                            std::span<const Value> operands,
                                                            const LookupForm& form, uint32_t ivd,
                                                            program::Sequence& program) {
-  if (!ColumnLookupElements(instruction, operands, form)) return std::optional<Value>();
+  // LowerGather estimated the plan into form.rival; unset, it does not apply.
+  if (form.rival == UINT64_MAX) return std::optional<Value>();
   const hlo::Shape& table = instruction.operand(0)->shape();
   const hlo::Shape& ids = instruction.operand(1)->shape();
   const uint64_t rows = operands[0].tensor.shape()[0];
