@@ -174,8 +174,13 @@ void AddSuggestions(const WorstTile& w, uint64_t total_tiles, const std::vector<
     }
     suggest("split the largest tensor in two (serialise its op)", largest->bytes / 2,
             Label(*largest->tensor), "half of it live at once");
-  } else if (!vars.empty()) {
-    suggest("split the largest variable in two", vars.front()->bytes / 2, vars.front()->name,
+  }
+  // A variable larger than any tensor here is what to shrink: an op's
+  // receive buffer ("exchange buffer of X", which no tensor map lists)
+  // holds more than the tensors on the tile when X reads too much.
+  const report::Variable* var = vars.empty() ? nullptr : vars.front();
+  if (var && (!largest || var->bytes > largest->bytes)) {
+    suggest("split the largest variable in two", var->bytes / 2, var->name,
             "half of it live at once");
   }
   if (w.memory && w.memory->not_always_live > 0) {
@@ -183,9 +188,12 @@ void AddSuggestions(const WorstTile& w, uint64_t total_tiles, const std::vector<
     suggest(
         "halve the batch size", nal / 2, "not-always-live memory",
         fmt::format("activations ({} B not-always-live at the peak) scale with the batch", nal));
-    uint64_t keep = largest ? std::min(largest->bytes, nal) : 0;
+    // What must stay: the largest tensor or variable here, whichever is
+    // larger (an op's receive buffer is not an activation to recompute).
+    const uint64_t keep =
+        largest ? std::min(std::max(largest->bytes, var ? var->bytes : 0), nal) : 0;
     suggest("recompute activations instead of keeping them", nal - keep, "not-always-live memory",
-            largest ? "upper bound: all of the peak but the largest tensor here"
+            largest ? "upper bound: all of the peak but the largest tensor or variable here"
                     : "upper bound: the whole not-always-live peak (no tensor map to say what "
                       "must stay)");
   }

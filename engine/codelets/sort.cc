@@ -2,6 +2,7 @@
 #include "engine/codelets/sort.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -50,6 +51,53 @@ void MergeSort(std::vector<uint32_t>& perm, Less less) {
     }
     perm.swap(tmp);
   }
+}
+
+// Keys [base, base + count * stride) of one array, `stride` apart.
+struct KeyRun {
+  std::span<const std::byte> data;
+  uint64_t base = 0;
+  uint64_t count = 0;
+  uint64_t stride = 1;
+};
+
+// Reads the keys of `runs` one after the other (key i of the second run is
+// number runs[0].count + i) as `order` compares them, and calls f(less),
+// less(i, j) true when key i sorts before key j. Keys are read once: the
+// comparisons of a sort or a merge then never convert an element again.
+template <typename F>
+void WithOrderedKeys(ElementType type, SortOrder order, std::span<const KeyRun> runs, F&& f) {
+  numeric::Dispatch(type, [&](auto tag) {
+    constexpr ElementType kType = decltype(tag)::value;
+    using C = typename numeric::Traits<kType>::Compute;
+    std::vector<C> v;
+    for (const KeyRun& run : runs) {
+      for (uint64_t i = 0; i < run.count; ++i)
+        v.push_back(numeric::Get<kType>(run.data, run.base + i * run.stride));
+    }
+    if constexpr (numeric::kIsFloat<C>) {
+      if (order != SortOrder::kLt && order != SortOrder::kGt) {
+        std::vector<int64_t> t(v.size());
+        for (size_t i = 0; i < v.size(); ++i) {
+          double x = static_cast<double>(v[i]);
+          if (order == SortOrder::kLtNanLast || order == SortOrder::kGtNanLast) {
+            // jax: every NaN becomes the positive quiet NaN, -0 becomes +0.
+            if (std::isnan(x))
+              x = std::copysign(std::numeric_limits<double>::quiet_NaN(), 1.0);
+            else if (x == 0)
+              x = 0.0;
+          }
+          t[i] = TotalKey(x);
+        }
+        const bool lt = order == SortOrder::kLtTotal || order == SortOrder::kLtNanLast;
+        f([&](uint32_t a, uint32_t b) { return lt ? t[a] < t[b] : t[a] > t[b]; });
+        return;
+      }
+    }
+    const bool lt =
+        order == SortOrder::kLt || order == SortOrder::kLtTotal || order == SortOrder::kLtNanLast;
+    f([&](uint32_t a, uint32_t b) { return lt ? v[a] < v[b] : v[a] > v[b]; });
+  });
 }
 
 class SortCodelet final : public Codelet {
@@ -165,34 +213,9 @@ class SortCodelet final : public Codelet {
                                  uint64_t inner) const {
     std::vector<uint32_t> perm(line);
     for (uint32_t i = 0; i < line; ++i) perm[i] = i;
-    numeric::Dispatch(types_[key_], [&](auto tag) {
-      constexpr ElementType kType = decltype(tag)::value;
-      using C = typename numeric::Traits<kType>::Compute;
-      std::vector<C> v(line);
-      for (uint64_t i = 0; i < line; ++i) v[i] = numeric::Get<kType>(keys, base + i * inner);
-      if constexpr (numeric::kIsFloat<C>) {
-        if (order_ != SortOrder::kLt && order_ != SortOrder::kGt) {
-          std::vector<int64_t> t(line);
-          for (uint64_t i = 0; i < line; ++i) {
-            double x = static_cast<double>(v[i]);
-            if (order_ == SortOrder::kLtNanLast || order_ == SortOrder::kGtNanLast) {
-              // jax: every NaN becomes the positive quiet NaN, -0 becomes +0.
-              if (std::isnan(x))
-                x = std::copysign(std::numeric_limits<double>::quiet_NaN(), 1.0);
-              else if (x == 0)
-                x = 0.0;
-            }
-            t[i] = TotalKey(x);
-          }
-          const bool lt = order_ == SortOrder::kLtTotal || order_ == SortOrder::kLtNanLast;
-          MergeSort(perm, [&](uint32_t a, uint32_t b) { return lt ? t[a] < t[b] : t[a] > t[b]; });
-          return;
-        }
-      }
-      const bool lt = order_ == SortOrder::kLt || order_ == SortOrder::kLtTotal ||
-                      order_ == SortOrder::kLtNanLast;
-      MergeSort(perm, [&](uint32_t a, uint32_t b) { return lt ? v[a] < v[b] : v[a] > v[b]; });
-    });
+    const KeyRun run{keys, base, line, inner};
+    WithOrderedKeys(types_[key_], order_, std::span(&run, 1),
+                    [&](auto less) { MergeSort(perm, less); });
     return perm;
   }
 
@@ -221,6 +244,110 @@ class SortCodelet final : public Codelet {
   std::vector<ElementType> types_;
 };
 
+// Merge-split, one side of a step of a sort spread over tiles: the stable
+// merge of two sorted blocks a (first) and b, keyed by operand `key`, of
+// which the vertex writes the first |out| elements (upper = 0) or the last
+// |out| (upper = 1) into every out<k>.
+class SortMergeCodelet final : public Codelet {
+ public:
+  SortMergeCodelet(uint32_t key, SortOrder order, std::vector<ElementType> types)
+      : Codelet(SortMergeCodeletName(key, order, types), ExecutionKind::kWorker, Fields(types),
+                {"upper"}, kSortMergeCodeBytes),
+        key_(key),
+        order_(order),
+        types_(std::move(types)) {}
+
+  Status CheckShape(const VertexShape& shape) const override {
+    const size_t n = types_.size();
+    for (size_t k = 1; k < n; ++k) {
+      TILEPROF_RETURN_IF_ERROR(CheckSameSize(*this, shape, 0, k));
+      TILEPROF_RETURN_IF_ERROR(CheckSameSize(*this, shape, n, n + k));
+      TILEPROF_RETURN_IF_ERROR(CheckSameSize(*this, shape, 2 * n, 2 * n + k));
+    }
+    const uint64_t a = shape.field_elements[0], b = shape.field_elements[n],
+                   out = shape.field_elements[2 * n];
+    if (out > a + b) {
+      return MakeError("field 'out0' has {} elements, more than the {} + {} merged", out, a, b);
+    }
+    if (shape.params[0] > 1) return MakeError("upper is {} (0 or 1)", shape.params[0]);
+    return {};
+  }
+
+  uint64_t EstimateCycles(const VertexShape& shape, const Target&) const override {
+    const uint64_t out = shape.field_elements[2 * types_.size()];
+    return cost::WorkerLoop(out, 1,
+                            kSortCyclesPerComparison + types_.size() * kSortCyclesPerElement);
+  }
+
+ protected:
+  Status Compute(const VertexIo& io) const override {
+    const size_t n = types_.size();
+    const uint64_t na = Count(io, 0), nb = Count(io, n), count = Count(io, 2 * n);
+    const bool upper = io.params[0] != 0;
+    // Element q of the output comes from a[i] (from_b false) or b[j].
+    const auto put = [&](uint64_t q, bool from_b, uint64_t at) {
+      for (size_t k = 0; k < n; ++k) {
+        const size_t size = SizeOf(types_[k]);
+        std::memcpy(io.fields[2 * n + k].data() + q * size,
+                    io.fields[(from_b ? n : 0) + k].data() + at * size, size);
+      }
+    };
+    const std::array<KeyRun, 2> runs = {KeyRun{io.fields[key_], 0, na, 1},
+                                        KeyRun{io.fields[n + key_], 0, nb, 1}};
+    WithOrderedKeys(types_[key_], order_, runs, [&](auto less) {
+      const auto b_key = [&](uint64_t j) { return static_cast<uint32_t>(na + j); };
+      const auto a_key = [](uint64_t i) { return static_cast<uint32_t>(i); };
+      if (!upper) {
+        // From the front: b's element first only when it sorts strictly
+        // before a's (a tie keeps a, which came first: stable).
+        uint64_t i = 0, j = 0;
+        for (uint64_t q = 0; q < count; ++q) {
+          const bool from_b = j < nb && (i == na || less(b_key(j), a_key(i)));
+          put(q, from_b, from_b ? j++ : i++);
+        }
+      } else {
+        // From the back: a's element last only when b's sorts strictly
+        // before it.
+        uint64_t i = na, j = nb;
+        for (uint64_t q = count; q-- > 0;) {
+          const bool from_a = i > 0 && (j == 0 || less(b_key(j - 1), a_key(i - 1)));
+          put(q, !from_a, from_a ? --i : --j);
+        }
+      }
+    });
+    return {};
+  }
+
+ private:
+  static std::vector<FieldSpec> Fields(const std::vector<ElementType>& types) {
+    std::vector<FieldSpec> fields;
+    for (const char* side : {"a", "b"}) {
+      for (size_t k = 0; k < types.size(); ++k)
+        fields.push_back(In(fmt::format("{}{}", side, k), types[k]));
+    }
+    for (size_t k = 0; k < types.size(); ++k) {
+      fields.push_back(Out(fmt::format("out{}", k), types[k], VectorLayout::kSpan));
+    }
+    return fields;
+  }
+
+  uint32_t key_;
+  SortOrder order_;
+  std::vector<ElementType> types_;
+};
+
+// The checks both sort codelets make of their kind of arguments.
+Status CheckSortArguments(uint32_t key, SortOrder order, std::span<const ElementType> types) {
+  if (types.empty() || types.size() > kMaxOperands) {
+    return MakeError("sort of {} operands (1 to {})", types.size(), kMaxOperands);
+  }
+  if (key >= types.size()) return MakeError("sort key {} of {} operands", key, types.size());
+  if (order != SortOrder::kLt && order != SortOrder::kGt && !IsFloatKey(types[key])) {
+    return MakeError("sort order {} on a {} key", SortOrderName(order), HloName(types[key]));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string_view SortOrderName(SortOrder order) { return kOrderNames[static_cast<size_t>(order)]; }
@@ -242,14 +369,21 @@ std::string SortCodeletName(uint32_t rank, uint32_t key, SortOrder order,
 Expected<std::unique_ptr<Codelet>> MakeSortCodelet(uint32_t rank, uint32_t key, SortOrder order,
                                                    std::vector<ElementType> types) {
   if (rank < 1 || rank > kMaxRank) return MakeError("sort rank {} outside [1, {}]", rank, kMaxRank);
-  if (types.empty() || types.size() > kMaxOperands) {
-    return MakeError("sort of {} operands (1 to {})", types.size(), kMaxOperands);
-  }
-  if (key >= types.size()) return MakeError("sort key {} of {} operands", key, types.size());
-  if (order != SortOrder::kLt && order != SortOrder::kGt && !IsFloatKey(types[key])) {
-    return MakeError("sort order {} on a {} key", SortOrderName(order), HloName(types[key]));
-  }
+  TILEPROF_RETURN_IF_ERROR(CheckSortArguments(key, order, types));
   return std::unique_ptr<Codelet>(new SortCodelet(rank, key, order, std::move(types)));
+}
+
+std::string SortMergeCodeletName(uint32_t key, SortOrder order,
+                                 std::span<const ElementType> types) {
+  std::string name = fmt::format("tileprof::SortMerge<{},{}", key, SortOrderName(order));
+  for (ElementType type : types) name += fmt::format(",{}", PoplarName(type));
+  return name + ">";
+}
+
+Expected<std::unique_ptr<Codelet>> MakeSortMergeCodelet(uint32_t key, SortOrder order,
+                                                        std::vector<ElementType> types) {
+  TILEPROF_RETURN_IF_ERROR(CheckSortArguments(key, order, types));
+  return std::unique_ptr<Codelet>(new SortMergeCodelet(key, order, std::move(types)));
 }
 
 }  // namespace tileprof::engine

@@ -17,6 +17,14 @@
 //       lt_nanlast, gt_nanlast  jax's float comparator (NaNs canonicalised
 //                          and placed last, -0 == +0, then LT / GT)
 //     A stable sort serves is_stable=false too (any order is allowed).
+//
+//   tileprof::SortMerge<key,order,T0,...,Tn-1>
+//     a0..a<n-1>, b0..b<n-1> (two sorted blocks, a before b), out0..out<n-1>.
+//     Parameter: upper. The stable merge of a and b by operand `key` (a
+//     tie takes a's element first); the vertex writes its first |out|
+//     elements (upper = 0) or its last |out| (upper = 1). One side of a
+//     merge-split step of a sort spread over tiles (the compiler's
+//     LowerSpreadSort): the tile of a keeps the lower block, b's the upper.
 #pragma once
 
 #include <memory>
@@ -44,6 +52,10 @@ inline constexpr uint32_t kSortCodeBytes = 384;
 inline constexpr uint64_t kSortCyclesPerComparison = 4;
 inline constexpr uint64_t kSortCyclesPerElement = 2;
 
+// Code bytes of the merge: the two-way merge loop and the copy of every
+// operand, 192 B.
+inline constexpr uint32_t kSortMergeCodeBytes = 192;
+
 std::string SortCodeletName(uint32_t rank, uint32_t key, SortOrder order,
                             std::span<const ElementType> types);
 
@@ -51,5 +63,10 @@ std::string SortCodeletName(uint32_t rank, uint32_t key, SortOrder order,
 // operands, a total or jax order on a non-float key.
 Expected<std::unique_ptr<Codelet>> MakeSortCodelet(uint32_t rank, uint32_t key, SortOrder order,
                                                    std::vector<ElementType> types);
+
+std::string SortMergeCodeletName(uint32_t key, SortOrder order, std::span<const ElementType> types);
+// Errors: as MakeSortCodelet's, but for the rank.
+Expected<std::unique_ptr<Codelet>> MakeSortMergeCodelet(uint32_t key, SortOrder order,
+                                                        std::vector<ElementType> types);
 
 }  // namespace tileprof::engine

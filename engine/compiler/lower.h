@@ -252,6 +252,17 @@ class Lowering {
   // Maps a sort's first result, whole lines of `dimension` per tile when it
   // is the innermost.
   Status MapSortLines(const Tensor& out, size_t dimension);
+  // lower_sort_spread.cc: the blocks each line of a sort along `dimension`
+  // is cut into, one per tile; 1 when a line is sorted on one tile.
+  uint64_t SortBlocks(const Tensor& first, size_t dimension,
+                      std::span<const ElementType> types) const;
+  // The sort's results, each line cut into `blocks` sorted on their tiles
+  // and merged across them.
+  Expected<std::vector<Tensor>> LowerSpreadSort(const hlo::Instruction& instruction,
+                                                std::span<const Value> operands,
+                                                const std::vector<ElementType>& types, uint32_t key,
+                                                SortOrder order, uint64_t blocks,
+                                                program::Sequence& program);
   // lower_dot.cc
   Expected<Value> LowerDotLike(const hlo::Instruction& instruction, std::span<const Value> operands,
                                program::Sequence& program);

@@ -2,7 +2,8 @@
 // result; every result is mapped like the first, so a vertex writes the
 // same run of each, reading the box of every operand that holds the whole
 // lines its run touches (lines along the innermost dimension are mapped
-// whole to a tile, MapSortLines). The comparator must be one of the forms
+// whole to a tile, MapSortLines; lines too long for a tile are spread over
+// several, lower_sort_spread.cc). The comparator must be one of the forms
 // sort.h lists; others stay opaque, and the simulator then
 // refuses the program naming the sort.
 #include <bit>
@@ -272,6 +273,14 @@ Expected<Value> Lowering::LowerSort(const hlo::Instruction& instruction,
   for (uint64_t d : first.shape()) {
     if (d > UINT32_MAX) return MakeError("{}: dimension {} too large", Describe(instruction), d);
   }
+  // A line too long for one tile is sorted in blocks over several.
+  const uint64_t blocks = SortBlocks(first, static_cast<size_t>(dimension[0]), *types);
+  if (blocks > 1) {
+    TILEPROF_ASSIGN_OR_RETURN(std::vector<Tensor> outs,
+                              LowerSpreadSort(instruction, operands, *types, comparator->key,
+                                              comparator->order, blocks, program));
+    return SortResult(outs);
+  }
   // Results: the first mapped linearly (in whole lines when the lines are
   // the innermost dimension), the others like it.
   std::vector<Tensor> outs;
@@ -316,8 +325,7 @@ Status Lowering::MapSortLines(const Tensor& out, size_t dimension) {
   // Each vertex reads the whole lines its run touches: a line split across
   // tiles is received whole by each of them (an argsort over a 65,536-word
   // vocabulary: 512 KiB on every tile). Whole lines per tile instead; a
-  // line larger than a tile overflows that tile alone, and the report's
-  // largest variable there names the sort.
+  // line too long for that is spread by LowerSpreadSort.
   const uint64_t lines = n / line;
   const uint64_t tiles = graph_.target().NumTiles();
   const uint64_t chunk = mapper_.ChunkElements(n, out.element_type());

@@ -221,6 +221,14 @@ Expected<const Codelet*> CompilerCodelets::Sort(uint32_t rank, uint32_t key, Sor
   return Register(MakeSortCodelet(rank, key, order, types));
 }
 
+Expected<const Codelet*> CompilerCodelets::SortMerge(uint32_t key, SortOrder order,
+                                                     const std::vector<ElementType>& types) {
+  if (auto it = by_name_.find(SortMergeCodeletName(key, order, types)); it != by_name_.end()) {
+    return it->second.get();
+  }
+  return Register(MakeSortMergeCodelet(key, order, types));
+}
+
 namespace {
 constexpr std::string_view kPrefix = "tileprof::";
 constexpr std::string_view kKinds[] = {"OpaqueOp",
@@ -238,6 +246,7 @@ constexpr std::string_view kKinds[] = {"OpaqueOp",
                                        "Gather",
                                        "Scatter",
                                        "Sort",
+                                       "SortMerge",
                                        "BitcastConvert",
                                        "Threefry2x32",
                                        "Getrf",
@@ -271,6 +280,18 @@ std::optional<uint32_t> Rank(std::string_view text) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
+}
+
+// The element types parts[from..] name; nullopt if one names none.
+std::optional<std::vector<ElementType>> TypesFrom(std::span<const std::string_view> parts,
+                                                  size_t from) {
+  std::vector<ElementType> types;
+  for (size_t k = from; k < parts.size(); ++k) {
+    auto type = ParsePoplarElementType(parts[k]);
+    if (!type) return std::nullopt;
+    types.push_back(*type);
+  }
+  return types;
 }
 }  // namespace
 
@@ -311,14 +332,9 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
     // OpaqueOp<opcode,output,inputs...>
     if (parts.size() < 2 || parts[0].empty()) return bad();
     auto output = ParsePoplarElementType(parts[1]);
-    if (!output) return bad();
-    std::vector<ElementType> inputs;
-    for (size_t k = 2; k < parts.size(); ++k) {
-      auto type = ParsePoplarElementType(parts[k]);
-      if (!type) return bad();
-      inputs.push_back(*type);
-    }
-    codelet = Opaque(parts[0], inputs, *output);
+    auto inputs = TypesFrom(parts, 2);
+    if (!output || !inputs) return bad();
+    codelet = Opaque(parts[0], *inputs, *output);
   } else if ((kind == "Rearrange" || kind == "RearrangePadded") && types.size() == 1 &&
              parts.size() == 3) {
     auto in_rank = Rank(parts[1]), out_rank = Rank(parts[2]);
@@ -378,14 +394,16 @@ Expected<const Codelet*> CompilerCodelets::FromName(std::string_view name) {
     // Sort<rank,key,order,T0,...>
     auto rank = Rank(parts[0]), key = Rank(parts[1]);
     auto order = ParseSortOrder(parts[2]);
-    if (!rank || !key || !order) return bad();
-    std::vector<ElementType> operands;
-    for (size_t k = 3; k < parts.size(); ++k) {
-      auto type = ParsePoplarElementType(parts[k]);
-      if (!type) return bad();
-      operands.push_back(*type);
-    }
-    codelet = Sort(*rank, *key, *order, operands);
+    auto operands = TypesFrom(parts, 3);
+    if (!rank || !key || !order || !operands) return bad();
+    codelet = Sort(*rank, *key, *order, *operands);
+  } else if (kind == "SortMerge" && parts.size() >= 3) {
+    // SortMerge<key,order,T0,...>
+    auto key = Rank(parts[0]);
+    auto order = ParseSortOrder(parts[1]);
+    auto operands = TypesFrom(parts, 2);
+    if (!key || !order || !operands) return bad();
+    codelet = SortMerge(*key, *order, *operands);
   }
   if (!codelet) return codelet.error();
   // The name must round-trip, or two names could stand for one codelet.

@@ -76,6 +76,8 @@ class CompilerCodelets {
                                    uint32_t op_rank, uint32_t idx_rank, uint32_t upd_rank);
   Expected<const Codelet*> Sort(uint32_t rank, uint32_t key, SortOrder order,
                                 const std::vector<ElementType>& types);
+  Expected<const Codelet*> SortMerge(uint32_t key, SortOrder order,
+                                     const std::vector<ElementType>& types);
   // The codelet a name of the forms above stands for, created and registered
   // as the compiler would (rebuilding a serialised graph, engine/exec).
   // Error: not a name this class makes.

@@ -499,6 +499,7 @@ TEST(SimGather, CompilerCodeletNamesRoundTrip) {
         "tileprof::Scatter<float,int,add,2,1,2>",
         "tileprof::Scatter<int,unsigned int,assign,1,2,0>", "tileprof::Sort<2,0,lt,float,int>",
         "tileprof::Sort<1,1,gt_nanlast,int,float>", "tileprof::Sort<1,0,lt_total,double>",
+        "tileprof::SortMerge<0,gt,float,int>", "tileprof::SortMerge<1,lt_nanlast,int,half>",
         "tileprof::LookupPartial<half,int>", "tileprof::LookupPartial<bool,unsigned int>"}) {
     EXPECT_TRUE(compiler::CompilerCodelets::IsCompilerCodeletName(name)) << name;
     Expected<const Codelet*> codelet = codelets.FromName(name);
@@ -509,7 +510,9 @@ TEST(SimGather, CompilerCodeletNamesRoundTrip) {
        {"tileprof::Gather<float,float,2,1,2>", "tileprof::Scatter<float,int,sub,2,1,2>",
         "tileprof::Scatter<float,int,and,1,1,1>", "tileprof::Sort<1,2,lt,float,int>",
         "tileprof::Sort<1,0,lt_total,int>", "tileprof::Sort<1,0,lt>",
-        "tileprof::LookupPartial<float,float>", "tileprof::LookupPartial<float>"}) {
+        "tileprof::SortMerge<2,lt,float,int>", "tileprof::SortMerge<0,gt_total,int>",
+        "tileprof::SortMerge<0,lt>", "tileprof::LookupPartial<float,float>",
+        "tileprof::LookupPartial<float>"}) {
     EXPECT_FALSE(codelets.FromName(bad).has_value()) << bad;
   }
 }

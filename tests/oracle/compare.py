@@ -12,6 +12,10 @@ name: `normal`, `uniform:LO:HI`, `randint:LO:HI` (HI excluded),
 `permutation:N`, `bool`. Parameters not listed get normal floats, integers in
 [0, 4) and random preds.
 
+Target: tileprof runs for the module's `// oracle-target: NAME` when it has
+one (a module whose lowering depends on a tile's memory), else for run's
+default.
+
 Tolerances: a float output passes when |tileprof - oracle| <= atol + rtol *
 |oracle| for every element; integer and pred outputs must be equal. The
 module's `// oracle-tolerance: rtol=R atol=A` comment states them, --rtol and
@@ -250,8 +254,12 @@ def main():
     else:
         input_args = generate_inputs(module, text, args.seed, inputs_dir)
 
+    # `// oracle-target: NAME` runs tileprof for that target (a module about a
+    # tile's memory, whose lowering depends on it), else run's default.
+    target = header_value(text, "oracle-target")
+    target_args = ["--target", target.strip()] if target else []
     runs = {
-        "tileprof": [args.tileprof, "run", args.module] + input_args,
+        "tileprof": [args.tileprof, "run", args.module] + target_args + input_args,
         "oracle": [sys.executable, os.path.join(HERE, "hlo_numpy.py"), args.module] + input_args,
     }
     def execute(name, cmd):

@@ -40,7 +40,6 @@ hlo_linalg.py.
 """
 
 import argparse
-import functools
 import os
 import re
 import sys
@@ -608,17 +607,22 @@ class Evaluator:
             line = [m[b] for m in moved]
             n = line[0].shape[0]
 
-            def cmp(i, j, line=line):
-                args = []
-                for v in line:
-                    args += [v[i], v[j]]
-                if bool(self.apply(comparator, args)):
-                    return -1
-                args = []
-                for v in line:
-                    args += [v[j], v[i]]
-                return 1 if bool(self.apply(comparator, args)) else 0
-            order = sorted(range(n), key=functools.cmp_to_key(cmp))  # stable
+            apply = self.apply
+
+            class Key:
+                """An element as the comparator orders it. list.sort compares
+                with < alone, so one comparator call per comparison."""
+                __slots__ = ("i",)
+
+                def __init__(self, i):
+                    self.i = i
+
+                def __lt__(self, other, line=line):
+                    args = []
+                    for v in line:
+                        args += [v[self.i], v[other.i]]
+                    return bool(apply(comparator, args))
+            order = sorted(range(n), key=Key)  # stable
             for o, m in zip(outs, moved):
                 o[b] = m[b][order]
         outs = [np.moveaxis(o, -1, dim) for o in outs]
