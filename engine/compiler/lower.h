@@ -326,6 +326,11 @@ class Lowering {
                               std::span<const Value> operands, program::Sequence& program);
   Expected<Value> LowerLinalgOp(const hlo::Instruction& instruction,
                                 std::span<const Value> operands, program::Sequence& program);
+  // A call read (nullopt: not supported, opaque): on a tile per group of
+  // matrices, blocked when it is one Cholesky too large for a tile.
+  Expected<Value> LowerLinalgCall(const hlo::Instruction& instruction,
+                                  const std::optional<struct LinalgCall>& linalg,
+                                  std::span<const Value> operands, program::Sequence& program);
   // lower_custom_call.cc
   Expected<Value> LowerCustomCall(const hlo::Instruction& instruction,
                                   std::span<const Value> operands, program::Sequence& program);
@@ -338,6 +343,12 @@ class Lowering {
   // takes `args`), lowered like a call whose compute sets are the op's.
   Expected<Value> LowerExpansion(const hlo::Instruction& instruction, std::string text,
                                  std::span<const Value> args, program::Sequence& program);
+  // lower_cholesky_blocked.cc: a Cholesky factorisation of one n x n
+  // `matrix` too large for a tile, blocked over tiles; nullopt for forms it
+  // does not take (batched matrices).
+  Expected<std::optional<Value>> LowerBlockedCholesky(const hlo::Instruction& instruction,
+                                                      const Value& matrix, uint64_t n, bool lower,
+                                                      program::Sequence& program);
   // lower_batch_norm.cc: batch-norm-training, -inference and -grad as the
   // reductions and elementwise ops they stand for.
   Expected<Value> LowerBatchNorm(const hlo::Instruction& instruction,

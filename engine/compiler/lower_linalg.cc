@@ -7,7 +7,8 @@
 // wherever the operands live (an entry parameter not read yet is mapped like
 // the results instead), never a whole operand. Workspace results are
 // allocated and never written, as the library's scratch. A matrix too large
-// for one tile stays opaque.
+// for one tile stays opaque, but for one Cholesky factorisation, which is
+// blocked over tiles (lower_cholesky_blocked.cc).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -220,24 +221,37 @@ Expected<Value> EmitLinalg(Lowering& lowering, const hlo::Instruction& instructi
 
 }  // namespace
 
+Expected<Value> Lowering::LowerLinalgCall(const hlo::Instruction& instruction,
+                                          const std::optional<LinalgCall>& linalg,
+                                          std::span<const Value> operands,
+                                          program::Sequence& program) {
+  if (!linalg) return LowerOpaque(instruction, operands, program);
+  if (FitsATile(instruction, *linalg, graph_.target())) {
+    return EmitLinalg(*this, instruction, *linalg, operands, program);
+  }
+  // One Cholesky too large for a tile is blocked over tiles.
+  if (linalg->op == LinalgOp::kPotrf && linalg->batch == 1) {
+    TILEPROF_ASSIGN_OR_RETURN(
+        std::optional<Value> blocked,
+        LowerBlockedCholesky(instruction, operands[linalg->inputs[0]], linalg->params[0],
+                             linalg->params[1] != 0, program));
+    if (blocked) return std::move(*blocked);
+  }
+  return LowerOpaque(instruction, operands, program);
+}
+
 Expected<Value> Lowering::LowerLinalg(const hlo::Instruction& instruction,
                                       const hlo::CustomCall& call, std::span<const Value> operands,
                                       program::Sequence& program) {
   TILEPROF_ASSIGN_OR_RETURN(std::optional<LinalgCall> linalg, ReadLinalgCall(instruction, call));
-  if (!linalg || !FitsATile(instruction, *linalg, graph_.target())) {
-    return LowerOpaque(instruction, operands, program);
-  }
-  return EmitLinalg(*this, instruction, *linalg, operands, program);
+  return LowerLinalgCall(instruction, linalg, operands, program);
 }
 
 Expected<Value> Lowering::LowerLinalgOp(const hlo::Instruction& instruction,
                                         std::span<const Value> operands,
                                         program::Sequence& program) {
   TILEPROF_ASSIGN_OR_RETURN(std::optional<LinalgCall> linalg, ReadLinalgOp(instruction));
-  if (!linalg || !FitsATile(instruction, *linalg, graph_.target())) {
-    return LowerOpaque(instruction, operands, program);
-  }
-  return EmitLinalg(*this, instruction, *linalg, operands, program);
+  return LowerLinalgCall(instruction, linalg, operands, program);
 }
 
 }  // namespace tileprof::engine::compiler

@@ -185,5 +185,46 @@ ENTRY main {{
   }
 }
 
+// A Cholesky too large for a tile (200 x 200 f32 on an ipu1: 320 KB in and
+// out, over half of 256 KiB) is blocked over tiles, not left opaque on one:
+// tridiagonal A = tridiag(-1, 4, -1) in the lower triangle, garbage above
+// (only the lower triangle is read), factored lower; info 0; the upper
+// triangle of the result is the input's. tests/oracle/modules/
+// cholesky_blocked.hlo compares it with NumPy on random matrices.
+TEST(SimLinalg, CholeskyTooLargeForATileIsBlockedOverTiles) {
+  Compiled compiled = CompileText(R"(
+HloModule big
+ENTRY main {
+  a = f32[200,200]{1,0} parameter(0)
+  l = f32[200,200]{1,0} cholesky(a), lower=true
+  ROOT out = (f32[200,200]{1,0}) tuple(l)
+})",
+                                  "ipu1", 1216);
+  EXPECT_EQ(compiled.result.tiles_out_of_memory, 0u);
+  auto simulator = MustCreate(compiled, 2);
+  constexpr size_t n = 200;
+  std::vector<float> a(n * n, 0.0f);
+  for (size_t i = 0; i < n; ++i) {
+    a[i * n + i] = 4;
+    if (i > 0) a[i * n + i - 1] = -1;
+    for (size_t j = i + 1; j < n; ++j) a[i * n + j] = 7;  // not read
+  }
+  sim::HostData out = MustRun(*simulator, {{"a", Encode<float>(a)}});
+  const std::vector<float> l = Decode<float>(out["out.0"]);
+  ASSERT_EQ(l.size(), n * n);
+  // L L^T = A on and below the diagonal; above it, the input.
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      if (j > i) {
+        EXPECT_EQ(l[i * n + j], 7.0f) << i << "," << j;
+        continue;
+      }
+      double sum = 0;
+      for (size_t k = 0; k <= j; ++k) sum += double{l[i * n + k]} * l[j * n + k];
+      EXPECT_NEAR(sum, a[i * n + j], 1e-4) << i << "," << j;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tileprof::engine::sim_test
