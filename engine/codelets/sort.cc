@@ -71,6 +71,9 @@ void WithOrderedKeys(ElementType type, SortOrder order, std::span<const KeyRun> 
     constexpr ElementType kType = decltype(tag)::value;
     using C = typename numeric::Traits<kType>::Compute;
     std::vector<C> v;
+    size_t count = 0;
+    for (const KeyRun& run : runs) count += run.count;
+    v.reserve(count);
     for (const KeyRun& run : runs) {
       for (uint64_t i = 0; i < run.count; ++i)
         v.push_back(numeric::Get<kType>(run.data, run.base + i * run.stride));
