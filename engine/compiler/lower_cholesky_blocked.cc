@@ -66,7 +66,7 @@ Expected<std::optional<Value>> Lowering::LowerBlockedCholesky(const hlo::Instruc
   const hlo::Shape& l_shape = result.IsTuple() ? result.tuple_shapes[0] : result;
   if (!l_shape.IsArray() || l_shape.rank() != 2) return std::optional<Value>();  // batched: not yet
   const std::string_view t = hlo::PrimitiveTypeName(l_shape.element_type);
-  const uint64_t element = static_cast<uint64_t>(l_shape.ByteSize().value_or(0)) / (n * n);
+  const auto element = static_cast<uint64_t>(hlo::BitWidth(l_shape.element_type) / 8);
   if (element == 0) return std::optional<Value>();
   const uint64_t b = BlockSize(graph_.target(), element, n);
   const uint64_t blocks = (n + b - 1) / b, padded = blocks * b;

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/codelets/cost_model.h"
 #include "engine/compiler/lower.h"
 
 namespace tileprof::engine::compiler {
@@ -26,7 +27,7 @@ namespace {
 // buffer and the partner's block received, under a fifth of the tile.
 constexpr uint64_t kBlockShare = 16;
 
-uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+using cost::CeilDiv;
 
 }  // namespace
 
@@ -65,6 +66,10 @@ Expected<std::vector<Tensor>> Lowering::LowerSpreadSort(const hlo::Instruction& 
     return static_cast<uint32_t>((first_tile + l * blocks + i) % tiles);
   };
 
+  const auto block = [&](const Tensor& flat, uint64_t l, uint64_t i) {
+    return flat.Slice(begin_of(l, i), begin_of(l, i) + length_of(i));
+  };
+
   // Two buffers per operand, flat, block (l, i) of each on its tile: the
   // first named like the sort's results, the second after the merge.
   std::vector<std::array<Tensor, 2>> buffers(n);
@@ -77,19 +82,14 @@ Expected<std::vector<Tensor>> Lowering::LowerSpreadSort(const hlo::Instruction& 
                                                          b == 0 ? base : base + ".merge", false));
       for (uint64_t l = 0; l < lines; ++l) {
         for (uint64_t i = 0; i < blocks; ++i) {
-          TILEPROF_ASSIGN_OR_RETURN(Tensor block,
-                                    buffer.Slice(begin_of(l, i), begin_of(l, i) + length_of(i)));
-          TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(block, tile_of(l, i)));
+          TILEPROF_ASSIGN_OR_RETURN(Tensor piece, block(buffer, l, i));
+          TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(piece, tile_of(l, i)));
         }
       }
       buffers[k][b] = std::move(buffer);
     }
     inputs.push_back(operands[k].tensor.Flatten());
   }
-  const auto block = [&](const Tensor& flat, uint64_t l, uint64_t i) {
-    return flat.Slice(begin_of(l, i), begin_of(l, i) + length_of(i));
-  };
-
   // Each block sorted on its tile.
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* sort, codelets_.Sort(1, key, order, types));
   const ComputeSetId sorts = AddComputeSet(fmt::format("{}/blocks", instruction.name()), program);
