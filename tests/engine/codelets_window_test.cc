@@ -62,6 +62,24 @@ TEST(SelectAndScatter, RefusesAReadOutsideItsBox) {
   EXPECT_THAT(status.error().message(), HasSubstr("outside the connected operand box"));
 }
 
+TEST(SelectAndScatter, AWindowOutsideTheSourceBoxIsAnErrorOnlyIfItSelectsTheRun) {
+  auto codelet = Make(MakeSelectAndScatterCodelet(kF32, 1));
+  // Windows of 2 with stride 1 over 6 elements; this vertex writes element 2
+  // from the operand box [1, 4) and the source box [2, 3): window 1 covers
+  // element 2 but lies outside the source box. It selects element 1 (9 > 1),
+  // so it does not matter; window 2 selects element 2.
+  std::vector<std::vector<std::byte>> fields = {Bytes<float>({9, 1, 0}), Bytes<float>({40}),
+                                                Bytes<float>({0.5f}), Bytes<float>({0})};
+  ASSERT_TRUE(RunOn(*codelet, fields, Params1D(2, 6, SelectDirection::kGe, 5, 2, 1, 1, 3, 2, 1)));
+  EXPECT_THAT(Values<float>(fields[3]), ElementsAre(40.5f));
+  // Now window 1 selects element 2, whose source value is not connected.
+  fields[0] = Bytes<float>({1, 9, 0});
+  Status status =
+      RunOn(*codelet, fields, Params1D(2, 6, SelectDirection::kGe, 5, 2, 1, 1, 3, 2, 1));
+  ASSERT_FALSE(status);
+  EXPECT_THAT(status.error().message(), HasSubstr("outside the connected source box"));
+}
+
 TEST(SelectAndScatter, RefusesABadDirectionAndBadSizes) {
   auto codelet = Make(MakeSelectAndScatterCodelet(kF32, 1));
   std::vector<std::vector<std::byte>> fields = {Bytes<float>({1, 3}), Bytes<float>({5}),
