@@ -29,11 +29,11 @@
     var fits = oom === 0;
     s.appendChild(el('p', {}, [el('span', {'class': 'badge ' + (fits ? 'ok' : 'bad'), id: 'fit-verdict',
       text: oom === null ? 'Capacity unknown' : fits ? 'Fits: no tile is out of memory'
-        : 'Does not fit: ' + group(oom) + ' tiles out of memory'})]));
+        : 'Does not fit: ' + group(oom) + ' tile(s) out of memory'})]));
     if (O) {
       var theirs = outOfMemory(O);
       s.appendChild(el('p', {id: 'fit-compare'}, ['Compared report (' + O.path + '): ', el('span', {'class': 'badge ' + (theirs === 0 ? 'ok' : 'bad'),
-        text: theirs === null ? 'capacity unknown' : theirs === 0 ? 'fits' : 'does not fit: ' + group(theirs) + ' tiles out of memory'}),
+        text: theirs === null ? 'capacity unknown' : theirs === 0 ? 'fits' : 'does not fit: ' + group(theirs) + ' tile(s) out of memory'}),
         oom !== null && theirs !== null ? ' (Δ tiles out of memory, the compared report minus this one: ' + delta(theirs - oom, false).t + ')' : '']));
     }
     var hist = R.histogram && R.histogram.histogram;

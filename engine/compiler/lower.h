@@ -183,6 +183,12 @@ class Lowering {
   Expected<Value> LowerIota(const hlo::Instruction& instruction, program::Sequence& program);
   Expected<Value> LowerDynamicSlice(const hlo::Instruction& instruction,
                                     std::span<const Value> operands, program::Sequence& program);
+  // lower_dynamic_lookup.cc: a dynamic-slice of one row of a table at a
+  // run-time start, written out as the gather of that row (the lookup plans
+  // below); nullopt when not of that form or too small to gain.
+  Expected<std::optional<Value>> LowerDynamicLookup(const hlo::Instruction& instruction,
+                                                    std::span<const Value> operands,
+                                                    program::Sequence& program);
   // lower_gather.cc, lower_sort.cc
   // lower_sum.cc: sums rows of partials (each flat, as many elements as
   // its job's target) into each job's flat, mapped target; `tiles` holds

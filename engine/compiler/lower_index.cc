@@ -441,6 +441,11 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
                             DynamicSliceFormOf(instruction, operands, dims));
   if (!form) return LowerOpaque(instruction, operands, program);
   const bool update = form->update;
+  if (!update) {
+    TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> looked_up,
+                              LowerDynamicLookup(instruction, operands, program));
+    if (looked_up) return std::move(*looked_up);
+  }
   const std::vector<Tensor>& starts = form->starts;
   const Tensor* update_tensor = form->update_tensor;
   const Tensor& base = operands[0].tensor;

@@ -61,7 +61,7 @@ TEST(ViewPage, LivenessAndTilesAreTheReports) {
   }
   // The out-of-memory analysis the Insights view shows.
   EXPECT_EQ(data["oom"]["summary"][0]["tiles_out_of_memory"].get<uint64_t>(),
-            2u);  // samples/oom/README.md
+            1u);  // samples/oom/README.md
 }
 
 // The Operations view's totals are the report's: every vertex of a compute

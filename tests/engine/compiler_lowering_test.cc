@@ -430,6 +430,57 @@ ENTRY main {
   EXPECT_GT(tiles.size(), 2u);  // more than one per line
 }
 
+TEST(LoweringTest, ARowAtARunTimeStartIsLookedUpWhereTheTableLies) {
+  // `positions[step]` of a 1 MiB table and `xs[t]` of a scan input: as
+  // dynamic-slices, the one or two tiles of each small result would receive
+  // every row in their columns (512 KiB a tile for the table). As lookups
+  // of one row (lower_dynamic_lookup.cc), the tiles holding the rows write
+  // partials, and no receive buffer holds more than a group of partials to
+  // sum (38 rows of 64 for the table). A small table stays a dynamic-slice.
+  const CompileResult result = MustCompile(R"(
+HloModule rows
+ENTRY main {
+  positions = f32[4096,64] parameter(0)
+  xs = f32[300,4,96] parameter(1)
+  small = f32[16,8] parameter(2)
+  step = s32[] parameter(3)
+  zero = s32[] constant(0)
+  row = f32[1,64] dynamic-slice(positions, step, zero), dynamic_slice_sizes={1,64}
+  x = f32[1,4,96] dynamic-slice(xs, step, zero, zero), dynamic_slice_sizes={1,4,96}
+  s = f32[1,8] dynamic-slice(small, step, zero), dynamic_slice_sizes={1,8}
+  ROOT out = (f32[1,64], f32[1,4,96], f32[1,8]) tuple(row, x, s)
+}
+)");
+  ExpectExecutable(result);
+  EXPECT_TRUE(Uses(result, "tileprof::LookupPartial"));
+  EXPECT_TRUE(Uses(result, "tileprof::DynamicSlice<"));  // the small one
+  for (const report::Variable& v : result.report.variables) {
+    if (!v.name.starts_with("exchange buffer of row") &&
+        !v.name.starts_with("exchange buffer of x"))
+      continue;
+    EXPECT_LE(v.bytes, 16u * 1024) << v.name << " on tile " << v.tile;
+  }
+}
+
+TEST(LoweringTest, ALayerOfStackedWeightsStaysADynamicSlice) {
+  // `w[:, layer]` of weights stacked in the middle dimension (MaxText's
+  // scanned layers): as a lookup, each block would hold a partial of all
+  // 256 rows of 2,048 (2 MiB, twice), where the dynamic-slice's runs each
+  // read their columns of the 64 layers.
+  const CompileResult result = MustCompile(R"(
+HloModule layers
+ENTRY main {
+  w = f32[256,64,2048] parameter(0)
+  layer = s32[] parameter(1)
+  zero = s32[] constant(0)
+  ROOT l = f32[256,1,2048] dynamic-slice(w, zero, layer, zero), dynamic_slice_sizes={256,1,2048}
+}
+)");
+  ExpectExecutable(result);
+  EXPECT_TRUE(Uses(result, "tileprof::DynamicSlice<"));
+  EXPECT_FALSE(Uses(result, "tileprof::LookupPartial"));
+}
+
 TEST(LoweringTest, ElementsBeyond32BitsAreVertexParameters) {
   // A stacked-layers update as in Llama-3.1 70B's training step: 80 x 8192 x
   // 8192 (5.4 G elements), whose vertices' first elements exceed 2^32; they
