@@ -516,6 +516,15 @@ class Lowering {
   // By computation index, then (instruction index, tensor) in record order.
   std::map<uint32_t, std::pair<std::string, std::vector<std::pair<uint32_t, report::MappedTensor>>>>
       recorded_tensors_;
+  // Tensors holding an entry parameter not read yet, whose tiles are
+  // counted at the end: a planned conv or dot lays such an operand out on
+  // its cells when it first reads it (its weights), after it is recorded.
+  struct DeferredTiles {
+    uint32_t computation = 0;
+    size_t position = 0;  // in recorded_tensors_[computation].second
+    Tensor tensor;
+  };
+  std::vector<DeferredTiles> deferred_tiles_;
 };
 
 // How many instructions lowering `module` visits: the entry's, and those of

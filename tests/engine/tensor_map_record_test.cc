@@ -115,23 +115,46 @@ TEST(TensorMapRecording, FieldsOfEachTensor) {
 
 // The parameter is a fresh variable: its entry must match the graph's own
 // tile mapping of that variable.
+// Elements per tile of the variable named `name` in the final graph, and in
+// the tensor map's record of instruction `name`.
+std::pair<std::map<uint32_t, uint64_t>, std::map<uint32_t, uint64_t>> GraphAndMap(
+    const Compiled& compiled, std::string_view name) {
+  const Graph& graph = *compiled.result.graph;
+  std::map<uint32_t, uint64_t> in_graph, in_map;
+  for (VariableId id = 0; id < graph.num_variables(); ++id) {
+    if (graph.variable(id).name != name) continue;
+    for (const TileRun& run : graph.TileMapping(id)) in_graph[run.tile] += run.end - run.begin;
+  }
+  const report::MappedTensor* t = Find(compiled.result.tensor_map, "main", name, 0);
+  EXPECT_NE(t, nullptr) << name;
+  if (t != nullptr)
+    for (const auto& tile : t->tiles) in_map[tile.tile] = tile.elements;
+  return {in_graph, in_map};
+}
+
 TEST(TensorMapRecording, ParameterMatchesTheGraphsTileMapping) {
   Compiled compiled = MustCompile(kModule, true);
-  const Graph& graph = *compiled.result.graph;
-  std::map<uint32_t, uint64_t> expected;
-  bool found = false;
-  for (VariableId id = 0; id < graph.num_variables(); ++id) {
-    if (graph.variable(id).name != "p") continue;
-    found = true;
-    for (const TileRun& run : graph.TileMapping(id)) expected[run.tile] += run.end - run.begin;
-  }
-  ASSERT_TRUE(found);
-  const report::MappedTensor* p = Find(compiled.result.tensor_map, "main", "p", 0);
-  ASSERT_NE(p, nullptr);
-  std::map<uint32_t, uint64_t> actual;
-  for (const auto& tile : p->tiles) actual[tile.tile] = tile.elements;
+  const auto [expected, actual] = GraphAndMap(compiled, "p");
+  ASSERT_FALSE(expected.empty());
   EXPECT_EQ(actual, expected);
   EXPECT_GT(actual.size(), 1u);  // 12,000 bytes spread over several tiles
+}
+
+TEST(TensorMapRecording, AWeightLaidOutByItsDotIsMappedWhereItEndsUp) {
+  // The planned dot lays out its weight, a parameter it is the first to
+  // read, on its cells after the parameter was recorded: the map counts the
+  // final mapping, not the linear one the parameter was created with.
+  Compiled compiled = MustCompile(R"(HloModule d
+ENTRY main {
+  x = f32[8,512] parameter(0)
+  w = f32[512,4096] parameter(1)
+  ROOT y = f32[8,4096] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)",
+                                  true);
+  const auto [expected, actual] = GraphAndMap(compiled, "w");
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(actual, expected);
 }
 
 TEST(TensorMapRecording, AnAliasedViewIsFlagged) {
