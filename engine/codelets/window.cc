@@ -362,9 +362,9 @@ class SelectAndScatterCodelet final : public Codelet {
     };
     const C init = numeric::Get<kType>(io.fields[2], 0);
     const uint64_t count = Count(io, 3);
-    std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_);
     const std::vector<DimConst> dims = DimConsts(io.params);
     if (RunByRows<kType>(io, dims, select)) return {};
+    std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_);
     WindowLists lists;
     lists.first.resize(rank_);
     lists.count.resize(rank_);

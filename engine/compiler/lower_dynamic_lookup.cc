@@ -12,6 +12,7 @@
 // clamps each start component to [0, dimension - 1] as dynamic-slice
 // clamps its starts; the starts of whole dimensions are ignored by both.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <string>
 #include <vector>
@@ -24,12 +25,6 @@ namespace {
 // Dynamic-slices whose tile runs each read this many bytes or fewer stay
 // as they are: the partials and their sum would cost more than they save.
 constexpr uint64_t kMinDynamicLookupBytes = 16 * 1024;
-
-std::string Dims(std::span<const uint64_t> dims) {
-  std::string text;
-  for (uint64_t d : dims) text += fmt::format("{}{}", text.empty() ? "" : ",", d);
-  return text;
-}
 
 }  // namespace
 
@@ -116,7 +111,7 @@ Expected<std::optional<Value>> Lowering::LowerDynamicLookup(const hlo::Instructi
         k == 0 ? fmt::format("%{}.ids", name) : fmt::format("%{}.i{}", name, d);
     if (d < k && static_cast<uint64_t>(result.dimensions[d]) == table.shape()[d]) {
       body += fmt::format("  %{}.w{} = {}[{}] iota(), iota_dimension={}\n", name, d, it,
-                          Dims(batch), batch_dim++);
+                          fmt::join(batch, ","), batch_dim++);
       body += fmt::format("  {} = {}[{},1] reshape(%{}.w{})\n", component, it, lookups, name, d);
     } else {
       body += fmt::format("  {} = {}[{},1] broadcast(%{}.s{}), dimensions={{}}\n", component, it,
@@ -144,7 +139,8 @@ Expected<std::optional<Value>> Lowering::LowerDynamicLookup(const hlo::Instructi
       "  %{0} = {1}[{2}{3}{4}] gather(%{0}.table, %{0}.ids), offset_dims={{{5}}}, "
       "collapsed_slice_dims={{{6}}}, start_index_map={{{6}}}, index_vector_dim=1, "
       "slice_sizes={{{7}}}\n",
-      name, t, lookups, rest.empty() ? "" : ",", Dims(rest), offset_dims, collapsed, slice_sizes);
+      name, t, lookups, rest.empty() ? "" : ",", fmt::join(rest, ","), offset_dims, collapsed,
+      slice_sizes);
   const std::string result_shape = hlo::ShapeToString(result);
   const std::string text = fmt::format(
       "HloModule {0}.expansion\n\n"

@@ -86,10 +86,9 @@ void Lowering::RecordOutputs(const hlo::Instruction& instruction, const Value& v
         break;
       }
     }
-    bool unread = false;
-    for (const TensorRegion& region : tensor->regions())
-      unread = unread || unread_.contains(region.variable);
-    if (unread) {
+    const auto regions = tensor->regions();
+    if (std::any_of(regions.begin(), regions.end(),
+                    [&](const TensorRegion& r) { return unread_.contains(r.variable); })) {
       deferred_tiles_.push_back({computation ? computation->index() : 0, tensors.size(), *tensor});
     } else {
       CountTiles(graph_, *tensor, mapped);
