@@ -189,6 +189,13 @@ class Lowering {
   Expected<std::optional<Value>> LowerDynamicLookup(const hlo::Instruction& instruction,
                                                     std::span<const Value> operands,
                                                     program::Sequence& program);
+  // lower_dynamic_blocks.cc: the dynamic-slice `out` (a new, unmapped
+  // variable) of `base` cut into column blocks when that costs a tile far
+  // less than the linear mapping (dynamic_slice.h): `out` mapped by blocks
+  // and its vertices added to `cs`. False, `out` untouched, otherwise.
+  Expected<bool> EmitDynamicSliceBlocks(const Tensor& out, const Tensor& base,
+                                        std::span<const Tensor> starts, std::string_view name,
+                                        ComputeSetId cs);
   // lower_gather.cc, lower_sort.cc
   // lower_sum.cc: sums rows of partials (each flat, as many elements as
   // its job's target) into each job's flat, mapped target; `tiles` holds

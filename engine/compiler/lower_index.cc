@@ -10,6 +10,7 @@
 
 #include "engine/codelets/codelets.h"
 #include "engine/codelets/indexed.h"
+#include "engine/compiler/dynamic_slice.h"
 #include "engine/compiler/lower.h"
 #include "engine/compiler/types.h"
 #include "engine/hlo/attributes.h"
@@ -391,15 +392,15 @@ Expected<std::optional<DynamicSliceForm>> DynamicSliceFormOf(
 // result reads for any start: of `base` for a dynamic-slice, of the update
 // (`sliced`, the smaller side) for a dynamic-update-slice.
 void DynamicSliceReadBox(std::span<const std::pair<uint64_t, uint64_t>> box, const Tensor& base,
-                         const Tensor& sliced, bool update, std::vector<uint64_t>& lo,
+                         std::span<const uint64_t> sliced, bool update, std::vector<uint64_t>& lo,
                          std::vector<uint64_t>& size) {
   for (size_t d = 0; d < base.Rank(); ++d) {
-    const auto slack = static_cast<int64_t>(base.shape()[d] - sliced.shape()[d]);
+    const auto slack = static_cast<int64_t>(base.shape()[d] - sliced[d]);
     if (update) {
       // Update coordinates o - s for s in [0, slack].
       const int64_t a = std::max<int64_t>(static_cast<int64_t>(box[d].first) - slack, 0);
       const int64_t b = std::min<int64_t>(static_cast<int64_t>(box[d].second),
-                                          static_cast<int64_t>(sliced.shape()[d]) - 1);
+                                          static_cast<int64_t>(sliced[d]) - 1);
       lo[d] = static_cast<uint64_t>(std::min(a, b));
       size[d] = static_cast<uint64_t>(std::max<int64_t>(b - a, 0) + 1);
     } else {
@@ -433,6 +434,53 @@ Status SetDynamicSliceParams(Graph& graph, VertexRef vertex, uint64_t first, boo
 
 }  // namespace
 
+Status AddDynamicSliceVertices(Graph& graph, ComputeSetId cs, const Codelet& codelet,
+                               std::string_view name, const SliceProblem& problem,
+                               const Tensor& flat_out, std::vector<Run> runs) {
+  const Tensor& base = *problem.base;
+  const bool update = problem.update != nullptr;
+  const std::span<const uint64_t> dims = problem.dims;
+  const std::span<const uint64_t> sliced = update ? problem.update->shape() : dims;
+  const size_t rank = base.Rank();
+  const TensorIndex read_index(update ? *problem.update : base);
+  const Tensor flat_base = base.Flatten();
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const uint64_t first = runs[r].first;
+    const uint64_t count = runs[r].count;
+    const uint32_t tile = runs[r].tile;
+    const auto box = FlatRunBox(dims, first, count);
+    std::vector<uint64_t> lo(rank), size(rank);
+    DynamicSliceReadBox(box, base, sliced, update, lo, size);
+    // The box grows to whole inner dimensions (the whole update) when the
+    // run spans rows of an outer dimension: split such runs.
+    uint64_t volume = 1, needed = count;
+    for (size_t d = 0; d < rank; ++d) {
+      volume = SaturatingMul(volume, size[d]);
+      if (!update) needed = SaturatingMul(needed, base.shape()[d] - sliced[d] + 1);
+    }
+    if (SplitWideRun(dims, box, volume, needed, runs[r], runs)) continue;
+    TILEPROF_ASSIGN_OR_RETURN(Tensor in, read_index.Box(lo, size));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, name));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, tile));
+    if (update) {
+      TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part, flat_base.Slice(first, first + count));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["operand"], operand_part));
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["update"], in));
+    } else {
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["in"], in));
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex[fmt::format("start{}", d)], problem.starts[d]));
+    }
+    TILEPROF_RETURN_IF_ERROR(graph.Connect(vertex["out"], out_part));
+    TILEPROF_RETURN_IF_ERROR(SetDynamicSliceParams(graph, vertex, first, update, dims,
+                                                   update ? problem.update->shape() : base.shape(),
+                                                   lo, size));
+  }
+  return {};
+}
+
 Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
                                             std::span<const Value> operands,
                                             program::Sequence& program) {
@@ -453,62 +501,36 @@ Expected<Value> Lowering::LowerDynamicSlice(const hlo::Instruction& instruction,
   Expected<const Codelet*> codelet = codelets_.DynamicSlice(
       base.element_type(), starts[0].element_type(), static_cast<uint32_t>(rank), update);
   if (!codelet) return LowerOpaque(instruction, operands, program);
-  // The result: a slice of `base`, or `base` updated (mapped like it, so the
-  // operand field reads local elements).
+  // The result: a slice of `base` (mapped below), or `base` updated (mapped
+  // like it, so the operand field reads local elements).
   TILEPROF_ASSIGN_OR_RETURN(Tensor out,
-                            NewTensor(base.element_type(), *dims, instruction.name(), !update));
-  if (update) TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, base));
-  if (out.NumElements() == 0) return Value::Array(out);
-  const Tensor& sliced = update ? *update_tensor : out;  // the smaller side
+                            NewTensor(base.element_type(), *dims, instruction.name(), false));
+  const std::span<const uint64_t> sliced = update ? update_tensor->shape() : *dims;
   for (size_t d = 0; d < rank; ++d) {
-    if (sliced.shape()[d] > base.shape()[d]) {
-      return MakeError("dimension {}: slice of {} from {}", d, sliced.shape()[d], base.shape()[d]);
+    if (sliced[d] > base.shape()[d]) {
+      return MakeError("dimension {}: slice of {} from {}", d, sliced[d], base.shape()[d]);
     }
   }
-  if (update && update_tensor->NumElements() == 0) {
-    program.Add(program::Copy(base, out));
-    return Value::Array(out);
+  if (out.NumElements() == 0) return Value::Array(out);
+  if (update) {
+    TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, base));
+    if (update_tensor->NumElements() == 0) {
+      program.Add(program::Copy(base, out));
+      return Value::Array(out);
+    }
   }
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
-  const Tensor flat_out = out.Flatten();
-  const TensorIndex read_index(update ? *update_tensor : base);
-  const Tensor flat_base = base.Flatten();
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const uint64_t first = runs[r].first;
-    const uint64_t count = runs[r].count;
-    const uint32_t tile = runs[r].tile;
-    const auto box = FlatRunBox(*dims, first, count);
-    std::vector<uint64_t> lo(rank), size(rank);
-    DynamicSliceReadBox(box, base, sliced, update, lo, size);
-    // The box grows to whole inner dimensions (the whole update) when the
-    // run spans rows of an outer dimension: split such runs.
-    uint64_t volume = 1, needed = count;
-    for (size_t d = 0; d < rank; ++d) {
-      volume = SaturatingMul(volume, size[d]);
-      if (!update) needed = SaturatingMul(needed, base.shape()[d] - sliced.shape()[d] + 1);
-    }
-    if (SplitWideRun(*dims, box, volume, needed, runs[r], runs)) continue;
-    TILEPROF_ASSIGN_OR_RETURN(Tensor in, read_index.Box(lo, size));
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
-    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex,
-                              graph_.AddVertex(cs, **codelet, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, tile));
-    if (update) {
-      TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part, flat_base.Slice(first, first + count));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], operand_part));
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["update"], in));
-    } else {
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["in"], in));
-    }
-    for (size_t d = 0; d < rank; ++d) {
-      TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex[fmt::format("start{}", d)], starts[d]));
-    }
-    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));
-    TILEPROF_RETURN_IF_ERROR(SetDynamicSliceParams(graph_, vertex, first, update, *dims,
-                                                   update ? update_tensor->shape() : base.shape(),
-                                                   lo, size));
+  if (!update) {
+    TILEPROF_ASSIGN_OR_RETURN(bool blocked,
+                              EmitDynamicSliceBlocks(out, base, starts, instruction.name(), cs));
+    if (blocked) return Value::Array(std::move(out));
+    TILEPROF_RETURN_IF_ERROR(mapper_.Map(out));
   }
+  const Tensor flat_out = out.Flatten();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
+  TILEPROF_RETURN_IF_ERROR(AddDynamicSliceVertices(
+      graph_, cs, **codelet, instruction.name(), SliceProblem{*dims, &base, update_tensor, starts},
+      flat_out, std::move(runs)));
   return Value::Array(std::move(out));
 }
 

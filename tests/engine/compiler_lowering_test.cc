@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/compiler/compiler.h"
+#include "engine/compiler/dynamic_slice.h"
 #include "tests/hlo/test_util.h"
 
 namespace tileprof::engine::compiler {
@@ -479,6 +480,56 @@ ENTRY main {
   ExpectExecutable(result);
   EXPECT_TRUE(Uses(result, "tileprof::DynamicSlice<"));
   EXPECT_FALSE(Uses(result, "tileprof::LookupPartial"));
+}
+
+TEST(LoweringTest, ABlockOfRowsAtARunTimeOffsetIsCutIntoColumns) {
+  // A partition's quarter of an all-reduced gradient (the reduce-scatter of
+  // SPMD dumps: all-reduce, then a dynamic-slice at the partition's
+  // offset). Mapped linearly, each tile holds part of one row and reads its
+  // columns of all 3,073 rows the slice could start at (2.5 MB a tile, 3 GB
+  // in all for a 4.9 MB operand); cut into blocks of a column and a
+  // quarter of the rows, a tile reads its column of the 3,328 rows its
+  // block can come from (13 KB), 16 MB in all.
+  const CompileResult result = MustCompile(R"(
+HloModule share
+ENTRY main {
+  grad = f32[4096,300] parameter(0)
+  p = s32[] parameter(1)
+  z = s32[] constant(0)
+  ROOT share = f32[1024,300] dynamic-slice(grad, p, z), dynamic_slice_sizes={1024,300}
+}
+)");
+  ExpectExecutable(result);
+  uint64_t total = 0;
+  for (const report::Variable& v : result.report.variables) {
+    if (v.name != "exchange buffer of share") continue;
+    total += v.bytes;
+    EXPECT_LE(v.bytes, 16u * 1024) << "tile " << v.tile;
+  }
+  EXPECT_GT(total, 0u);
+  EXPECT_LE(total, 4u * 4096 * 300 * 4);
+}
+
+TEST(LoweringTest, ColumnBlocksAreChosenOnlyWhereTheSlackOutweighsTheRows) {
+  // The reduce-scatter's quarter: blocks of whole rows of a few columns.
+  const SliceRows share{{1024}, {3072}, 14336};
+  const std::optional<SliceBlocks> b = ChooseSliceBlocks(share, 2, 1472, 1024 * 14336 / 1472);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->rows_per, 1024u);
+  EXPECT_LE(b->col_blocks * b->row_blocks, 1472u);
+  // 4,096 rows of 10 columns, the result's 1,024 and the rows' exchange
+  // code: 168 KB, where the linear mapping's 3,073 rows of 9,973 columns
+  // are 61 MB.
+  EXPECT_LE(SliceBlockBytes(share, b->rows_per, b->cols_per, 2), 256u * 1024);
+  // A slice a few rows short of its operand: the linear mapping reads
+  // little more than it holds.
+  EXPECT_FALSE(ChooseSliceBlocks({{1024}, {2}, 14336}, 2, 1472, 1024 * 14336 / 1472));
+  // One layer of 64 stacked in a middle dimension (w[:, layer]): a tile of
+  // the linear mapping holds part of a row and reads 64 rows of it, as a
+  // column block would.
+  EXPECT_FALSE(ChooseSliceBlocks({{256, 1}, {0, 63}, 2048}, 4, 1216, 256 * 2048 / 1216));
+  // Nothing to cut: one column.
+  EXPECT_FALSE(ChooseSliceBlocks({{1024}, {3072}, 1}, 4, 1472, 1));
 }
 
 TEST(LoweringTest, ElementsBeyond32BitsAreVertexParameters) {
