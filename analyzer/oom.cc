@@ -149,10 +149,47 @@ void AddTileRows(const CompilationReport& report, const WorstTile& w, OomTables&
   for (const auto& named : u.by_vertex_type) out.types.Add({uint64_t{id}, named.name, named.bytes});
 }
 
+// What a receive buffer ("exchange buffer of X") belongs to: the HLO
+// operations of compute set X and whether its vertices are opaque ops (an
+// op tileprof has no codelet for: one vertex on one tile that reads every
+// operand whole). Null for other variables, or when the report does not
+// list compute set X (a text report, or one without operations).
+struct BufferOwner {
+  std::string ops;  // "custom-call token", comma-separated
+  bool opaque = false;
+};
+
+constexpr std::string_view kReceiveBufferPrefix = "exchange buffer of ";
+
+std::optional<BufferOwner> OwnerOf(const CompilationReport& report, std::string_view variable) {
+  if (!variable.starts_with(kReceiveBufferPrefix)) return std::nullopt;
+  const std::string_view set = variable.substr(kReceiveBufferPrefix.size());
+  const auto it = std::find_if(report.compute_sets.begin(), report.compute_sets.end(),
+                               [&](const report::ComputeSet& c) { return c.name == set; });
+  if (it == report.compute_sets.end()) return std::nullopt;
+  const auto index = static_cast<uint32_t>(it - report.compute_sets.begin());
+  BufferOwner owner;
+  std::vector<std::string> ops;
+  for (const report::ComputeSetOperation& link : report.compute_set_operations) {
+    if (link.compute_set != index || link.operation >= report.operations.size()) continue;
+    const report::Operation& op = report.operations[link.operation];
+    ops.push_back(fmt::format("{} {}", op.opcode, op.name));
+  }
+  if (ops.empty()) return std::nullopt;
+  owner.ops = fmt::format("{}", fmt::join(ops, ", "));
+  for (const report::ComputeSetVertices& v : it->vertices) {
+    owner.opaque =
+        owner.opaque || (v.type < report.vertex_types.size() &&
+                         report.vertex_types[v.type].name.starts_with("tileprof::OpaqueOp"));
+  }
+  return owner;
+}
+
 // Suggestions for one tile, each with the bytes it would free there:
 // `here` are the tile's tensors (largest first; null without a tensor map),
 // `vars` its largest variables.
-void AddSuggestions(const WorstTile& w, uint64_t total_tiles, const std::vector<TensorOnTile>* here,
+void AddSuggestions(const CompilationReport& report, const WorstTile& w, uint64_t total_tiles,
+                    const std::vector<TensorOnTile>* here,
                     std::span<const report::Variable* const> vars, Table& suggestions) {
   const uint32_t id = w.block.tile;
   auto suggest = [&](std::string what, uint64_t saves, std::string target, std::string assumption) {
@@ -180,8 +217,23 @@ void AddSuggestions(const WorstTile& w, uint64_t total_tiles, const std::vector<
   // holds more than the tensors on the tile when X reads too much.
   const report::Variable* var = vars.empty() ? nullptr : vars.front();
   if (var && (!largest || var->bytes > largest->bytes)) {
-    suggest("split the largest variable in two", var->bytes / 2, var->name,
-            "half of it live at once");
+    const std::optional<BufferOwner> owner = OwnerOf(report, var->name);
+    if (owner && owner->opaque) {
+      // Halving it is not the user's to do: the op has no codelet, so its
+      // one vertex receives its operands whole.
+      suggest("give the op a codelet, or run it on the host", var->bytes, var->name,
+              fmt::format("upper bound: {} is an opaque op (tileprof has no codelet for it), so "
+                          "one vertex on this tile receives all its operands; planned like the "
+                          "ops it stands for, it would read its share",
+                          owner->ops));
+    } else if (owner) {
+      suggest("serialise the op that receives it (in two steps)", var->bytes / 2, var->name,
+              fmt::format("what {} reads from other tiles onto this tile; half of it live at once",
+                          owner->ops));
+    } else {
+      suggest("split the largest variable in two", var->bytes / 2, var->name,
+              "half of it live at once");
+    }
   }
   if (w.memory && w.memory->not_always_live > 0) {
     uint64_t nal = w.memory->not_always_live;
@@ -191,11 +243,11 @@ void AddSuggestions(const WorstTile& w, uint64_t total_tiles, const std::vector<
     // What must stay: the largest tensor or variable here, whichever is
     // larger (an op's receive buffer is not an activation to recompute).
     const uint64_t keep =
-        largest ? std::min(std::max(largest->bytes, var ? var->bytes : 0), nal) : 0;
+        std::min(std::max(largest ? largest->bytes : 0, var ? var->bytes : 0), nal);
     suggest("recompute activations instead of keeping them", nal - keep, "not-always-live memory",
             largest ? "upper bound: all of the peak but the largest tensor or variable here"
-                    : "upper bound: the whole not-always-live peak (no tensor map to say what "
-                      "must stay)");
+                    : "upper bound: all of the not-always-live peak but the largest variable here "
+                      "(no tensor map to say what else must stay)");
   }
   if (here) {
     uint64_t f32 = 0;
@@ -267,7 +319,7 @@ Expected<Output> OomView(const LoadedReport& loaded, const std::vector<MappedTen
                           t.tensor->computation, t.tensor->ShapeText(), t.bytes, t.tensor->Bytes(),
                           uint64_t{t.tensor->tiles.size()}});
     }
-    AddSuggestions(w, total_tiles, here, vars, tables.suggestions);
+    AddSuggestions(report, w, total_tiles, here, vars, tables.suggestions);
   }
   for (Table* table : {&tables.tiles, &tables.categories, &tables.types, &tables.variables,
                        &tables.tensors, &tables.suggestions})

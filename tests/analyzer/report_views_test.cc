@@ -373,11 +373,17 @@ TEST(OomView, CompiledSampleWithTensorMap) {
   EXPECT_EQ(suggestions.at("spread the largest tensor over all tiles")["saves"], table_here - even);
   EXPECT_EQ(suggestions.at("split the largest tensor in two (serialise its op)")["saves"],
             table_here / 2);
-  // The receive buffer is larger than any tensor here: halving it is
-  // suggested, and recomputing activations keeps it.
-  EXPECT_EQ(suggestions.at("split the largest variable in two")["saves"], received / 2);
-  EXPECT_EQ(suggestions.at("split the largest variable in two")["target"],
-            "exchange buffer of token");
+  // The receive buffer is larger than any tensor here, and it is the
+  // custom call's (the report's compute set `token`, whose vertex is an
+  // opaque op): the suggestion names the op and says why halving it is not
+  // the user's to do; recomputing activations keeps it.
+  EXPECT_EQ(suggestions.count("split the largest variable in two"), 0u);
+  const nlohmann::json& codelet = suggestions.at("give the op a codelet, or run it on the host");
+  EXPECT_EQ(codelet["saves"], received);
+  EXPECT_EQ(codelet["target"], "exchange buffer of token");
+  EXPECT_NE(codelet["assumption"].get<std::string>().find("custom-call token is an opaque op"),
+            std::string::npos)
+      << codelet["assumption"];
   if (t.not_always_live > 0) {
     EXPECT_EQ(suggestions.at("halve the batch size")["saves"], t.not_always_live / 2);
     if (t.not_always_live > received) {
@@ -437,6 +443,46 @@ TEST(OomView, ListsVariablesOfTheReportAndSplitsTheLargest) {
     }
   }
   EXPECT_TRUE(split);
+}
+
+TEST(OomView, AReceiveBufferNamesTheOpThatReceivesIt) {
+  // The largest variable of a tile is the receive buffer of an op with
+  // codelets (here the sample's first compute set made by an operation
+  // whose vertices are not opaque): the suggestion is to serialise that op,
+  // named as the report's operations name it.
+  const CompiledSample& s = OomSample();
+  report::ReportDocument document;
+  document.compilation = s.report;
+  const report::CompilationReport& r = *document.compilation;
+  std::optional<report::ComputeSetOperation> link;
+  for (const report::ComputeSetOperation& l : r.compute_set_operations) {
+    bool opaque = false;
+    for (const auto& v : r.compute_sets[l.compute_set].vertices)
+      opaque = opaque || r.vertex_types[v.type].name.starts_with("tileprof::OpaqueOp");
+    if (!opaque) {
+      link = l;
+      break;
+    }
+  }
+  ASSERT_TRUE(link.has_value());
+  const std::string set = r.compute_sets[link->compute_set].name;
+  const report::Operation& op = r.operations[link->operation];
+  document.compilation->variables = {
+      {"exchange buffer of " + set, 0, 300000, report::Category::kVariables, false, 0}};
+  std::string path = (TempDir() / "receive_buffer.cbor").string();
+  ASSERT_TRUE(report::WriteCborReportFile(path, document));
+  nlohmann::json j = Json(OomView(MustOpen(path), nullptr, {.worst_tiles = 1216}));
+  bool serialise = false;
+  for (const auto& row : j["suggestions"]) {
+    EXPECT_NE(row["suggestion"], "give the op a codelet, or run it on the host");
+    if (row["suggestion"] != "serialise the op that receives it (in two steps)") continue;
+    serialise = true;
+    EXPECT_EQ(row["tile"], 0);
+    EXPECT_EQ(row["saves"], 150000);
+    EXPECT_THAT(row["assumption"].get<std::string>(),
+                HasSubstr(fmt::format("{} {}", op.opcode, op.name)));
+  }
+  EXPECT_TRUE(serialise);
 }
 
 TEST(Output, CsvQuotesAndJsonEscapes) {
