@@ -38,6 +38,27 @@ Expected<Numbers> Build(const hlo::Instruction& instruction, size_t op_rank, siz
                         std::span<const int64_t> op_batch, std::span<const int64_t> idx_batch,
                         int64_t ivd);
 
+// The dimension lists of a gather or scatter that name operand and
+// indices dimensions.
+struct IndexDims {
+  std::vector<int64_t> removed;    // collapsed_slice_dims / inserted_window_dims
+  std::vector<int64_t> start_map;  // start_index_map / scatter_dims_to_operand_dims
+  std::vector<int64_t> op_batch;   // operand_batching_dims / input_batching_dims
+  std::vector<int64_t> idx_batch;  // start_indices_ / scatter_indices_batching_dims
+};
+
+// gather_batching.cc: components of the index vectors (dimension `ivd` of
+// `indices`, the value of the instruction's operand 1) whose values are the
+// coordinates of an indices dimension b (an iota, concatenated with the
+// other components along `ivd`) and that start an operand dimension j
+// without a window and of as many positions as b, made batching dimensions
+// (j, b): `dims` updated and the indices returned without those components.
+// The same value and dimension numbers when there is none, and at least
+// one component is always left.
+Expected<Tensor> IotaComponentsAsBatching(const hlo::Instruction& instruction,
+                                          const Tensor& operand, const Tensor& indices, int64_t ivd,
+                                          IndexDims& dims);
+
 // The box of the indices a vertex reads, [lo, lo + size) per indices
 // dimension: the whole index vector, and in each batch (scatter) dimension
 // the range [box_lo, box_hi) of the result (update) dimension it feeds.

@@ -6,6 +6,7 @@
 // is whole. Gathers of whole table rows are planned first (lower_lookup.cc,
 // lower_lookup_views.cc). Unsupported forms (tuple operands) stay opaque.
 #include <algorithm>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -78,20 +79,36 @@ Expected<std::vector<uint32_t>> GatherParams(const hlo::Instruction& instruction
 
 // The operand box a run of the gather's result (`run`, its FlatRunBox)
 // reads, [lo, lo + size) per operand dimension: start slack plus the run's
-// window coordinates.
+// window coordinates; a batching dimension's, the run's batch coordinates.
 void GatherReadBox(std::span<const std::pair<uint64_t, uint64_t>> run, const Numbers& n,
                    const Tensor& operand, std::span<const int64_t> slice_sizes,
                    std::vector<uint64_t>& lo, std::vector<uint64_t>& size) {
   for (size_t j = 0; j < operand.Rank(); ++j) {
-    const uint64_t slack =
-        n.start[j] == 0 ? 0 : operand.shape()[j] - static_cast<uint64_t>(slice_sizes[j]);
+    // A batching dimension's coordinate is the result's batch coordinate.
+    const uint32_t from = n.start[j] >= kStartFromBatch
+                              ? static_cast<uint32_t>(operand.Rank()) + n.start[j] - kStartFromBatch
+                              : static_cast<uint32_t>(j);
+    const uint64_t slack = n.start[j] == 0 || from != j
+                               ? 0
+                               : operand.shape()[j] - static_cast<uint64_t>(slice_sizes[j]);
     uint64_t a = 0, b = 0;
     for (size_t r = 0; r < run.size(); ++r) {
-      if (n.res_src[r] == j) a = run[r].first, b = run[r].second;
+      if (n.res_src[r] == from) a = run[r].first, b = run[r].second;
     }
     lo[j] = a;
     size[j] = b - a + slack + 1;
   }
+}
+
+// The elements one output reads: per operand dimension the slack of its
+// start (one batch coordinate for a batching dimension).
+uint64_t PerOutputElements(std::span<const uint64_t> dims, const Numbers& n, const Tensor& operand,
+                           std::span<const int64_t> slice_sizes) {
+  std::vector<uint64_t> lo(operand.Rank()), size(operand.Rank());
+  GatherReadBox(FlatRunBox(dims, 0, 1), n, operand, slice_sizes, lo, size);
+  uint64_t elements = 1;
+  for (uint64_t v : size) elements = SaturatingMul(elements, v);
+  return elements;
 }
 
 }  // namespace
@@ -105,7 +122,6 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
     return opaque();
   }
   const Tensor& operand = operands[0].tensor;
-  const Tensor& indices = operands[1].tensor;
   TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(instruction.shape().element_type));
   Expected<std::vector<uint64_t>> dims = StorageShape(instruction.shape());
   if (!dims || storage.type != operand.element_type() ||
@@ -123,29 +139,64 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
                             IntAttribute(instruction, "index_vector_dim"));
   if (!ivd) return MakeError("{}: no index_vector_dim", Describe(instruction));
   TILEPROF_RETURN_IF_ERROR(CheckSliceSizes(instruction, operand, slice_sizes));
+  IndexDims index_dims{std::move(collapsed), std::move(start_map), std::move(op_batch),
+                       std::move(idx_batch)};
+  Tensor indices = operands[1].tensor;
   TILEPROF_ASSIGN_OR_RETURN(
       Numbers n, Build(instruction, operand.Rank(), indices.Rank(), dims->size(), offset_dims,
-                       collapsed, start_map, op_batch, idx_batch, *ivd));
+                       index_dims.removed, index_dims.start_map, index_dims.op_batch,
+                       index_dims.idx_batch, *ivd));
   const uint64_t components = IndexComponents(n, indices);
-  if (start_map.size() != components) {
+  if (index_dims.start_map.size() != components) {
     return MakeError("{}: start_index_map has {} entries, the index vector {}",
-                     Describe(instruction), start_map.size(), components);
+                     Describe(instruction), index_dims.start_map.size(), components);
   }
   TILEPROF_RETURN_IF_ERROR(CheckGatherResult(instruction, *dims, n, operand, indices, slice_sizes));
-  if (op_batch.empty()) {
+  // Index components that are the rows' own coordinates, as batching
+  // dimensions: a tile run then reads its own rows (gather_batching.cc).
+  IndexDims batched = index_dims;
+  TILEPROF_ASSIGN_OR_RETURN(const Tensor batched_indices,
+                            IotaComponentsAsBatching(instruction, operand, indices, *ivd, batched));
+  const bool rewritten = batched.op_batch.size() != index_dims.op_batch.size();
+  // The result's elements: also what a lookup plan's block holds, a
+  // partial of every lookup.
+  const uint64_t outputs =
+      std::accumulate(dims->begin(), dims->end(), uint64_t{1},
+                      [](uint64_t a, uint64_t d) { return SaturatingMul(a, d); });
+  Numbers batched_n;
+  uint64_t batched_elements = UINT64_MAX;  // a tile's read, at most, batched
+  if (rewritten && outputs > 0) {
+    TILEPROF_ASSIGN_OR_RETURN(
+        batched_n,
+        Build(instruction, operand.Rank(), batched_indices.Rank(), dims->size(), offset_dims,
+              batched.removed, batched.start_map, batched.op_batch, batched.idx_batch, *ivd));
+    batched_elements = SaturatingMul(mapper_.ChunkElements(outputs, storage.type),
+                                     PerOutputElements(*dims, batched_n, operand, slice_sizes));
+  }
+  // When a tile of the batched gather reads less than a lookup block's
+  // partial, no lookup plan can win.
+  if (index_dims.op_batch.empty() && !(rewritten && batched_elements < outputs)) {
+    // The lookup plans, when they need less than the gather batched too.
     LookupForm form{*dims, n.res_src, n.start, slice_sizes, components};
-    if (components == 1) {
-      form.rival = ColumnLookupElements(instruction, operands, form).value_or(UINT64_MAX);
-    }
+    const uint64_t column =
+        components == 1 ? ColumnLookupElements(instruction, operands, form).value_or(UINT64_MAX)
+                        : UINT64_MAX;
+    form.rival = std::min(column, batched_elements);
     TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> planned,
                               components > 1
                                   ? LowerFlatLookup(instruction, operands, form, n.ivd, program)
                                   : LowerLookup(instruction, operand, indices, form, program));
-    if (!planned && components == 1) {
+    if (!planned && components == 1 && column < batched_elements) {
+      form.rival = column;
       TILEPROF_ASSIGN_OR_RETURN(planned,
                                 LowerColumnLookup(instruction, operands, form, n.ivd, program));
     }
     if (planned) return std::move(*planned);
+  }
+  if (rewritten && outputs > 0) {
+    index_dims = std::move(batched);
+    indices = batched_indices;
+    n = std::move(batched_n);
   }
   TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(storage.type, *dims, instruction.name(), true));
   if (out.NumElements() == 0) return Value::Array(std::move(out));
@@ -158,22 +209,30 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const Tensor flat_out = out.Flatten();
   const TensorIndex operand_index(operand), indices_index(indices);
-  uint64_t position = 0;
-  for (const MappedRegion& piece : graph_.MapRegions(flat_out)) {
-    const uint64_t first = position, count = piece.region.size();
-    position += count;
-    if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
-    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
+  const uint64_t per_output = PerOutputElements(*dims, n, operand, slice_sizes);
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, flat_out));
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const uint64_t first = runs[r].first, count = runs[r].count;
     const auto run = FlatRunBox(*dims, first, count);
     std::vector<uint64_t> lo(operand.Rank()), size(operand.Rank());
     GatherReadBox(run, n, operand, slice_sizes, lo, size);
+    // With batching dimensions, a run spanning rows of an outer batch
+    // dimension reads the inner ones whole: split it there.
+    if (!index_dims.op_batch.empty()) {
+      uint64_t volume = 1;
+      for (uint64_t v : size) volume = SaturatingMul(volume, v);
+      if (SplitWideRun(*dims, run, volume, SaturatingMul(count, per_output), runs[r], runs)) {
+        continue;
+      }
+    }
+    TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, flat_out.Slice(first, first + count));
     TILEPROF_ASSIGN_OR_RETURN(Tensor box, operand_index.Box(lo, size));
     std::vector<uint64_t> run_lo, run_hi;
     for (const auto& [a, b] : run) run_lo.push_back(a), run_hi.push_back(b + 1);
     const IndicesBox index_box = IndicesBoxOf(n, operand.Rank(), indices, run_lo, run_hi);
     TILEPROF_ASSIGN_OR_RETURN(Tensor index_part, indices_index.Box(index_box.lo, index_box.size));
     TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
-    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, *piece.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, runs[r].tile));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["operand"], box));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], index_part));
     TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], out_part));

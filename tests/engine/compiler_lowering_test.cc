@@ -532,6 +532,46 @@ TEST(LoweringTest, ColumnBlocksAreChosenOnlyWhereTheSlackOutweighsTheRows) {
   EXPECT_FALSE(ChooseSliceBlocks({{1024}, {3072}, 1}, 4, 1472, 1));
 }
 
+TEST(LoweringTest, EachRowsLabelIsPickedFromItsOwnRow) {
+  // logits[arange(n), labels] as PyTorch/XLA writes it: index vectors
+  // (i, labels[i]) with i an iota. As data, the first component could name
+  // any row, so a lookup plan's blocks each held a partial of all 20,000
+  // picks (or a run read every row); as a batching dimension
+  // (gather_batching.cc), a run reads its own rows (32 picks: 8 KiB of
+  // logits), and the gradient's scatter the updates of its own rows,
+  // unstreamed.
+  const CompileResult result = MustCompile(R"(
+HloModule pick
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY main {
+  logits = f32[20000,64] parameter(0)
+  labels = s32[20000] parameter(1)
+  g = f32[20000] parameter(2)
+  rows = s32[20000,1] iota(), iota_dimension=0
+  l = s32[20000,1] reshape(labels)
+  idx = s32[20000,2] concatenate(rows, l), dimensions={1}
+  picked = f32[20000] gather(logits, idx), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={1,1}
+  grad = f32[20000,64] scatter(logits, idx, g), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=add
+  ROOT out = (f32[20000], f32[20000,64]) tuple(picked, grad)
+}
+)");
+  ExpectExecutable(result);
+  EXPECT_FALSE(Uses(result, "tileprof::LookupPartial"));
+  for (ComputeSetId cs = 0; cs < result.graph->num_compute_sets(); ++cs)
+    EXPECT_FALSE(result.graph->compute_set(cs).name.starts_with("grad/step"));
+  uint64_t buffers = 0;
+  for (const report::Variable& v : result.report.variables) {
+    if (v.name != "exchange buffer of picked" && v.name != "exchange buffer of grad") continue;
+    ++buffers;
+    EXPECT_LE(v.bytes, 16u * 1024) << v.name << " on tile " << v.tile;
+  }
+  EXPECT_GT(buffers, 0u);
+}
+
 TEST(LoweringTest, ElementsBeyond32BitsAreVertexParameters) {
   // A stacked-layers update as in Llama-3.1 70B's training step: 80 x 8192 x
   // 8192 (5.4 G elements), whose vertices' first elements exceed 2^32; they

@@ -3,6 +3,7 @@
 // and scatter vertex reads: what the vertices connect to, and the values
 // the simulator computes against ones worked out here.
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -229,6 +230,44 @@ ENTRY main {
   std::vector<float> want = operand;
   for (size_t k = 0; k < 6000; ++k)
     if (ids[k] >= 0 && ids[k] < 64) want[static_cast<size_t>(ids[k])] = values[k];
+  sim::HostData out = Simulate(compiled, {{"o", Encode(std::span<const float>(operand))},
+                                          {"i", Encode(std::span<const int32_t>(ids))},
+                                          {"u", Encode(std::span<const float>(values))}});
+  EXPECT_EQ(Decode<float>(out["out.0"]), want);
+}
+
+TEST(SimScatter, AStreamHasAtMost64Steps) {
+  // 300,000 updates with their ids (2.4 MB): 74 steps of 32 KiB, each a
+  // vertex per run of the result, would let the graph grow with the
+  // updates. At most 64 steps, still in update order.
+  const std::string text = R"(
+HloModule s
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY main {
+  o = f32[64] parameter(0)
+  i = s32[300000,1] parameter(1)
+  u = f32[300000] parameter(2)
+  ROOT s = f32[64] scatter(o, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+})";
+  const Compiled compiled = CompileText(text, "ipu2", 8);
+  std::set<std::string> steps;
+  for (ComputeSetId cs = 0; cs < compiled.result.graph->num_compute_sets(); ++cs) {
+    const std::string& name = compiled.result.graph->compute_set(cs).name;
+    if (name.starts_with("s/step")) steps.insert(name);
+  }
+  EXPECT_EQ(steps.size(), 64u);
+  std::vector<float> operand(64, 0.5f), values(300000);
+  std::vector<int32_t> ids(300000);
+  std::vector<float> want = operand;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    ids[k] = static_cast<int32_t>((k * 7) % 64);
+    values[k] = static_cast<float>(k % 5);
+    want[static_cast<size_t>(ids[k])] += values[k];
+  }
   sim::HostData out = Simulate(compiled, {{"o", Encode(std::span<const float>(operand))},
                                           {"i", Encode(std::span<const int32_t>(ids))},
                                           {"u", Encode(std::span<const float>(values))}});
