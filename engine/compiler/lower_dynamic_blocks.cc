@@ -12,9 +12,10 @@
 // clamped to 0, so a column block is itself a dynamic-slice of the
 // operand's columns, which the same vertices compute.
 #include <algorithm>
-#include <numeric>
 #include <vector>
 
+#include "engine/codelets/cost_model.h"
+#include "engine/compiler/dot_plan.h"
 #include "engine/compiler/dynamic_slice.h"
 #include "engine/compiler/lower.h"
 #include "engine/compiler/memory_model.h"
@@ -22,12 +23,7 @@
 namespace tileprof::engine::compiler {
 namespace {
 
-uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-uint64_t Product(std::span<const uint64_t> dims) {
-  return std::accumulate(dims.begin(), dims.end(), uint64_t{1},
-                         [](uint64_t a, uint64_t b) { return SaturatingMul(a, b); });
-}
+using cost::CeilDiv;
 
 // Rows of the operand a block of `rows` result rows (from the first) reads
 // for any start: per row dimension the block's extent plus its slack.
