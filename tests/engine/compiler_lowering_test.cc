@@ -572,6 +572,39 @@ ENTRY main {
   EXPECT_GT(buffers, 0u);
 }
 
+TEST(LoweringTest, PartsOfOneShapeAreStackedAndTransposedNotCopiedRowByRow) {
+  // q, k and v of one projection joined along their last dimension: 6,144
+  // rows of each part. Copied into slabs of the result, each copy listed a
+  // run per row; stacked and transposed, each Rearrange vertex reads one box
+  // of each part. Parts of different shapes keep the copies.
+  const CompileResult result = MustCompile(R"(
+HloModule qkv
+ENTRY main {
+  q = f32[64,96,8] parameter(0)
+  k = f32[64,96,8] parameter(1)
+  v = f32[64,96,8] parameter(2)
+  ROOT qkv = f32[64,96,24] concatenate(q, k, v), dimensions={2}
+}
+)");
+  ExpectExecutable(result);
+  const auto rearrange = CodeletStartsWith("tileprof::Rearrange");
+  uint64_t read = 0, written = 0;
+  for (const VertexField& in : FieldsOf(*result.graph, rearrange, "in")) {
+    // The three parts' rows of the vertex's run, each one run of a part
+    // (or two where a part's mapping crosses a tile).
+    EXPECT_LE(in.field->regions().size(), 6u);
+    read += in.field->NumElements();
+  }
+  const std::vector<VertexField> outs = FieldsOf(*result.graph, rearrange, "out");
+  for (const VertexField& out : outs) written += out.field->NumElements();
+  EXPECT_GT(outs.size(), 100u);
+  EXPECT_EQ(written, 64u * 96 * 24);
+  // Whole rows of 8: a run that starts or ends inside a row reads the row.
+  EXPECT_LE(read, written + 2 * 24 * outs.size());
+  for (const program::Program& step : result.program.steps())
+    EXPECT_NE(step.kind(), program::ProgramKind::kCopy);
+}
+
 TEST(LoweringTest, ElementsBeyond32BitsAreVertexParameters) {
   // A stacked-layers update as in Llama-3.1 70B's training step: 80 x 8192 x
   // 8192 (5.4 G elements), whose vertices' first elements exceed 2^32; they
