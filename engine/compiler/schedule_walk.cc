@@ -119,11 +119,15 @@ class DistinctCounter {
         if (entry.sent == s) break;
       }
     }
+    // A table grown for one very long list is not kept for the rest of
+    // the walker's range.
+    if (slots_.size() > kKeepSlots) slots_ = {};
     return distinct;
   }
 
  private:
   static constexpr size_t kMinSlots = 16;
+  static constexpr size_t kKeepSlots = size_t{1} << 20;
   struct Slot {
     Sent sent;
     uint64_t generation = 0;
@@ -155,6 +159,13 @@ class RepeatFilter {
   // grown by one large step, spread every later step's few entries over
   // megabytes (each lookup a cache miss, a quarter of the walk).
   void NextStep() {
+    // A table grown by one step of millions of reads is not kept for the
+    // rest of the walker's range; fresh slots are of generation 0, never
+    // current.
+    if (slots_.size() > kKeepSlots) {
+      slots_ = {};
+      live_ = {};
+    }
     if (++generation_ == 0) {  // wrapped: no slot may look current
       std::fill(slots_.begin(), slots_.end(), Slot{});
       generation_ = 1;
@@ -183,6 +194,7 @@ class RepeatFilter {
 
  private:
   static constexpr size_t kMinSlots = 64;
+  static constexpr size_t kKeepSlots = size_t{1} << 20;
   struct Slot {
     uint64_t span = 0;  // begin | end << 32
     uint64_t source = 0;
@@ -397,7 +409,8 @@ class StepWalker {
         offsets_(offsets),
         schedule_(schedule),
         num_tiles_(graph.target().NumTiles()),
-        touched_(num_tiles_) {
+        touched_(num_tiles_),
+        group_seen_(num_tiles_, 0) {
     walk_.tiles.resize(num_tiles_);
     walk_.first.assign(graph.num_variables(), UINT64_MAX);
     walk_.last.assign(graph.num_variables(), 0);
@@ -470,8 +483,20 @@ class StepWalker {
   }
 
   void Execute(const Step& step, uint64_t i) {
-    for (VertexId id : graph_.compute_set(step.program.compute_set()).vertices) {
+    const std::vector<VertexId>& vertices = graph_.compute_set(step.program.compute_set()).vertices;
+    // When each tile's vertices are listed together (most lowerings make
+    // them tile by tile), a tile's repeats are forgotten once the next
+    // tile's vertices start: the filter then holds one tile's runs, where
+    // it grew to every tile's (a dot whose every tile reads a small
+    // transposed weight element by element: 4.5 M entries, 400 MB a walker).
+    const bool grouped = GroupedByTile(vertices);
+    uint32_t previous = UINT32_MAX;
+    for (VertexId id : vertices) {
       const VertexInfo& vertex = graph_.vertex(id);
+      if (grouped && *vertex.tile != previous) {
+        if (previous != UINT32_MAX) repeats_.NextStep();
+        previous = *vertex.tile;
+      }
       touched_[*vertex.tile].active = true;
       for (const FieldView& field : graph_.fields(id)) {
         if (!field.connected()) continue;
@@ -487,6 +512,20 @@ class StepWalker {
         }
       }
     }
+  }
+
+  // True when no tile's vertices are interrupted by another tile's.
+  bool GroupedByTile(const std::vector<VertexId>& vertices) {
+    ++group_stamp_;
+    uint32_t previous = UINT32_MAX;
+    for (VertexId id : vertices) {
+      const uint32_t tile = *graph_.vertex(id).tile;
+      if (tile == previous) continue;
+      if (group_seen_[tile] == group_stamp_) return false;
+      group_seen_[tile] = group_stamp_;
+      previous = tile;
+    }
+    return true;
   }
 
   // Source and destination pieces walked together.
@@ -587,6 +626,8 @@ class StepWalker {
   Walk walk_;
   StepTiles touched_;
   RepeatFilter repeats_;
+  std::vector<uint64_t> group_seen_;  // per tile, the stamp it was last seen at
+  uint64_t group_stamp_ = 0;
 };
 
 Walk WalkSteps(const Graph& graph, std::span<const uint8_t> element_size,

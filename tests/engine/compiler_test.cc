@@ -672,6 +672,52 @@ TEST(CompilerTest, MemoryLayoutDoesNotDependOnTheNumberOfWalkers) {
   EXPECT_EQ(compared, 6u);
 }
 
+// The schedule walk forgets a tile's repeated reads once the next tile's
+// vertices start when each tile's vertices are listed together; listed
+// interleaved, it keeps every tile's. Both give the same layout: a small
+// variable spread over four tiles, read whole (and once more through a
+// broadcast view) by two vertices on each tile.
+TEST(CompilerTest, TheWalkDoesNotDependOnHowEachTilesVerticesAreListed) {
+  auto lay_out = [](bool grouped) {
+    Expected<Target> target = Target::FromPreset("ipu2", 1, 4);
+    EXPECT_TRUE(target.has_value());
+    Graph graph(*target);
+    Tensor v = *graph.AddVariable(ElementType::kF32, {64}, "v");
+    for (uint32_t t = 0; t < 4; ++t)
+      EXPECT_TRUE(graph.SetTileMapping(*v.Slice(16 * t, 16 * t + 16), t).has_value());
+    Tensor out = *graph.AddVariable(ElementType::kF32, {8}, "out");
+    const ComputeSetId cs = graph.AddComputeSet("sum");
+    const Tensor twice = *Tensor::Concat(std::vector<Tensor>{v, *v.Slice(0, 16)});
+    for (uint32_t k = 0; k < 8; ++k) {
+      const uint32_t tile = grouped ? k / 2 : k % 4;
+      EXPECT_TRUE(graph.SetTileMapping(*out.Slice(k, k + 1), tile).has_value());
+      VertexRef vertex = *graph.AddVertex(cs, kSumVertexCodeletName, "sum");
+      EXPECT_TRUE(graph.Connect(vertex["in"], k % 2 == 0 ? v : twice).has_value());
+      EXPECT_TRUE(graph.Connect(vertex["out"], *out.Slice(k, k + 1)).has_value());
+      EXPECT_TRUE(graph.SetTileMapping(vertex, tile).has_value());
+    }
+    const program::Sequence program{program::Execute(cs)};
+    Expected<MemoryLayout> layout = LayOutMemory(graph, program, {}, MemoryOptions{});
+    EXPECT_TRUE(layout.has_value()) << layout.error().message();
+    return std::move(*layout);
+  };
+  const MemoryLayout grouped = lay_out(true);
+  const MemoryLayout interleaved = lay_out(false);
+  ASSERT_EQ(grouped.tiles.size(), 4u);
+  EXPECT_EQ(grouped.tiles, interleaved.tiles);
+  EXPECT_EQ(grouped.exchanges, interleaved.exchanges);
+  EXPECT_EQ(grouped.variables, interleaved.variables);
+  // Each tile receives the 48 elements it does not hold once: 192 B, not
+  // the 256 B of also receiving the broadcast view's repeat.
+  size_t buffers = 0;
+  for (const report::Variable& variable : grouped.variables) {
+    if (!variable.name.starts_with("exchange buffer")) continue;
+    ++buffers;
+    EXPECT_EQ(variable.bytes, 192u) << variable.name << " on tile " << variable.tile;
+  }
+  EXPECT_EQ(buffers, 4u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCompileTest,
                          ::testing::ValuesIn(hlo::testing::CorpusFiles()),
                          [](const auto& info) { return hlo::testing::TestName(info.param); });
