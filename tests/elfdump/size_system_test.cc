@@ -15,20 +15,12 @@
 #include <vector>
 
 #include "size_test_util.h"
+#include "tests/sanitizers.h"
 
 namespace tileprof::elf {
 namespace {
 
 namespace fs = std::filesystem;
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TILEPROF_SWEEP_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define TILEPROF_SWEEP_UNDER_ASAN 1
-#endif
 
 std::vector<std::string> SweepFiles() {
   std::vector<std::string> files;
@@ -80,11 +72,9 @@ TEST(SizeSystemSweep, MatchesGnuSizeOnEverySystemObject) {
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::string> files = SweepFiles();
   ASSERT_GT(files.size(), 100u) << "too few system files to be a meaningful sweep";
-#ifdef TILEPROF_SWEEP_UNDER_ASAN
-  const std::vector<std::vector<std::string>> modes = {{"-A"}};
-#else
-  const std::vector<std::vector<std::string>> modes = {{"-A"}, {"-B"}, {"-A", "-x"}};
-#endif
+  const std::vector<std::vector<std::string>> modes =
+      kUnderAddressSanitizer ? std::vector<std::vector<std::string>>{{"-A"}}
+                             : std::vector<std::vector<std::string>>{{"-A"}, {"-B"}, {"-A", "-x"}};
   int differences = 0;
   for (const auto& mode : modes) {
     for (size_t i = 0; i < files.size(); i += 100) {

@@ -10,6 +10,7 @@
 
 #include "common/file.h"
 #include "engine/hlo/parser.h"
+#include "tests/sanitizers.h"
 
 namespace tileprof::hlo::testing {
 
@@ -38,17 +39,6 @@ inline std::vector<std::string> CorpusFiles() {
 // them to the release build, which runs every file; the other corpus files
 // drive the same code under the sanitizers.
 inline bool TooSlowUnderSanitizers(const std::string& file) {
-#if defined(__SANITIZE_ADDRESS__)
-  constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  constexpr bool kSanitized = true;
-#else
-  constexpr bool kSanitized = false;
-#endif
-#else
-  constexpr bool kSanitized = false;
-#endif
   static const char* const kSlow[] = {
       "1648627826626299.module_0161.jit__reduce_max.11.before_optimizations.txt",
       "1648647409115717.module_0337.jit_loss.9581.before_optimizations.txt",
@@ -58,8 +48,8 @@ inline bool TooSlowUnderSanitizers(const std::string& file) {
       "xla_tools_hlo_opt_tests_cpu_hlo_pass.hlo",
   };
   const std::string name = std::filesystem::path(file).filename().string();
-  return kSanitized && std::any_of(std::begin(kSlow), std::end(kSlow),
-                                   [&](const char* slow) { return name == slow; });
+  return kUnderAddressSanitizer && std::any_of(std::begin(kSlow), std::end(kSlow),
+                                               [&](const char* slow) { return name == slow; });
 }
 
 inline std::string ReadCorpus(const std::string& name) {
