@@ -456,6 +456,7 @@ Status Lowering::LowerComputation(const hlo::Computation& computation, std::span
   const Fusion fusion = options_.fuse_elementwise ? AnalyseFusion(computation) : Fusion{};
   const std::vector<std::vector<const hlo::Instruction*>> last_reads =
       LastReads(computation, fusion);
+  const std::vector<bool> foldable = FoldableTransposes(computation);
   size_t position = 0;
   for (const hlo::Instruction* instruction : computation.instructions()) {
     if (position > 0) {
@@ -484,6 +485,9 @@ Status Lowering::LowerComputation(const hlo::Computation& computation, std::span
       RecordOutputs(*instruction, scope[instruction] = std::move(*value));
       continue;
     }
+    if (instruction->index() < foldable.size() && foldable[instruction->index()] &&
+        FoldTranspose(*instruction, scope))
+      continue;
     if (instruction->opcode() == Opcode::kParameter) {
       const int64_t number = instruction->parameter_number();
       if (number < 0 || static_cast<size_t>(number) >= args.size()) {

@@ -277,6 +277,15 @@ class Lowering {
                                                 SortOrder order, uint64_t blocks,
                                                 program::Sequence& program);
   // lower_dot.cc
+  // A transpose whose every user is a dot is folded into them, as XLA's
+  // TransposeFolding pass does: each dot reads the transpose's operand with
+  // its dimension numbers mapped through the permutation, and the
+  // transposed copy is never made. `foldable` (by index) are the
+  // computation's transposes read by dots only; FoldTranspose folds one
+  // when its operand is an array in `scope` (true), and FoldedTranspose
+  // gives a folded transpose's permutation, else null (public, below).
+  static std::vector<bool> FoldableTransposes(const hlo::Computation& computation);
+  bool FoldTranspose(const hlo::Instruction& transpose, Scope& scope);
   Expected<Value> LowerDotLike(const hlo::Instruction& instruction, std::span<const Value> operands,
                                program::Sequence& program);
   // lower_reduce.cc
@@ -377,6 +386,7 @@ class Lowering {
 
  public:
   // ---- Shared helpers (used by every lower_*.cc) ------------------------
+  const std::vector<size_t>* FoldedTranspose(const hlo::Instruction& instruction) const;
   // A new value of `shape`, every array leaf a new variable; mapped linearly
   // when `map` (else the caller maps it).
   Expected<Value> NewValue(const hlo::Shape& shape, std::string_view name, bool map);
@@ -503,6 +513,7 @@ class Lowering {
   void ClaimComputeSets(const hlo::Instruction& instruction, size_t first);
   uint32_t OperationOf(const hlo::Instruction& instruction);
   std::unordered_map<std::string, Partition> plans_;
+  std::unordered_map<const hlo::Instruction*, std::vector<size_t>> folded_transposes_;
   hlo::PeakLive peak_live_;  // of the module LowerEntry lowers
   // Computations written out for ops lowered as others (LowerBatchNorm):
   // the graph's names and the tensor map refer to their instructions.

@@ -122,11 +122,43 @@ struct DotForm {
   uint64_t b = 1, m = 1, k = 1, n = 1;
 };
 
+// Dimension d of an operand as dimension perm[d] of the tensor read (a
+// folded transpose's operand); identity when `perm` is null.
+void MapDims(std::vector<int64_t>& dims, const std::vector<size_t>* perm) {
+  if (perm == nullptr) return;
+  for (int64_t& d : dims)
+    if (d >= 0 && static_cast<size_t>(d) < perm->size()) d = static_cast<int64_t>((*perm)[d]);
+}
+
+// The free dimensions of an operand of `rank` dimensions (those not in
+// `used`), in the order of the dot's operand: a folded transpose's
+// operand lists them as the transpose's result does, which is the order of
+// the dot's result.
+std::vector<size_t> FreeDims(size_t rank, const std::vector<bool>& used,
+                             const std::vector<size_t>* perm) {
+  std::vector<size_t> free;
+  for (size_t d = 0; d < rank; ++d) {
+    const size_t read = perm != nullptr && d < perm->size() ? (*perm)[d] : d;
+    if (read < used.size() && !used[read]) free.push_back(read);
+  }
+  return free;
+}
+
 // The form of the dot `instruction` of `lhs` and `rhs`, or an error when its
-// dimension numbers do not fit them.
-Expected<DotForm> FormOf(const hlo::Instruction& instruction, const Tensor& lhs,
-                         const Tensor& rhs) {
+// dimension numbers do not fit them. `lhs_perm` and `rhs_perm` map the
+// dimensions of a folded transpose (Lowering::FoldedTranspose) onto the
+// tensor read.
+Expected<DotForm> FormOf(const hlo::Instruction& instruction, const Tensor& lhs, const Tensor& rhs,
+                         const std::vector<size_t>* lhs_perm, const std::vector<size_t>* rhs_perm) {
   TILEPROF_ASSIGN_OR_RETURN(hlo::DotDimensions dims, hlo::GetDotDimensions(instruction));
+  if ((lhs_perm != nullptr && lhs_perm->size() != lhs.Rank()) ||
+      (rhs_perm != nullptr && rhs_perm->size() != rhs.Rank())) {
+    return MakeError("a folded transpose's permutation does not fit its operand");
+  }
+  MapDims(dims.lhs_batch, lhs_perm);
+  MapDims(dims.lhs_contracting, lhs_perm);
+  MapDims(dims.rhs_batch, rhs_perm);
+  MapDims(dims.rhs_contracting, rhs_perm);
   std::vector<bool> lhs_used(lhs.Rank(), false), rhs_used(rhs.Rank(), false);
   TILEPROF_RETURN_IF_ERROR(CheckDims(dims.lhs_batch, lhs.Rank(), "lhs batch", lhs_used));
   TILEPROF_RETURN_IF_ERROR(
@@ -155,11 +187,10 @@ Expected<DotForm> FormOf(const hlo::Instruction& instruction, const Tensor& lhs,
     f.out_dims.push_back(size(lhs, dims.lhs_batch[i]));
     f.b *= size(lhs, dims.lhs_batch[i]);
   }
-  std::vector<size_t> lhs_free, rhs_free;
-  for (size_t d = 0; d < lhs.Rank(); ++d) {
-    if (lhs_used[d]) continue;
+  const std::vector<size_t> lhs_free = FreeDims(lhs.Rank(), lhs_used, lhs_perm);
+  const std::vector<size_t> rhs_free = FreeDims(rhs.Rank(), rhs_used, rhs_perm);
+  for (size_t d : lhs_free) {
     f.lhs_order.push_back(d);
-    lhs_free.push_back(d);
     f.out_dims.push_back(lhs.shape()[d]);
     f.m *= lhs.shape()[d];
   }
@@ -175,10 +206,8 @@ Expected<DotForm> FormOf(const hlo::Instruction& instruction, const Tensor& lhs,
     f.k *= size(lhs, dims.lhs_contracting[i]);
   }
   f.lhs_t.insert(f.lhs_t.end(), lhs_free.begin(), lhs_free.end());
-  for (size_t d = 0; d < rhs.Rank(); ++d) {
-    if (rhs_used[d]) continue;
+  for (size_t d : rhs_free) {
     f.rhs_order.push_back(d);
-    rhs_free.push_back(d);
     f.out_dims.push_back(rhs.shape()[d]);
     f.n *= rhs.shape()[d];
   }
@@ -327,7 +356,10 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
                          program::Sequence& program) {
   const Tensor& lhs = operands[0].tensor;
   const Tensor& rhs = operands[1].tensor;
-  TILEPROF_ASSIGN_OR_RETURN(const DotForm form, FormOf(instruction, lhs, rhs));
+  TILEPROF_ASSIGN_OR_RETURN(
+      const DotForm form,
+      FormOf(instruction, lhs, rhs, lowering.FoldedTranspose(*instruction.operand(0)),
+             lowering.FoldedTranspose(*instruction.operand(1))));
   const uint64_t b = form.b, m = form.m, k = form.k, n = form.n;
   TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> result_dims, StorageShape(instruction.shape()));
   if (result_dims != form.out_dims) {
@@ -400,6 +432,56 @@ Expected<Value> LowerDot(Lowering& lowering, const hlo::Instruction& instruction
 }
 
 }  // namespace
+
+std::vector<bool> Lowering::FoldableTransposes(const hlo::Computation& computation) {
+  const std::span<hlo::Instruction* const> instructions = computation.instructions();
+  const size_t n = instructions.size();
+  auto here = [&](const hlo::Instruction* i) {
+    return i->parent() == &computation && i->index() < n && instructions[i->index()] == i;
+  };
+  // Per instruction: read by some instruction, and by dots only.
+  std::vector<bool> read(n, false), dots_only(n, true);
+  for (const hlo::Instruction* user : instructions) {
+    for (const hlo::Instruction* operand : user->operands()) {
+      if (!here(operand)) continue;
+      read[operand->index()] = true;
+      if (user->opcode() != hlo::Opcode::kDot) dots_only[operand->index()] = false;
+    }
+  }
+  std::vector<bool> foldable(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const hlo::Instruction& instruction = *instructions[i];
+    foldable[i] = instruction.opcode() == hlo::Opcode::kTranspose && read[i] && dots_only[i] &&
+                  &instruction != computation.root() && IsNative(instruction.shape());
+  }
+  return foldable;
+}
+
+bool Lowering::FoldTranspose(const hlo::Instruction& transpose, Scope& scope) {
+  if (transpose.operand_count() != 1) return false;
+  const auto it = scope.find(transpose.operand(0));
+  if (it == scope.end() || !it->second.IsArray() || !it->second.tensor.valid()) return false;
+  const hlo::Attribute* attribute = transpose.FindAttribute("dimensions");
+  if (attribute == nullptr) return false;
+  Expected<std::vector<int64_t>> permutation = hlo::ParseIntList(attribute->value());
+  if (!permutation || permutation->size() != it->second.tensor.Rank()) return false;
+  std::vector<size_t> perm;
+  std::vector<bool> seen(permutation->size(), false);
+  for (int64_t d : *permutation) {
+    if (d < 0 || static_cast<size_t>(d) >= seen.size() || seen[static_cast<size_t>(d)])
+      return false;
+    seen[static_cast<size_t>(d)] = true;
+    perm.push_back(static_cast<size_t>(d));
+  }
+  folded_transposes_[&transpose] = std::move(perm);
+  scope[&transpose] = it->second;
+  return true;
+}
+
+const std::vector<size_t>* Lowering::FoldedTranspose(const hlo::Instruction& instruction) const {
+  const auto it = folded_transposes_.find(&instruction);
+  return it == folded_transposes_.end() ? nullptr : &it->second;
+}
 
 Expected<Value> Lowering::LowerDotLike(const hlo::Instruction& instruction,
                                        std::span<const Value> operands,

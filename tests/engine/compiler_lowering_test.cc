@@ -3,6 +3,7 @@
 // program that validate.
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/compiler/compiler.h"
@@ -603,6 +604,37 @@ ENTRY main {
   EXPECT_LE(read, written + 2 * 24 * outs.size());
   for (const program::Program& step : result.program.steps())
     EXPECT_NE(step.kind(), program::ProgramKind::kCopy);
+}
+
+TEST(LoweringTest, TransposesReadOnlyByDotsAreFoldedIntoThem) {
+  // PyTorch's x.W^T: W stored [out, in], transposed for the dot. As a copy,
+  // the transpose was a Rearrange of 32 K one-element runs in blocks, which
+  // every cell of the dot then read run by run; folded, the cells read W
+  // itself, a few runs each. Also read by an add, the transpose is made.
+  const auto text = [](std::string_view also) {
+    return fmt::format(R"(
+HloModule linear
+ENTRY main {{
+  x = f32[32,64] parameter(0)
+  w = f32[512,64] parameter(1)
+  wt = f32[64,512] transpose(w), dimensions={{1,0}}
+  y = f32[32,512] dot(x, wt), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+  {}
+}}
+)",
+                       also);
+  };
+  const CompileResult folded = MustCompile(text("ROOT r = f32[32,512] negate(y)"));
+  ExpectExecutable(folded);
+  EXPECT_FALSE(Uses(folded, "tileprof::Rearrange"));
+  const std::vector<VertexField> weights =
+      FieldsOf(*folded.graph, CodeletStartsWith("poplin::MatMul"), "weights");
+  ASSERT_FALSE(weights.empty());
+  for (const VertexField& field : weights) EXPECT_LE(field.field->regions().size(), 8u);
+  const CompileResult made = MustCompile(
+      text("s = f32[64,512] add(wt, wt)\n  ROOT r = (f32[32,512], f32[64,512]) tuple(y, s)"));
+  ExpectExecutable(made);
+  EXPECT_TRUE(Uses(made, "tileprof::Rearrange"));
 }
 
 TEST(LoweringTest, ElementsBeyond32BitsAreVertexParameters) {
