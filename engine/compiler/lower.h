@@ -102,6 +102,9 @@ struct SpreadForm {
 };
 std::optional<SpreadForm> SpreadFormOf(const hlo::Instruction& broadcast);
 Fusion AnalyseFusion(const hlo::Computation& computation);
+// Whether `i` is an instruction of `computation` (operands may be parameters
+// of an enclosing one).
+bool InComputation(const hlo::Computation& computation, const hlo::Instruction* i);
 
 class Lowering {
  public:
@@ -276,7 +279,7 @@ class Lowering {
                                                 const std::vector<ElementType>& types, uint32_t key,
                                                 SortOrder order, uint64_t blocks,
                                                 program::Sequence& program);
-  // lower_dot.cc
+  // lower_transpose.cc
   // A transpose whose every user is a dot is folded into them, as XLA's
   // TransposeFolding pass does: each dot reads the transpose's operand with
   // its dimension numbers mapped through the permutation, and the
@@ -286,6 +289,7 @@ class Lowering {
   // gives a folded transpose's permutation, else null (public, below).
   static std::vector<bool> FoldableTransposes(const hlo::Computation& computation);
   bool FoldTranspose(const hlo::Instruction& transpose, Scope& scope);
+  // lower_dot.cc
   Expected<Value> LowerDotLike(const hlo::Instruction& instruction, std::span<const Value> operands,
                                program::Sequence& program);
   // lower_reduce.cc

@@ -103,14 +103,6 @@ uint64_t Elements(const hlo::Instruction& instruction) {
       std::max<int64_t>(instruction.shape().ElementCount().value_or(-1), 0));
 }
 
-// Whether `i` is an instruction of `computation` (operands may be parameters
-// of an enclosing one).
-bool InComputation(const hlo::Computation& computation, const hlo::Instruction* i) {
-  const std::span<hlo::Instruction* const> instructions = computation.instructions();
-  return i->parent() == &computation && i->index() < instructions.size() &&
-         instructions[i->index()] == i;
-}
-
 void CutLargeExpressions(const hlo::Computation& computation, Fusion& fusion) {
   // An expression has at most kMaxMapExprNodes nodes (each op, and each
   // leaf read): an inner op whose subtree passes a third of that becomes a
@@ -151,6 +143,12 @@ void CutLargeExpressions(const hlo::Computation& computation, Fusion& fusion) {
 }
 
 }  // namespace
+
+bool InComputation(const hlo::Computation& computation, const hlo::Instruction* i) {
+  const std::span<hlo::Instruction* const> instructions = computation.instructions();
+  return i->parent() == &computation && i->index() < instructions.size() &&
+         instructions[i->index()] == i;
+}
 
 Fusion AnalyseFusion(const hlo::Computation& computation) {
   const std::span<hlo::Instruction* const> instructions = computation.instructions();

@@ -6,6 +6,9 @@
 // result is mapped in square-ish blocks of the two dimensions the transpose
 // swaps, so a block of b x b elements is b rows of the source and b rows of
 // the result: 2b regions instead of b^2, the same data moved.
+//
+// Also here: a transpose read only by dots is folded into them (lower.h,
+// FoldableTransposes), so no transposed copy is made at all.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -13,6 +16,7 @@
 #include "engine/codelets/codelets.h"
 #include "engine/compiler/lower.h"
 #include "engine/compiler/types.h"
+#include "engine/hlo/attributes.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -259,6 +263,53 @@ Expected<std::optional<Tensor>> Lowering::EmitBlockedTranspose(const Tensor& sou
   }
   TILEPROF_ASSIGN_OR_RETURN(Tensor result, out.Reshape(out_dims));
   return std::optional<Tensor>(std::move(result));
+}
+
+std::vector<bool> Lowering::FoldableTransposes(const hlo::Computation& computation) {
+  const std::span<hlo::Instruction* const> instructions = computation.instructions();
+  const size_t n = instructions.size();
+  // Per instruction: read by some instruction, and by dots only.
+  std::vector<bool> read(n, false), dots_only(n, true);
+  for (const hlo::Instruction* user : instructions) {
+    for (const hlo::Instruction* operand : user->operands()) {
+      if (!InComputation(computation, operand)) continue;
+      read[operand->index()] = true;
+      if (user->opcode() != hlo::Opcode::kDot) dots_only[operand->index()] = false;
+    }
+  }
+  std::vector<bool> foldable(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const hlo::Instruction& instruction = *instructions[i];
+    foldable[i] = instruction.opcode() == hlo::Opcode::kTranspose && read[i] && dots_only[i] &&
+                  &instruction != computation.root() && IsNative(instruction.shape());
+  }
+  return foldable;
+}
+
+bool Lowering::FoldTranspose(const hlo::Instruction& transpose, Scope& scope) {
+  if (transpose.operand_count() != 1) return false;
+  const auto it = scope.find(transpose.operand(0));
+  if (it == scope.end() || !it->second.IsArray() || !it->second.tensor.valid()) return false;
+  const hlo::Attribute* attribute = transpose.FindAttribute("dimensions");
+  if (attribute == nullptr) return false;
+  Expected<std::vector<int64_t>> permutation = hlo::ParseIntList(attribute->value());
+  if (!permutation || permutation->size() != it->second.tensor.Rank()) return false;
+  std::vector<size_t> perm;
+  std::vector<bool> seen(permutation->size(), false);
+  for (int64_t d : *permutation) {
+    if (d < 0 || static_cast<size_t>(d) >= seen.size() || seen[static_cast<size_t>(d)])
+      return false;
+    seen[static_cast<size_t>(d)] = true;
+    perm.push_back(static_cast<size_t>(d));
+  }
+  folded_transposes_[&transpose] = std::move(perm);
+  scope[&transpose] = it->second;
+  return true;
+}
+
+const std::vector<size_t>* Lowering::FoldedTranspose(const hlo::Instruction& instruction) const {
+  const auto it = folded_transposes_.find(&instruction);
+  return it == folded_transposes_.end() ? nullptr : &it->second;
 }
 
 }  // namespace tileprof::engine::compiler
