@@ -395,7 +395,7 @@ std::string DataTransferJson(const std::vector<TransferredTensor>& tensors) {
 std::string EventsToText(const std::vector<TraceEvent>& events) {
   std::string out;
   for (const TraceEvent& e : events)
-    out += std::string(70, '-') + "\n=> @ " + LocalTime(e.timestamp) + ": " + EventBody(e) + "\n";
+    out += fmt::format("{:->70}\n=> @ {}: {}\n", "", LocalTime(e.timestamp), EventBody(e));
   return out;
 }
 
