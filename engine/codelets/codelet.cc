@@ -1,6 +1,9 @@
 // The Codelet base class: field lookup, state sizes and the checked Run.
 #include "engine/codelets/codelet.h"
 
+#include <array>
+#include <cstring>
+
 #include <vector>
 
 namespace tileprof::engine {
@@ -46,19 +49,36 @@ Status Codelet::Run(const VertexIo& io) const {
     return MakeError("{}: {} field spans given, the codelet has {} fields", name_, io.fields.size(),
                      fields_.size());
   }
+  if (!io.rows.empty() && io.rows.size() != fields_.size()) {
+    return MakeError("{}: {} field layouts given, the codelet has {} fields", name_, io.rows.size(),
+                     fields_.size());
+  }
   if (io.params.size() != params_.size()) {
     return MakeError("{}: {} parameters given, the codelet has {}", name_, io.params.size(),
                      params_.size());
   }
-  std::vector<uint64_t> elements(fields_.size());
+  // Every vertex execution comes here: no allocation for the usual few fields.
+  std::array<uint64_t, 8> few{};
+  std::vector<uint64_t> many;
+  if (fields_.size() > few.size()) many.resize(fields_.size());
+  const std::span<uint64_t> elements =
+      many.empty() ? std::span(few).first(fields_.size()) : std::span(many);
   for (size_t i = 0; i < fields_.size(); ++i) {
     const FieldSpec& field = fields_[i];
     const uint64_t size = SizeOf(field.type);
-    if (io.fields[i].size() % size != 0) {
-      return MakeError("{}: field '{}' has {} bytes, not a whole number of {} elements", name_,
-                       field.name, io.fields[i].size(), HloName(field.type));
+    if (const FieldRows* rows = io.Rows(i)) {
+      if (field.IsWritten() || !ReadsRows(i) || rows->row_bytes % size != 0 ||
+          rows->stride < rows->row_bytes || rows->extent() > io.fields[i].size()) {
+        return MakeError("{}: field '{}' cannot be given as {} rows of {} bytes, {} apart, in {}",
+                         name_, field.name, rows->rows, rows->row_bytes, rows->stride,
+                         io.fields[i].size());
+      }
     }
-    elements[i] = io.fields[i].size() / size;
+    if (io.Bytes(i) % size != 0) {
+      return MakeError("{}: field '{}' has {} bytes, not a whole number of {} elements", name_,
+                       field.name, io.Bytes(i), HloName(field.type));
+    }
+    elements[i] = io.Bytes(i) / size;
     if (field.kind == FieldKind::kScalar && elements[i] != 1) {
       return MakeError("{}: scalar field '{}' has {} elements", name_, field.name, elements[i]);
     }
@@ -67,6 +87,20 @@ Status Codelet::Run(const VertexIo& io) const {
     return status.error().Within(name_);
   }
   return Compute(io);
+}
+
+std::span<const std::byte> DenseField(const VertexIo& io, size_t field) {
+  const FieldRows* rows = io.Rows(field);
+  if (rows == nullptr) return io.fields[field];
+  thread_local std::vector<std::vector<std::byte>> buffers;
+  if (buffers.size() <= field) buffers.resize(field + 1);
+  std::vector<std::byte>& buffer = buffers[field];
+  buffer.resize(rows->bytes());
+  for (uint64_t r = 0; r < rows->rows; ++r) {
+    std::memcpy(buffer.data() + r * rows->row_bytes, io.fields[field].data() + r * rows->stride,
+                rows->row_bytes);
+  }
+  return buffer;
 }
 
 Status CheckSameSize(const Codelet& codelet, const VertexShape& shape, size_t a, size_t b) {

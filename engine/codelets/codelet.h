@@ -78,16 +78,43 @@ struct TileState {
   std::array<uint64_t, 2> prng = {0, 0};
 };
 
+// An input field handed over where it lies instead of gathered: `rows` runs
+// of `row_bytes` bytes, each `stride` bytes after the one before, the first
+// at the start of the field's span (which covers them all, and the bytes
+// between them, which belong to other tensors). rows == 0: a plain span.
+struct FieldRows {
+  uint64_t rows = 0;
+  uint64_t row_bytes = 0;
+  uint64_t stride = 0;
+  bool strided() const { return rows != 0; }
+  uint64_t bytes() const { return rows * row_bytes; }
+  uint64_t extent() const { return rows == 0 ? 0 : (rows - 1) * stride + row_bytes; }
+};
+
 // What a compute function works on: one contiguous byte span per field (the
 // simulator gathers fragmented tensors into one), the parameter values, and
 // the tile's state. Spans of input fields are only read. The graph never lets
 // a written field overlap another field of its vertex, so compute functions
 // may assume written spans alias nothing (in-place updates use one in/out
 // field, as ScaledAdd's `data` does).
+// `rows`, when not empty, has an entry per field: a field whose entry is
+// strided() is given as rows (FieldRows), which only happens to the input
+// fields the codelet's ReadsRows accepts; a matmul reads an operand's rows
+// where they lie, which saves copying a fragmented operand on every run.
 struct VertexIo {
   std::span<const std::span<std::byte>> fields;
   std::span<const uint32_t> params;
   TileState* tile_state = nullptr;
+  std::span<const FieldRows> rows = {};
+
+  const FieldRows* Rows(size_t field) const {
+    return field < rows.size() && rows[field].strided() ? &rows[field] : nullptr;
+  }
+  // The field's own bytes (its span's size unless it is given as rows).
+  uint64_t Bytes(size_t field) const {
+    const FieldRows* r = Rows(field);
+    return r ? r->bytes() : fields[field].size();
+  }
 };
 
 class Codelet {
@@ -129,6 +156,9 @@ class Codelet {
   // function (the compiler's opaque ops): the simulator refuses a program
   // that would run one, before it starts, rather than invent results.
   virtual bool executable() const { return true; }
+  // True for an input field that Compute can read as rows (FieldRows), in
+  // place, when the simulator finds it so laid out.
+  virtual bool ReadsRows(size_t /*field*/) const { return false; }
 
  protected:
   Codelet(std::string name, ExecutionKind kind, std::vector<FieldSpec> fields,
@@ -136,7 +166,7 @@ class Codelet {
 
   // Elements in field `index` of `io` (Run has checked divisibility).
   uint64_t Count(const VertexIo& io, size_t index) const {
-    return io.fields[index].size() / SizeOf(fields_[index].type);
+    return io.Bytes(index) / SizeOf(fields_[index].type);
   }
   // The computation proper; called by Run after the checks.
   virtual Status Compute(const VertexIo& io) const = 0;
@@ -148,6 +178,11 @@ class Codelet {
   std::vector<std::string> params_;
   uint32_t code_bytes_;
 };
+
+// Field `field` of `io` as one contiguous span: its own, or, when it is
+// given as rows, the rows copied into a per-thread buffer (one per field
+// index, valid until the thread's next call for that index).
+std::span<const std::byte> DenseField(const VertexIo& io, size_t field);
 
 // Helpers for CheckShape implementations.
 // Error unless fields `a` and `b` have the same number of elements.

@@ -77,6 +77,13 @@ class MatMulPartialCodelet final : public Codelet {
   }
 
  protected:
+  // An untransposed operand may be given as rows (its rows in a larger
+  // tensor, each row of the operand one run): the panel product reads them
+  // in place.
+  bool ReadsRows(size_t field) const override {
+    return (field == 0 && !transpose_in_) || (field == 1 && !transpose_weights_);
+  }
+
   Status Compute(const VertexIo& io) const override {
     const uint64_t m = io.params[0], k = io.params[1], n = io.params[2];
     return DispatchPair(in_, acc_, [&](auto in_tag, auto acc_tag) -> Status {
@@ -85,33 +92,69 @@ class MatMulPartialCodelet final : public Codelet {
       using C = typename numeric::Traits<kAcc>::Compute;
       // weights as a [k x n] panel of C (in place when they are stored so),
       // then one panel product per row.
-      const C* panel = transpose_weights_ ? nullptr : dot::InPlace<kIn, C>(io.fields[1]);
+      uint64_t panel_stride = n;
+      const C* panel =
+          transpose_weights_ ? nullptr : InPlaceRows<kIn, C>(io, 1, k, n, panel_stride);
       if (panel == nullptr) {
+        const std::span<const std::byte> weights = DenseField(io, 1);
         C* packed = numeric::Scratch<C, 0>(k * n);
         for (uint64_t t = 0; t < k; ++t)
           for (uint64_t col = 0; col < n; ++col)
-            packed[t * n + col] = static_cast<C>(
-                Get<kIn>(io.fields[1], transpose_weights_ ? col * k + t : t * n + col));
+            packed[t * n + col] =
+                static_cast<C>(Get<kIn>(weights, transpose_weights_ ? col * k + t : t * n + col));
         panel = packed;
+        panel_stride = n;
       }
-      const C* in = transpose_in_ ? nullptr : dot::InPlace<kIn, C>(io.fields[0]);
-      C* a = numeric::Scratch<C, 1>(k);
-      C* acc = numeric::Scratch<C, 2>(n);
-      for (uint64_t row = 0; row < m; ++row) {
+      // in as rows of C (in place, or converted kRows rows at a time), kRows
+      // rows a panel product.
+      constexpr uint64_t kRows = 4;
+      uint64_t in_stride = k;
+      const C* in = transpose_in_ ? nullptr : InPlaceRows<kIn, C>(io, 0, m, k, in_stride);
+      const std::span<const std::byte> dense_in = in ? io.fields[0] : DenseField(io, 0);
+      // The sums go straight into `out` when it is stored as C.
+      const std::span<std::byte> out = io.fields[2];
+      C* const direct = dot::InPlaceOut<kAcc, C>(out);
+      C* a = numeric::Scratch<C, 1>(kRows * k);
+      C* acc = direct ? direct : numeric::Scratch<C, 2>(kRows * n);
+      for (uint64_t row = 0; row < m; row += kRows) {
+        const uint64_t rows = std::min(kRows, m - row);
         if (in == nullptr) {
-          for (uint64_t t = 0; t < k; ++t)
-            a[t] =
-                static_cast<C>(Get<kIn>(io.fields[0], transpose_in_ ? t * m + row : row * k + t));
+          for (uint64_t i = 0; i < rows; ++i)
+            for (uint64_t t = 0; t < k; ++t)
+              a[i * k + t] = static_cast<C>(
+                  Get<kIn>(dense_in, transpose_in_ ? t * m + row + i : (row + i) * k + t));
         }
-        std::fill(acc, acc + n, C(0));
-        dot::PanelDot<C>(in ? in + row * k : a, k, panel, n, n, acc);
-        for (uint64_t col = 0; col < n; ++col) Put<kAcc>(io.fields[2], row * n + col, acc[col]);
+        C* const sums = direct ? direct + row * n : acc;
+        std::fill(sums, sums + rows * n, C(0));
+        dot::PanelDotRows<C>(in ? in + row * in_stride : a, in ? in_stride : k, rows, k, panel,
+                             panel_stride, n, sums, n);
+        if (direct) continue;
+        for (uint64_t col = 0; col < rows * n; ++col) Put<kAcc>(out, row * n + col, acc[col]);
       }
       return {};
     });
   }
 
  private:
+  // Field `field` as `rows` rows of `cols` elements of C read in place, row
+  // r at the result + r * stride: a dense field (stride = cols) or one
+  // given as rows of exactly a row each; nullptr when it must be converted
+  // or gathered first.
+  template <ElementType kIn, typename C>
+  static const C* InPlaceRows(const VertexIo& io, size_t field, uint64_t rows, uint64_t cols,
+                              uint64_t& stride) {
+    const FieldRows* given = io.Rows(field);
+    if (given == nullptr) {
+      stride = cols;
+      return dot::InPlace<kIn, C>(io.fields[field]);
+    }
+    if (given->rows != rows || given->row_bytes != cols * sizeof(C) ||
+        given->stride % sizeof(C) != 0)
+      return nullptr;
+    stride = given->stride / sizeof(C);
+    return dot::InPlace<kIn, C>(io.fields[field]);
+  }
+
   ElementType in_;
   ElementType acc_;
   bool transpose_in_;

@@ -13,17 +13,40 @@ namespace {
   PanelDotIn<float, 32>(a, count, panel, stride, width, acc);
 }
 
+[[gnu::target("avx2")]] void PanelDotRowsAvx2Body(const float* a, uint64_t a_stride, uint64_t rows,
+                                                  uint64_t count, const float* panel,
+                                                  uint64_t stride, uint64_t width, float* acc,
+                                                  uint64_t acc_stride) {
+  PanelDotRowsIn<float, 32>(a, a_stride, rows, count, panel, stride, width, acc, acc_stride);
+}
+
+bool HasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+
 }  // namespace
+
+bool PanelDotRowsAvx2(const float* a, uint64_t a_stride, uint64_t rows, uint64_t count,
+                      const float* panel, uint64_t stride, uint64_t width, float* acc,
+                      uint64_t acc_stride) {
+  if (!HasAvx2()) return false;
+  PanelDotRowsAvx2Body(a, a_stride, rows, count, panel, stride, width, acc, acc_stride);
+  return true;
+}
 
 bool PanelDotAvx2(const float* a, uint64_t count, const float* panel, uint64_t stride,
                   uint64_t width, float* acc) {
-  static const bool kHasAvx2 = __builtin_cpu_supports("avx2");
-  if (!kHasAvx2) return false;
+  if (!HasAvx2()) return false;
   PanelDotAvx2Body(a, count, panel, stride, width, acc);
   return true;
 }
 #else
 bool PanelDotAvx2(const float*, uint64_t, const float*, uint64_t, uint64_t, float*) {
+  return false;
+}
+bool PanelDotRowsAvx2(const float*, uint64_t, uint64_t, uint64_t, const float*, uint64_t, uint64_t,
+                      float*, uint64_t) {
   return false;
 }
 #endif

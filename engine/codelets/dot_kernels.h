@@ -110,11 +110,98 @@ template <typename C, size_t kBytes = 16>
   }
 }
 
+// Four rows of a at once, each against the same panel: acc row i (at acc +
+// i * acc_stride) gets row i of a (at a + i * a_stride), two vectors of
+// outputs at a time. Each panel vector loaded serves four rows instead of
+// one, which is what bounds the one-row kernel (a load per multiply-add).
+// The sums are still each output's own, in t order.
+template <typename C, size_t kBytes>
+[[gnu::always_inline]] inline void PanelBlockRows4(const C* a, uint64_t a_stride, uint64_t count,
+                                                   const C* panel, uint64_t stride, C* acc,
+                                                   uint64_t acc_stride) {
+  using L = Lane<C>;
+  typedef L V __attribute__((vector_size(kBytes)));
+  constexpr size_t kStep = kBytes / sizeof(L);
+  V s00, s01, s10, s11, s20, s21, s30, s31, p0, p1;
+  C* const acc0 = acc;
+  C* const acc1 = acc + acc_stride;
+  C* const acc2 = acc + 2 * acc_stride;
+  C* const acc3 = acc + 3 * acc_stride;
+  std::memcpy(&s00, acc0, kBytes);
+  std::memcpy(&s01, acc0 + kStep, kBytes);
+  std::memcpy(&s10, acc1, kBytes);
+  std::memcpy(&s11, acc1 + kStep, kBytes);
+  std::memcpy(&s20, acc2, kBytes);
+  std::memcpy(&s21, acc2 + kStep, kBytes);
+  std::memcpy(&s30, acc3, kBytes);
+  std::memcpy(&s31, acc3 + kStep, kBytes);
+  const C* const a0 = a;
+  const C* const a1 = a + a_stride;
+  const C* const a2 = a + 2 * a_stride;
+  const C* const a3 = a + 3 * a_stride;
+  for (uint64_t t = 0; t < count; ++t) {
+    const C* row = panel + t * stride;
+    std::memcpy(&p0, row, kBytes);
+    std::memcpy(&p1, row + kStep, kBytes);
+    C x0, x1, x2, x3;  // through memcpy, as the panel (InPlace)
+    std::memcpy(&x0, a0 + t, sizeof x0);
+    std::memcpy(&x1, a1 + t, sizeof x1);
+    std::memcpy(&x2, a2 + t, sizeof x2);
+    std::memcpy(&x3, a3 + t, sizeof x3);
+    const L l0 = static_cast<L>(x0), l1 = static_cast<L>(x1), l2 = static_cast<L>(x2),
+            l3 = static_cast<L>(x3);
+    s00 = s00 + l0 * p0;
+    s01 = s01 + l0 * p1;
+    s10 = s10 + l1 * p0;
+    s11 = s11 + l1 * p1;
+    s20 = s20 + l2 * p0;
+    s21 = s21 + l2 * p1;
+    s30 = s30 + l3 * p0;
+    s31 = s31 + l3 * p1;
+  }
+  std::memcpy(acc0, &s00, kBytes);
+  std::memcpy(acc0 + kStep, &s01, kBytes);
+  std::memcpy(acc1, &s10, kBytes);
+  std::memcpy(acc1 + kStep, &s11, kBytes);
+  std::memcpy(acc2, &s20, kBytes);
+  std::memcpy(acc2 + kStep, &s21, kBytes);
+  std::memcpy(acc3, &s30, kBytes);
+  std::memcpy(acc3 + kStep, &s31, kBytes);
+}
+
+// `rows` rows of a against one panel (PanelBlockRows4 for groups of four,
+// PanelDotIn for the columns past the last whole block and the last rows).
+template <typename C, size_t kBytes = 16>
+[[gnu::always_inline]] inline void PanelDotRowsIn(const C* a, uint64_t a_stride, uint64_t rows,
+                                                  uint64_t count, const C* panel, uint64_t stride,
+                                                  uint64_t width, C* acc, uint64_t acc_stride) {
+  constexpr size_t kBlock = 2 * kBytes / sizeof(C);
+  uint64_t i = 0;
+  for (; i + 4 <= rows; i += 4) {
+    const C* a_rows = a + i * a_stride;
+    C* acc_rows = acc + i * acc_stride;
+    uint64_t r = 0;
+    for (; r + kBlock <= width; r += kBlock)
+      PanelBlockRows4<C, kBytes>(a_rows, a_stride, count, panel + r, stride, acc_rows + r,
+                                 acc_stride);
+    if (r == width) continue;
+    for (uint64_t j = 0; j < 4; ++j) {
+      PanelDotIn<C, kBytes>(a_rows + j * a_stride, count, panel + r, stride, width - r,
+                            acc_rows + j * acc_stride + r);
+    }
+  }
+  for (; i < rows; ++i)
+    PanelDotIn<C, kBytes>(a + i * a_stride, count, panel, stride, width, acc + i * acc_stride);
+}
+
 // f32 on AVX2 (dot_kernels.cc): eight lanes a vector, multiply then add as
 // above (no FMA: the rounding stays that of a one-output loop). False when the host has no
 // AVX2 or is not x86-64.
 bool PanelDotAvx2(const float* a, uint64_t count, const float* panel, uint64_t stride,
                   uint64_t width, float* acc);
+bool PanelDotRowsAvx2(const float* a, uint64_t a_stride, uint64_t rows, uint64_t count,
+                      const float* panel, uint64_t stride, uint64_t width, float* acc,
+                      uint64_t acc_stride);
 
 }  // namespace detail
 
@@ -127,6 +214,21 @@ void PanelDot(const C* a, uint64_t count, const C* panel, uint64_t stride, uint6
   detail::PanelDotIn<C>(a, count, panel, stride, width, acc);
 }
 
+// PanelDot for `rows` rows at once: for i < rows,
+//   acc[i * acc_stride + r] (+)= sum over t of a[i * a_stride + t] * panel[t * stride + r].
+// Bit for bit what PanelDot gives row by row, several times faster when
+// rows >= 4 (each panel load serves four rows).
+template <typename C>
+void PanelDotRows(const C* a, uint64_t a_stride, uint64_t rows, uint64_t count, const C* panel,
+                  uint64_t stride, uint64_t width, C* acc, uint64_t acc_stride) {
+  if (count == 0 || rows == 0) return;
+  if constexpr (std::is_same_v<C, float>) {
+    if (detail::PanelDotRowsAvx2(a, a_stride, rows, count, panel, stride, width, acc, acc_stride))
+      return;
+  }
+  detail::PanelDotRowsIn<C>(a, a_stride, rows, count, panel, stride, width, acc, acc_stride);
+}
+
 // A field's elements as C, for a panel product to read in place, when they
 // are stored as C (f32 into f32, not f16 into f32) and aligned for it;
 // nullptr when they must be converted into a panel first. The kernels read
@@ -136,6 +238,16 @@ const C* InPlace(std::span<const std::byte> field) {
   if constexpr (std::is_same_v<typename numeric::Traits<kIn>::Storage, C>) {
     if (reinterpret_cast<uintptr_t>(field.data()) % alignof(C) == 0)
       return reinterpret_cast<const C*>(field.data());
+  }
+  return nullptr;
+}
+
+// The same for a written field: the kernels accumulate into it directly.
+template <ElementType kAcc, typename C>
+C* InPlaceOut(std::span<std::byte> field) {
+  if constexpr (std::is_same_v<typename numeric::Traits<kAcc>::Storage, C>) {
+    if (reinterpret_cast<uintptr_t>(field.data()) % alignof(C) == 0)
+      return reinterpret_cast<C*>(field.data());
   }
   return nullptr;
 }

@@ -82,21 +82,58 @@ class ReduceCodelet final : public Codelet {
 
  private:
   // Combines in the output's compute type (f32 for f16 and bf16), rounding
-  // once on store.
-  template <ElementType kPartials, ElementType kOut>
+  // once on store. Each output still combines its partials in k order; the
+  // partial-major form walks them a partial at a time over every output (a
+  // contiguous row, which vectorises) instead of an output at a time down a
+  // strided column. The op is a template argument, so the combine is not a
+  // switch per element.
+  template <ReduceOp kOp, ElementType kPartials, ElementType kOut>
   Status Accumulate(const VertexIo& io) const {
     using C = typename numeric::Traits<kOut>::Compute;
     const uint64_t outputs = Count(io, 1);
     const uint64_t partials = Count(io, 0) / outputs;
-    for (uint64_t j = 0; j < outputs; ++j) {
-      C acc = is_update_ ? Get<kOut>(io.fields[1], j) : ReduceIdentity<C>(op_);
-      for (uint64_t k = 0; k < partials; ++k) {
-        const uint64_t at = continuous_ ? j * partials + k : k * outputs + j;
-        acc = ReduceCombine(op_, acc, static_cast<C>(Get<kPartials>(io.fields[0], at)));
+    const auto combine = [](C a, C b) { return ReduceCombine(kOp, a, b); };
+    if (continuous_) {
+      for (uint64_t j = 0; j < outputs; ++j) {
+        C acc = is_update_ ? Get<kOut>(io.fields[1], j) : ReduceIdentity<C>(kOp);
+        for (uint64_t k = 0; k < partials; ++k)
+          acc = combine(acc, static_cast<C>(Get<kPartials>(io.fields[0], j * partials + k)));
+        Put<kOut>(io.fields[1], j, acc);
       }
-      Put<kOut>(io.fields[1], j, acc);
+      return {};
     }
+    // pred accumulates in bytes (a std::vector<bool> has no data()).
+    using A = std::conditional_t<numeric::kIsPred<C>, uint8_t, C>;
+    A* acc = numeric::Scratch<A, 0>(outputs);
+    for (uint64_t j = 0; j < outputs; ++j)
+      acc[j] = is_update_ ? Get<kOut>(io.fields[1], j) : ReduceIdentity<C>(kOp);
+    for (uint64_t k = 0; k < partials; ++k) {
+      const std::span<const std::byte> row =
+          io.fields[0].subspan(k * outputs * SizeOf(kPartials), outputs * SizeOf(kPartials));
+      for (uint64_t j = 0; j < outputs; ++j)
+        acc[j] = combine(static_cast<C>(acc[j]), static_cast<C>(Get<kPartials>(row, j)));
+    }
+    for (uint64_t j = 0; j < outputs; ++j) Put<kOut>(io.fields[1], j, static_cast<C>(acc[j]));
     return {};
+  }
+
+  template <ElementType kPartials, ElementType kOut>
+  Status Accumulate(const VertexIo& io) const {
+    switch (op_) {
+      case ReduceOp::kAdd:
+        return Accumulate<ReduceOp::kAdd, kPartials, kOut>(io);
+      case ReduceOp::kMul:
+        return Accumulate<ReduceOp::kMul, kPartials, kOut>(io);
+      case ReduceOp::kMax:
+        return Accumulate<ReduceOp::kMax, kPartials, kOut>(io);
+      case ReduceOp::kMin:
+        return Accumulate<ReduceOp::kMin, kPartials, kOut>(io);
+      case ReduceOp::kAnd:
+        return Accumulate<ReduceOp::kAnd, kPartials, kOut>(io);
+      case ReduceOp::kOr:
+        return Accumulate<ReduceOp::kOr, kPartials, kOut>(io);
+    }
+    return MakeError("unknown reduce op");
   }
 
  protected:

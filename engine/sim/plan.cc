@@ -170,6 +170,22 @@ void CountRemoteReads(uint32_t tile, std::vector<RemoteRead>& reads, Traffic& tr
   }
 }
 
+// Runs of one variable, of one length, evenly spaced: the field's rows
+// (FieldRows); not strided() otherwise.
+FieldRows EvenRows(std::span<const ByteRun> runs) {
+  if (runs.size() < 2) return {};
+  const uint64_t row_bytes = runs[0].end - runs[0].begin;
+  // Rows that overlap (a field that reads elements twice) are gathered.
+  if (runs[1].begin < runs[0].end) return {};
+  const uint64_t stride = runs[1].begin - runs[0].begin;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    if (runs[i].variable != runs[0].variable || runs[i].end - runs[i].begin != row_bytes ||
+        runs[i].begin != runs[i - 1].begin + stride)
+      return {};
+  }
+  return {runs.size(), row_bytes, stride};
+}
+
 // A field's byte run, written or read, for the in-place rule (written runs
 // are pairwise disjoint: the graph forbids two vertices of a compute set
 // writing one element).
@@ -317,7 +333,7 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
         if (field.in_place) continue;
         field.arena_offset = plan.arena_bytes;
         plan.arena_bytes = Align8(plan.arena_bytes + field.bytes);
-        if (field.written) tile_plan.scatters = true;
+        if (field.written) tile_plan.scatters = plan.scatters = true;
       }
     }
     plan.tiles.push_back(std::move(tile_plan));
@@ -380,6 +396,10 @@ Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
     }
     field.runs = Runs(*pieces);
     field.in_place = field.runs.size() == 1;
+    if (!field.in_place && !field.written && vertex.codelet->ReadsRows(f)) {
+      field.rows = EvenRows(field.runs);
+      field.in_place = field.rows.strided();
+    }
     const size_t index = tile_plan.vertices.size();
     for (const ByteRun& run : field.runs) {
       (field.written ? work.writes : work.reads).push_back({run, &tile_plan, index, f});
@@ -387,6 +407,11 @@ Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
     vertex_plan.fields.push_back(std::move(field));
   }
   vertex_plan.spans.resize(vertex_plan.fields.size());
+  for (size_t f = 0; f < vertex_plan.fields.size(); ++f) {
+    if (!vertex_plan.fields[f].rows.strided()) continue;
+    vertex_plan.rows.resize(vertex_plan.fields.size());
+    vertex_plan.rows[f] = vertex_plan.fields[f].rows;
+  }
   const uint64_t vertex_cycles = graph_.VertexCycles(vertex_id);
   auto& lists = work.cycles[tile];
   (vertex.codelet->execution_kind() == ExecutionKind::kWorker ? lists.first : lists.second)

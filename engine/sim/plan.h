@@ -25,11 +25,22 @@ struct ByteRun {
   uint64_t end = 0;
 };
 
+// A ByteRun resolved to the simulator's buffer of its variable (Simulator::
+// Create does it once, when the buffers exist; they never move after), so
+// that gathering a field is one pass over adjacent pointers, not a lookup
+// of each run's variable.
+struct HostRun {
+  std::byte* at = nullptr;
+  uint64_t bytes = 0;
+};
+
 struct FieldPlan {
-  std::vector<ByteRun> runs;  // in the field's element order
+  std::vector<ByteRun> runs;      // in the field's element order; emptied once resolved
+  std::span<const HostRun> host;  // the runs resolved, in TilePlan::host_runs
   uint64_t bytes = 0;
   bool written = false;
-  bool in_place = false;      // one run, used directly in the variable's buffer
+  bool in_place = false;      // one run (or rows), used directly in the variable's buffer
+  FieldRows rows;             // strided(): in place as rows (Codelet::ReadsRows)
   uint64_t arena_offset = 0;  // where it is gathered otherwise
 };
 
@@ -38,12 +49,14 @@ struct VertexPlan {
   const Codelet* codelet = nullptr;
   std::vector<FieldPlan> fields;
   std::vector<uint32_t> params;
+  std::vector<FieldRows> rows;              // empty unless a field is given as rows
   std::vector<std::span<std::byte>> spans;  // refilled on every execution
 };
 
 struct TilePlan {
   uint32_t tile = 0;
   std::vector<VertexPlan> vertices;  // in creation order
+  std::vector<HostRun> host_runs;    // every field's runs, resolved, in order
   bool scatters = false;             // some written field was gathered
 };
 
@@ -56,6 +69,7 @@ struct CodeletCount {
 struct ComputeSetPlan {
   ComputeSetId id = 0;
   std::vector<TilePlan> tiles;  // tiles with vertices, in tile order
+  bool scatters = false;        // some tile's does
   uint64_t arena_bytes = 0;
   StepCost cost;
   std::vector<CodeletCount> codelets;
@@ -66,6 +80,8 @@ struct ComputeSetPlan {
 struct TransferPlan {
   std::vector<ByteRun> source;       // empty when from the host
   std::vector<ByteRun> destination;  // empty when to the host
+  std::vector<HostRun> host_source;  // the runs resolved (Simulator::Create)
+  std::vector<HostRun> host_destination;
   uint64_t bytes = 0;
   StreamId stream = 0;
   StepCost cost;

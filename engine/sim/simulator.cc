@@ -94,19 +94,53 @@ struct Simulator::State {
   Status RunTransfer(const program::Program& program);
   Expected<bool> ReadPredicate(const Tensor& predicate);
 
-  void Gather(std::span<const ByteRun> runs, std::byte* out) const {
-    for (const ByteRun& run : runs) {
-      std::memcpy(out, memory[run.variable].data() + run.begin, run.end - run.begin);
-      out += run.end - run.begin;
+  // A field's or a transfer's runs, in order, to or from one buffer.
+  static void Gather(std::span<const HostRun> runs, std::byte* out) {
+    for (const HostRun& run : runs) {
+      std::memcpy(out, run.at, run.bytes);
+      out += run.bytes;
     }
   }
-  void Scatter(std::span<const ByteRun> runs, const std::byte* in) {
-    for (const ByteRun& run : runs) {
-      std::memcpy(memory[run.variable].data() + run.begin, in, run.end - run.begin);
-      in += run.end - run.begin;
+  static void Scatter(std::span<const HostRun> runs, const std::byte* in) {
+    for (const HostRun& run : runs) {
+      std::memcpy(run.at, in, run.bytes);
+      in += run.bytes;
     }
   }
+  std::vector<HostRun> Resolve(std::vector<ByteRun>& runs) {
+    std::vector<HostRun> host;
+    host.reserve(runs.size());
+    for (const ByteRun& run : runs)
+      host.push_back({memory[run.variable].data() + run.begin, run.end - run.begin});
+    std::vector<ByteRun>().swap(runs);
+    return host;
+  }
+  void ResolveRuns();
 };
+
+// Every plan's runs become pointers into `memory`, a tile's fields' runs
+// adjacent in one array; the ByteRuns are freed.
+void Simulator::State::ResolveRuns() {
+  for (auto& [id, plan] : plans.compute_sets) {
+    for (TilePlan& tile : plan.tiles) {
+      size_t count = 0;
+      for (const VertexPlan& vertex : tile.vertices)
+        for (const FieldPlan& field : vertex.fields) count += field.runs.size();
+      tile.host_runs.reserve(count);  // no reallocation below: the spans stay valid
+      for (VertexPlan& vertex : tile.vertices) {
+        for (FieldPlan& field : vertex.fields) {
+          const size_t first = tile.host_runs.size();
+          for (HostRun run : Resolve(field.runs)) tile.host_runs.push_back(run);
+          field.host = std::span(tile.host_runs).subspan(first, tile.host_runs.size() - first);
+        }
+      }
+    }
+  }
+  for (auto& [node, plan] : plans.transfers) {
+    plan.host_source = Resolve(plan.source);
+    plan.host_destination = Resolve(plan.destination);
+  }
+}
 
 void Simulator::State::AddStep(std::string name, const StepCost& cost) {
   total_cycles += cost.duration;
@@ -187,15 +221,15 @@ Status Simulator::State::RunComputeSet(ComputeSetId id) {
       for (size_t f = 0; f < vertex.fields.size(); ++f) {
         const FieldPlan& field = vertex.fields[f];
         if (field.in_place) {
-          const ByteRun& run = field.runs[0];
-          vertex.spans[f] = {memory[run.variable].data() + run.begin, field.bytes};
+          const uint64_t extent = field.rows.strided() ? field.rows.extent() : field.bytes;
+          vertex.spans[f] = {field.host[0].at, extent};
         } else {
           std::byte* at = arena.data() + field.arena_offset;
-          Gather(field.runs, at);
+          Gather(field.host, at);
           vertex.spans[f] = {at, field.bytes};
         }
       }
-      VertexIo io{vertex.spans, vertex.params, &tile_state};
+      VertexIo io{vertex.spans, vertex.params, &tile_state, vertex.rows};
       if (Status status = vertex.codelet->Run(io); !status) {
         errors[t] = fmt::format("{} on tile {}: {}", graph->DescribeVertex(vertex.id), tile.tile,
                                 status.error().message());
@@ -206,16 +240,17 @@ Status Simulator::State::RunComputeSet(ComputeSetId id) {
   for (const std::string& error : errors) {
     if (!error.empty()) return Error(error);
   }
-  pool.ParallelFor(plan.tiles.size(), [&](size_t t) {
-    const TilePlan& tile = plan.tiles[t];
-    if (!tile.scatters) return;
-    for (const VertexPlan& vertex : tile.vertices) {
-      for (const FieldPlan& field : vertex.fields) {
-        if (field.written && !field.in_place)
-          Scatter(field.runs, arena.data() + field.arena_offset);
+  if (plan.scatters)
+    pool.ParallelFor(plan.tiles.size(), [&](size_t t) {
+      const TilePlan& tile = plan.tiles[t];
+      if (!tile.scatters) return;
+      for (const VertexPlan& vertex : tile.vertices) {
+        for (const FieldPlan& field : vertex.fields) {
+          if (field.written && !field.in_place)
+            Scatter(field.host, arena.data() + field.arena_offset);
+        }
       }
-    }
-  });
+    });
   AddStep(graph->compute_set(id).name, plan.cost);
   return {};
 }
@@ -225,8 +260,8 @@ Status Simulator::State::RunTransfer(const program::Program& step) {
   switch (step.kind()) {
     case ProgramKind::kCopy: {
       copy_buffer.resize(plan.bytes);
-      Gather(plan.source, copy_buffer.data());
-      Scatter(plan.destination, copy_buffer.data());
+      Gather(plan.host_source, copy_buffer.data());
+      Scatter(plan.host_destination, copy_buffer.data());
       AddStep(program::StepName(*graph, step), plan.cost);
       return {};
     }
@@ -235,7 +270,7 @@ Status Simulator::State::RunTransfer(const program::Program& step) {
       auto it = inputs->find(stream.name);
       if (it == inputs->end())
         return MakeError("no data for host-to-device stream '{}'", stream.name);
-      Scatter(plan.destination, it->second.data());
+      Scatter(plan.host_destination, it->second.data());
       AddStep(program::StepName(*graph, step), plan.cost);
       return {};
     }
@@ -243,7 +278,7 @@ Status Simulator::State::RunTransfer(const program::Program& step) {
       const StreamInfo& stream = graph->stream(plan.stream);
       std::vector<std::byte>& out = (*outputs)[stream.name];
       out.resize(plan.bytes);
-      Gather(plan.source, out.data());
+      Gather(plan.host_source, out.data());
       AddStep(program::StepName(*graph, step), plan.cost);
       return {};
     }
@@ -366,6 +401,7 @@ Expected<std::unique_ptr<Simulator>> Simulator::Create(
   state->arena.resize(state->plans.arena_bytes);
   state->codelet_instances.assign(state->plans.codelets.size(), 0);
   state->codelet_cycles.assign(state->plans.codelets.size(), 0);
+  state->ResolveRuns();
   return std::unique_ptr<Simulator>(new Simulator(std::move(state)));
 }
 

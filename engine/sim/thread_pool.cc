@@ -1,6 +1,7 @@
 #include "engine/sim/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace tileprof::engine::sim {
 
@@ -26,9 +27,26 @@ void ThreadPool::Drain() {
   }
 }
 
+// A simulation is a chain of short jobs (a compute set each, often tens of
+// microseconds) separated by serial work; a thread put to sleep on a
+// condition variable takes about as long to wake up. So both sides first
+// spin for up to kSpin before they block.
+template <typename Done>
+void ThreadPool::SpinUntil(Done done) {
+  constexpr auto kSpin = std::chrono::microseconds(50);
+  const auto start = std::chrono::steady_clock::now();
+  for (uint32_t i = 1; !done(); ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() - start > kSpin) return;
+  }
+}
+
 void ThreadPool::WorkerLoop() {
   uint64_t seen = 0;
   for (;;) {
+    SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; });
     {
       std::unique_lock<std::mutex> lock(mutex_);
       start_.wait(lock, [&] { return stop_ || generation_ != seen; });
@@ -61,6 +79,7 @@ void ThreadPool::ParallelFor(size_t count, const std::function<void(size_t)>& fn
   }
   start_.notify_all();
   Drain();
+  SpinUntil([&] { return pending_.load(std::memory_order_acquire) == 0; });
   // Every worker checks in once per job, even one that woke after the items
   // ran out, so none can still be reading this job when the next is set up.
   std::unique_lock<std::mutex> lock(mutex_);

@@ -37,17 +37,22 @@ class ThreadPool {
  private:
   void WorkerLoop();
   void Drain();
+  // Waits a little, without sleeping, for `done` to turn true.
+  template <typename Done>
+  static void SpinUntil(Done done);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_;
   std::condition_variable done_;
-  uint64_t generation_ = 0;
+  // Written under mutex_; atomic so that a worker can spin on it before it
+  // sleeps (SpinUntil).
+  std::atomic<uint64_t> generation_{0};
   bool stop_ = false;
   const std::function<void(size_t)>* fn_ = nullptr;
   size_t count_ = 0;
   std::atomic<size_t> next_{0};
-  uint32_t pending_ = 0;  // workers yet to finish the current job
+  std::atomic<uint32_t> pending_{0};  // workers yet to finish the current job (under mutex_)
 };
 
 }  // namespace tileprof::engine::sim

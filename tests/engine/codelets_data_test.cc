@@ -214,6 +214,63 @@ TEST(MatMulPartial, HalfInputsAccumulateInFloat) {
   EXPECT_THAT(Values<int32_t>(g[2]), ElementsAre(INT32_MIN));
 }
 
+// An operand given as rows (FieldRows: the simulator hands a block of a
+// larger matrix over where it lies) multiplies as its dense copy does, for
+// every row count around the kernel's groups of four; a field that the
+// codelet cannot read as rows, or a layout that does not fit its span, is
+// an error, not a read outside the span.
+TEST(MatMulPartial, ReadsOperandsGivenAsRows) {
+  const Codelet& mm = **GetMatMulPartialCodelet(kF32, kF32);
+  for (uint32_t m : {1u, 3u, 4u, 5u, 9u}) {
+    const uint32_t k = 7, n = 19, pitch = 11, wpitch = 23;  // the larger matrices' row lengths
+    std::vector<float> big_in(m * pitch), big_w(k * wpitch), in, w;
+    for (size_t i = 0; i < big_in.size(); ++i) big_in[i] = static_cast<float>(i % 13) - 6.5f;
+    for (size_t i = 0; i < big_w.size(); ++i) big_w[i] = static_cast<float>(i % 7) * 0.25f - 1;
+    for (uint32_t r = 0; r < m; ++r)
+      in.insert(in.end(), big_in.begin() + r * pitch + 2, big_in.begin() + r * pitch + 2 + k);
+    for (uint32_t r = 0; r < k; ++r)
+      w.insert(w.end(), big_w.begin() + r * wpitch + 1, big_w.begin() + r * wpitch + 1 + n);
+    std::vector<std::vector<std::byte>> dense = {Bytes(in), Bytes(w), Zeros<float>(m * n)};
+    ExpectOk(RunOn(mm, dense, {m, k, n}));
+
+    std::vector<std::byte> in_bytes = Bytes(big_in), w_bytes = Bytes(big_w);
+    std::vector<std::byte> out = Zeros<float>(m * n);
+    const std::vector<std::span<std::byte>> spans = {
+        std::span(in_bytes).subspan(8, ((m - 1) * pitch + k) * 4),
+        std::span(w_bytes).subspan(4, ((k - 1) * wpitch + n) * 4), std::span(out)};
+    const std::vector<FieldRows> rows = {
+        m > 1 ? FieldRows{m, k * 4, pitch * 4} : FieldRows{}, {k, n * 4, wpitch * 4}, {}};
+    const std::vector<uint32_t> params = {m, k, n};
+    ExpectOk(mm.Run(VertexIo{spans, params, nullptr, rows}));
+    EXPECT_EQ(Values<float>(out), Values<float>(dense[2])) << "m=" << m;
+
+    // Rows of another length than the operand's (here the weights' 133
+    // elements as 19 runs of 7) are copied together first: the same result.
+    std::vector<float> gappy;
+    for (uint32_t r = 0; r < 19; ++r) {
+      gappy.insert(gappy.end(), w.begin() + r * 7, w.begin() + r * 7 + 7);
+      gappy.insert(gappy.end(), {kNaN, kNaN, kNaN});
+    }
+    std::vector<std::byte> gappy_bytes = Bytes(gappy);
+    std::fill(out.begin(), out.end(), std::byte{0});
+    const std::vector<std::span<std::byte>> gappy_spans = {dense[0], gappy_bytes, out};
+    const std::vector<FieldRows> gappy_rows = {{}, {19, 7 * 4, 10 * 4}, {}};
+    ExpectOk(mm.Run(VertexIo{gappy_spans, params, nullptr, gappy_rows}));
+    EXPECT_EQ(Values<float>(out), Values<float>(dense[2])) << "m=" << m;
+  }
+  // Given as rows where the codelet takes none (the output), or rows that
+  // run past the span: refused.
+  std::vector<std::byte> a = Zeros<float>(4), b = Zeros<float>(4), c = Zeros<float>(4);
+  const std::vector<std::span<std::byte>> spans = {a, b, c};
+  const std::vector<uint32_t> params = {2, 2, 2};
+  const std::vector<FieldRows> on_out = {{}, {}, {2, 8, 8}};
+  EXPECT_THAT(mm.Run(VertexIo{spans, params, nullptr, on_out}).error().message(),
+              HasSubstr("field 'out' cannot be given as 2 rows of 8 bytes, 8 apart"));
+  const std::vector<FieldRows> past = {{2, 8, 12}, {}, {}};
+  EXPECT_THAT(mm.Run(VertexIo{spans, params, nullptr, past}).error().message(),
+              HasSubstr("field 'in' cannot be given as 2 rows of 8 bytes, 12 apart, in 16"));
+}
+
 TEST(ConvPartial1x1Out, AccumulatesIntoPartials) {
   // 2 pixels x 3 input channels, 2 output channels; weights [co][ci].
   const Codelet& conv = **GetConvPartial1x1OutCodelet(kF32, kF32);

@@ -1,7 +1,7 @@
 // The panel product of engine/codelets/dot_kernels.h against the one-output
 // loop it replaced: the same sums in the same order, so equal bit for bit,
 // for every block width and tail (f32 through both the AVX2 and the 16-byte
-// kernels), f64, and wrapping integers.
+// kernels), f64, and wrapping integers; the several-row kernel likewise.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -78,6 +78,56 @@ TEST(PanelDot, F64AndIntegersMatchTheSequentialSum) {
   ExpectSameAsSequential<uint16_t>(PanelDot<uint16_t>);
   ExpectSameAsSequential<int32_t>(PanelDot<int32_t>);
   ExpectSameAsSequential<int64_t>(PanelDot<int64_t>);
+}
+
+// PanelDotRows: each of `rows` rows (a's rows `a_stride` apart, acc's
+// `acc_stride` apart) the same as PanelDot on it alone, for row counts around
+// the groups of four and widths around the two-vector blocks.
+template <typename C, typename Kernel>
+void ExpectRowsSameAsOneByOne(Kernel kernel) {
+  std::mt19937 rng(11);
+  for (uint64_t rows : {1, 3, 4, 5, 8, 9}) {
+    for (uint64_t width : {1, 7, 8, 15, 16, 17, 32, 33, 70}) {
+      for (uint64_t count : {1, 5, 40}) {
+        const uint64_t stride = width + 3, a_stride = count + 2, acc_stride = width + 5;
+        const auto a = RandomValues<C>(rows * a_stride, rng);
+        const auto panel = RandomValues<C>(count * stride, rng);
+        const auto start = RandomValues<C>(rows * acc_stride, rng);
+        auto acc = start;
+        kernel(a.data(), a_stride, rows, count, panel.data(), stride, width, acc.data(),
+               acc_stride);
+        for (uint64_t i = 0; i < rows; ++i) {
+          const std::vector<C> a_row(a.begin() + i * a_stride, a.begin() + i * a_stride + count);
+          const std::vector<C> start_row(start.begin() + i * acc_stride,
+                                         start.begin() + i * acc_stride + width);
+          const auto expected = Sequential(a_row, panel, stride, width, start_row);
+          for (uint64_t r = 0; r < width; ++r) {
+            ASSERT_EQ(0, std::memcmp(&acc[i * acc_stride + r], &expected[r], sizeof(C)))
+                << "rows " << rows << " width " << width << " count " << count << " row " << i
+                << " output " << r;
+          }
+          // The gap between acc rows is left alone.
+          for (uint64_t r = width; r < acc_stride && i + 1 < rows; ++r)
+            ASSERT_EQ(0,
+                      std::memcmp(&acc[i * acc_stride + r], &start[i * acc_stride + r], sizeof(C)));
+        }
+      }
+    }
+  }
+}
+
+TEST(PanelDotRows, MatchesTheSequentialSumOfEachRow) {
+  ExpectRowsSameAsOneByOne<float>(PanelDotRows<float>);  // AVX2 when the host has it
+  ExpectRowsSameAsOneByOne<float>([](const float* a, uint64_t a_stride, uint64_t rows,
+                                     uint64_t count, const float* panel, uint64_t stride,
+                                     uint64_t width, float* acc, uint64_t acc_stride) {
+    detail::PanelDotRowsIn<float, 16>(a, a_stride, rows, count, panel, stride, width, acc,
+                                      acc_stride);
+  });
+  ExpectRowsSameAsOneByOne<double>(PanelDotRows<double>);
+  ExpectRowsSameAsOneByOne<int8_t>(PanelDotRows<int8_t>);
+  ExpectRowsSameAsOneByOne<uint16_t>(PanelDotRows<uint16_t>);
+  ExpectRowsSameAsOneByOne<int32_t>(PanelDotRows<int32_t>);
 }
 
 TEST(PanelDot, IntegerSumsWrap) {
