@@ -201,6 +201,11 @@ class ConvPartialCodelet final : public Codelet {
   }
 
  protected:
+  // The weights, a block of a larger kernel tensor, may be given as rows
+  // (FieldRows): read in place when a row is one kernel position and input
+  // channel's features, copied together first otherwise.
+  bool ReadsRows(size_t field) const override { return field == 1; }
+
   Status Compute(const VertexIo& io) const override {
     const Geometry g(io.params);
     return dot::DispatchPair(in_, acc_, [&](auto in_tag, auto acc_tag) -> Status {
@@ -288,16 +293,56 @@ class ConvPartialCodelet final : public Codelet {
     }
     // Weights stored as C with adjacent features (HWIO) are read in place:
     // position pos, channel c is the row at w_first[pos] + c * w_stride_i.
+    // Given as rows (FieldRows) of w_stride_i elements each, dense row r
+    // lies w_row elements after row 0, as long as a run's features stay in
+    // their row (pack checks; it falls back to a panel copied from the
+    // rows gathered otherwise).
+    const FieldRows* w_rows = io.Rows(1);
+    int64_t w_row = g.w_stride_i;
     const C* weights = g.w_stride_o == 1 ? dot::InPlace<kIn, C>(io.fields[1]) : nullptr;
+    if (w_rows != nullptr) {
+      const bool rows_fit = g.w_stride_i > 0 &&
+                            w_rows->row_bytes == static_cast<uint64_t>(g.w_stride_i) * sizeof(C) &&
+                            w_rows->stride % sizeof(C) == 0;
+      if (rows_fit) {
+        w_row = static_cast<int64_t>(w_rows->stride / sizeof(C));
+      } else {
+        weights = nullptr;
+      }
+    }
+    std::span<const std::byte> dense_w = weights ? io.fields[1] : DenseField(io, 1);
+    // Where dense weight index `at` (position, channel, feature) lies.
+    auto weight_at = [&](int64_t at) {
+      return w_rows == nullptr ? weights + at
+                               : weights + at / g.w_stride_i * w_row + at % g.w_stride_i;
+    };
     const C* inputs = g.in_stride_f == 1 ? dot::InPlace<kIn, C>(io.fields[0]) : nullptr;
-    C* panel = weights ? nullptr : numeric::Scratch<C, 0>(positions * chans * max_width);
+    auto panel_of = [&] { return numeric::Scratch<C, 0>(positions * chans * max_width); };
+    C* panel = weights ? nullptr : panel_of();
     int64_t* w_first = numeric::Scratch<int64_t, 11>(positions);
-    C* a = numeric::Scratch<C, 1>(chans);
-    C* acc = numeric::Scratch<C, 2>(max_width);
+    // Up to kGroup runs of consecutive pixels that share their features
+    // (one panel) go through the four-row kernel together, each still
+    // summing its own products in order. Their sums go straight into `out`
+    // when it is stored as C.
+    constexpr uint64_t kGroup = 4;
+    C* a = numeric::Scratch<C, 1>(kGroup * chans);
+    C* const direct = dot::InPlaceOut<kAcc, C>(io.fields[2]);
+    C* acc = direct ? nullptr : numeric::Scratch<C, 2>(kGroup * max_width);
     uint64_t* bad = numeric::Scratch<uint64_t, 12>(positions);
     int64_t panel_f = -1;
     uint64_t panel_width = 0;
     auto pack = [&](int64_t f0, uint64_t width) {
+      if (weights != nullptr && w_rows != nullptr) {
+        for (uint64_t pos = 0; pos < positions && weights; ++pos) {
+          const int64_t w_at =
+              g.in_chan_start * g.w_stride_i + f0 * g.w_stride_o - g.w_start + w_offset[pos];
+          if (w_at >= 0 && w_at % g.w_stride_i + static_cast<int64_t>(width) > g.w_stride_i) {
+            weights = nullptr;  // the run crosses rows: copy from here on
+            panel = panel_of();
+            dense_w = DenseField(io, 1);
+          }
+        }
+      }
       for (uint64_t pos = 0; pos < positions; ++pos) {
         const int64_t w_at =
             g.in_chan_start * g.w_stride_i + f0 * g.w_stride_o - g.w_start + w_offset[pos];
@@ -315,72 +360,106 @@ class ConvPartialCodelet final : public Codelet {
           const int64_t first = w_at + static_cast<int64_t>(c) * g.w_stride_i;
           for (uint64_t r = 0; r < width; ++r) {
             rows[c * width + r] = static_cast<C>(numeric::Get<kIn>(
-                io.fields[1],
-                static_cast<uint64_t>(first + static_cast<int64_t>(r) * g.w_stride_o)));
+                dense_w, static_cast<uint64_t>(first + static_cast<int64_t>(r) * g.w_stride_o)));
           }
         }
       }
       panel_f = f0;
       panel_width = width;
     };
+    struct Member {
+      int64_t flat;     // its first output
+      int64_t in_base;  // its batch and first channel in `in`
+      std::array<int64_t, kSpatial> o;
+    };
+    std::array<Member, kGroup> group;
+    std::array<const C*, kGroup> rows{};
+    std::array<C*, kGroup> sums{};
+    std::array<bool, kGroup> valid{};
     for (uint64_t i = 0; i < n_out;) {
-      const int64_t flat = g.out_start + static_cast<int64_t>(i);
-      // (Unused spatial dimensions have one element: no division.)
-      auto coordinate = [flat](int64_t stride, int64_t size) -> int64_t {
-        return size == 1 ? 0 : flat / stride % size;
-      };
-      const int64_t b = g.out_offset_b + coordinate(g.out_stride_b, g.out_size_b);
-      const int64_t f_local = coordinate(g.out_stride_f, g.out_size_f);
-      const int64_t f = g.out_offset_f + f_local;
-      std::array<int64_t, kSpatial> o{};
-      for (size_t d = 0; d < kSpatial; ++d)
-        o[d] = g.out_offset[d] + coordinate(g.out_stride[d], g.out_size[d]);
-      const int64_t group = f / g.out_chans_per_group;
-      uint64_t width = 1;
-      if (runs) {
-        width = std::min<uint64_t>(
-            {static_cast<uint64_t>(g.out_size_f - f_local), n_out - i,
-             static_cast<uint64_t>(g.out_chans_per_group - f % g.out_chans_per_group)});
-      }
-      if (f != panel_f || width != panel_width) pack(f, width);
-      const int64_t in_b = g.groups_split_batch ? group * g.batch_per_group + b : b;
-      const int64_t in_c0 =
-          (g.groups_split_batch ? 0 : group * g.in_chans_per_group) + g.in_chan_start;
-      std::fill(acc, acc + width, C(0));
-      for (uint64_t pos = 0; pos < positions; ++pos) {
-        int64_t in_at = in_b * g.in_stride_b + in_c0 * g.in_stride_f - g.in_start;
-        bool valid = true;
-        for (size_t d = 0; d < kSpatial && valid; ++d) {
-          int64_t x = o[d] * g.stride[d] - g.pad_low[d] + kernel[pos][d] * g.rhs_dilation[d];
-          if (x >= 0 && g.lhs_dilation[d] != 1) {  // (divisions cost more than the test)
-            x = x % g.lhs_dilation[d] != 0 ? -1 : x / g.lhs_dilation[d];
-          }
-          if (x < 0 || x >= g.in_size[d]) {
-            valid = false;
-            break;
-          }
-          in_at += x * g.in_stride[d];
+      uint64_t members = 0, width = 0;
+      int64_t group_f = 0;
+      while (members < kGroup && i < n_out) {
+        const int64_t flat = g.out_start + static_cast<int64_t>(i);
+        // (Unused spatial dimensions have one element: no division.)
+        auto coordinate = [flat](int64_t stride, int64_t size) -> int64_t {
+          return size == 1 ? 0 : flat / stride % size;
+        };
+        const int64_t b = g.out_offset_b + coordinate(g.out_stride_b, g.out_size_b);
+        const int64_t f_local = coordinate(g.out_stride_f, g.out_size_f);
+        const int64_t f = g.out_offset_f + f_local;
+        uint64_t run = 1;
+        if (runs) {
+          run = std::min<uint64_t>(
+              {static_cast<uint64_t>(g.out_size_f - f_local), n_out - i,
+               static_cast<uint64_t>(g.out_chans_per_group - f % g.out_chans_per_group)});
         }
-        if (!valid) continue;
-        if (!inside(in_at, g.in_stride_f, g.in_chans, n_in)) return outside_error(flat);
-        if (bad[pos] != 0) return outside_error(flat + static_cast<int64_t>(bad[pos] - 1));
-        const C* in_row = inputs ? inputs + in_at : a;
-        if (!inputs) {
+        if (members > 0 && (f != group_f || run != width)) break;
+        group_f = f;
+        width = run;
+        Member& member = group[members];
+        member.flat = flat;
+        for (size_t d = 0; d < kSpatial; ++d)
+          member.o[d] = g.out_offset[d] + coordinate(g.out_stride[d], g.out_size[d]);
+        const int64_t group_index = f / g.out_chans_per_group;
+        const int64_t in_b = g.groups_split_batch ? group_index * g.batch_per_group + b : b;
+        const int64_t in_c0 =
+            (g.groups_split_batch ? 0 : group_index * g.in_chans_per_group) + g.in_chan_start;
+        member.in_base = in_b * g.in_stride_b + in_c0 * g.in_stride_f - g.in_start;
+        sums[members] = direct ? direct + i : acc + members * width;
+        ++members;
+        i += run;
+      }
+      if (group_f != panel_f || width != panel_width) pack(group_f, width);
+      for (uint64_t j = 0; j < members; ++j) std::fill(sums[j], sums[j] + width, C(0));
+      for (uint64_t pos = 0; pos < positions; ++pos) {
+        bool all = members == kGroup;
+        for (uint64_t j = 0; j < members; ++j) {
+          int64_t in_at = group[j].in_base;
+          valid[j] = true;
+          for (size_t d = 0; d < kSpatial; ++d) {
+            int64_t x =
+                group[j].o[d] * g.stride[d] - g.pad_low[d] + kernel[pos][d] * g.rhs_dilation[d];
+            if (x >= 0 && g.lhs_dilation[d] != 1) {  // (divisions cost more than the test)
+              x = x % g.lhs_dilation[d] != 0 ? -1 : x / g.lhs_dilation[d];
+            }
+            if (x < 0 || x >= g.in_size[d]) {
+              valid[j] = false;
+              break;
+            }
+            in_at += x * g.in_stride[d];
+          }
+          all = all && valid[j];
+          if (!valid[j]) continue;
+          if (!inside(in_at, g.in_stride_f, g.in_chans, n_in)) return outside_error(group[j].flat);
+          if (bad[pos] != 0)
+            return outside_error(group[j].flat + static_cast<int64_t>(bad[pos] - 1));
+          if (inputs) {
+            rows[j] = inputs + in_at;
+            continue;
+          }
+          C* row = a + j * chans;
           for (uint64_t c = 0; c < chans; ++c) {
-            a[c] = static_cast<C>(numeric::Get<kIn>(
+            row[c] = static_cast<C>(numeric::Get<kIn>(
                 io.fields[0],
                 static_cast<uint64_t>(in_at + static_cast<int64_t>(c) * g.in_stride_f)));
           }
+          rows[j] = row;
         }
-        if (weights) {
-          dot::PanelDot<C>(in_row, chans, weights + w_first[pos],
-                           static_cast<uint64_t>(g.w_stride_i), width, acc);
-        } else {
-          dot::PanelDot<C>(in_row, chans, panel + pos * chans * width, width, width, acc);
+        const C* w = weights ? weight_at(w_first[pos]) : panel + pos * chans * width;
+        const uint64_t w_stride = weights ? static_cast<uint64_t>(w_row) : width;
+        if (all) {
+          dot::PanelDot4<C>(rows.data(), chans, w, w_stride, width, sums.data());
+          continue;
         }
+        for (uint64_t j = 0; j < members; ++j)
+          if (valid[j]) dot::PanelDot<C>(rows[j], chans, w, w_stride, width, sums[j]);
       }
-      for (uint64_t r = 0; r < width; ++r) numeric::Put<kAcc>(io.fields[2], i + r, acc[r]);
-      i += width;
+      if (direct) continue;
+      const uint64_t first = static_cast<uint64_t>(group[0].flat - g.out_start);
+      for (uint64_t j = 0; j < members; ++j)
+        for (uint64_t r = 0; r < width; ++r)
+          numeric::Put<kAcc>(io.fields[2], first + j * width + r, sums[j][r]);
     }
     return {};
   }

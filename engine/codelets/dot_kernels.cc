@@ -20,6 +20,12 @@ namespace {
   PanelDotRowsIn<float, 32>(a, a_stride, rows, count, panel, stride, width, acc, acc_stride);
 }
 
+[[gnu::target("avx2")]] void PanelDot4Avx2Body(const float* const* a, uint64_t count,
+                                               const float* panel, uint64_t stride, uint64_t width,
+                                               float* const* acc) {
+  PanelRows4In<float, 32>(a, count, panel, stride, width, acc);
+}
+
 bool HasAvx2() {
   static const bool has = __builtin_cpu_supports("avx2");
   return has;
@@ -35,6 +41,13 @@ bool PanelDotRowsAvx2(const float* a, uint64_t a_stride, uint64_t rows, uint64_t
   return true;
 }
 
+bool PanelDot4Avx2(const float* const* a, uint64_t count, const float* panel, uint64_t stride,
+                   uint64_t width, float* const* acc) {
+  if (!HasAvx2()) return false;
+  PanelDot4Avx2Body(a, count, panel, stride, width, acc);
+  return true;
+}
+
 bool PanelDotAvx2(const float* a, uint64_t count, const float* panel, uint64_t stride,
                   uint64_t width, float* acc) {
   if (!HasAvx2()) return false;
@@ -47,6 +60,9 @@ bool PanelDotAvx2(const float*, uint64_t, const float*, uint64_t, uint64_t, floa
 }
 bool PanelDotRowsAvx2(const float*, uint64_t, uint64_t, uint64_t, const float*, uint64_t, uint64_t,
                       float*, uint64_t) {
+  return false;
+}
+bool PanelDot4Avx2(const float* const*, uint64_t, const float*, uint64_t, uint64_t, float* const*) {
   return false;
 }
 #endif

@@ -110,23 +110,23 @@ template <typename C, size_t kBytes = 16>
   }
 }
 
-// Four rows of a at once, each against the same panel: acc row i (at acc +
-// i * acc_stride) gets row i of a (at a + i * a_stride), two vectors of
-// outputs at a time. Each panel vector loaded serves four rows instead of
-// one, which is what bounds the one-row kernel (a load per multiply-add).
-// The sums are still each output's own, in t order.
+// Four rows at once, each against the same panel: acc[i][r] (+)= sum over
+// t of a[i][t] * panel[t * stride + r], two vectors of outputs at a time.
+// Each panel vector loaded serves four rows instead of one, which is what
+// bounds the one-row kernel (a load per multiply-add). The sums are still
+// each output's own, in t order.
 template <typename C, size_t kBytes>
-[[gnu::always_inline]] inline void PanelBlockRows4(const C* a, uint64_t a_stride, uint64_t count,
-                                                   const C* panel, uint64_t stride, C* acc,
-                                                   uint64_t acc_stride) {
+[[gnu::always_inline]] inline void PanelBlockRows4(const C* const* a, uint64_t count,
+                                                   const C* panel, uint64_t stride, C* const* acc,
+                                                   uint64_t r) {
   using L = Lane<C>;
   typedef L V __attribute__((vector_size(kBytes)));
   constexpr size_t kStep = kBytes / sizeof(L);
   V s00, s01, s10, s11, s20, s21, s30, s31, p0, p1;
-  C* const acc0 = acc;
-  C* const acc1 = acc + acc_stride;
-  C* const acc2 = acc + 2 * acc_stride;
-  C* const acc3 = acc + 3 * acc_stride;
+  C* const acc0 = acc[0] + r;
+  C* const acc1 = acc[1] + r;
+  C* const acc2 = acc[2] + r;
+  C* const acc3 = acc[3] + r;
   std::memcpy(&s00, acc0, kBytes);
   std::memcpy(&s01, acc0 + kStep, kBytes);
   std::memcpy(&s10, acc1, kBytes);
@@ -135,12 +135,12 @@ template <typename C, size_t kBytes>
   std::memcpy(&s21, acc2 + kStep, kBytes);
   std::memcpy(&s30, acc3, kBytes);
   std::memcpy(&s31, acc3 + kStep, kBytes);
-  const C* const a0 = a;
-  const C* const a1 = a + a_stride;
-  const C* const a2 = a + 2 * a_stride;
-  const C* const a3 = a + 3 * a_stride;
+  const C* const a0 = a[0];
+  const C* const a1 = a[1];
+  const C* const a2 = a[2];
+  const C* const a3 = a[3];
   for (uint64_t t = 0; t < count; ++t) {
-    const C* row = panel + t * stride;
+    const C* row = panel + r + t * stride;
     std::memcpy(&p0, row, kBytes);
     std::memcpy(&p1, row + kStep, kBytes);
     C x0, x1, x2, x3;  // through memcpy, as the panel (InPlace)
@@ -169,26 +169,33 @@ template <typename C, size_t kBytes>
   std::memcpy(acc3 + kStep, &s31, kBytes);
 }
 
-// `rows` rows of a against one panel (PanelBlockRows4 for groups of four,
-// PanelDotIn for the columns past the last whole block and the last rows).
+// Four rows against one panel: whole blocks, then the columns past the last
+// one a row at a time (PanelDotIn).
+template <typename C, size_t kBytes = 16>
+[[gnu::always_inline]] inline void PanelRows4In(const C* const* a, uint64_t count, const C* panel,
+                                                uint64_t stride, uint64_t width, C* const* acc) {
+  constexpr size_t kBlock = 2 * kBytes / sizeof(C);
+  uint64_t r = 0;
+  for (; r + kBlock <= width; r += kBlock)
+    PanelBlockRows4<C, kBytes>(a, count, panel, stride, acc, r);
+  if (r == width) return;
+  for (uint64_t j = 0; j < 4; ++j)
+    PanelDotIn<C, kBytes>(a[j], count, panel + r, stride, width - r, acc[j] + r);
+}
+
+// `rows` rows of a, a_stride apart, into rows of acc, acc_stride apart:
+// groups of four, then one at a time.
 template <typename C, size_t kBytes = 16>
 [[gnu::always_inline]] inline void PanelDotRowsIn(const C* a, uint64_t a_stride, uint64_t rows,
                                                   uint64_t count, const C* panel, uint64_t stride,
                                                   uint64_t width, C* acc, uint64_t acc_stride) {
-  constexpr size_t kBlock = 2 * kBytes / sizeof(C);
   uint64_t i = 0;
   for (; i + 4 <= rows; i += 4) {
-    const C* a_rows = a + i * a_stride;
-    C* acc_rows = acc + i * acc_stride;
-    uint64_t r = 0;
-    for (; r + kBlock <= width; r += kBlock)
-      PanelBlockRows4<C, kBytes>(a_rows, a_stride, count, panel + r, stride, acc_rows + r,
-                                 acc_stride);
-    if (r == width) continue;
-    for (uint64_t j = 0; j < 4; ++j) {
-      PanelDotIn<C, kBytes>(a_rows + j * a_stride, count, panel + r, stride, width - r,
-                            acc_rows + j * acc_stride + r);
-    }
+    const C* const a4[4] = {a + i * a_stride, a + (i + 1) * a_stride, a + (i + 2) * a_stride,
+                            a + (i + 3) * a_stride};
+    C* const acc4[4] = {acc + i * acc_stride, acc + (i + 1) * acc_stride,
+                        acc + (i + 2) * acc_stride, acc + (i + 3) * acc_stride};
+    PanelRows4In<C, kBytes>(a4, count, panel, stride, width, acc4);
   }
   for (; i < rows; ++i)
     PanelDotIn<C, kBytes>(a + i * a_stride, count, panel, stride, width, acc + i * acc_stride);
@@ -202,6 +209,8 @@ bool PanelDotAvx2(const float* a, uint64_t count, const float* panel, uint64_t s
 bool PanelDotRowsAvx2(const float* a, uint64_t a_stride, uint64_t rows, uint64_t count,
                       const float* panel, uint64_t stride, uint64_t width, float* acc,
                       uint64_t acc_stride);
+bool PanelDot4Avx2(const float* const* a, uint64_t count, const float* panel, uint64_t stride,
+                   uint64_t width, float* const* acc);
 
 }  // namespace detail
 
@@ -227,6 +236,18 @@ void PanelDotRows(const C* a, uint64_t a_stride, uint64_t rows, uint64_t count, 
       return;
   }
   detail::PanelDotRowsIn<C>(a, a_stride, rows, count, panel, stride, width, acc, acc_stride);
+}
+
+// PanelDot for four rows anywhere: acc[i][r] (+)= sum over t of a[i][t] *
+// panel[t * stride + r], i < 4; the rows of acc must not overlap.
+template <typename C>
+void PanelDot4(const C* const a[4], uint64_t count, const C* panel, uint64_t stride, uint64_t width,
+               C* const acc[4]) {
+  if (count == 0) return;
+  if constexpr (std::is_same_v<C, float>) {
+    if (detail::PanelDot4Avx2(a, count, panel, stride, width, acc)) return;
+  }
+  detail::PanelRows4In<C>(a, count, panel, stride, width, acc);
 }
 
 // A field's elements as C, for a panel product to read in place, when they

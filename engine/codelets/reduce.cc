@@ -45,6 +45,10 @@ class ReduceCodelet final : public Codelet {
         is_update_(is_update),
         continuous_(continuous) {}
 
+  // The partials are often every tile's partial sums of one block of
+  // outputs: rows of a larger tensor, read where they lie.
+  bool ReadsRows(size_t field) const override { return field == 0; }
+
   Status CheckShape(const VertexShape& shape) const override {
     const uint64_t partials = shape.field_elements[0];
     const uint64_t outputs = shape.field_elements[1];
@@ -93,11 +97,20 @@ class ReduceCodelet final : public Codelet {
     const uint64_t outputs = Count(io, 1);
     const uint64_t partials = Count(io, 0) / outputs;
     const auto combine = [](C a, C b) { return ReduceCombine(kOp, a, b); };
+    // The partials as rows (an output's partials, or a partial of every
+    // output): read in place when given as rows of that length.
+    const uint64_t row_bytes = (continuous_ ? partials : outputs) * SizeOf(kPartials);
+    const FieldRows* given = io.Rows(0);
+    const bool in_place = given == nullptr || given->row_bytes == row_bytes;
+    const std::span<const std::byte> all = in_place ? io.fields[0] : DenseField(io, 0);
+    const uint64_t pitch = given != nullptr && in_place ? given->stride : row_bytes;
+    auto row = [&](uint64_t r) { return all.subspan(r * pitch, row_bytes); };
     if (continuous_) {
       for (uint64_t j = 0; j < outputs; ++j) {
         C acc = is_update_ ? Get<kOut>(io.fields[1], j) : ReduceIdentity<C>(kOp);
+        const std::span<const std::byte> mine = row(j);
         for (uint64_t k = 0; k < partials; ++k)
-          acc = combine(acc, static_cast<C>(Get<kPartials>(io.fields[0], j * partials + k)));
+          acc = combine(acc, static_cast<C>(Get<kPartials>(mine, k)));
         Put<kOut>(io.fields[1], j, acc);
       }
       return {};
@@ -108,10 +121,9 @@ class ReduceCodelet final : public Codelet {
     for (uint64_t j = 0; j < outputs; ++j)
       acc[j] = is_update_ ? Get<kOut>(io.fields[1], j) : ReduceIdentity<C>(kOp);
     for (uint64_t k = 0; k < partials; ++k) {
-      const std::span<const std::byte> row =
-          io.fields[0].subspan(k * outputs * SizeOf(kPartials), outputs * SizeOf(kPartials));
+      const std::span<const std::byte> partial = row(k);
       for (uint64_t j = 0; j < outputs; ++j)
-        acc[j] = combine(static_cast<C>(acc[j]), static_cast<C>(Get<kPartials>(row, j)));
+        acc[j] = combine(static_cast<C>(acc[j]), static_cast<C>(Get<kPartials>(partial, j)));
     }
     for (uint64_t j = 0; j < outputs; ++j) Put<kOut>(io.fields[1], j, static_cast<C>(acc[j]));
     return {};

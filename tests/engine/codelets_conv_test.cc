@@ -3,6 +3,8 @@
 // features through the panel product; f32 weights read in place, f16 ones
 // packed), a feature-outermost output (one output at a time), and the
 // refusal of a vertex whose kernel would read more than its weights.
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -85,6 +87,30 @@ TEST(ConvPartial, OneOutputAtATimeWhenFeaturesAreNotInnermost) {
                                                 Bytes(std::vector<float>(6))};
   ASSERT_TRUE(RunOn(codelet, fields, Params(false)));
   EXPECT_THAT(Values<float>(fields[2]), ElementsAreArray(Expected(false)));
+}
+
+// Weights given as rows (FieldRows: a block of a larger kernel tensor, each
+// position and channel's features one run): read in place when a row is
+// exactly w_stride_i features, copied together first when the rows are of
+// another length; the bytes between rows are never read.
+TEST(ConvPartial, WeightsGivenAsRows) {
+  const Codelet& codelet = **GetConvPartialCodelet(ElementType::kF32, ElementType::kF32);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (uint64_t row : {3, 6}) {  // features per row: w_stride_i, and two channels' worth
+    std::vector<float> spaced;
+    for (size_t at = 0; at < kWeights.size(); at += row) {
+      spaced.insert(spaced.end(), kWeights.begin() + at, kWeights.begin() + at + row);
+      spaced.insert(spaced.end(), {nan, nan});
+    }
+    std::vector<std::byte> in = Bytes(kIn), weights = Bytes(spaced), out(6 * 4);
+    const uint64_t rows = kWeights.size() / row;
+    const std::vector<std::span<std::byte>> spans = {
+        in, std::span(weights).first(((rows - 1) * (row + 2) + row) * 4), out};
+    const std::vector<FieldRows> layout = {{}, {rows, row * 4, (row + 2) * 4}, {}};
+    const std::vector<uint32_t> params = Params(true);
+    ASSERT_TRUE(codelet.Run(VertexIo{spans, params, nullptr, layout})) << row;
+    EXPECT_THAT(Values<float>(out), ElementsAreArray(Expected(true))) << row;
+  }
 }
 
 TEST(ConvPartial, HalfWeightsArePackedIntoAFloatPanel) {

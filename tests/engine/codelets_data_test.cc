@@ -167,6 +167,34 @@ TEST(Reduce, OverPartialsPerOutput) {
   EXPECT_FALSE(GetReduceCodelet(ReduceOp::kAnd, kF32, false));
 }
 
+// Partials given as rows (FieldRows, e.g. each tile's partial sums of one
+// block of outputs): row k read in place when it holds a partial of every
+// output (Reduce) or an output's partials (ContinuousReduce), copied
+// together first otherwise; the gaps between rows (NaN here) never read.
+TEST(Reduce, PartialsGivenAsRows) {
+  // P = 3 partials of M = 2 outputs, rows 4 floats apart.
+  std::vector<std::byte> partials =
+                             Bytes(std::vector<float>{1, 2, kNaN, kNaN, 3, 4, kNaN, kNaN, 5, 6}),
+                         out = Zeros<float>(2);
+  const std::vector<std::span<std::byte>> spans = {partials, out};
+  const std::vector<FieldRows> rows = {{3, 8, 16}, {}};
+  ExpectOk(
+      (**GetReduceCodelet(ReduceOp::kAdd, kF32, false)).Run(VertexIo{spans, {}, nullptr, rows}));
+  EXPECT_THAT(Values<float>(out), ElementsAre(9, 12));
+  // The same bytes as two outputs' runs of three partials: rows of 2 do not
+  // fit, so they are copied together: {1, 2, 3} and {4, 5, 6}.
+  ExpectOk((**GetContinuousReduceCodelet(ReduceOp::kAdd, kF32, false))
+               .Run(VertexIo{spans, {}, nullptr, rows}));
+  EXPECT_THAT(Values<float>(out), ElementsAre(6, 15));
+  // Rows of an output's three partials fit in place.
+  std::vector<std::byte> runs = Bytes(std::vector<float>{1, 2, 3, kNaN, 4, 5, 6});
+  const std::vector<std::span<std::byte>> run_spans = {runs, out};
+  const std::vector<FieldRows> run_rows = {{2, 12, 16}, {}};
+  ExpectOk((**GetContinuousReduceCodelet(ReduceOp::kMax, kF32, false))
+               .Run(VertexIo{run_spans, {}, nullptr, run_rows}));
+  EXPECT_THAT(Values<float>(out), ElementsAre(3, 6));
+}
+
 TEST(Reduce, HalfAccumulatesInF32) {
   // Summing 4096 ones in f16 arithmetic would stop at 2048 (2049 is not a
   // half); accumulating in f32 and rounding once gives 4096 exactly.
