@@ -1,7 +1,7 @@
 // The tile simulator's speed on matmul and convolution modules compiled for
 // a full ipu2 (1,472 tiles), next to OpenBLAS's sgemm on the same
-// multiply-adds in the same run (one OpenBLAS thread; a convolution as the
-// matmul of its im2col form).
+// multiply-adds in the same run (on one and two OpenBLAS threads; a
+// convolution as the matmul of its im2col form).
 //
 //   build/bench/sim/sim_bench --benchmark_counters_tabular=true
 //
@@ -148,11 +148,13 @@ BENCHMARK(BM_Simulated)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// The peer: OpenBLAS sgemm, row-major, one thread, on the case's M x K . K x N.
+// The peer: OpenBLAS sgemm, row-major, on the case's M x K . K x N.
+// Arguments: case, OpenBLAS threads (the simulator's are compared with
+// the same number).
 void BM_OpenBlasSgemm(benchmark::State& state) {
   const Case& c = GetCase(static_cast<int>(state.range(0)));
   state.SetLabel(c.name);
-  openblas_set_num_threads(1);
+  openblas_set_num_threads(static_cast<int>(state.range(1)));
   const std::vector<float> a = Random(static_cast<size_t>(c.m) * c.k, 1),
                            b = Random(static_cast<size_t>(c.k) * c.n, 2);
   std::vector<float> out(static_cast<size_t>(c.m) * c.n);
@@ -165,6 +167,9 @@ void BM_OpenBlasSgemm(benchmark::State& state) {
   state.counters["FLOP/s"] =
       benchmark::Counter(Flops(c), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_OpenBlasSgemm)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_OpenBlasSgemm)
+    ->ArgsProduct({{0, 1, 2}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
