@@ -333,7 +333,7 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
         if (field.in_place) continue;
         field.arena_offset = plan.arena_bytes;
         plan.arena_bytes = Align8(plan.arena_bytes + field.bytes);
-        if (field.written) tile_plan.scatters = plan.scatters = true;
+        if (field.written) plan.scatters = true;
       }
     }
     plan.tiles.push_back(std::move(tile_plan));

@@ -50,14 +50,22 @@ struct VertexPlan {
   std::vector<FieldPlan> fields;
   std::vector<uint32_t> params;
   std::vector<FieldRows> rows;              // empty unless a field is given as rows
-  std::vector<std::span<std::byte>> spans;  // refilled on every execution
+  std::vector<std::span<std::byte>> spans;  // set by Simulator::Create: the buffers never move
+};
+
+// A field that is not used in place: its runs copied to its bytes of the
+// arena before the tile's vertices run (and back after, when written).
+struct ArenaCopy {
+  std::byte* arena = nullptr;
+  std::span<const HostRun> runs;
 };
 
 struct TilePlan {
   uint32_t tile = 0;
-  std::vector<VertexPlan> vertices;  // in creation order
-  std::vector<HostRun> host_runs;    // every field's runs, resolved, in order
-  bool scatters = false;             // some written field was gathered
+  std::vector<VertexPlan> vertices;    // in creation order
+  std::vector<HostRun> host_runs;      // every field's runs, resolved, in order
+  std::vector<ArenaCopy> gathers;      // the fields not in place (Simulator::Create)
+  std::vector<ArenaCopy> write_backs;  // those of them that are written
 };
 
 struct CodeletCount {
@@ -69,7 +77,7 @@ struct CodeletCount {
 struct ComputeSetPlan {
   ComputeSetId id = 0;
   std::vector<TilePlan> tiles;  // tiles with vertices, in tile order
-  bool scatters = false;        // some tile's does
+  bool scatters = false;        // some written field was gathered
   uint64_t arena_bytes = 0;
   StepCost cost;
   std::vector<CodeletCount> codelets;

@@ -119,7 +119,9 @@ struct Simulator::State {
 };
 
 // Every plan's runs become pointers into `memory`, a tile's fields' runs
-// adjacent in one array; the ByteRuns are freed.
+// adjacent in one array, and every vertex's field spans are set once: in
+// its variable's buffer or in the arena, neither of which moves after
+// Create. The ByteRuns are freed.
 void Simulator::State::ResolveRuns() {
   for (auto& [id, plan] : plans.compute_sets) {
     for (TilePlan& tile : plan.tiles) {
@@ -128,10 +130,22 @@ void Simulator::State::ResolveRuns() {
         for (const FieldPlan& field : vertex.fields) count += field.runs.size();
       tile.host_runs.reserve(count);  // no reallocation below: the spans stay valid
       for (VertexPlan& vertex : tile.vertices) {
-        for (FieldPlan& field : vertex.fields) {
+        for (size_t f = 0; f < vertex.fields.size(); ++f) {
+          FieldPlan& field = vertex.fields[f];
           const size_t first = tile.host_runs.size();
           for (HostRun run : Resolve(field.runs)) tile.host_runs.push_back(run);
           field.host = std::span(tile.host_runs).subspan(first, tile.host_runs.size() - first);
+          if (field.in_place) {
+            const uint64_t extent = field.rows.strided() ? field.rows.extent() : field.bytes;
+            vertex.spans[f] = {field.host[0].at, extent};
+            continue;
+          }
+          // Gathered whether read or not: a codelet need not write every
+          // element of an output, and the write-back must not invent the rest.
+          std::byte* at = arena.data() + field.arena_offset;
+          vertex.spans[f] = {at, field.bytes};
+          tile.gathers.push_back({at, field.host});
+          if (field.written) tile.write_backs.push_back({at, field.host});
         }
       }
     }
@@ -214,21 +228,14 @@ Status Simulator::State::RunComputeSet(ComputeSetId id) {
   for (const CodeletCount& count : plan.codelets) codelet_cycles[count.codelet] += count.cycles;
 
   std::vector<std::string> errors(plan.tiles.size());
+  // A tile's gathered fields are copied in before any of its vertices runs:
+  // the same as copying each just before its vertex, since a field written
+  // in place is read by no other vertex (plan.cc, KeepInPlaceOnlyUnread).
   pool.ParallelFor(plan.tiles.size(), [&](size_t t) {
-    TilePlan& tile = plan.tiles[t];
+    const TilePlan& tile = plan.tiles[t];
     TileState& tile_state = tile_states[tile.tile];
-    for (VertexPlan& vertex : tile.vertices) {
-      for (size_t f = 0; f < vertex.fields.size(); ++f) {
-        const FieldPlan& field = vertex.fields[f];
-        if (field.in_place) {
-          const uint64_t extent = field.rows.strided() ? field.rows.extent() : field.bytes;
-          vertex.spans[f] = {field.host[0].at, extent};
-        } else {
-          std::byte* at = arena.data() + field.arena_offset;
-          Gather(field.host, at);
-          vertex.spans[f] = {at, field.bytes};
-        }
-      }
+    for (const ArenaCopy& copy : tile.gathers) Gather(copy.runs, copy.arena);
+    for (const VertexPlan& vertex : tile.vertices) {
       VertexIo io{vertex.spans, vertex.params, &tile_state, vertex.rows};
       if (Status status = vertex.codelet->Run(io); !status) {
         errors[t] = fmt::format("{} on tile {}: {}", graph->DescribeVertex(vertex.id), tile.tile,
@@ -242,14 +249,7 @@ Status Simulator::State::RunComputeSet(ComputeSetId id) {
   }
   if (plan.scatters)
     pool.ParallelFor(plan.tiles.size(), [&](size_t t) {
-      const TilePlan& tile = plan.tiles[t];
-      if (!tile.scatters) return;
-      for (const VertexPlan& vertex : tile.vertices) {
-        for (const FieldPlan& field : vertex.fields) {
-          if (field.written && !field.in_place)
-            Scatter(field.host, arena.data() + field.arena_offset);
-        }
-      }
+      for (const ArenaCopy& copy : plan.tiles[t].write_backs) Scatter(copy.runs, copy.arena);
     });
   AddStep(graph->compute_set(id).name, plan.cost);
   return {};

@@ -20,10 +20,16 @@ ThreadPool::~ThreadPool() {
   for (std::thread& worker : workers_) worker.join();
 }
 
+// Items are taken a chunk at a time: one shared counter bumped per item
+// (a tile) bounced between the cores' caches on every bump, which cost as
+// much as a small tile's work. Sixteen chunks a thread still balance
+// uneven tiles.
 void ThreadPool::Drain() {
-  for (size_t i = next_.fetch_add(1, std::memory_order_relaxed); i < count_;
-       i = next_.fetch_add(1, std::memory_order_relaxed)) {
-    (*fn_)(i);
+  const size_t chunk = std::max<size_t>(1, count_ / (16 * size()));
+  for (size_t first = next_.fetch_add(chunk, std::memory_order_relaxed); first < count_;
+       first = next_.fetch_add(chunk, std::memory_order_relaxed)) {
+    const size_t last = std::min(count_, first + chunk);
+    for (size_t i = first; i < last; ++i) (*fn_)(i);
   }
 }
 

@@ -1,5 +1,5 @@
 // A fixed pool of host threads for the simulator's per-tile work. One job at
-// a time: ParallelFor hands out item indices from a shared counter, so
+// a time: ParallelFor hands out chunks of item indices from a shared counter, so
 // uneven tiles balance themselves, and returns when every item is done. The
 // items of one job must be independent (the simulator's are: each tile
 // works on its own vertices), which is what makes results independent of
