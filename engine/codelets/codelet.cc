@@ -67,8 +67,11 @@ Status Codelet::Run(const VertexIo& io) const {
     const FieldSpec& field = fields_[i];
     const uint64_t size = SizeOf(field.type);
     if (const FieldRows* rows = io.Rows(i)) {
+      const bool blocks_apart =
+          rows->block_rows == 0 ||
+          rows->block_stride >= (rows->block_rows - 1) * rows->stride + rows->row_bytes;
       if (field.IsWritten() || !ReadsRows(i) || rows->row_bytes % size != 0 ||
-          rows->stride < rows->row_bytes || rows->extent() > io.fields[i].size()) {
+          rows->stride < rows->row_bytes || !blocks_apart || rows->extent() > io.fields[i].size()) {
         return MakeError("{}: field '{}' cannot be given as {} rows of {} bytes, {} apart, in {}",
                          name_, field.name, rows->rows, rows->row_bytes, rows->stride,
                          io.fields[i].size());
@@ -97,7 +100,7 @@ std::span<const std::byte> DenseField(const VertexIo& io, size_t field) {
   std::vector<std::byte>& buffer = buffers[field];
   buffer.resize(rows->bytes());
   for (uint64_t r = 0; r < rows->rows; ++r) {
-    std::memcpy(buffer.data() + r * rows->row_bytes, io.fields[field].data() + r * rows->stride,
+    std::memcpy(buffer.data() + r * rows->row_bytes, io.fields[field].data() + rows->Offset(r),
                 rows->row_bytes);
   }
   return buffer;

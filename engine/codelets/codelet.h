@@ -79,16 +79,25 @@ struct TileState {
 };
 
 // An input field handed over where it lies instead of gathered: `rows` runs
-// of `row_bytes` bytes, each `stride` bytes after the one before, the first
-// at the start of the field's span (which covers them all, and the bytes
-// between them, which belong to other tensors). rows == 0: a plain span.
+// of `row_bytes` bytes, the first at the start of the field's span (which
+// covers them all, and the bytes between them, which belong to other
+// tensors). Rows are `stride` bytes apart; with block_rows != 0 they come in
+// blocks of block_rows rows, each block block_stride bytes after the one
+// before (a block of a 4-D kernel: input channels within a kernel position).
+// rows == 0: a plain span.
 struct FieldRows {
   uint64_t rows = 0;
   uint64_t row_bytes = 0;
   uint64_t stride = 0;
+  uint64_t block_rows = 0;
+  uint64_t block_stride = 0;
   bool strided() const { return rows != 0; }
   uint64_t bytes() const { return rows * row_bytes; }
-  uint64_t extent() const { return rows == 0 ? 0 : (rows - 1) * stride + row_bytes; }
+  // Where row r starts, from the span's start.
+  uint64_t Offset(uint64_t r) const {
+    return block_rows == 0 ? r * stride : r / block_rows * block_stride + r % block_rows * stride;
+  }
+  uint64_t extent() const { return rows == 0 ? 0 : Offset(rows - 1) + row_bytes; }
 };
 
 // What a compute function works on: one contiguous byte span per field (the

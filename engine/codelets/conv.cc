@@ -294,16 +294,18 @@ class ConvPartialCodelet final : public Codelet {
     // Weights stored as C with adjacent features (HWIO) are read in place:
     // position pos, channel c is the row at w_first[pos] + c * w_stride_i.
     // Given as rows (FieldRows) of w_stride_i elements each, dense row r
-    // lies w_row elements after row 0, as long as a run's features stay in
-    // their row (pack checks; it falls back to a panel copied from the
-    // rows gathered otherwise).
+    // lies at the rows' Offset(r), consecutive rows of a block w_row
+    // elements apart, as long as a run's features stay in their row and its
+    // channels in their block (pack checks; it falls back to a panel copied
+    // from the rows gathered otherwise).
     const FieldRows* w_rows = io.Rows(1);
     int64_t w_row = g.w_stride_i;
     const C* weights = g.w_stride_o == 1 ? dot::InPlace<kIn, C>(io.fields[1]) : nullptr;
     if (w_rows != nullptr) {
       const bool rows_fit = g.w_stride_i > 0 &&
                             w_rows->row_bytes == static_cast<uint64_t>(g.w_stride_i) * sizeof(C) &&
-                            w_rows->stride % sizeof(C) == 0;
+                            w_rows->stride % sizeof(C) == 0 &&
+                            w_rows->block_stride % sizeof(C) == 0;
       if (rows_fit) {
         w_row = static_cast<int64_t>(w_rows->stride / sizeof(C));
       } else {
@@ -313,8 +315,10 @@ class ConvPartialCodelet final : public Codelet {
     std::span<const std::byte> dense_w = weights ? io.fields[1] : DenseField(io, 1);
     // Where dense weight index `at` (position, channel, feature) lies.
     auto weight_at = [&](int64_t at) {
-      return w_rows == nullptr ? weights + at
-                               : weights + at / g.w_stride_i * w_row + at % g.w_stride_i;
+      return w_rows == nullptr
+                 ? weights + at
+                 : weights + w_rows->Offset(static_cast<uint64_t>(at / g.w_stride_i)) / sizeof(C) +
+                       at % g.w_stride_i;
     };
     const C* inputs = g.in_stride_f == 1 ? dot::InPlace<kIn, C>(io.fields[0]) : nullptr;
     auto panel_of = [&] { return numeric::Scratch<C, 0>(positions * chans * max_width); };
@@ -336,7 +340,11 @@ class ConvPartialCodelet final : public Codelet {
         for (uint64_t pos = 0; pos < positions && weights; ++pos) {
           const int64_t w_at =
               g.in_chan_start * g.w_stride_i + f0 * g.w_stride_o - g.w_start + w_offset[pos];
-          if (w_at >= 0 && w_at % g.w_stride_i + static_cast<int64_t>(width) > g.w_stride_i) {
+          const auto block = static_cast<int64_t>(w_rows->block_rows);
+          const bool crosses =
+              w_at >= 0 && (w_at % g.w_stride_i + static_cast<int64_t>(width) > g.w_stride_i ||
+                            (block != 0 && w_at / g.w_stride_i % block + g.in_chans > block));
+          if (crosses) {
             weights = nullptr;  // the run crosses rows: copy from here on
             panel = panel_of();
             dense_w = DenseField(io, 1);

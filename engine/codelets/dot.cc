@@ -149,7 +149,7 @@ class MatMulPartialCodelet final : public Codelet {
       return dot::InPlace<kIn, C>(io.fields[field]);
     }
     if (given->rows != rows || given->row_bytes != cols * sizeof(C) ||
-        given->stride % sizeof(C) != 0)
+        given->stride % sizeof(C) != 0 || given->block_rows != 0)
       return nullptr;
     stride = given->stride / sizeof(C);
     return dot::InPlace<kIn, C>(io.fields[field]);

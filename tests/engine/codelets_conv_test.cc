@@ -111,6 +111,27 @@ TEST(ConvPartial, WeightsGivenAsRows) {
     ASSERT_TRUE(codelet.Run(VertexIo{spans, params, nullptr, layout})) << row;
     EXPECT_THAT(Values<float>(out), ElementsAreArray(Expected(true))) << row;
   }
+  // In blocks: each kernel position's two channel rows (16 bytes apart), the
+  // positions' blocks 48 bytes apart; read in place.
+  std::vector<float> blocks;
+  for (size_t k = 0; k < 2; ++k) {
+    for (size_t c = 0; c < 2; ++c) {
+      const auto at = kWeights.begin() + static_cast<std::ptrdiff_t>((k * 2 + c) * 3);
+      blocks.insert(blocks.end(), at, at + 3);
+      blocks.push_back(nan);
+    }
+    blocks.insert(blocks.end(), {nan, nan, nan, nan});
+  }
+  std::vector<std::byte> in = Bytes(kIn), weights = Bytes(blocks), out(6 * 4);
+  const std::vector<std::span<std::byte>> spans = {in, std::span(weights).first(48 + 16 + 12), out};
+  const std::vector<FieldRows> layout = {{}, {4, 12, 16, 2, 48}, {}};
+  const std::vector<uint32_t> params = Params(true);
+  ASSERT_TRUE(codelet.Run(VertexIo{spans, params, nullptr, layout}));
+  EXPECT_THAT(Values<float>(out), ElementsAreArray(Expected(true)));
+  // Blocks that overlap are refused.
+  const std::vector<FieldRows> overlapping = {{}, {4, 12, 16, 2, 20}, {}};
+  EXPECT_THAT(codelet.Run(VertexIo{spans, params, nullptr, overlapping}).error().message(),
+              HasSubstr("cannot be given as 4 rows"));
 }
 
 TEST(ConvPartial, HalfWeightsArePackedIntoAFloatPanel) {
