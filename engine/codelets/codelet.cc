@@ -3,7 +3,6 @@
 
 #include <array>
 #include <cstring>
-
 #include <vector>
 
 namespace tileprof::engine {

@@ -410,8 +410,12 @@ Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
     field.runs = Runs(*pieces);
     field.in_place = field.runs.size() == 1;
     if (!field.in_place && !field.written && vertex.codelet->ReadsRows(f)) {
-      field.rows = EvenRows(field.runs);
-      field.in_place = field.rows.strided();
+      const FieldRows rows = EvenRows(field.runs);
+      field.in_place = rows.strided();
+      if (field.in_place) {
+        vertex_plan.rows.resize(specs.size());
+        vertex_plan.rows[f] = rows;
+      }
     }
     const size_t index = tile_plan.vertices.size();
     for (const ByteRun& run : field.runs) {
@@ -420,11 +424,6 @@ Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
     vertex_plan.fields.push_back(std::move(field));
   }
   vertex_plan.spans.resize(vertex_plan.fields.size());
-  for (size_t f = 0; f < vertex_plan.fields.size(); ++f) {
-    if (!vertex_plan.fields[f].rows.strided()) continue;
-    vertex_plan.rows.resize(vertex_plan.fields.size());
-    vertex_plan.rows[f] = vertex_plan.fields[f].rows;
-  }
   const uint64_t vertex_cycles = graph_.VertexCycles(vertex_id);
   auto& lists = work.cycles[tile];
   (vertex.codelet->execution_kind() == ExecutionKind::kWorker ? lists.first : lists.second)

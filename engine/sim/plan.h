@@ -35,12 +35,11 @@ struct HostRun {
 };
 
 struct FieldPlan {
-  std::vector<ByteRun> runs;      // in the field's element order; emptied once resolved
-  std::span<const HostRun> host;  // the runs resolved, in TilePlan::host_runs
+  std::vector<ByteRun> runs;  // in the field's element order; freed once resolved
+  std::vector<HostRun> host;  // the runs resolved (Simulator::Create)
   uint64_t bytes = 0;
   bool written = false;
-  bool in_place = false;      // one run (or rows), used directly in the variable's buffer
-  FieldRows rows;             // strided(): in place as rows (Codelet::ReadsRows)
+  bool in_place = false;      // one run, or rows (VertexPlan::rows), used where it lies
   uint64_t arena_offset = 0;  // where it is gathered otherwise
 };
 
@@ -49,7 +48,7 @@ struct VertexPlan {
   const Codelet* codelet = nullptr;
   std::vector<FieldPlan> fields;
   std::vector<uint32_t> params;
-  std::vector<FieldRows> rows;              // empty unless a field is given as rows
+  std::vector<FieldRows> rows;  // empty unless a field is given as rows (Codelet::ReadsRows)
   std::vector<std::span<std::byte>> spans;  // set by Simulator::Create: the buffers never move
 };
 
@@ -63,7 +62,6 @@ struct ArenaCopy {
 struct TilePlan {
   uint32_t tile = 0;
   std::vector<VertexPlan> vertices;    // in creation order
-  std::vector<HostRun> host_runs;      // every field's runs, resolved, in order
   std::vector<ArenaCopy> gathers;      // the fields not in place (Simulator::Create)
   std::vector<ArenaCopy> write_backs;  // those of them that are written
 };

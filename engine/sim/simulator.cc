@@ -107,36 +107,31 @@ struct Simulator::State {
       in += run.bytes;
     }
   }
-  std::vector<HostRun> Resolve(std::vector<ByteRun>& runs) {
-    std::vector<HostRun> host;
+  // `runs` resolved into `host`, and freed: one field at a time, so that
+  // the memory freed serves the next field's (a run-heavy model has tens of
+  // millions).
+  void Resolve(std::vector<ByteRun>& runs, std::vector<HostRun>& host) {
     host.reserve(runs.size());
     for (const ByteRun& run : runs)
       host.push_back({memory[run.variable].data() + run.begin, run.end - run.begin});
     std::vector<ByteRun>().swap(runs);
-    return host;
   }
   void ResolveRuns();
 };
 
-// Every plan's runs become pointers into `memory`, a tile's fields' runs
-// adjacent in one array, and every vertex's field spans are set once: in
-// its variable's buffer or in the arena, neither of which moves after
-// Create. The ByteRuns are freed.
+// Every plan's runs become pointers into `memory`, and every vertex's
+// field spans are set once: in its variable's buffer or in the arena,
+// neither of which moves after Create. The ByteRuns are freed.
 void Simulator::State::ResolveRuns() {
   for (auto& [id, plan] : plans.compute_sets) {
     for (TilePlan& tile : plan.tiles) {
-      size_t count = 0;
-      for (const VertexPlan& vertex : tile.vertices)
-        for (const FieldPlan& field : vertex.fields) count += field.runs.size();
-      tile.host_runs.reserve(count);  // no reallocation below: the spans stay valid
       for (VertexPlan& vertex : tile.vertices) {
         for (size_t f = 0; f < vertex.fields.size(); ++f) {
           FieldPlan& field = vertex.fields[f];
-          const size_t first = tile.host_runs.size();
-          for (HostRun run : Resolve(field.runs)) tile.host_runs.push_back(run);
-          field.host = std::span(tile.host_runs).subspan(first, tile.host_runs.size() - first);
+          Resolve(field.runs, field.host);
           if (field.in_place) {
-            const uint64_t extent = field.rows.strided() ? field.rows.extent() : field.bytes;
+            const bool rows = f < vertex.rows.size() && vertex.rows[f].strided();
+            const uint64_t extent = rows ? vertex.rows[f].extent() : field.bytes;
             vertex.spans[f] = {field.host[0].at, extent};
             continue;
           }
@@ -151,8 +146,8 @@ void Simulator::State::ResolveRuns() {
     }
   }
   for (auto& [node, plan] : plans.transfers) {
-    plan.host_source = Resolve(plan.source);
-    plan.host_destination = Resolve(plan.destination);
+    Resolve(plan.source, plan.host_source);
+    Resolve(plan.destination, plan.host_destination);
   }
 }
 
