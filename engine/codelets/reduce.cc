@@ -123,9 +123,13 @@ class ReduceCodelet final : public Codelet {
       acc[j] = is_update_ ? Get<kOut>(io.fields[1], j) : ReduceIdentity<C>(kOp);
     for (uint64_t k = 0; k < partials; ++k) {
       const std::span<const std::byte> partial = row(k);
-      // (The accumulators are scratch, never the field: ivdep lets the
-      // compiler vectorise the loop without a run-time overlap test.)
+      // (The accumulators are scratch, never the field: the compiler may
+      // vectorise the loop without a run-time overlap test.)
+#if defined(__clang__)
+#pragma clang loop vectorize(assume_safety)
+#elif defined(__GNUC__)
 #pragma GCC ivdep
+#endif
       for (uint64_t j = 0; j < outputs; ++j)
         acc[j] = combine(static_cast<C>(acc[j]), static_cast<C>(Get<kPartials>(partial, j)));
     }
