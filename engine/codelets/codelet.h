@@ -98,6 +98,14 @@ struct FieldRows {
     return block_rows == 0 ? r * stride : r / block_rows * block_stride + r % block_rows * stride;
   }
   uint64_t extent() const { return rows == 0 ? 0 : Offset(rows - 1) + row_bytes; }
+  // Whether a kernel reading rows of `want_row_bytes` whose elements are
+  // `align` bytes can read these in place: rows of exactly that length,
+  // aligned strides, and blocks of rows only where the kernel walks them
+  // (`blocks`).
+  bool Fits(uint64_t want_row_bytes, uint64_t align, bool blocks) const {
+    return row_bytes == want_row_bytes && stride % align == 0 &&
+           (blocks ? block_stride % align == 0 : block_rows == 0);
+  }
 };
 
 // What a compute function works on: one contiguous byte span per field (the

@@ -302,10 +302,9 @@ class ConvPartialCodelet final : public Codelet {
     int64_t w_row = g.w_stride_i;
     const C* weights = g.w_stride_o == 1 ? dot::InPlace<kIn, C>(io.fields[1]) : nullptr;
     if (w_rows != nullptr) {
-      const bool rows_fit = g.w_stride_i > 0 &&
-                            w_rows->row_bytes == static_cast<uint64_t>(g.w_stride_i) * sizeof(C) &&
-                            w_rows->stride % sizeof(C) == 0 &&
-                            w_rows->block_stride % sizeof(C) == 0;
+      const bool rows_fit =
+          g.w_stride_i > 0 &&
+          w_rows->Fits(static_cast<uint64_t>(g.w_stride_i) * sizeof(C), sizeof(C), true);
       if (rows_fit) {
         w_row = static_cast<int64_t>(w_rows->stride / sizeof(C));
       } else {

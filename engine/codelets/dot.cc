@@ -148,9 +148,7 @@ class MatMulPartialCodelet final : public Codelet {
       stride = cols;
       return dot::InPlace<kIn, C>(io.fields[field]);
     }
-    if (given->rows != rows || given->row_bytes != cols * sizeof(C) ||
-        given->stride % sizeof(C) != 0 || given->block_rows != 0)
-      return nullptr;
+    if (given->rows != rows || !given->Fits(cols * sizeof(C), sizeof(C), false)) return nullptr;
     stride = given->stride / sizeof(C);
     return dot::InPlace<kIn, C>(io.fields[field]);
   }

@@ -101,8 +101,7 @@ class ReduceCodelet final : public Codelet {
     // output): read in place when given as rows of that length.
     const uint64_t row_bytes = (continuous_ ? partials : outputs) * SizeOf(kPartials);
     const FieldRows* given = io.Rows(0);
-    const bool in_place =
-        given == nullptr || (given->row_bytes == row_bytes && given->block_rows == 0);
+    const bool in_place = given == nullptr || given->Fits(row_bytes, 1, false);
     const std::span<const std::byte> all = in_place ? io.fields[0] : DenseField(io, 0);
     const uint64_t pitch = given != nullptr && in_place ? given->stride : row_bytes;
     auto row = [&](uint64_t r) { return all.subspan(r * pitch, row_bytes); };

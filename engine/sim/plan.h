@@ -25,6 +25,11 @@ struct ByteRun {
   uint64_t end = 0;
 };
 
+// Runs of one variable, of one length, evenly spaced, or in evenly spaced
+// blocks of evenly spaced runs: the field's rows; not strided() otherwise
+// (fewer than two runs, overlapping rows, anything irregular).
+FieldRows EvenRows(std::span<const ByteRun> runs);
+
 // A ByteRun resolved to the simulator's buffer of its variable (Simulator::
 // Create does it once, when the buffers exist; they never move after), so
 // that gathering a field is one pass over adjacent pointers, not a lookup

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/codelets/codelets.h"
+#include "engine/sim/plan.h"
 #include "tests/engine/sim_test_util.h"
 
 namespace tileprof::engine::sim_test {
@@ -313,6 +314,39 @@ ENTRY main {
   EXPECT_GT(VerticesOf(compiled, ReduceCodeletName(ReduceOp::kAdd, ElementType::kF32,
                                                    ElementType::kBF16, false)),
             0u);
+}
+
+// How the simulator decides that a field's runs are rows a codelet can read
+// in place: one variable, one length, evenly spaced rows or evenly spaced
+// blocks of them; anything else is gathered.
+TEST(SimEvenRows, RowsAndBlocksOfRowsAreFoundAndIrregularRunsAreNot) {
+  using sim::ByteRun;
+  const auto rows = [](std::vector<ByteRun> runs) { return sim::EvenRows(runs); };
+  const FieldRows even = rows({{0, 8, 16}, {0, 40, 48}, {0, 72, 80}});
+  EXPECT_EQ(even.rows, 3u);
+  EXPECT_EQ(even.row_bytes, 8u);
+  EXPECT_EQ(even.stride, 32u);
+  EXPECT_EQ(even.block_rows, 0u);
+  EXPECT_EQ(even.extent(), 72u);
+  // Two blocks of two rows 16 bytes apart, the blocks 100 bytes apart.
+  const FieldRows blocks = rows({{1, 0, 4}, {1, 16, 20}, {1, 100, 104}, {1, 116, 120}});
+  EXPECT_EQ(blocks.rows, 4u);
+  EXPECT_EQ(blocks.stride, 16u);
+  EXPECT_EQ(blocks.block_rows, 2u);
+  EXPECT_EQ(blocks.block_stride, 100u);
+  EXPECT_EQ(blocks.Offset(3), 116u);
+  EXPECT_EQ(blocks.extent(), 120u);
+  EXPECT_FALSE(rows({{0, 0, 8}}).strided());                            // one run
+  EXPECT_FALSE(rows({{0, 0, 8}, {0, 4, 12}}).strided());                // rows overlap
+  EXPECT_FALSE(rows({{0, 0, 8}, {1, 16, 24}}).strided());               // two variables
+  EXPECT_FALSE(rows({{0, 0, 8}, {0, 16, 20}}).strided());               // two lengths
+  EXPECT_FALSE(rows({{0, 0, 4}, {0, 16, 20}, {0, 40, 44}}).strided());  // uneven, 3 in no blocks
+  // The second block would start inside the first.
+  EXPECT_FALSE(rows({{0, 0, 4}, {0, 16, 20}, {0, 10, 14}, {0, 26, 30}}).strided());
+  // Blocks of unequal size.
+  EXPECT_FALSE(
+      rows({{0, 0, 4}, {0, 16, 20}, {0, 100, 104}, {0, 116, 120}, {0, 132, 136}, {0, 200, 204}})
+          .strided());
 }
 
 }  // namespace
