@@ -131,26 +131,48 @@ class Reader {
     if (ok() && rank > kMaxRank) Fail(field, fmt::format("rank {} is above {}", rank, kMaxRank));
     for (uint64_t i = 0; ok() && i < rank; ++i) shape.push_back(Var(field));
   }
-  // A tensor as its element type, shape and runs; the shape and runs stay in
-  // buffers this reader reuses (shape(), regions()) until the next call.
+  // A tensor as its element type, shape and regions; the shape and regions
+  // stay in buffers this reader reuses (shape(), regions()) until the next
+  // call.
   ElementType TensorParts(std::string_view field) {
-    const ElementType type = Type(field);
-    ShapeInto(field, shape_);
-    const uint64_t count = Count(field, 3);
-    regions_.clear();
-    for (uint64_t i = 0; ok() && i < count; ++i) {
+    return TypeShapeAndList(field, 3, regions_, [&] {
       TensorRegion region;
       region.variable = U32Var(field);
       region.begin = Var(field);
       uint64_t size = Var(field);
       if (ok() && size > UINT64_MAX - region.begin) Fail(field, "run end overflows");
       region.end = region.begin + size;
-      regions_.push_back(region);
-    }
+      return region;
+    });
+  }
+  // A vertex field's runs (Writer::FieldRuns), into runs().
+  ElementType FieldRuns(std::string_view field) {
+    return TypeShapeAndList(field, 5, runs_, [&] {
+      StridedRegion run;
+      run.variable = U32Var(field);
+      run.begin = Var(field);
+      run.length = Var(field);
+      run.count = U32Var(field);
+      const uint64_t zigzag = Var(field);
+      run.stride = static_cast<int64_t>((zigzag >> 1) ^ (0 - (zigzag & 1)));
+      return run;
+    });
+  }
+  // An element type, a shape into shape_, then a count and that many items
+  // (each at least `min_bytes`) read by `read_one` into `items`.
+  template <typename T, typename ReadOne>
+  ElementType TypeShapeAndList(std::string_view field, uint64_t min_bytes, std::vector<T>& items,
+                               ReadOne read_one) {
+    const ElementType type = Type(field);
+    ShapeInto(field, shape_);
+    const uint64_t count = Count(field, min_bytes);
+    items.clear();
+    for (uint64_t i = 0; ok() && i < count; ++i) items.push_back(read_one());
     return type;
   }
   std::span<const uint64_t> shape() const { return shape_; }
   std::span<const TensorRegion> regions() const { return regions_; }
+  std::span<const StridedRegion> runs() const { return runs_; }
   Tensor TensorValue(std::string_view field) {
     const ElementType type = TensorParts(field);
     if (!ok()) return Tensor();
@@ -190,6 +212,7 @@ class Reader {
   std::string error_;
   std::vector<uint64_t> shape_;  // reused by TensorParts
   std::vector<TensorRegion> regions_;
+  std::vector<StridedRegion> runs_;  // reused by FieldRuns
 };
 
 ExecutableInfo ReadInfo(Reader& outer, const Header& header) {
@@ -251,7 +274,11 @@ void ReadVariables(Reader& r, compiler::CompileResult& result) {
     }
     const uint64_t elements = tensor->NumElements();
     uint64_t position = 0;
-    for (uint64_t i = 0, n = r.Count("tile runs", 3); r.ok() && i < n; ++i) {
+    const uint64_t num_runs = r.Count("tile runs", 3);
+    // Bounded by the bytes left (3 a run), so a crafted count cannot make it
+    // reserve more than a few times the file.
+    if (r.ok()) graph.ReserveTileRuns(static_cast<VariableId>(id), num_runs);
+    for (uint64_t i = 0; r.ok() && i < num_runs; ++i) {
       const uint64_t gap = r.Var("tile run start");
       const uint64_t size = r.Var("tile run size");
       const uint32_t tile = r.U32Var("tile run tile");
@@ -290,9 +317,11 @@ void ReadCodelets(Reader& r, compiler::CompilerCodelets& compiler_codelets,
 
 // One vertex: its codelet, compute set, name and tile, its connected
 // fields, parameters and performance estimate. `params` and `values` are
-// scratch space reused from one vertex to the next.
+// scratch space reused from one vertex to the next; `last_name` is the
+// previous vertex's name, which a 0 length repeats.
 void ReadVertex(Reader& r, Graph& graph, const std::vector<const Codelet*>& codelets,
-                std::vector<std::optional<uint32_t>>& params, std::vector<uint32_t>& values) {
+                std::vector<std::optional<uint32_t>>& params, std::vector<uint32_t>& values,
+                std::string_view& last_name) {
   const Codelet* codelet =
       codelets.empty() ? nullptr : codelets[r.Below(codelets.size(), "vertex codelet")];
   if (codelet == nullptr) {
@@ -300,7 +329,11 @@ void ReadVertex(Reader& r, Graph& graph, const std::vector<const Codelet*>& code
     return;
   }
   const uint32_t compute_set = r.U32Var("vertex compute set");
-  const std::string_view debug_name = r.StrView("vertex name");
+  if (const uint64_t size = r.Var("vertex name"); size != 0) {
+    const auto bytes = r.Bytes(size - 1, "vertex name");
+    last_name = {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+  }
+  const std::string_view debug_name = last_name;
   const uint64_t tile = r.Below(uint64_t{1} << 32, "vertex tile");
   if (!r.ok()) return;
   auto vertex = graph.AddVertex(compute_set, *codelet, debug_name);
@@ -313,8 +346,8 @@ void ReadVertex(Reader& r, Graph& graph, const std::vector<const Codelet*>& code
   for (size_t f = 0; f < codelet->fields().size(); ++f) {
     if (!status || !r.ok()) break;
     if (r.U8("field connected") == 0) continue;
-    const ElementType type = r.TensorParts("field tensor");
-    if (r.ok()) status = graph.ConnectRegions(*vertex, f, type, r.shape(), r.regions());
+    const ElementType type = r.FieldRuns("field tensor");
+    if (r.ok()) status = graph.ConnectRuns(*vertex, f, type, r.shape(), r.runs());
   }
   // Parameters in codelet order. A compiled graph sets all of them, and
   // they are set at once; only a partial set goes name by name.
@@ -350,8 +383,9 @@ void ReadVertices(Reader& r, Graph& graph, const std::vector<const Codelet*>& co
   if (r.ok()) graph.ReserveVertices(std::min<uint64_t>(num_vertices, uint64_t{1} << 22));
   std::vector<std::optional<uint32_t>> params;  // reused: one vertex at a time
   std::vector<uint32_t> values;
+  std::string_view last_name;
   for (uint64_t id = 0; r.ok() && id < num_vertices; ++id)
-    ReadVertex(r, graph, codelets, params, values);
+    ReadVertex(r, graph, codelets, params, values, last_name);
 }
 
 void ReadStreams(Reader& r, Graph& graph) {

@@ -20,7 +20,8 @@
 //          names), lowering and graph statistics, the compilation report
 //          (CBOR, the reports/ codec), the graph (variables with their kind,
 //          constants' values and tile mapping, codelets by name, compute
-//          sets, vertices with edges, parameters and tile, streams), the
+//          sets, vertices with their fields' runs, parameters and tile,
+//          streams), the
 //          program (a DAG of nodes in post-order), then an end tag
 //
 // Reading is for untrusted input: the checksums are checked first, then every
@@ -51,7 +52,11 @@ inline constexpr std::string_view kExecutableMagic{"TPEXE\r\n\x1a", 8};
 // VariableKind), which version 4 lost: a cache hit ran them as zeros.
 // 6: gather and scatter vertices read a box of the indices (idxBoxLo/Size
 // parameters, gather.h); a version-5 file's vertices lack them.
-inline constexpr uint32_t kExecutableFormatVersion = 6;
+// 7: a vertex field is its runs of equally spaced regions (variable, begin,
+// length, count, zigzag stride), as the graph keeps them, not every region:
+// smaller files, and a load that neither lists nor re-packs the regions;
+// a vertex's name is written once for a series of vertices sharing it.
+inline constexpr uint32_t kExecutableFormatVersion = 7;
 inline constexpr size_t kExecutableHeaderBytes = 48;
 inline constexpr std::string_view kExecutableExtension = ".poplar_exec";
 

@@ -53,6 +53,22 @@ class Writer {
       Var(region.end - region.begin);
     }
   }
+  // A vertex field as the graph keeps it: its runs of equally spaced
+  // regions (a row-per-region view is one run, not a region per row).
+  void FieldRuns(const FieldView& field) {
+    U8(static_cast<uint8_t>(field.element_type()));
+    Shape(field.shape());
+    const std::span<const StridedRegion> runs = field.regions().runs();
+    Var(runs.size());
+    for (const StridedRegion& run : runs) {
+      Var(run.variable);
+      Var(run.begin);
+      Var(run.length);
+      Var(run.count);
+      // Zigzag, so that a small negative stride is a short number.
+      Var((static_cast<uint64_t>(run.stride) << 1) ^ static_cast<uint64_t>(run.stride >> 63));
+    }
+  }
   // A section: its tag and an 8-byte length patched by EndSection, so a
   // reader can skip what it does not need.
   size_t BeginSection(Section section) {
@@ -139,11 +155,18 @@ void WriteGraph(Writer& w, const compiler::CompileResult& result) {
     const VertexInfo& v = graph.vertex(id);
     w.Var(codelet_index.at(v.codelet));
     w.Var(v.compute_set);
-    w.Str(v.debug_name);
+    // 0 for the previous vertex's name (an op's vertices come together and
+    // share it), else its length + 1 and the name.
+    if (id > 0 && v.debug_name == graph.vertex(id - 1).debug_name) {
+      w.Var(0);
+    } else {
+      w.Var(v.debug_name.size() + 1);
+      w.Raw(v.debug_name.data(), v.debug_name.size());
+    }
     w.Var(v.tile ? uint64_t{*v.tile} + 1 : 0);
     for (const FieldView& field : graph.fields(id)) {
       w.U8(field.connected() ? 1 : 0);
-      if (field.connected()) w.TensorValue(field);
+      if (field.connected()) w.FieldRuns(field);
     }
     for (const std::optional<uint32_t>& param : graph.params(id)) {
       w.U8(param ? 1 : 0);

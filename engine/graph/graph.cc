@@ -226,72 +226,99 @@ Status Graph::Connect(VertexRef ref, size_t index, const Tensor& tensor) {
   return ConnectRegions(ref, index, tensor.element_type(), tensor.shape(), tensor.regions());
 }
 
-Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
-                             std::span<const uint64_t> shape,
-                             std::span<const TensorRegion> regions) {
+Expected<FieldView*> Graph::UnconnectedField(VertexRef ref, size_t index) {
   if (ref.id >= vertices_.size()) {
     return MakeError("connect field {}: no vertex {} (graph has {})", index, ref.id,
                      vertices_.size());
   }
   VertexInfo& vertex = vertices_[ref.id];
-  const Codelet& codelet = *vertex.codelet;
-  if (index >= codelet.fields().size()) {
+  if (index >= vertex.codelet->fields().size()) {
     return MakeError("{}: no field {} (fields: {})", DescribeVertex(ref.id), index,
-                     FieldList(codelet));
+                     FieldList(*vertex.codelet));
   }
-  const FieldSpec& field = codelet.fields()[index];
-  // Built only on error: graphs may have millions of edges.
-  const auto place = [&] {
-    return fmt::format("{}: field '{}'", DescribeVertex(ref.id), field.name);
-  };
   FieldView& slot = vertex.fields[index];
-  if (slot.connected_) return MakeError("{} is already connected", place());
-  const Expected<uint64_t> elements = CheckRegions(type, shape, regions);
-  if (!elements) return elements.error().Within(place());
+  if (slot.connected_) return MakeError("{} is already connected", FieldPlace(ref, index));
+  return &slot;
+}
+
+std::string Graph::FieldPlace(VertexRef ref, size_t index) const {
+  return fmt::format("{}: field '{}'", DescribeVertex(ref.id),
+                     vertices_[ref.id].codelet->fields()[index].name);
+}
+
+Status Graph::CheckFieldTensor(VertexRef ref, size_t index, ElementType type,
+                               std::span<const uint64_t> shape, uint64_t elements) const {
+  const FieldSpec& field = vertices_[ref.id].codelet->fields()[index];
   if (type != field.type) {
-    return MakeError("{} is {} ({}), the tensor is {}", place(), PoplarName(field.type),
-                     HloName(field.type), ShapeString(type, shape));
+    return MakeError("{} is {} ({}), the tensor is {}", FieldPlace(ref, index),
+                     PoplarName(field.type), HloName(field.type), ShapeString(type, shape));
   }
-  if (field.kind == FieldKind::kScalar && *elements != 1) {
-    return MakeError("{} is a scalar, the tensor {} has {} elements", place(),
-                     ShapeString(type, shape), *elements);
+  if (field.kind == FieldKind::kScalar && elements != 1) {
+    return MakeError("{} is a scalar, the tensor {} has {} elements", FieldPlace(ref, index),
+                     ShapeString(type, shape), elements);
   }
-  if (*elements == 0) {
-    return MakeError("{}: the tensor {} is empty", place(), ShapeString(type, shape));
-  }
-  if (field.IsWritten()) {
-    for (const TensorRegion& region : regions) {
-      if (variables_[region.variable].is_constant) {
-        return MakeError("{} is {} but the tensor includes {}", place(),
-                         DirectionName(field.direction), DescribeVariable(region.variable));
-      }
-    }
-    if (HasAliases(regions)) {
-      return MakeError("{} is {} but the tensor repeats elements", place(),
-                       DirectionName(field.direction));
-    }
-  }
-  if (regions.size() > UINT32_MAX || shape.size() > UINT8_MAX) {
-    return MakeError("{}: the tensor {} has too many runs or dimensions", place(),
+  if (elements == 0) {
+    return MakeError("{}: the tensor {} is empty", FieldPlace(ref, index),
                      ShapeString(type, shape));
   }
-  const std::span<StridedRegion> stored_runs = field_runs_.Allocate(CountStridedRuns(regions));
-  size_t used = 0;
-  for (const TensorRegion& region : regions) AppendStrided(stored_runs.data(), used, region);
+  if (shape.size() > UINT8_MAX) {
+    return MakeError("{}: the tensor {} has too many dimensions", FieldPlace(ref, index),
+                     ShapeString(type, shape));
+  }
+  return {};
+}
+
+Error Graph::WriteError(VertexRef ref, size_t index, std::optional<VariableId> constant) const {
+  const FieldSpec& field = vertices_[ref.id].codelet->fields()[index];
+  if (constant) {
+    return MakeError("{} is {} but the tensor includes {}", FieldPlace(ref, index),
+                     DirectionName(field.direction), DescribeVariable(*constant));
+  }
+  return MakeError("{} is {} but the tensor repeats elements", FieldPlace(ref, index),
+                   DirectionName(field.direction));
+}
+
+void Graph::StoreField(VertexRef ref, FieldView& slot, ElementType type,
+                       std::span<const uint64_t> shape, uint64_t elements,
+                       std::span<const StridedRegion> runs, uint64_t regions) {
   std::span<uint64_t> stored_dims;
   if (shape.size() != 1) {
     stored_dims = field_dims_.Allocate(shape.size());
     std::copy(shape.begin(), shape.end(), stored_dims.begin());
   }
-  slot.runs_ = stored_runs.data();
-  slot.num_runs_ = static_cast<uint32_t>(used);
-  slot.num_regions_ = static_cast<uint32_t>(regions.size());
+  slot.runs_ = runs.data();
+  slot.num_runs_ = static_cast<uint32_t>(runs.size());
+  slot.num_regions_ = static_cast<uint32_t>(regions);
   slot.dims_ = stored_dims.data();
   slot.rank_ = static_cast<uint8_t>(shape.size());
-  slot.elements_ = *elements;
+  slot.elements_ = elements;
   slot.type_ = type;
   slot.connected_ = true;
-  ++vertex.num_edges;
+  ++vertices_[ref.id].num_edges;
+}
+
+Status Graph::ConnectRegions(VertexRef ref, size_t index, ElementType type,
+                             std::span<const uint64_t> shape,
+                             std::span<const TensorRegion> regions) {
+  TILEPROF_ASSIGN_OR_RETURN(FieldView * slot, UnconnectedField(ref, index));
+  const Expected<uint64_t> elements = CheckRegions(type, shape, regions);
+  if (!elements) return elements.error().Within(FieldPlace(ref, index));
+  TILEPROF_RETURN_IF_ERROR(CheckFieldTensor(ref, index, type, shape, *elements));
+  const FieldSpec& field = vertices_[ref.id].codelet->fields()[index];
+  if (field.IsWritten()) {
+    for (const TensorRegion& region : regions) {
+      if (variables_[region.variable].is_constant) return WriteError(ref, index, region.variable);
+    }
+    if (HasAliases(regions)) return WriteError(ref, index, std::nullopt);
+  }
+  if (regions.size() > UINT32_MAX) {
+    return MakeError("{}: the tensor {} has too many runs", FieldPlace(ref, index),
+                     ShapeString(type, shape));
+  }
+  const std::span<StridedRegion> stored_runs = field_runs_.Allocate(CountStridedRuns(regions));
+  size_t used = 0;
+  for (const TensorRegion& region : regions) AppendStrided(stored_runs.data(), used, region);
+  StoreField(ref, *slot, type, shape, *elements, stored_runs.first(used), regions.size());
   return {};
 }
 

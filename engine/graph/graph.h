@@ -28,6 +28,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "common/expected.h"
@@ -237,6 +238,11 @@ class Graph {
   // restored run by run, without a view per run.
   Status SetTileMapping(VariableId variable, uint64_t begin, uint64_t end, uint32_t tile);
 
+  // Room for `count` tile runs of a variable (a stored mapping being
+  // restored run by run); nothing for an unknown variable.
+  void ReserveTileRuns(VariableId variable, size_t count) {
+    if (variable < tile_maps_.size()) tile_maps_[variable].Reserve(count);
+  }
   // ---- Compute -----------------------------------------------------------
   ComputeSetId AddComputeSet(std::string_view name);
   // A vertex of the codelet named `codelet` (custom codelets first, then the
@@ -265,6 +271,13 @@ class Graph {
   // read from a file is rebuilt without a Tensor per field.
   Status ConnectRegions(VertexRef vertex, size_t field, ElementType type,
                         std::span<const uint64_t> shape, std::span<const TensorRegion> regions);
+  // The same with the regions as the graph keeps them (StridedRegion runs,
+  // FieldView::regions().runs()): how an executable file's fields are
+  // rebuilt without listing every region. Each run is checked to lie in
+  // its variable and, for a written field, the runs never to repeat an
+  // element (engine/graph/graph_runs.cc).
+  Status ConnectRuns(VertexRef vertex, size_t field, ElementType type,
+                     std::span<const uint64_t> shape, std::span<const StridedRegion> runs);
   // Sets a codelet parameter (Poplar's setInitialValue).
   Status SetInitialValue(const FieldRef& param, uint32_t value);
   // Sets every parameter, in the codelet's order (its params()): what the
@@ -390,6 +403,22 @@ class Graph {
   // shape's elements; returns that count.
   Expected<uint64_t> CheckRegions(ElementType type, std::span<const uint64_t> shape,
                                   std::span<const TensorRegion> regions) const;
+  // What both ways of connecting a field check and do: the field exists and
+  // is free, the tensor suits it, and its runs are stored in the slot.
+  Expected<FieldView*> UnconnectedField(VertexRef ref, size_t index);
+  std::string FieldPlace(VertexRef ref, size_t index) const;
+  Status CheckFieldTensor(VertexRef ref, size_t index, ElementType type,
+                          std::span<const uint64_t> shape, uint64_t elements) const;
+  // Why a written field cannot take the tensor: it includes `constant`, or
+  // (nullopt) it repeats elements.
+  Error WriteError(VertexRef ref, size_t index, std::optional<VariableId> constant) const;
+  void StoreField(VertexRef ref, FieldView& slot, ElementType type, std::span<const uint64_t> shape,
+                  uint64_t elements, std::span<const StridedRegion> runs, uint64_t regions);
+  // ConnectRuns' checks of the runs against the variables; returns the
+  // number of elements and of regions.
+  Expected<std::pair<uint64_t, uint64_t>> CheckRuns(ElementType type,
+                                                    std::span<const uint64_t> shape,
+                                                    std::span<const StridedRegion> runs) const;
   Status CheckVertex(VertexId id) const;
   void CheckComputeSetWrites(ComputeSetId id, std::vector<Error>& problems) const;
 

@@ -63,6 +63,15 @@ inline void AppendStrided(StridedRegion* runs, size_t& used, const TensorRegion&
 // The number of runs AppendStrided makes of `regions` (to size storage).
 size_t CountStridedRuns(std::span<const TensorRegion> regions);
 
+// Whether two of the regions the runs hold share an element, without
+// listing the regions unless runs interleave (their hulls overlap); those
+// are merged region by region, at most kMaxInterleavedRegions of them (a
+// crafted file could otherwise make billions: kTooManyToCheck). The runs
+// must lie in their variables (Graph::CheckRuns), so no address wraps.
+enum class Overlap : uint8_t { kNone, kRepeats, kTooManyToCheck };
+inline constexpr uint64_t kMaxInterleavedRegions = uint64_t{1} << 26;
+Overlap RunsHaveAliases(std::span<const StridedRegion> runs);
+
 // A field's regions as a read-only sequence of TensorRegions (by value).
 class RegionRange {
  public:

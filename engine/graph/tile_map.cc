@@ -13,7 +13,12 @@ void TileMap::Assign(uint64_t begin, uint64_t end, uint32_t tile) {
     pending_.push_back({begin, end, tile});
     return;
   }
-  AssignNow(begin, end, tile);
+  // Past the last run (a linear mapping, a stored mapping restored): it
+  // joins that run or follows it, with no search.
+  if (!runs_.empty() && runs_.back().end == begin && runs_.back().tile == tile)
+    runs_.back().end = end;
+  else
+    runs_.push_back({begin, end, tile});
 }
 
 void TileMap::ApplyPending() const {
@@ -83,49 +88,6 @@ void TileMap::ApplyPending() const {
       result.push_back({cuts[i], cuts[i + 1], owner[i]});
   }
   runs_ = std::move(result);
-}
-
-void TileMap::AssignNow(uint64_t begin, uint64_t end, uint32_t tile) {
-  // Runs [i, j) overlap [begin, end).
-  auto i = std::partition_point(runs_.begin(), runs_.end(),
-                                [begin](const TileRun& run) { return run.end <= begin; });
-  auto j =
-      std::partition_point(i, runs_.end(), [end](const TileRun& run) { return run.begin < end; });
-  TileRun run{begin, end, tile};
-  std::optional<TileRun> left, right;
-  if (i != j && i->begin < begin) {
-    if (i->tile == tile)
-      run.begin = i->begin;
-    else
-      left = TileRun{i->begin, begin, i->tile};
-  }
-  if (i != j && std::prev(j)->end > end) {
-    if (std::prev(j)->tile == tile)
-      run.end = std::prev(j)->end;
-    else
-      right = TileRun{end, std::prev(j)->end, std::prev(j)->tile};
-  }
-  // Neighbours that touch it on the same tile join it.
-  if (!left && i != runs_.begin() && std::prev(i)->end == run.begin && std::prev(i)->tile == tile) {
-    --i;
-    run.begin = i->begin;
-  }
-  if (!right && j != runs_.end() && j->begin == run.end && j->tile == tile) {
-    run.end = j->end;
-    ++j;
-  }
-  TileRun replacement[3];
-  size_t n = 0;
-  if (left) replacement[n++] = *left;
-  replacement[n++] = run;
-  if (right) replacement[n++] = *right;
-  // Overwrite what fits in [i, j), then erase the rest or insert the excess.
-  const auto overwrite = static_cast<size_t>(std::min<ptrdiff_t>(j - i, static_cast<ptrdiff_t>(n)));
-  i = std::copy_n(replacement, overwrite, i);
-  if (overwrite == n)
-    runs_.erase(i, j);
-  else
-    runs_.insert(j, replacement + overwrite, replacement + n);
 }
 
 std::vector<std::pair<uint64_t, uint64_t>> TileMap::Gaps(uint64_t size) const {

@@ -25,7 +25,7 @@ class TileMap {
  public:
   // Maps [begin, end) to `tile`, replacing earlier mappings of those
   // elements and merging with neighbouring runs on the same tile.
-  // O(log n) at the end of the map (how a tensor is mapped linearly: in
+  // O(1) past the end of the map (how a tensor is mapped linearly: in
   // element order). Anywhere else the assignment waits in a list and all
   // waiting ones are applied together, in O(n log n), when the map is read
   // next: a planned operation maps its output block by block, out of
@@ -35,6 +35,7 @@ class TileMap {
   // Graph::FlushTileMappings() applies them all before parallel readers.
   void Assign(uint64_t begin, uint64_t end, uint32_t tile);
 
+  void Reserve(size_t count) { runs_.reserve(count); }
   // The runs in element order.
   const std::vector<TileRun>& Runs() const {
     Flush();
@@ -82,7 +83,6 @@ class TileMap {
   // Assignments not yet applied, in the order made (the later wins).
   mutable std::vector<TileRun> pending_;
   void ApplyPending() const;
-  void AssignNow(uint64_t begin, uint64_t end, uint32_t tile);
   // The pieces of [begin, end) from `it`, the first run ending after begin;
   // returns the run holding the last piece (end of runs_ if none does).
   template <typename F>

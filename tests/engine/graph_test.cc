@@ -446,6 +446,78 @@ TEST(Graph, ConnectRegionsChecksTheRunsAgainstTheShapeAndTheGraph) {
   EXPECT_THAT(Message(g.ConnectRegions(vtx, 0, kF32, shape, runs)), HasSubstr("already connected"));
 }
 
+// How an executable file's fields are rebuilt: runs as the graph keeps them,
+// each checked whole (its hull in the variable; for a written field, no
+// element twice), never listed region by region.
+TEST(Graph, ConnectRunsChecksWholeRuns) {
+  Graph g(SmallTarget());
+  Ok(g.AddVariable(kF32, {64}, "v"));
+  Ok(g.AddConstantFromDoubles(kF32, {8}, std::vector<double>(8, 1.0), "c"));
+  ComputeSetId cs = g.AddComputeSet("cs");
+  const auto add = [&] { return Ok(g.AddVertex(cs, BinaryOpCodeletName(BinaryOp::kAdd, kF32))); };
+  const size_t out = *g.vertex(add().id).codelet->FindField("out");
+  const uint64_t eight[] = {8};
+  const auto connect = [&](VertexRef vertex, size_t field, std::vector<StridedRegion> runs) {
+    return g.ConnectRuns(vertex, field, kF32, eight, runs);
+  };
+  // Four rows of two, read backwards from element 30.
+  const VertexRef backwards = add();
+  Ok(connect(backwards, 0, {{30, 2, -10, 0, 4}}));
+  EXPECT_THAT(g.fields(backwards.id)[0].regions(),
+              ElementsAre(TensorRegion{0, 30, 32}, TensorRegion{0, 20, 22}, TensorRegion{0, 10, 12},
+                          TensorRegion{0, 0, 2}));
+  EXPECT_EQ(g.vertex(backwards.id).NumEdges(), 1u);
+
+  const VertexRef v = add();
+  EXPECT_THAT(Message(connect(v, 0, {{40, 2, 10, 0, 4}})), HasSubstr("do not match it"));   // to 72
+  EXPECT_THAT(Message(connect(v, 0, {{10, 2, -10, 0, 4}})), HasSubstr("do not match it"));  // < 0
+  // A stride whose product with the count wraps a 64-bit address into range.
+  EXPECT_THAT(Message(connect(v, 0, {{0, 2, INT64_MIN / 2, 0, 4}})), HasSubstr("do not match it"));
+  EXPECT_THAT(Message(connect(v, 0, {{0, 8, 0, 0, 0}})), HasSubstr("do not match it"));  // no rows
+  EXPECT_THAT(Message(connect(v, 0, {{0, 2, 2, 0, 3}})), HasSubstr("runs hold 6 elements"));
+  EXPECT_THAT(Message(connect(v, 0, {{0, 2, 2, 2, 4}})), HasSubstr("variable 2, which this graph"));
+  EXPECT_EQ(g.vertex(v.id).NumEdges(), 0u);
+  Ok(connect(v, 0, {{0, 4, 2, 0, 2}}));  // reading an element twice is fine
+
+  // Written: overlapping rows, interleaved runs that meet, a constant.
+  EXPECT_THAT(Message(connect(v, out, {{0, 4, 2, 0, 2}})), HasSubstr("repeats elements"));
+  EXPECT_THAT(Message(connect(v, out, {{0, 2, 4, 0, 2}, {4, 2, 4, 0, 2}})),
+              HasSubstr("repeats elements"));
+  EXPECT_THAT(Message(connect(v, out, {{0, 8, 0, 1, 1}})), HasSubstr("includes constant 1 'c'"));
+  // Interleaved runs that do not meet (their hulls overlap, their rows do not).
+  Ok(connect(v, out, {{0, 2, 4, 0, 2}, {2, 2, 4, 0, 2}}));
+  EXPECT_THAT(g.fields(v.id)[out].regions(),
+              ElementsAre(TensorRegion{0, 0, 2}, TensorRegion{0, 4, 6}, TensorRegion{0, 2, 4},
+                          TensorRegion{0, 6, 8}));
+}
+
+// The aliasing test on runs agrees with the one on the regions they hold.
+TEST(Graph, RunsAliasExactlyWhenTheirRegionsDo) {
+  uint64_t seed = 7;
+  const auto next = [&](uint64_t n) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    return (seed >> 33) % n;
+  };
+  int aliased = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<StridedRegion> runs;
+    std::vector<TensorRegion> regions;
+    for (uint64_t r = 0, n = 1 + next(3); r < n; ++r) {
+      const uint32_t count = static_cast<uint32_t>(1 + next(4));
+      const uint64_t length = 1 + next(3);
+      const int64_t stride = static_cast<int64_t>(next(9)) - 2;
+      const uint64_t begin = 16 + next(16);
+      runs.push_back({begin, length, count == 1 ? 0 : stride, 0, count});
+      for (uint32_t k = 0; k < count; ++k) regions.push_back(runs.back().At(k));
+    }
+    const bool expected = HasAliases(regions);
+    aliased += expected;
+    EXPECT_EQ(RunsHaveAliases(runs) == Overlap::kRepeats, expected) << trial;
+  }
+  EXPECT_GT(aliased, 100);
+  EXPECT_LT(aliased, 1900);
+}
+
 // Fields keep their runs when the graph is moved and as more are added:
 // the arena never moves what it has handed out.
 TEST(Graph, FieldViewsStayValidAcrossGrowthAndMove) {
