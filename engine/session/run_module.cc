@@ -141,6 +141,9 @@ Expected<std::unique_ptr<sim::Simulator>> CreateSimulator(const CompiledModule& 
   const ElidedFill fill =
       FillElidedConstants(compiled.result, options.elided_constants, options.seed);
   for (const std::string& warning : fill.warnings) log.Warning("run_module.cc", warning);
+  // Planning every compute set's gathers, exchanges and cycles is a run's
+  // fixed cost, which a cache hit does not save: its own phase in the log.
+  PhaseScope phase(log, "Preparing simulator");
   auto simulator = sim::Simulator::Create(
       compiled.result, {.threads = options.threads,
                         .tile_cycles = settings.config.profile_execution == ExecutionProfile::kTile,

@@ -1,5 +1,7 @@
 #include "engine/sim/plan.h"
 
+#include "engine/sim/pieces.h"
+
 #include <algorithm>
 #include <map>
 #include <unordered_set>
@@ -10,49 +12,6 @@ namespace tileprof::engine::sim {
 namespace {
 
 using program::ProgramKind;
-
-// A tensor's bytes on one tile.
-struct Piece {
-  ByteRun run;
-  uint32_t tile = 0;
-};
-
-template <typename Regions>
-Expected<std::vector<Piece>> Pieces(const Graph& graph, ElementType type, const Regions& regions) {
-  const uint64_t size = SizeOf(type);
-  std::vector<Piece> pieces;
-  std::optional<TensorRegion> unmapped;
-  graph.ForEachMappedRegion(regions, [&](const MappedRegion& mapped) {
-    const TensorRegion& region = mapped.region;
-    if (!mapped.tile) {
-      if (!unmapped) unmapped = region;
-      return;
-    }
-    pieces.push_back({{region.variable, region.begin * size, region.end * size}, *mapped.tile});
-  });
-  if (unmapped) {
-    return MakeError("elements [{}, {}) of {} are not mapped to a tile", unmapped->begin,
-                     unmapped->end, graph.DescribeVariable(unmapped->variable));
-  }
-  return pieces;
-}
-
-Expected<std::vector<Piece>> Pieces(const Graph& graph, const Tensor& tensor) {
-  return Pieces(graph, tensor.element_type(), tensor.regions());
-}
-
-std::vector<ByteRun> Runs(std::span<const Piece> pieces) {
-  std::vector<ByteRun> runs;
-  for (const Piece& piece : pieces) {
-    if (!runs.empty() && runs.back().variable == piece.run.variable &&
-        runs.back().end == piece.run.begin) {
-      runs.back().end = piece.run.end;
-    } else {
-      runs.push_back(piece.run);
-    }
-  }
-  return runs;
-}
 
 uint64_t Align8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
 
@@ -220,6 +179,7 @@ class Planner {
   std::unordered_set<const void*> seen_;
   std::unordered_map<const Codelet*, uint32_t> codelet_index_;
   std::unordered_set<std::string> refused_;  // "instruction\nreason", reported once
+  std::vector<Piece> pieces_;                // PlanVertex's, reused field to field
   Plans plans_;
 };
 
@@ -334,13 +294,16 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
 
 Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
   const VertexInfo& vertex = graph_.vertex(vertex_id);
-  const std::string who =
-      vertex.debug_name.empty() ? graph_.DescribeVertex(vertex_id) : std::string(vertex.debug_name);
+  // Only for refusals: a string per vertex was a cost of every run.
+  const auto who = [&] {
+    return vertex.debug_name.empty() ? graph_.DescribeVertex(vertex_id)
+                                     : std::string(vertex.debug_name);
+  };
   if (!vertex.codelet->executable()) {
     std::string reason =
         fmt::format("{} has no compute function in the simulator", vertex.codelet->name());
-    if (refused_.insert(who + "\n" + reason).second)
-      plans_.refusals.push_back({who, std::move(reason)});
+    if (refused_.insert(who() + "\n" + reason).second)
+      plans_.refusals.push_back({who(), std::move(reason)});
     return {};
   }
   if (!vertex.tile)
@@ -360,17 +323,16 @@ Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
       return MakeError("{}: field '{}' is not connected", graph_.DescribeVertex(vertex_id),
                        specs[f].name);
     }
-    Expected<std::vector<Piece>> pieces =
-        Pieces(graph_, fields[f].element_type(), fields[f].regions());
-    if (!pieces) {
-      return pieces.error().Within(
+    std::vector<Piece>& pieces = pieces_;
+    if (Status found = FieldPieces(graph_, fields[f], pieces); !found) {
+      return found.error().Within(
           fmt::format("{} field '{}'", graph_.DescribeVertex(vertex_id), specs[f].name));
     }
     const bool reads_field = specs[f].direction != FieldDirection::kOutput;
-    if (reads_field) CheckValues(*pieces, who);
+    if (reads_field && !valueless_.empty()) CheckValues(pieces, who());
     FieldPlan field;
     field.written = specs[f].IsWritten();
-    for (const Piece& piece : *pieces) {
+    for (const Piece& piece : pieces) {
       const uint64_t bytes = piece.run.end - piece.run.begin;
       field.bytes += bytes;
       if (piece.tile != tile) {
@@ -378,7 +340,7 @@ Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
         if (field.written) work.traffic.Move(tile, piece.tile, bytes, /*after=*/true);
       }
     }
-    field.runs = Runs(*pieces);
+    field.runs = Runs(pieces);
     field.in_place = field.runs.size() == 1;
     if (!field.in_place && !field.written && vertex.codelet->ReadsRows(f)) {
       const FieldRows rows = EvenRows(field.runs);
