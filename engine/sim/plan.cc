@@ -1,6 +1,7 @@
 #include "engine/sim/plan.h"
 
 #include "engine/sim/pieces.h"
+#include "engine/sim/tile_table.h"
 
 #include <algorithm>
 #include <map>
@@ -18,7 +19,11 @@ uint64_t Align8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
 // Bytes a step moves, per tile and per IPU, and what they cost.
 class Traffic {
  public:
-  explicit Traffic(const Target& target) : target_(target) {}
+  explicit Traffic(const Target& target)
+      : target_(target),
+        before_(target.NumTiles()),
+        after_(target.NumTiles()),
+        compute_(target.NumTiles()) {}
 
   // `bytes` owned by `from` are needed on `to`; `after` puts the transfer
   // after the compute phase (a written field on another tile).
@@ -51,24 +56,24 @@ class Traffic {
     StepCost cost;
     uint64_t before = 0, after = 0, compute = 0, global = 0;
     std::map<uint32_t, StepCost::Busy> busy;  // by tile, filled only with busy_tiles
-    for (const auto& [tile, bytes] : before_) {
+    before_.ForEach([&](uint32_t tile, const Bytes& bytes) {
       const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
       before = std::max(before, cycles);
       cost.exchange += cycles;
       if (busy_tiles) busy[tile].exchange += cycles;
-    }
-    for (const auto& [tile, bytes] : after_) {
+    });
+    after_.ForEach([&](uint32_t tile, const Bytes& bytes) {
       const uint64_t cycles = ExchangeCycles(bytes.in, bytes.out);
       after = std::max(after, cycles);
       cost.exchange += cycles;
       if (busy_tiles) busy[tile].exchange += cycles;
-    }
-    for (const auto& [tile, cycles] : compute_) {
+    });
+    compute_.ForEach([&](uint32_t tile, const std::pair<uint64_t, uint64_t>& cycles) {
       compute = std::max(compute, cycles.first);
       cost.compute_including_idle += cycles.first;
       cost.compute_excluding_idle += cycles.second;
       if (busy_tiles) busy[tile].compute += cycles.first;
-    }
+    });
     for (const auto& [ipu, bytes] : global_) {
       global = std::max(
           global, kExchangeSetupCycles + IpuLinkCycles(std::max(bytes.in, bytes.out), target_));
@@ -94,10 +99,10 @@ class Traffic {
     uint64_t out = 0;
   };
   const Target& target_;
-  std::map<uint32_t, Bytes> before_, after_;
-  std::map<uint32_t, Bytes> global_;
+  TileTable<Bytes> before_, after_;
+  std::map<uint32_t, Bytes> global_;  // by IPU
   std::unordered_set<uint32_t> global_tiles_;
-  std::map<uint32_t, std::pair<uint64_t, uint64_t>> compute_;
+  TileTable<std::pair<uint64_t, uint64_t>> compute_;
 };
 
 // A read interval a tile needs from another tile, for counting each remote
@@ -141,10 +146,14 @@ struct FieldAccess {
 
 // What planning one compute set gathers from its vertices.
 struct ComputeSetWork {
-  explicit ComputeSetWork(const Target& target) : traffic(target) {}
-  std::map<uint32_t, TilePlan> tiles;
-  std::map<uint32_t, std::vector<RemoteRead>> remote_reads;
-  std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>
+  explicit ComputeSetWork(const Target& target)
+      : tiles(target.NumTiles()),
+        remote_reads(target.NumTiles()),
+        cycles(target.NumTiles()),
+        traffic(target) {}
+  TileTable<TilePlan> tiles;  // slots never move: FieldAccess points into them
+  TileTable<std::vector<RemoteRead>> remote_reads;
+  TileTable<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>
       cycles;  // workers, supervisors
   std::map<uint32_t, CodeletCount> counts;
   Traffic traffic;
@@ -264,14 +273,15 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
 
   ComputeSetPlan plan;
   plan.id = id;
-  for (auto& [tile, reads_of_tile] : work.remote_reads)
+  work.remote_reads.ForEach([&](uint32_t tile, std::vector<RemoteRead>& reads_of_tile) {
     CountRemoteReads(tile, reads_of_tile, work.traffic);
-  for (const auto& [tile, lists] : work.cycles) {
+  });
+  work.cycles.ForEach([&](uint32_t tile, const auto& lists) {
     const TileCompute compute = PackTile(lists.first, lists.second, target.NumWorkerContexts());
     work.traffic.Local(tile, compute.including_idle, compute.excluding_idle);
-  }
+  });
   // Fields not used in place get their own bytes of the compute set's arena.
-  for (auto& [tile, tile_plan] : work.tiles) {
+  work.tiles.ForEach([&](uint32_t, TilePlan& tile_plan) {
     for (VertexPlan& vertex : tile_plan.vertices) {
       for (FieldPlan& field : vertex.fields) {
         if (field.in_place) continue;
@@ -281,7 +291,7 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
       }
     }
     plan.tiles.push_back(std::move(tile_plan));
-  }
+  });
   plan.cost = work.traffic.Cost(work.ipus.size() > 1, busy_tiles_);
   for (const auto& [index, count] : work.counts) {
     plan.codelets.push_back(count);

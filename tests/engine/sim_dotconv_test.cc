@@ -7,6 +7,7 @@
 
 #include "engine/codelets/codelets.h"
 #include "engine/sim/plan.h"
+#include "engine/sim/tile_table.h"
 #include "tests/engine/sim_test_util.h"
 
 namespace tileprof::engine::sim_test {
@@ -347,6 +348,23 @@ TEST(SimEvenRows, RowsAndBlocksOfRowsAreFoundAndIrregularRunsAreNot) {
   EXPECT_FALSE(
       rows({{0, 0, 4}, {0, 16, 20}, {0, 100, 104}, {0, 116, 120}, {0, 132, 136}, {0, 200, 204}})
           .strided());
+}
+
+// The planner's per-tile table behaves as the std::map it replaced: values
+// start value-initialised, and a walk visits the tiles used in tile order.
+TEST(SimTileTable, ActsAsAMapOfTheTilesUsed) {
+  sim::TileTable<uint64_t> table(1472);
+  EXPECT_TRUE(table.empty());
+  table[900] += 5;
+  table[3] += 1;
+  table[900] += 2;
+  table[1471];  // used, left at zero
+  std::vector<std::pair<uint32_t, uint64_t>> seen;
+  table.ForEach([&](uint32_t tile, uint64_t value) { seen.emplace_back(tile, value); });
+  EXPECT_THAT(
+      seen, ElementsAre(std::pair<uint32_t, uint64_t>{3, 1}, std::pair<uint32_t, uint64_t>{900, 7},
+                        std::pair<uint32_t, uint64_t>{1471, 0}));
+  EXPECT_FALSE(table.empty());
 }
 
 }  // namespace
