@@ -134,7 +134,7 @@ void CountRemoteReads(uint32_t tile, std::vector<RemoteRead>& reads, Traffic& tr
   }
 }
 
-// A field's byte run, written or read, for the in-place rule (written runs
+// A written field's one byte run, for the in-place rule (written runs
 // are pairwise disjoint: the graph forbids two vertices of a compute set
 // writing one element).
 struct FieldAccess {
@@ -157,7 +157,7 @@ struct ComputeSetWork {
       cycles;  // workers, supervisors
   std::map<uint32_t, CodeletCount> counts;
   Traffic traffic;
-  std::vector<FieldAccess> writes, reads;
+  std::vector<FieldAccess> writes;  // written fields that may be used in place
   std::unordered_set<uint32_t> ipus;
 };
 
@@ -240,28 +240,36 @@ Status Planner::Walk(const program::Program& program) {
   return {};
 }
 
-// A written run is used in place only if no other vertex reads its bytes.
-void KeepInPlaceOnlyUnread(std::vector<FieldAccess>& writes,
-                           const std::vector<FieldAccess>& reads) {
-  auto by_start = [](const FieldAccess& a, const FieldAccess& b) {
+// A written field is used in place only if no other vertex of the step reads
+// its bytes. `writes` are the runs of the written fields that could be
+// (one run each); the reads are walked where they lie, in the tiles' plans,
+// rather than listed (a step of ResNet-50 reads millions of runs).
+void KeepInPlaceOnlyUnread(std::vector<FieldAccess>& writes, TileTable<TilePlan>& tiles) {
+  if (writes.empty()) return;
+  std::sort(writes.begin(), writes.end(), [](const FieldAccess& a, const FieldAccess& b) {
     return a.run.variable != b.run.variable ? a.run.variable < b.run.variable
                                             : a.run.begin < b.run.begin;
-  };
-  std::sort(writes.begin(), writes.end(), by_start);
-  for (const FieldAccess& read : reads) {
-    auto it = std::lower_bound(
-        writes.begin(), writes.end(), read, [](const FieldAccess& w, const FieldAccess& r) {
-          return w.run.variable != r.run.variable ? w.run.variable < r.run.variable
-                                                  : w.run.end <= r.run.begin;
-        });
-    for (; it != writes.end() && it->run.variable == read.run.variable &&
-           it->run.begin < read.run.end;
-         ++it) {
-      if (it->tile != read.tile || it->vertex != read.vertex) {
-        it->tile->vertices[it->vertex].fields[it->field].in_place = false;
+  });
+  tiles.ForEach([&](uint32_t, TilePlan& tile) {
+    for (size_t v = 0; v < tile.vertices.size(); ++v) {
+      for (const FieldPlan& field : tile.vertices[v].fields) {
+        if (field.written) continue;
+        for (const ByteRun& read : field.runs) {
+          auto it = std::lower_bound(
+              writes.begin(), writes.end(), read, [](const FieldAccess& w, const ByteRun& r) {
+                return w.run.variable != r.variable ? w.run.variable < r.variable
+                                                    : w.run.end <= r.begin;
+              });
+          for (;
+               it != writes.end() && it->run.variable == read.variable && it->run.begin < read.end;
+               ++it) {
+            if (it->tile != &tile || it->vertex != v)
+              it->tile->vertices[it->vertex].fields[it->field].in_place = false;
+          }
+        }
       }
     }
-  }
+  });
 }
 
 Status Planner::PlanComputeSet(ComputeSetId id) {
@@ -269,7 +277,7 @@ Status Planner::PlanComputeSet(ComputeSetId id) {
   const Target& target = graph_.target();
   ComputeSetWork work(target);
   for (VertexId vertex_id : info.vertices) TILEPROF_RETURN_IF_ERROR(PlanVertex(vertex_id, work));
-  KeepInPlaceOnlyUnread(work.writes, work.reads);
+  KeepInPlaceOnlyUnread(work.writes, work.tiles);
 
   ComputeSetPlan plan;
   plan.id = id;
@@ -360,10 +368,8 @@ Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
         vertex_plan.rows[f] = rows;
       }
     }
-    const size_t index = tile_plan.vertices.size();
-    for (const ByteRun& run : field.runs) {
-      (field.written ? work.writes : work.reads).push_back({run, &tile_plan, index, f});
-    }
+    if (field.written && field.in_place)
+      work.writes.push_back({field.runs[0], &tile_plan, tile_plan.vertices.size(), f});
     vertex_plan.fields.push_back(std::move(field));
   }
   vertex_plan.spans.resize(vertex_plan.fields.size());
