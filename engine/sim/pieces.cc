@@ -51,6 +51,12 @@ Status FieldPieces(const Graph& graph, const FieldView& field, std::vector<Piece
 
 std::vector<ByteRun> Runs(std::span<const Piece> pieces) {
   std::vector<ByteRun> runs;
+  Runs(pieces, runs);
+  return runs;
+}
+
+void Runs(std::span<const Piece> pieces, std::vector<ByteRun>& runs) {
+  runs.clear();
   for (const Piece& piece : pieces) {
     if (!runs.empty() && runs.back().variable == piece.run.variable &&
         runs.back().end == piece.run.begin) {
@@ -59,7 +65,17 @@ std::vector<ByteRun> Runs(std::span<const Piece> pieces) {
       runs.push_back(piece.run);
     }
   }
-  return runs;
+}
+
+void CompressRuns(std::span<const ByteRun> runs, std::vector<StridedRegion>& rows) {
+  // AppendStrided makes at most a run per ByteRun; the result is cut to its
+  // size, as it stays in the plan until resolved.
+  rows.resize(runs.size());
+  size_t used = 0;
+  for (const ByteRun& run : runs)
+    AppendStrided(rows.data(), used, {run.variable, run.begin, run.end});
+  rows.resize(used);
+  rows.shrink_to_fit();
 }
 
 }  // namespace tileprof::engine::sim

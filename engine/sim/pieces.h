@@ -30,5 +30,7 @@ Status FieldPieces(const Graph& graph, const FieldView& field, std::vector<Piece
 
 // Adjacent pieces of one variable joined (the tile no longer matters).
 std::vector<ByteRun> Runs(std::span<const Piece> pieces);
+// The same into `runs` (cleared first).
+void Runs(std::span<const Piece> pieces, std::vector<ByteRun>& runs);
 
 }  // namespace tileprof::engine::sim

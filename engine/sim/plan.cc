@@ -188,6 +188,7 @@ class Planner {
   std::unordered_set<const void*> seen_;
   std::unordered_map<const Codelet*, uint32_t> codelet_index_;
   std::unordered_set<std::string> refused_;  // "instruction\nreason", reported once
+  std::vector<ByteRun> runs_;                // PlanVertex's, reused field to field
   std::vector<Piece> pieces_;                // PlanVertex's, reused field to field
   Plans plans_;
 };
@@ -254,17 +255,21 @@ void KeepInPlaceOnlyUnread(std::vector<FieldAccess>& writes, TileTable<TilePlan>
     for (size_t v = 0; v < tile.vertices.size(); ++v) {
       for (const FieldPlan& field : tile.vertices[v].fields) {
         if (field.written) continue;
-        for (const ByteRun& read : field.runs) {
-          auto it = std::lower_bound(
-              writes.begin(), writes.end(), read, [](const FieldAccess& w, const ByteRun& r) {
-                return w.run.variable != r.variable ? w.run.variable < r.variable
-                                                    : w.run.end <= r.begin;
-              });
-          for (;
-               it != writes.end() && it->run.variable == read.variable && it->run.begin < read.end;
-               ++it) {
-            if (it->tile != &tile || it->vertex != v)
-              it->tile->vertices[it->vertex].fields[it->field].in_place = false;
+        for (const StridedRegion& rows : field.runs) {
+          for (uint32_t k = 0; k < rows.count; ++k) {
+            const TensorRegion row = rows.At(k);
+            const ByteRun read{row.variable, row.begin, row.end};
+            auto it = std::lower_bound(
+                writes.begin(), writes.end(), read, [](const FieldAccess& w, const ByteRun& r) {
+                  return w.run.variable != r.variable ? w.run.variable < r.variable
+                                                      : w.run.end <= r.begin;
+                });
+            for (; it != writes.end() && it->run.variable == read.variable &&
+                   it->run.begin < read.end;
+                 ++it) {
+              if (it->tile != &tile || it->vertex != v)
+                it->tile->vertices[it->vertex].fields[it->field].in_place = false;
+            }
           }
         }
       }
@@ -358,10 +363,11 @@ Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
         if (field.written) work.traffic.Move(tile, piece.tile, bytes, /*after=*/true);
       }
     }
-    field.runs = Runs(pieces);
-    field.in_place = field.runs.size() == 1;
+    std::vector<ByteRun>& runs = runs_;
+    Runs(pieces, runs);
+    field.in_place = runs.size() == 1;
     if (!field.in_place && !field.written && vertex.codelet->ReadsRows(f)) {
-      const FieldRows rows = EvenRows(field.runs);
+      const FieldRows rows = EvenRows(runs);
       field.in_place = rows.strided();
       if (field.in_place) {
         vertex_plan.rows.resize(specs.size());
@@ -369,7 +375,8 @@ Status Planner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
       }
     }
     if (field.written && field.in_place)
-      work.writes.push_back({field.runs[0], &tile_plan, tile_plan.vertices.size(), f});
+      work.writes.push_back({runs[0], &tile_plan, tile_plan.vertices.size(), f});
+    CompressRuns(runs, field.runs);
     vertex_plan.fields.push_back(std::move(field));
   }
   vertex_plan.spans.resize(vertex_plan.fields.size());

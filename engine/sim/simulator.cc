@@ -97,14 +97,23 @@ struct Simulator::State {
   // A field's or a transfer's runs, in order, to or from one buffer.
   static void Gather(std::span<const HostRun> runs, std::byte* out) {
     for (const HostRun& run : runs) {
-      std::memcpy(out, run.at, run.bytes);
-      out += run.bytes;
+      if (run.count == 1) {  // most runs: no row loop
+        std::memcpy(out, run.at, run.bytes);
+        out += run.bytes;
+        continue;
+      }
+      for (uint64_t k = 0; k < run.count; ++k) {
+        std::memcpy(out, run.at + static_cast<std::ptrdiff_t>(k) * run.stride, run.bytes);
+        out += run.bytes;
+      }
     }
   }
   static void Scatter(std::span<const HostRun> runs, const std::byte* in) {
     for (const HostRun& run : runs) {
-      std::memcpy(run.at, in, run.bytes);
-      in += run.bytes;
+      for (uint64_t k = 0; k < run.count; ++k) {
+        std::memcpy(run.at + static_cast<std::ptrdiff_t>(k) * run.stride, in, run.bytes);
+        in += run.bytes;
+      }
     }
   }
   // `runs` resolved into `host`, and freed: one field at a time, so that
@@ -115,6 +124,12 @@ struct Simulator::State {
     for (const ByteRun& run : runs)
       host.push_back({memory[run.variable].data() + run.begin, run.end - run.begin});
     std::vector<ByteRun>().swap(runs);
+  }
+  void Resolve(std::vector<StridedRegion>& runs, std::vector<HostRun>& host) {
+    host.reserve(runs.size());
+    for (const StridedRegion& run : runs)
+      host.push_back({memory[run.variable].data() + run.begin, run.length, run.stride, run.count});
+    std::vector<StridedRegion>().swap(runs);
   }
   void ResolveRuns();
 };

@@ -350,6 +350,37 @@ TEST(SimEvenRows, RowsAndBlocksOfRowsAreFoundAndIrregularRunsAreNot) {
           .strided());
 }
 
+// A field's runs kept as rows: a run joins the last when it continues its
+// stride (backwards too) with the same variable and length.
+TEST(SimEvenRows, RunsAreKeptAsRowsOfOneStride) {
+  using sim::ByteRun;
+  const std::vector<ByteRun> runs = {{0, 8, 16},   {0, 40, 48}, {0, 72, 80},  // 3 rows, 32 apart
+                                     {0, 90, 94},                             // another length
+                                     {1, 50, 54},  {1, 30, 34}, {1, 10, 14},  // backwards
+                                     {1, 100, 104}};
+  std::vector<StridedRegion> rows;
+  sim::CompressRuns(runs, rows);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].count, 3u);
+  EXPECT_EQ(rows[0].stride, 32);
+  EXPECT_EQ(rows[1].count, 1u);
+  EXPECT_EQ(rows[2].count, 3u);
+  EXPECT_EQ(rows[2].stride, -20);
+  EXPECT_EQ(rows[3].begin, 100u);
+  std::vector<ByteRun> back;
+  for (const StridedRegion& row : rows)
+    for (uint32_t k = 0; k < row.count; ++k) {
+      const TensorRegion region = row.At(k);
+      back.push_back({region.variable, region.begin, region.end});
+    }
+  ASSERT_EQ(back.size(), runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(back[i].variable, runs[i].variable) << i;
+    EXPECT_EQ(back[i].begin, runs[i].begin) << i;
+    EXPECT_EQ(back[i].end, runs[i].end) << i;
+  }
+}
+
 // The planner's per-tile table behaves as the std::map it replaced: values
 // start value-initialised, and a walk visits the tiles used in tile order.
 TEST(SimTileTable, ActsAsAMapOfTheTilesUsed) {
