@@ -131,9 +131,8 @@ class Reader {
     if (ok() && rank > kMaxRank) Fail(field, fmt::format("rank {} is above {}", rank, kMaxRank));
     for (uint64_t i = 0; ok() && i < rank; ++i) shape.push_back(Var(field));
   }
-  // A tensor as its element type, shape and regions; the shape and regions
-  // stay in buffers this reader reuses (shape(), regions()) until the next
-  // call.
+  // A tensor as its element type, shape and regions, in buffers this reader
+  // reuses (for TensorValue).
   ElementType TensorParts(std::string_view field) {
     return TypeShapeAndList(field, 3, regions_, [&] {
       TensorRegion region;
@@ -171,7 +170,6 @@ class Reader {
     return type;
   }
   std::span<const uint64_t> shape() const { return shape_; }
-  std::span<const TensorRegion> regions() const { return regions_; }
   std::span<const StridedRegion> runs() const { return runs_; }
   Tensor TensorValue(std::string_view field) {
     const ElementType type = TensorParts(field);

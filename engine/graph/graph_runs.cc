@@ -20,7 +20,8 @@ Expected<std::pair<uint64_t, uint64_t>> Graph::CheckRuns(
     const VariableInfo& info = variables_[run.variable];
     // 128-bit: a crafted stride times a count must not wrap into range.
     const __int128 first = run.begin;
-    const __int128 last = first + static_cast<__int128>(run.stride) * (run.count - 1);
+    const __int128 last =
+        run.count == 0 ? first : first + static_cast<__int128>(run.stride) * (run.count - 1);
     const __int128 low = std::min(first, last);
     const __int128 high = std::max(first, last) + run.length;
     if (run.count == 0 || info.type != type || low < 0 ||

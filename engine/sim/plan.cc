@@ -251,27 +251,24 @@ void KeepInPlaceOnlyUnread(std::vector<FieldAccess>& writes, TileTable<TilePlan>
     return a.run.variable != b.run.variable ? a.run.variable < b.run.variable
                                             : a.run.begin < b.run.begin;
   });
+  // The writes overlapping `read` by vertex `v` of `tile`, unless its own.
+  const auto read_by = [&](const TensorRegion& read, const TilePlan& tile, size_t v) {
+    auto it = std::lower_bound(
+        writes.begin(), writes.end(), read, [](const FieldAccess& w, const TensorRegion& r) {
+          return w.run.variable != r.variable ? w.run.variable < r.variable : w.run.end <= r.begin;
+        });
+    for (; it != writes.end() && it->run.variable == read.variable && it->run.begin < read.end;
+         ++it) {
+      if (it->tile != &tile || it->vertex != v)
+        it->tile->vertices[it->vertex].fields[it->field].in_place = false;
+    }
+  };
   tiles.ForEach([&](uint32_t, TilePlan& tile) {
     for (size_t v = 0; v < tile.vertices.size(); ++v) {
       for (const FieldPlan& field : tile.vertices[v].fields) {
         if (field.written) continue;
-        for (const StridedRegion& rows : field.runs) {
-          for (uint32_t k = 0; k < rows.count; ++k) {
-            const TensorRegion row = rows.At(k);
-            const ByteRun read{row.variable, row.begin, row.end};
-            auto it = std::lower_bound(
-                writes.begin(), writes.end(), read, [](const FieldAccess& w, const ByteRun& r) {
-                  return w.run.variable != r.variable ? w.run.variable < r.variable
-                                                      : w.run.end <= r.begin;
-                });
-            for (; it != writes.end() && it->run.variable == read.variable &&
-                   it->run.begin < read.end;
-                 ++it) {
-              if (it->tile != &tile || it->vertex != v)
-                it->tile->vertices[it->vertex].fields[it->field].in_place = false;
-            }
-          }
-        }
+        for (const StridedRegion& rows : field.runs)
+          for (uint32_t k = 0; k < rows.count; ++k) read_by(rows.At(k), tile, v);
       }
     }
   });
@@ -402,8 +399,8 @@ Status Planner::PlanTransfer(const program::Program& program) {
     TILEPROF_ASSIGN_OR_RETURN(destination, Pieces(graph_, program.destination()));
   }
   if (program.kind() != ProgramKind::kCopy) plan.stream = program.stream().id;
-  plan.source = Runs(source);
-  plan.destination = Runs(destination);
+  CompressRuns(Runs(source), plan.source);
+  CompressRuns(Runs(destination), plan.destination);
   for (const Piece& piece : program.kind() == ProgramKind::kCopyFromStream ? destination : source) {
     plan.bytes += piece.run.end - piece.run.begin;
   }

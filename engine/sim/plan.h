@@ -37,10 +37,10 @@ FieldRows EvenRows(std::span<const ByteRun> runs);
 // 1 GB of host memory for ResNet-50's inference graph.
 void CompressRuns(std::span<const ByteRun> runs, std::vector<StridedRegion>& rows);
 
-// A ByteRun or a field's strided run resolved to the simulator's buffer of its variable
+// A field's or a transfer's strided run resolved to the simulator's buffer of its variable
 // (Simulator::Create does it once, when the buffers exist; they never move
 // after), so that gathering a field is one pass over pointers, not a lookup
-// of each run's variable. A ByteRun is one row.
+// of each run's variable.
 struct HostRun {
   std::byte* at = nullptr;
   uint64_t bytes = 0;
@@ -98,9 +98,9 @@ struct ComputeSetPlan {
 // Copy, CopyFromStream and CopyToStream. A device copy goes through a
 // buffer, so a source and destination that share bytes copy correctly.
 struct TransferPlan {
-  std::vector<ByteRun> source;       // empty when from the host
-  std::vector<ByteRun> destination;  // empty when to the host
-  std::vector<HostRun> host_source;  // the runs resolved (Simulator::Create)
+  std::vector<StridedRegion> source;       // bytes; empty when from the host
+  std::vector<StridedRegion> destination;  // bytes; empty when to the host
+  std::vector<HostRun> host_source;        // the runs resolved (Simulator::Create)
   std::vector<HostRun> host_destination;
   uint64_t bytes = 0;
   StreamId stream = 0;

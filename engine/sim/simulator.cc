@@ -94,37 +94,26 @@ struct Simulator::State {
   Status RunTransfer(const program::Program& program);
   Expected<bool> ReadPredicate(const Tensor& predicate);
 
-  // A field's or a transfer's runs, in order, to or from one buffer.
-  static void Gather(std::span<const HostRun> runs, std::byte* out) {
+  // A field's or a transfer's runs, in order, copied to (kGather) or from
+  // one contiguous buffer, row by row.
+  template <bool kGather, typename Byte>  // std::byte, or const std::byte to scatter
+  static void Copy(std::span<const HostRun> runs, Byte* buffer) {
     for (const HostRun& run : runs) {
-      if (run.count == 1) {  // most runs: no row loop
-        std::memcpy(out, run.at, run.bytes);
-        out += run.bytes;
-        continue;
-      }
       for (uint64_t k = 0; k < run.count; ++k) {
-        std::memcpy(out, run.at + static_cast<std::ptrdiff_t>(k) * run.stride, run.bytes);
-        out += run.bytes;
+        std::byte* row = run.at + static_cast<std::ptrdiff_t>(k) * run.stride;
+        if constexpr (kGather)
+          std::memcpy(buffer, row, run.bytes);
+        else
+          std::memcpy(row, buffer, run.bytes);
+        buffer += run.bytes;
       }
     }
   }
-  static void Scatter(std::span<const HostRun> runs, const std::byte* in) {
-    for (const HostRun& run : runs) {
-      for (uint64_t k = 0; k < run.count; ++k) {
-        std::memcpy(run.at + static_cast<std::ptrdiff_t>(k) * run.stride, in, run.bytes);
-        in += run.bytes;
-      }
-    }
-  }
+  static void Gather(std::span<const HostRun> runs, std::byte* out) { Copy<true>(runs, out); }
+  static void Scatter(std::span<const HostRun> runs, const std::byte* in) { Copy<false>(runs, in); }
   // `runs` resolved into `host`, and freed: one field at a time, so that
   // the memory freed serves the next field's (a run-heavy model has tens of
   // millions).
-  void Resolve(std::vector<ByteRun>& runs, std::vector<HostRun>& host) {
-    host.reserve(runs.size());
-    for (const ByteRun& run : runs)
-      host.push_back({memory[run.variable].data() + run.begin, run.end - run.begin});
-    std::vector<ByteRun>().swap(runs);
-  }
   void Resolve(std::vector<StridedRegion>& runs, std::vector<HostRun>& host) {
     host.reserve(runs.size());
     for (const StridedRegion& run : runs)
