@@ -22,6 +22,11 @@ std::optional<size_t> Codelet::FindField(std::string_view field) const {
   return std::nullopt;
 }
 
+Expected<size_t> Codelet::FieldNumber(std::string_view field) const {
+  if (const std::optional<size_t> index = FindField(field)) return *index;
+  return MakeError("codelet {} has no field '{}'", name_, field);
+}
+
 std::optional<size_t> Codelet::FindParam(std::string_view param) const {
   for (size_t i = 0; i < params_.size(); ++i) {
     if (params_[i] == param) return i;

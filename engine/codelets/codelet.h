@@ -148,6 +148,9 @@ class Codelet {
   // `graph.setInitialValue(v["n"], 4)`), such as matmul sizes.
   std::span<const std::string> params() const { return params_; }
   std::optional<size_t> FindField(std::string_view field) const;
+  // FindField, or an error naming the codelet and the field: for lowerings
+  // that look their fields up once for every vertex of an op.
+  Expected<size_t> FieldNumber(std::string_view field) const;
   std::optional<size_t> FindParam(std::string_view param) const;
 
   // Bytes of state one vertex instance takes, and its split.

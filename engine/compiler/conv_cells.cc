@@ -10,14 +10,17 @@
 #include <fmt/format.h>
 
 #include "engine/compiler/memory_model.h"
+#include "engine/graph/region_list.h"
 
 namespace tileprof::engine::compiler {
 namespace {
 
-// A box of an operand: the view, and, per logical dimension, its stride
-// within the box; `start` is the box's first element in those terms.
+// A box of an operand: its elements as strided runs (the vertex field,
+// flat), and, per logical dimension, its stride within the box; `start` is
+// the box's first element in those terms.
 struct Box {
-  Tensor field;
+  std::vector<StridedRegion> runs;
+  uint64_t elements = 0;
   LogicalSizes strides{};
   uint64_t start = 0;
 };
@@ -73,8 +76,9 @@ Expected<Box> CutBox(const TensorIndex& index, std::span<const int64_t> which,
     size[d] = ranges[i].second + 1 - ranges[i].first;
   }
   Box box;
-  TILEPROF_ASSIGN_OR_RETURN(box.field, index.Box(lo, size));
-  const std::vector<uint64_t> strides = Strides(box.field.shape());
+  TILEPROF_RETURN_IF_ERROR(index.AppendBoxRuns(lo, size, box.runs));
+  box.elements = Product(size);
+  const std::vector<uint64_t> strides = Strides(size);
   box.strides.fill(1);
   for (size_t i = 0; i < which.size(); ++i) {
     box.strides[i] = strides[static_cast<size_t>(which[i])];
@@ -238,7 +242,13 @@ Status ConvCells::Emit(ComputeSetId cs, const Cell& cell, std::span<const Tensor
                               CutBox(input_index, plan.in_dims, {reads.in.data(), nsp + 2}));
   } else {
     // All padding: the vertex reads none of the input; it still needs a field.
-    TILEPROF_ASSIGN_OR_RETURN(in_box.field, input.Flatten().Slice(0, 1));
+    TILEPROF_ASSIGN_OR_RETURN(const Tensor first, input.Flatten().Slice(0, 1));
+    size_t used = 0;
+    in_box.runs.resize(first.regions().size());
+    for (const TensorRegion& region : first.regions())
+      AppendStrided(in_box.runs.data(), used, region);
+    in_box.runs.resize(used);
+    in_box.elements = 1;
     in_box.strides = plan.in_stride;
   }
   // Kernel elements read: the channel slice, the cell's output features,
@@ -252,23 +262,21 @@ Status ConvCells::Emit(ComputeSetId cs, const Cell& cell, std::span<const Tensor
   // An operand nothing read before is laid out for the plan: each slice
   // on the tile of the first cell reading it.
   if (weights_placeable && cell.weights_home)
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(w_box.field, cell.tile));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(w_box.runs, cell.tile));
   if (input_placeable && cell.input_home && !reads.empty)
-    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(in_box.field, cell.tile));
+    TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(in_box.runs, cell.tile));
 
   const ConvParamValues p = ParamsOf(plan, cell, o, reads, in_box, w_box, block_strides);
   TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph.AddVertex(cs, codelet, instruction.name()));
   TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(vertex, cell.tile));
-  // The boxes flat, without a flattened copy of each.
-  auto connect_flat = [&](size_t f, ElementType type, std::span<const TensorRegion> regions,
-                          uint64_t n) {
-    return graph.ConnectRegions(vertex, f, type, {&n, 1}, regions);
-  };
-  TILEPROF_RETURN_IF_ERROR(connect_flat(in_field, input.element_type(), in_box.field.regions(),
-                                        in_box.field.NumElements()));
-  TILEPROF_RETURN_IF_ERROR(connect_flat(weights_field, kernel.element_type(), w_box.field.regions(),
-                                        w_box.field.NumElements()));
-  TILEPROF_RETURN_IF_ERROR(connect_flat(out_field, target_type, target, Product(extent)));
+  // The boxes flat, as the runs they were cut in.
+  TILEPROF_RETURN_IF_ERROR(graph.ConnectRuns(vertex, in_field, input.element_type(),
+                                             {&in_box.elements, 1}, in_box.runs));
+  TILEPROF_RETURN_IF_ERROR(graph.ConnectRuns(vertex, weights_field, kernel.element_type(),
+                                             {&w_box.elements, 1}, w_box.runs));
+  const uint64_t out_elements = Product(extent);
+  TILEPROF_RETURN_IF_ERROR(
+      graph.ConnectRegions(vertex, out_field, target_type, {&out_elements, 1}, target));
   std::array<uint32_t, static_cast<size_t>(ConvParam::kCount)> values{};
   for (size_t i = 0; i < p.size(); ++i) {
     if (p[i] > UINT32_MAX)

@@ -196,14 +196,10 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
   std::vector<uint32_t>& tiles = ranged_tiles_;
   TILEPROF_RETURN_IF_ERROR(GroupByTile(graph_, out, by_tile, tiles));
   // Field numbers, looked up once for every vertex of the op.
-  auto field_index = [&](std::string_view name) -> Expected<size_t> {
-    if (const std::optional<size_t> index = codelet.FindField(name)) return *index;
-    return MakeError("codelet {} has no field '{}'", codelet.name(), name);
-  };
-  TILEPROF_ASSIGN_OR_RETURN(const size_t out_field_index, field_index(out_field));
+  TILEPROF_ASSIGN_OR_RETURN(const size_t out_field_index, codelet.FieldNumber(out_field));
   std::vector<size_t> input_fields;
   for (const FieldInput& input : inputs) {
-    TILEPROF_ASSIGN_OR_RETURN(const size_t index, field_index(input.field));
+    TILEPROF_ASSIGN_OR_RETURN(const size_t index, codelet.FieldNumber(input.field));
     input_fields.push_back(index);
   }
   // Each tile's part of the output and of the inputs it reads is cut from

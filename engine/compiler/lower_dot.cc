@@ -263,8 +263,9 @@ struct DotCells {
   const TensorIndex& rhs_index;
   bool lhs_transposed, rhs_transposed;
   bool input_placeable, weights_placeable;
-  ElementType acc_type;  // of the target: the result's, or the partial sums'
-  std::vector<TensorRegion> runs;
+  ElementType acc_type;             // of the target: the result's, or the partial sums'
+  std::vector<StridedRegion> runs;  // an operand's box
+  std::vector<TensorRegion> out_runs;
 
   // Connects `field` to the [free, k] box of one batch entry (or [k,
   // free] when stored transposed), laying it out on `tile` when the plan
@@ -277,13 +278,10 @@ struct DotCells {
     const std::array<uint64_t, 3> size = transposed
                                              ? std::array<uint64_t, 3>{1, ks.size, free.size}
                                              : std::array<uint64_t, 3>{1, free.size, ks.size};
-    TILEPROF_RETURN_IF_ERROR(index.AppendBox(lo, size, runs));
-    if (place) {
-      for (const TensorRegion& run : runs)
-        TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(run.variable, run.begin, run.end, tile));
-    }
+    TILEPROF_RETURN_IF_ERROR(index.AppendBoxRuns(lo, size, runs));
+    if (place) TILEPROF_RETURN_IF_ERROR(graph.SetTileMapping(runs, tile));
     const uint64_t count = free.size * ks.size;
-    return graph.ConnectRegions(vertex, field, index.tensor().element_type(), {&count, 1}, runs);
+    return graph.ConnectRuns(vertex, field, index.tensor().element_type(), {&count, 1}, runs);
   }
 
   Status Emit(ComputeSetId cs, const Cell& cell, std::span<const TensorRegion> target) {
@@ -304,10 +302,10 @@ struct DotCells {
       TILEPROF_RETURN_IF_ERROR(Connect(vertex, weights_field, rhs_index, !rhs_transposed, batch,
                                        cols, ks, cell.tile,
                                        weights_placeable && cell.weights_home));
-      runs.clear();
-      SliceRuns(target, i * per_batch, per_batch, runs);
+      out_runs.clear();
+      SliceRuns(target, i * per_batch, per_batch, out_runs);
       TILEPROF_RETURN_IF_ERROR(
-          graph.ConnectRegions(vertex, out_field, acc_type, {&per_batch, 1}, runs));
+          graph.ConnectRegions(vertex, out_field, acc_type, {&per_batch, 1}, out_runs));
       TILEPROF_RETURN_IF_ERROR(
           graph.SetInitialValue(vertex["m"], static_cast<uint32_t>(rows.size)));
       TILEPROF_RETURN_IF_ERROR(graph.SetInitialValue(vertex["k"], static_cast<uint32_t>(ks.size)));

@@ -237,6 +237,9 @@ class Graph {
   // Maps elements [begin, end) of a variable to `tile`: a stored mapping
   // restored run by run, without a view per run.
   Status SetTileMapping(VariableId variable, uint64_t begin, uint64_t end, uint32_t tile);
+  // Maps each region of `runs` to `tile`, in order (a field's operand laid
+  // out where its vertex reads it).
+  Status SetTileMapping(std::span<const StridedRegion> runs, uint32_t tile);
 
   // Room for `count` tile runs of a variable (a stored mapping being
   // restored run by run); nothing for an unknown variable.

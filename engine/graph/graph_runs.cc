@@ -78,4 +78,14 @@ Status Graph::ConnectRuns(VertexRef ref, size_t index, ElementType type,
   return {};
 }
 
+Status Graph::SetTileMapping(std::span<const StridedRegion> runs, uint32_t tile) {
+  for (const StridedRegion& run : runs) {
+    for (uint32_t k = 0; k < run.count; ++k) {
+      const TensorRegion region = run.At(k);
+      TILEPROF_RETURN_IF_ERROR(SetTileMapping(region.variable, region.begin, region.end, tile));
+    }
+  }
+  return {};
+}
+
 }  // namespace tileprof::engine

@@ -6,6 +6,27 @@
 
 namespace tileprof::engine {
 
+void AppendStridedRows(std::vector<StridedRegion>& runs, const StridedRegion& rows) {
+  for (uint32_t k = 0; k < rows.count;) {
+    // A row as AppendStrided takes it...
+    size_t used = runs.size();
+    runs.emplace_back();
+    AppendStrided(runs.data(), used, rows.At(k++));
+    runs.resize(used);
+    // ...then every following row the last run takes: each is one stride on
+    // from the one before, which continues a run of one row (its stride
+    // then set) or a run of that stride, up to the count's limit.
+    StridedRegion& last = runs.back();
+    if (k == rows.count || (last.count > 1 && last.stride != rows.stride)) continue;
+    const auto take = static_cast<uint32_t>(
+        std::min<uint64_t>(rows.count - k, uint64_t{UINT32_MAX} - last.count));
+    if (take == 0) continue;
+    last.stride = rows.stride;
+    last.count += take;
+    k += take;
+  }
+}
+
 size_t CountStridedRuns(std::span<const TensorRegion> regions) {
   // AppendStrided only looks at the last run: keep that one and count.
   StridedRegion window[2];

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iterator>
 #include <span>
+#include <vector>
 
 #include "engine/graph/tensor.h"
 
@@ -62,6 +63,12 @@ inline void AppendStrided(StridedRegion* runs, size_t& used, const TensorRegion&
 
 // The number of runs AppendStrided makes of `regions` (to size storage).
 size_t CountStridedRuns(std::span<const TensorRegion> regions);
+
+// Appends the regions of `rows` to `runs` exactly as AppendStrided would
+// one by one, in a few steps rather than one per row: a box of a tensor cut
+// row by row made tens of millions of regions that were only folded back
+// into runs (mobilenet_v2's convolutions).
+void AppendStridedRows(std::vector<StridedRegion>& runs, const StridedRegion& rows);
 
 // Whether two of the regions the runs hold share an element, without
 // listing the regions unless runs interleave (their hulls overlap); those

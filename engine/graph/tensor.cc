@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/checked.h"
+#include "engine/graph/region_list.h"
 
 namespace tileprof::engine {
 namespace {
@@ -360,6 +361,52 @@ Status TensorIndex::AppendBox(std::span<const uint64_t> lo, std::span<const uint
     return {};
   }
   AppendBoxRegions(*index_, tensor_.shape(), lo, size, k, regions);
+  return {};
+}
+
+Status TensorIndex::AppendBoxRuns(std::span<const uint64_t> lo, std::span<const uint64_t> size,
+                                  std::vector<StridedRegion>& runs) const {
+  TILEPROF_ASSIGN_OR_RETURN(const size_t k, CheckBox(lo, size));
+  const std::span<const TensorRegion> regions = tensor_.regions();
+  if (k == 0 || k == size.size() || regions.size() != 1) {
+    // Few rows (k == 0: the box is one run; k == rank: the whole tensor),
+    // or regions that may join across rows: region by region.
+    std::vector<TensorRegion> cut;
+    TILEPROF_RETURN_IF_ERROR(AppendBox(lo, size, cut));
+    size_t used = runs.size();
+    runs.resize(used + cut.size());
+    for (const TensorRegion& region : cut) AppendStrided(runs.data(), used, region);
+    runs.resize(used);
+    return {};
+  }
+  if (Product(size) == 0) return {};
+  // One region: a row of the box (size[k] slabs) never ends where the next
+  // begins (dimension k is not whole), so AppendBox's regions are the rows,
+  // and the rows along dimension k - 1 are one stride apart.
+  const TensorRegion& whole = regions[0];
+  const size_t rank = size.size();
+  DimBuffer strides(rank, 1);
+  for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * tensor_.shape()[d];
+  const size_t outer = k - 1;
+  const uint64_t lines = Product(size.first(outer));
+  DimBuffer position(outer);
+  std::copy_n(lo.begin(), outer, position.data());
+  for (uint64_t line = 0; line < lines; ++line) {
+    uint64_t flat = lo[k] * strides[k] + lo[outer] * strides[outer];
+    for (size_t d = 0; d < outer; ++d) flat += position[d] * strides[d];
+    // At most UINT32_MAX rows a run.
+    for (uint64_t row = 0; row < size[outer];) {
+      const uint64_t count = std::min<uint64_t>(size[outer] - row, UINT32_MAX);
+      AppendStridedRows(runs, {whole.begin + flat + row * strides[outer], size[k] * strides[k],
+                               static_cast<int64_t>(strides[outer]), whole.variable,
+                               static_cast<uint32_t>(count)});
+      row += count;
+    }
+    for (size_t d = outer; d-- > 0;) {
+      if (++position[d] < lo[d] + size[d]) break;
+      position[d] = lo[d];
+    }
+  }
   return {};
 }
 

@@ -95,6 +95,8 @@ class Tensor {
 // indexed once, so a box costs O(rows log regions) where a Slice per
 // dimension costs O(regions) each (and a fragmented source sliced once per
 // tile made that quadratic).
+struct StridedRegion;  // region_list.h
+
 class TensorIndex {
  public:
   explicit TensorIndex(Tensor tensor);
@@ -112,6 +114,12 @@ class TensorIndex {
   // ConnectRegions) and would only take them out of a Tensor again.
   Status AppendBox(std::span<const uint64_t> lo, std::span<const uint64_t> size,
                    std::vector<TensorRegion>& regions) const;
+  // The same regions as strided runs appended to `runs` (region_list.h:
+  // exactly the runs AppendStrided makes of AppendBox's regions), for
+  // Graph::ConnectRuns. A box of a one-region tensor is cut a line of rows
+  // at a time, not a region per row.
+  Status AppendBoxRuns(std::span<const uint64_t> lo, std::span<const uint64_t> size,
+                       std::vector<StridedRegion>& runs) const;
 
  private:
   Expected<size_t> CheckBox(std::span<const uint64_t> lo, std::span<const uint64_t> size) const;
