@@ -47,6 +47,38 @@ class RangeMax {
   std::vector<report::StepTile> nodes_;
 };
 
+// A tile's pieces walked through a difference array when the tile has at
+// least one piece for this many steps.
+constexpr size_t kDenseStepsPerPiece = 8;
+
+// Raises the steps of each run of constant live bytes on `tile` (of its
+// `pieces`) in `fullest`, from a difference array over the steps (`delta`:
+// scratch, left all zero).
+void RaiseDense(std::span<const Piece> pieces, size_t steps, uint32_t tile,
+                std::vector<int64_t>& delta, RangeMax& fullest) {
+  delta.resize(steps + 1, 0);
+  for (const Piece& piece : pieces) {
+    if (piece.first >= steps || piece.bytes == 0) continue;
+    delta[piece.first] += static_cast<int64_t>(piece.bytes);
+    delta[std::min<uint64_t>(piece.last + 1, steps)] -= static_cast<int64_t>(piece.bytes);
+  }
+  // A run ends where the live bytes may change: at any step with events,
+  // as the sorted walk of the events ends them (raising one value over two
+  // adjacent runs is raising it over their union).
+  int64_t live = 0;
+  size_t start = 0;
+  for (size_t step = 0; step < steps; ++step) {
+    if (delta[step] == 0) continue;
+    if (live > 0 && start < step)
+      fullest.Raise(start, step - 1, {tile, static_cast<uint64_t>(live)});
+    live += delta[step];
+    delta[step] = 0;
+    start = step;
+  }
+  if (live > 0) fullest.Raise(start, steps - 1, {tile, static_cast<uint64_t>(live)});
+  delta[steps] = 0;
+}
+
 }  // namespace
 
 // A difference array per shard of tiles: each piece adds its bytes from its
@@ -92,7 +124,15 @@ std::vector<report::StepTile> FullestTilePerStep(const TilePieces& tiles, size_t
   ForTileShards(static_cast<uint32_t>(tiles.size()), [&](uint32_t shard, uint32_t shards) {
     RangeMax mine(steps);
     std::vector<std::pair<uint64_t, int64_t>> events;  // (step, signed bytes)
+    std::vector<int64_t> delta;                        // by step, for tiles of many pieces
     for (size_t t = shard; t < tiles.size(); t += shards) {
+      // A tile with a piece every few steps is walked step by step through
+      // a difference array (sorting its events was a twentieth of
+      // mobilenet_v2's compile); the ranges raised are the same.
+      if (steps <= kDenseStepsPerPiece * tiles[t].size()) {
+        RaiseDense(tiles[t], steps, static_cast<uint32_t>(t), delta, mine);
+        continue;
+      }
       events.clear();
       for (const Piece& piece : tiles[t]) {
         if (piece.first >= steps || piece.bytes == 0) continue;
