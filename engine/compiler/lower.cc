@@ -168,8 +168,10 @@ Status GroupByTile(const Graph& graph, const Tensor& out,
   tiles.clear();
   by_tile.resize(num_tiles);
   uint64_t position = 0;
-  for (const MappedRegion& piece : graph.MapRegions(out.Flatten())) {
-    if (!piece.tile) return MakeError("output {} is not mapped", out.ShapeString());
+  bool mapped = true;
+  graph.ForEachMappedRegion(out, [&](const MappedRegion& piece) {
+    if (!piece.tile) mapped = false;
+    if (!mapped) return;
     auto& ranges = by_tile[*piece.tile];
     if (ranges.empty()) tiles.push_back(*piece.tile);
     if (!ranges.empty() && ranges.back().second == position) {
@@ -178,7 +180,8 @@ Status GroupByTile(const Graph& graph, const Tensor& out,
       ranges.emplace_back(position, position + piece.region.size());
     }
     position += piece.region.size();
-  }
+  });
+  if (!mapped) return MakeError("output {} is not mapped", out.ShapeString());
   std::sort(tiles.begin(), tiles.end());
   return {};
 }
@@ -206,16 +209,18 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
   // an index of the flat tensor, built once: a Slice per tile costs
   // O(regions) each, and an operand spread over every tile has a region per
   // tile at least (quadratic in the tiles for each elementwise op).
-  const Tensor flat_out = out.Flatten();
-  const TensorIndex out_index(flat_out);
-  std::vector<Tensor> flat_inputs;
+  // Each index owns its flat tensor (a copy of a fragmented tensor's
+  // regions each, not two); inputs read whole are flattened once.
+  const TensorIndex out_index(out.Flatten());
+  std::vector<Tensor> whole(inputs.size());
   std::vector<std::unique_ptr<TensorIndex>> input_index;
-  flat_inputs.reserve(inputs.size());
-  for (const FieldInput& input : inputs) {
-    flat_inputs.push_back(input.tensor.Flatten());
-    input_index.push_back(input.access == Access::kWhole
-                              ? nullptr
-                              : std::make_unique<TensorIndex>(flat_inputs.back()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].access == Access::kWhole) {
+      whole[i] = inputs[i].tensor.Flatten();
+      input_index.push_back(nullptr);
+    } else {
+      input_index.push_back(std::make_unique<TensorIndex>(inputs[i].tensor.Flatten()));
+    }
   }
   // The runs of each part are gathered in one buffer and handed to the
   // graph as they are: a Tensor per part and field was a shape and a region
@@ -246,11 +251,14 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
     for (size_t i = 0; i < inputs.size(); ++i) {
       const FieldInput& input = inputs[i];
       if (input.access == Access::kWhole) {
-        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex, input_fields[i], flat_inputs[i]));
-      } else if (input.access == Access::kSame) {
+        TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex, input_fields[i], whole[i]));
+        continue;
+      }
+      const Tensor& flat = input_index[i]->tensor();
+      if (input.access == Access::kSame) {
         TILEPROF_RETURN_IF_ERROR(connect(vertex, input_fields[i], *input_index[i], nullptr, count));
       } else if (input.access == Access::kScaled) {
-        const uint64_t n = flat_inputs[i].NumElements();
+        const uint64_t n = flat.NumElements();
         const uint64_t up = n >= total ? n / total : 1, down = n >= total ? 1 : total / n;
         runs.clear();
         for (const auto& [b, e] : ranges) {
@@ -261,11 +269,11 @@ Status Lowering::EmitPerTile(ComputeSetId compute_set, const Codelet& codelet,
           TILEPROF_RETURN_IF_ERROR(range(*input_index[i], b / down * up, (e - b) / down * up));
         }
         const uint64_t size = count / down * up;
-        TILEPROF_RETURN_IF_ERROR(graph_.ConnectRegions(
-            vertex, input_fields[i], input_index[i]->tensor().element_type(), {&size, 1}, runs));
+        TILEPROF_RETURN_IF_ERROR(
+            graph_.ConnectRegions(vertex, input_fields[i], flat.element_type(), {&size, 1}, runs));
       } else {
         const auto [begin, size] =
-            ProportionalRange(flat_inputs[i].NumElements(), ranges[0].first, count, total);
+            ProportionalRange(flat.NumElements(), ranges[0].first, count, total);
         TILEPROF_RETURN_IF_ERROR(connect(vertex, input_fields[i], *input_index[i], &begin, size));
       }
     }
