@@ -61,6 +61,7 @@ Expected<std::optional<Tensor>> BroadcastView(const Tensor& in, std::span<const 
   }
   ViewBuilder builder(in.element_type());
   TILEPROF_ASSIGN_OR_RETURN(size_t source, builder.AddSource(in.Flatten()));
+  builder.Reserve(total / run);  // a run a copy, or more where the operand is fragmented
   std::vector<uint64_t> coord(inner, 0);
   for (uint64_t copy = 0, copies = total / run; copy < copies; ++copy) {
     uint64_t start = 0;

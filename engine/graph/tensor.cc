@@ -419,12 +419,12 @@ struct ViewBuilder::Source {
 ViewBuilder::ViewBuilder(ElementType type) : type_(type) {}
 ViewBuilder::~ViewBuilder() = default;
 
-Expected<size_t> ViewBuilder::AddSource(const Tensor& source) {
+Expected<size_t> ViewBuilder::AddSource(Tensor source) {
   if (!source.valid()) return MakeError("view source is an invalid tensor");
   if (source.element_type() != type_) {
     return MakeError("view of {} elements given a {} source", HloName(type_), source.ShapeString());
   }
-  sources_.push_back(std::make_unique<Source>(source));
+  sources_.push_back(std::make_unique<Source>(std::move(source)));
   return sources_.size() - 1;
 }
 
@@ -440,12 +440,13 @@ Status ViewBuilder::Append(size_t source, uint64_t begin, uint64_t end) {
   return {};
 }
 
-Expected<Tensor> ViewBuilder::Finish(std::vector<uint64_t> shape) const {
+Expected<Tensor> ViewBuilder::Finish(std::vector<uint64_t> shape) {
   TILEPROF_ASSIGN_OR_RETURN(uint64_t count, ElementCount(shape));
   if (count != size_) {
     return MakeError("view of {} elements cannot have shape {}", size_, ShapeText(shape));
   }
-  return Tensor(type_, std::move(shape), regions_);
+  size_ = 0;
+  return Tensor(type_, std::move(shape), std::move(regions_));
 }
 
 }  // namespace tileprof::engine

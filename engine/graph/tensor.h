@@ -142,13 +142,18 @@ class ViewBuilder {
 
   // Registers a source and returns its number. Error if it is invalid or of
   // another element type.
-  Expected<size_t> AddSource(const Tensor& source);
+  // The source is kept (a temporary is moved in, not copied).
+  Expected<size_t> AddSource(Tensor source);
+  // Room for `regions` regions of the view (a caller that knows how many
+  // runs it appends: no regrowth of a list of millions).
+  void Reserve(uint64_t regions) { regions_.reserve(regions); }
   // Appends flat elements [begin, end) of source `source`. Error if out of
   // range.
   Status Append(size_t source, uint64_t begin, uint64_t end);
   uint64_t size() const { return size_; }
-  // The view so far, as `shape` (whose element count must be size()).
-  Expected<Tensor> Finish(std::vector<uint64_t> shape) const;
+  // The view, as `shape` (whose element count must be size()): the
+  // builder's regions move into it, so it is called once, last.
+  Expected<Tensor> Finish(std::vector<uint64_t> shape);
 
  private:
   struct Source;
