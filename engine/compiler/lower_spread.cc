@@ -52,8 +52,9 @@ Status Lowering::EmitSpreadRuns(ComputeSetId cs, const Codelet& codelet, const T
   const TensorIndex out_index(out.Flatten());
   TILEPROF_ASSIGN_OR_RETURN(std::vector<Run> runs, RunsOf(graph_, out_index.tensor()));
   // Fields by number, looked up once; one buffer for every field's runs and
-  // one for the parameters (a name, a Tensor and a vector per vertex and
-  // field were a tenth of mobilenet_v2's lowering).
+  // one for the parameters (with a name, a Tensor and a vector per vertex
+  // and field, this function was 6% of mobilenet_v2's compile samples; 3%
+  // without).
   std::vector<size_t> field_of(leaves.size());
   for (size_t i = 0; i < leaves.size(); ++i) {
     TILEPROF_ASSIGN_OR_RETURN(field_of[i], codelet.FieldNumber(fmt::format("in{}", i)));
