@@ -242,12 +242,9 @@ Status ConvCells::Emit(ComputeSetId cs, const Cell& cell, std::span<const Tensor
                               CutBox(input_index, plan.in_dims, {reads.in.data(), nsp + 2}));
   } else {
     // All padding: the vertex reads none of the input; it still needs a field.
-    TILEPROF_ASSIGN_OR_RETURN(const Tensor first, input.Flatten().Slice(0, 1));
-    size_t used = 0;
-    in_box.runs.resize(first.regions().size());
-    for (const TensorRegion& region : first.regions())
-      AppendStrided(in_box.runs.data(), used, region);
-    in_box.runs.resize(used);
+    // Its first element, a box of one.
+    const std::vector<uint64_t> origin(input.Rank(), 0), one(input.Rank(), 1);
+    TILEPROF_RETURN_IF_ERROR(input_index.AppendBoxRuns(origin, one, in_box.runs));
     in_box.elements = 1;
     in_box.strides = plan.in_stride;
   }
