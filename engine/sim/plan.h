@@ -15,6 +15,7 @@
 #include "engine/graph/graph.h"
 #include "engine/graph/program.h"
 #include "engine/sim/cycle_model.h"
+#include "engine/sim/thread_pool.h"
 
 namespace tileprof::engine::sim {
 
@@ -125,10 +126,13 @@ struct Plans {
 // (an unmapped element); refusals are collected in Plans::refusals.
 // `busy_tiles`: each step's StepCost::busy_tiles are listed (a tile-level
 // profile); without, they stay empty and cost nothing. `ipu_model`: host
-// transfers at the IPU Model's link rate (cycle_model.h).
+// transfers at the IPU Model's link rate (cycle_model.h). `pool`: the
+// compute sets are planned on its threads (the plans do not depend on how
+// many).
 Expected<Plans> PlanProgram(const Graph& graph, const program::Program& program,
                             std::span<const VariableId> valueless_constants,
-                            bool busy_tiles = false, bool ipu_model = false);
+                            bool busy_tiles = false, bool ipu_model = false,
+                            ThreadPool* pool = nullptr);
 
 // The cost of evaluating a control-flow predicate of `bytes`: a sync and a
 // broadcast of the value to every tile.

@@ -125,10 +125,15 @@ struct Simulator::State {
 
 // Every plan's runs become pointers into `memory`, and every vertex's
 // field spans are set once: in its variable's buffer or in the arena,
-// neither of which moves after Create. The ByteRuns are freed.
+// neither of which moves after Create. The ByteRuns are freed. The
+// compute sets are resolved on the pool's threads: each touches only its
+// own plan.
 void Simulator::State::ResolveRuns() {
-  for (auto& [id, plan] : plans.compute_sets) {
-    for (TilePlan& tile : plan.tiles) {
+  std::vector<ComputeSetPlan*> compute_sets;
+  compute_sets.reserve(plans.compute_sets.size());
+  for (auto& [id, plan] : plans.compute_sets) compute_sets.push_back(&plan);
+  pool.ParallelFor(compute_sets.size(), [&](size_t i) {
+    for (TilePlan& tile : compute_sets[i]->tiles) {
       for (VertexPlan& vertex : tile.vertices) {
         for (size_t f = 0; f < vertex.fields.size(); ++f) {
           FieldPlan& field = vertex.fields[f];
@@ -148,7 +153,7 @@ void Simulator::State::ResolveRuns() {
         }
       }
     }
-  }
+  });
   for (auto& [node, plan] : plans.transfers) {
     Resolve(plan.source, plan.host_source);
     Resolve(plan.destination, plan.host_destination);
@@ -373,12 +378,14 @@ Expected<std::unique_ptr<Simulator>> Simulator::Create(
     std::span<const VariableId> valueless_constants, const SimOptions& options) {
   TILEPROF_ASSIGN_OR_RETURN(std::vector<VariableId> unfilled,
                             Unfilled(graph, valueless_constants, options.filled_constants));
-  TILEPROF_ASSIGN_OR_RETURN(
-      Plans plans, PlanProgram(graph, program, unfilled, options.tile_cycles, options.ipu_model));
-  if (!plans.refusals.empty()) return RefusalError(plans.refusals, options.module);
-  auto state = std::make_unique<State>(graph, program, options, std::move(plans));
+  // The state first: its threads plan the compute sets.
+  auto state = std::make_unique<State>(graph, program, options, Plans{});
+  TILEPROF_ASSIGN_OR_RETURN(state->plans, PlanProgram(graph, program, unfilled, options.tile_cycles,
+                                                      options.ipu_model, &state->pool));
+  if (!state->plans.refusals.empty()) return RefusalError(state->plans.refusals, options.module);
   state->options.filled_constants = nullptr;  // read here only: it need not outlive Create
   state->memory.resize(graph.num_variables());
+  std::vector<VariableId> zeroed;  // filled on the pool's threads: it is mostly page faults
   for (VariableId id = 0; id < graph.num_variables(); ++id) {
     const VariableInfo& variable = graph.variable(id);
     const uint64_t bytes = variable.num_elements * SizeOf(variable.type);
@@ -391,9 +398,13 @@ Expected<std::unique_ptr<Simulator>> Simulator::Create(
       }
       state->memory[id] = variable.constant_data;
     } else {
-      state->memory[id].assign(bytes, std::byte{0});
+      zeroed.push_back(id);
     }
   }
+  state->pool.ParallelFor(zeroed.size(), [&](size_t i) {
+    const VariableInfo& variable = graph.variable(zeroed[i]);
+    state->memory[zeroed[i]].assign(variable.num_elements * SizeOf(variable.type), std::byte{0});
+  });
   state->tile_states.resize(graph.target().NumTiles());
   for (uint32_t tile = 0; tile < state->tile_states.size(); ++tile)
     state->tile_states[tile].tile = tile;

@@ -269,5 +269,41 @@ ENTRY main {
   EXPECT_GT(sums[0], 0.0f);
 }
 
+// The compute sets are planned on the simulator's threads and merged in
+// program order: the refusals, each named once, come in the order the
+// program reaches their readers, whatever the number of threads.
+TEST(Simulator, RefusalsComeInProgramOrderWhateverTheThreadCount) {
+  const std::string text = R"(
+HloModule refused
+ENTRY main {
+  x = f32[64] parameter(0)
+  a = f32[64] custom-call(x), custom_call_target="first_unknown_target"
+  k = f32[64] constant({...})
+  b = f32[64] add(a, k)
+  c = f32[64] custom-call(b), custom_call_target="second_unknown_target"
+  d = f32[64] multiply(c, k)
+  e = f32[64] custom-call(d), custom_call_target="first_unknown_target"
+  ROOT f = f32[64] custom-call(e), custom_call_target="third_unknown_target"
+})";
+  Compiled compiled = CompileText(text, "ipu2", 16);
+  std::string messages[2];
+  const uint32_t threads[2] = {1, 4};
+  for (int i = 0; i < 2; ++i) {
+    auto simulator = TryCreate(compiled, threads[i]);
+    ASSERT_FALSE(simulator.has_value());
+    messages[i] = simulator.error().message();
+  }
+  EXPECT_EQ(messages[0], messages[1]);
+  const size_t first = messages[0].find("first_unknown_target");
+  const size_t constant = messages[0].find("its values are unknown");
+  const size_t second = messages[0].find("second_unknown_target");
+  const size_t third = messages[0].find("third_unknown_target");
+  ASSERT_NE(third, std::string::npos) << messages[0];
+  EXPECT_LT(first, constant) << messages[0];
+  EXPECT_LT(constant, second) << messages[0];
+  EXPECT_LT(second, third) << messages[0];
+  EXPECT_EQ(messages[0].find("'d' reads it"), std::string::npos) << "named once: " << messages[0];
+}
+
 }  // namespace
 }  // namespace tileprof::engine::sim_test
