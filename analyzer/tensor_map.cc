@@ -14,10 +14,23 @@ std::string MappedTensor::ShapeText() const {
 
 std::optional<uint64_t> PoplarTypeBytes(std::string_view type) {
   static const std::pair<std::string_view, uint64_t> kTypes[] = {
-      {"float", 4},         {"half", 2},           {"int", 4},       {"unsigned int", 4},
-      {"short", 2},         {"unsigned short", 2}, {"char", 1},      {"signed char", 1},
-      {"unsigned char", 1}, {"bool", 1},           {"long long", 8}, {"unsigned long long", 8},
+      {"float", 4},
+      {"half", 2},
+      {"int", 4},
+      {"unsigned int", 4},
+      {"short", 2},
+      {"unsigned short", 2},
+      {"char", 1},
+      {"signed char", 1},
+      {"unsigned char", 1},
+      {"bool", 1},
+      {"long long", 8},
+      {"unsigned long long", 8},
       {"quarter", 1},
+      // Not Poplar types: the names tileprof's own tensor maps give bf16 and
+      // f64 tensors (engine/target/element_type.cc), which Poplar has none for.
+      {"bfloat16", 2},
+      {"double", 8},
   };
   for (const auto& [name, bytes] : kTypes)
     if (name == type) return bytes;

@@ -519,6 +519,14 @@ TEST(TensorMap, ParsesTheSpecExampleAndRejectsBadShapes) {
   EXPECT_EQ((*ok)[0].Bytes(), 4096u);
   EXPECT_EQ((*ok)[0].tiles.size(), 4u);
   EXPECT_EQ((*ok)[0].op_name, "dense/add");
+  // tileprof's maps of bf16 and f64 tensors (a TPU dump's DLRM has both).
+  auto own = ParseTensorMap(
+      R"({"mappings":{"c":[["a",0,[3],"bfloat16",0,0,3,[[0,3]],""],["b",0,[2],"double",0,0,2,[[1,2]],""]]}})",
+      "tm.json");
+  ASSERT_TRUE(own) << own.error().message();
+  ASSERT_EQ(own->size(), 2u);
+  EXPECT_EQ((*own)[0].Bytes(), 6u);
+  EXPECT_EQ((*own)[1].Bytes(), 16u);
   const std::pair<const char*, const char*> bad[] = {
       {"[1,2", "not valid JSON"},
       {R"({"mapping":{}})", "\"mappings\""},
