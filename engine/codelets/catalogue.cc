@@ -141,6 +141,10 @@ std::string_view UnaryOpName(UnaryOp op) {
       return "LOGICAL_NOT";
     case UnaryOp::kErf:
       return "ERF";
+    case UnaryOp::kCountLeadingZeros:
+      return "COUNT_LEADING_ZEROS";
+    case UnaryOp::kPopcount:
+      return "POPCOUNT";
   }
   return "?";
 }
@@ -190,6 +194,8 @@ bool Supports(UnaryOp op, ElementType type) {
     case UnaryOp::kSignum:
       return type != ElementType::kPred;
     case UnaryOp::kBitwiseNot:
+    case UnaryOp::kCountLeadingZeros:
+    case UnaryOp::kPopcount:
       return IsInteger(type);
     case UnaryOp::kLogicalNot:
       return type == ElementType::kPred;

@@ -64,10 +64,13 @@ enum class UnaryOp : uint8_t {
   kRsqrt,
   kSin,
   kCos,
-  kIsFinite,    // output pred
-  kBitwiseNot,  // integers
-  kLogicalNot,  // pred
-  kErf,         // floats; last, so the older ops keep their codes in MapExpr names
+  kIsFinite,           // output pred
+  kBitwiseNot,         // integers
+  kLogicalNot,         // pred
+  kErf,                // floats; from here on, new ops last, so that the older keep their codes in
+                       // MapExpr names
+  kCountLeadingZeros,  // integers: of the type's width (clz(0) is the width)
+  kPopcount,           // integers: the set bits of the two's complement pattern
 };
 
 enum class ReduceOp : uint8_t { kAdd, kMul, kMax, kMin, kAnd, kOr };

@@ -3,7 +3,9 @@
 //   popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::OP,T> in1, in2 -> out
 // Supervisor vertices: the elements are split evenly over the tile's worker
 // contexts. Scalar semantics are in numeric.h; codelets.h states them.
+#include <bit>
 #include <cmath>
+#include <type_traits>
 
 #include "engine/codelets/codelets.h"
 #include "engine/codelets/cost_model.h"
@@ -127,6 +129,20 @@ Status RunUnary(UnaryOp op, const VertexIo& io, uint64_t n) {
       break;
     case UnaryOp::kBitwiseNot:
       if constexpr (kIsInt<C>) return map([](C a) -> C { return static_cast<C>(~a); });
+      break;
+    case UnaryOp::kCountLeadingZeros:
+      if constexpr (kIsInt<C>) {
+        return map([](C a) -> C {
+          return static_cast<C>(std::countl_zero(static_cast<std::make_unsigned_t<C>>(a)));
+        });
+      }
+      break;
+    case UnaryOp::kPopcount:
+      if constexpr (kIsInt<C>) {
+        return map([](C a) -> C {
+          return static_cast<C>(std::popcount(static_cast<std::make_unsigned_t<C>>(a)));
+        });
+      }
       break;
     case UnaryOp::kLogicalNot:
       if constexpr (kIsPred<C>) return map([](C a) -> C { return !a; });
@@ -269,7 +285,9 @@ constexpr UnaryOp kUnaryOps[] = {UnaryOp::kAbsolute,
                                  UnaryOp::kIsFinite,
                                  UnaryOp::kBitwiseNot,
                                  UnaryOp::kLogicalNot,
-                                 UnaryOp::kErf};
+                                 UnaryOp::kErf,
+                                 UnaryOp::kCountLeadingZeros,
+                                 UnaryOp::kPopcount};
 
 }  // namespace
 

@@ -131,6 +131,17 @@ class Lowering {
                                      std::span<const Value> operands, program::Sequence& program);
   Expected<Value> LowerConvert(const hlo::Instruction& instruction, const Value& operand,
                                program::Sequence& program);
+  // `in` converted to `type` (itself if of that type), mapped like it; an
+  // error if no codelet converts between the two.
+  Expected<Tensor> Cast(const Tensor& in, ElementType type, std::string_view name,
+                        program::Sequence& program);
+  // XLA's mixed precision (HloVerifier's allow_mixed_precision; TPU dumps
+  // after optimisation have it): the operands of an elementwise op, each
+  // floating-point one converted to the op's type (a compare's to the wider
+  // of the two). Empty when every operand already has it.
+  Expected<std::vector<Value>> MatchPrecision(const hlo::Instruction& instruction,
+                                              std::span<const Value> operands,
+                                              program::Sequence& program);
   // lower_spread.cc: whether `tensor` lies in more than a few runs a tile.
   bool Fragmented(const Tensor& tensor) const;
   // lower_spread.cc: a fused expression with spread inputs, one vertex per
@@ -398,9 +409,10 @@ class Lowering {
   Expected<Tensor> NewTensor(ElementType type, std::vector<uint64_t> shape, std::string_view name,
                              bool map);
   // An opaque op: new output variables, one vertex per output tile per leaf
-  // reading its share of every operand.
+  // reading its share of every operand; with `leafwise` (a collective of
+  // several arrays), leaf i of the result reads the operands' leaf i only.
   Expected<Value> LowerOpaque(const hlo::Instruction& instruction, std::span<const Value> operands,
-                              program::Sequence& program);
+                              program::Sequence& program, bool leafwise = false);
   // out[o] = source[map(o)] (or *padding) as tileprof::Rearrange vertices,
   // one per tile run of the new result of `out_dims`, mapped linearly or
   // like `like` (a tensor of as many elements).

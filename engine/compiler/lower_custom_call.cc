@@ -23,8 +23,10 @@ namespace {
 // TransferWithStaticRing autograd function puts on every parameter an
 // Embedding, LayerNorm, Linear, Conv2d or BatchNorm2d reads (a transfer hint
 // for the Neuron runtime; forward and backward return the tensor through
-// it), and TorchNeuronStartBackward (a mark on a module's output).
-constexpr std::array<std::string_view, 10> kIdentityTargets = {"Sharding",
+// it), and TorchNeuronStartBackward (a mark on a module's output); and the
+// TPU compiler's AssumeGatherIndicesInBound (a promise about its operand,
+// the indices of a gather, which it returns).
+constexpr std::array<std::string_view, 11> kIdentityTargets = {"Sharding",
                                                                "SPMDFullToShardShape",
                                                                "SPMDShardToFullShape",
                                                                "MoveToHost",
@@ -33,7 +35,8 @@ constexpr std::array<std::string_view, 10> kIdentityTargets = {"Sharding",
                                                                "SetBound",
                                                                "LayoutConstraint",
                                                                "AwsNeuronTransferWithStaticRing",
-                                                               "TorchNeuronStartBackward"};
+                                                               "TorchNeuronStartBackward",
+                                                               "AssumeGatherIndicesInBound"};
 
 // The names JAX has given its threefry2x32 kernel (jax/_src/prng.py:
 // cu_threefry2x32 before 0.4.14, cuda_threefry2x32 after; the _ffi forms of
@@ -177,7 +180,7 @@ Expected<Value> Lowering::LowerCollective(const hlo::Instruction& instruction,
     TILEPROF_ASSIGN_OR_RETURN(auto list, hlo::ParseReplicaGroups(groups->value()));
     if (!list.empty()) members = static_cast<int64_t>(list.front().size());
   }
-  if (members != 1) return LowerOpaque(instruction, operands, program);
+  if (members != 1) return LowerOpaque(instruction, operands, program, /*leafwise=*/true);
   if (instruction.opcode() == hlo::Opcode::kCollectivePermute) {
     const hlo::Attribute* pairs = instruction.FindAttribute("source_target_pairs");
     bool to_self = false;

@@ -278,15 +278,28 @@ Expected<Value> Lowering::LowerConcatenate(const hlo::Instruction& instruction,
   TILEPROF_ASSIGN_OR_RETURN(std::vector<int64_t> dims, hlo::ParseIntList(attribute->value()));
   if (dims.size() != 1 || dims[0] < 0) return LowerOpaque(instruction, operands, program);
   const auto dim = static_cast<size_t>(dims[0]);
+  const Expected<StorageType> storage = StorageOf(instruction.shape().element_type);
   std::vector<Tensor> parts;
   uint64_t regions = 0;
   for (const Value& operand : operands) {
-    if (!operand.IsArray() || dim >= operand.tensor.Rank()) {
+    if (!operand.IsArray() || dim >= operand.tensor.Rank() || !storage) {
       return LowerOpaque(instruction, operands, program);
     }
     uint64_t run = 1;
     for (size_t i = dim; i < operand.tensor.Rank(); ++i) run *= operand.tensor.shape()[i];
     if (run > 0) regions += operand.tensor.NumElements() / run;
+    // XLA concatenates floating-point operands of different precisions
+    // (its shape inference ignores precision; TPU dumps after optimisation
+    // have them): each is converted to the result's type first.
+    if (operand.tensor.element_type() != storage->type && IsFloat(operand.tensor.element_type()) &&
+        IsFloat(storage->type)) {
+      TILEPROF_ASSIGN_OR_RETURN(
+          Tensor cast,
+          Cast(operand.tensor, storage->type,
+               fmt::format("{}/convert{}", instruction.name(), parts.size()), program));
+      parts.push_back(std::move(cast));
+      continue;
+    }
     parts.push_back(operand.tensor);
   }
   if (regions <= kMaxViewRegions) {

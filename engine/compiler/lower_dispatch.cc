@@ -91,6 +91,9 @@ bool IsBinary(Opcode op) {
 Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
                                 std::span<const Value> operands, program::Sequence& program) {
   const Opcode op = instruction.opcode();
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<Value> matched,
+                            MatchPrecision(instruction, operands, program));
+  if (!matched.empty()) return Lower(instruction, matched, program);
   auto operand = [&](size_t i) -> const Value& { return operands[i]; };
   if (IsUnary(op) && operands.size() == 1) return LowerUnary(instruction, operand(0), program);
   if (IsBinary(op) && operands.size() == 2) return LowerBinary(instruction, operands, program);

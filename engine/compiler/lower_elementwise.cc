@@ -55,6 +55,10 @@ std::optional<UnaryOp> UnaryOf(Opcode op, ElementType type) {
       return UnaryOp::kIsFinite;
     case Opcode::kNot:
       return type == ElementType::kPred ? UnaryOp::kLogicalNot : UnaryOp::kBitwiseNot;
+    case Opcode::kClz:
+      return UnaryOp::kCountLeadingZeros;
+    case Opcode::kPopulationCount:
+      return UnaryOp::kPopcount;
     default:
       return std::nullopt;
   }
@@ -179,12 +183,21 @@ Expected<Value> Lowering::LowerBinary(const hlo::Instruction& instruction,
   const auto n = static_cast<uint64_t>(shape.ElementCount().value_or(0));
   const Tensor* a = ArrayOperand(operands[0], n);
   const Tensor* b = ArrayOperand(operands[1], n);
+  // Mixed precision (MatchPrecision): operands wider than the result are
+  // combined at their precision, and the result rounded once.
+  const bool narrows = a != nullptr && !IsComparison(*op) && IsFloat(storage.type) &&
+                       IsFloat(a->element_type()) &&
+                       SizeOf(a->element_type()) > SizeOf(storage.type);
   if (a == nullptr || b == nullptr || a->element_type() != b->element_type() ||
       !Supports(*op, a->element_type()) ||
-      storage.type != (IsComparison(*op) ? ElementType::kPred : a->element_type())) {
+      (storage.type != (IsComparison(*op) ? ElementType::kPred : a->element_type()) && !narrows)) {
     return LowerOpaque(instruction, operands, program);
   }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), false));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> dims, StorageShape(shape));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out,
+                            narrows ? NewTensor(a->element_type(), std::move(dims),
+                                                fmt::format("{}/wide", instruction.name()), false)
+                                    : NewTensor(shape, instruction.name(), false));
   const Tensor* both[] = {a, b};
   TILEPROF_RETURN_IF_ERROR(mapper().MapLike(out, Leader(graph(), both)));
   if (out.NumElements() == 0) return Value::Array(out);
@@ -192,7 +205,9 @@ Expected<Value> Lowering::LowerBinary(const hlo::Instruction& instruction,
   const ComputeSetId cs = AddComputeSet(instruction.name(), program);
   const FieldInput inputs[] = {{"in1", *a, Access::kSame}, {"in2", *b, Access::kSame}};
   TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *codelet, "out", out, inputs, instruction.name()));
-  return Value::Array(out);
+  if (!narrows) return Value::Array(out);
+  TILEPROF_ASSIGN_OR_RETURN(Tensor rounded, Cast(out, storage.type, instruction.name(), program));
+  return Value::Array(std::move(rounded));
 }
 
 Expected<Value> Lowering::LowerSelectOrClamp(const hlo::Instruction& instruction,
@@ -216,8 +231,10 @@ Expected<Value> Lowering::LowerSelectOrClamp(const hlo::Instruction& instruction
     if (t.NumElements() == n) {
       ins.push_back(t);
     } else if (t.NumElements() == 1) {
+      // Of the result's type but for select's predicate (an operand of
+      // another precision has been converted: MatchPrecision).
       hlo::Shape full = shape;
-      full.element_type = instruction.operand(i)->shape().element_type;
+      if (is_select && i == 0) full.element_type = instruction.operand(0)->shape().element_type;
       TILEPROF_ASSIGN_OR_RETURN(
           Tensor filled,
           Fill(t, full, fmt::format("{}.broadcast{}", instruction.name(), i), program));
@@ -252,18 +269,90 @@ Expected<Value> Lowering::LowerConvert(const hlo::Instruction& instruction, cons
       operand.is_tuple || !operand.tensor.valid()) {
     return LowerOpaque(instruction, {&operand, 1}, program);
   }
-  const Tensor& in = operand.tensor;
   TILEPROF_ASSIGN_OR_RETURN(StorageType storage, StorageOf(shape.element_type));
-  if (storage.type == in.element_type()) return operand;  // a no-op convert
-  Expected<const Codelet*> codelet = GetCastCodelet(in.element_type(), storage.type);
-  if (!codelet) return LowerOpaque(instruction, {&operand, 1}, program);
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), false));
-  TILEPROF_RETURN_IF_ERROR(mapper().MapLike(out, in));
-  if (out.NumElements() == 0) return Value::Array(out);
-  const ComputeSetId cs = AddComputeSet(instruction.name(), program);
-  const FieldInput input{"in", in, Access::kSame};
-  TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, **codelet, "out", out, {&input, 1}, instruction.name()));
+  if (storage.type == operand.tensor.element_type()) return operand;  // a no-op convert
+  if (!GetCastCodelet(operand.tensor.element_type(), storage.type))
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out,
+                            Cast(operand.tensor, storage.type, instruction.name(), program));
   return Value::Array(out);
+}
+
+Expected<Tensor> Lowering::Cast(const Tensor& in, ElementType type, std::string_view name,
+                                program::Sequence& program) {
+  if (type == in.element_type()) return in;  // a no-op convert
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet, GetCastCodelet(in.element_type(), type));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(type, in.shape(), name, false));
+  TILEPROF_RETURN_IF_ERROR(mapper().MapLike(out, in));
+  if (out.NumElements() == 0) return out;
+  const ComputeSetId cs = AddComputeSet(name, program);
+  const FieldInput input{"in", in, Access::kSame};
+  TILEPROF_RETURN_IF_ERROR(EmitPerTile(cs, *codelet, "out", out, {&input, 1}, name));
+  return out;
+}
+
+Expected<std::vector<Value>> Lowering::MatchPrecision(const hlo::Instruction& instruction,
+                                                      std::span<const Value> operands,
+                                                      program::Sequence& program) {
+  using hlo::Opcode;
+  const Opcode op = instruction.opcode();
+  if (!instruction.shape().IsArray()) return std::vector<Value>{};
+  size_t first = 0;              // the operands that take the op's type
+  if (!BinaryOf(instruction)) {  // binary ops, compare included: both operands
+    switch (op) {
+      case Opcode::kClamp:
+      case Opcode::kPad:  // the operand and the padding value
+        break;
+      case Opcode::kSelect:
+        first = 1;  // the predicate stays
+        break;
+      case Opcode::kGather:  // the operand; the indices stay
+        if (operands.size() != 2) return std::vector<Value>{};
+        break;
+      default:
+        return std::vector<Value>{};
+    }
+  }
+  const auto is_float_array = [](const Value& value) {
+    return value.IsArray() && value.tensor.valid() && IsFloat(value.tensor.element_type());
+  };
+  ElementType type = ElementType::kF32;
+  const bool arithmetic = op != Opcode::kCompare && op != Opcode::kClamp && op != Opcode::kPad &&
+                          op != Opcode::kSelect && op != Opcode::kGather;
+  if (op == Opcode::kCompare) {
+    // pred result: the operands meet at the wider type.
+    if (operands.size() != 2 || !is_float_array(operands[0]) || !is_float_array(operands[1]))
+      return std::vector<Value>{};
+    const ElementType a = operands[0].tensor.element_type();
+    const ElementType b = operands[1].tensor.element_type();
+    type = SizeOf(a) >= SizeOf(b) ? a : b;
+  } else {
+    Expected<StorageType> storage = StorageOf(instruction.shape().element_type);
+    if (!storage || !IsFloat(storage->type)) return std::vector<Value>{};
+    type = storage->type;
+    // Arithmetic is done at the widest operand's precision and rounded
+    // once (LowerBinary); selecting, clamping, padding and gathering commute with the
+    // rounding, so their operands take the result's type.
+    if (arithmetic) {
+      for (const Value& operand : operands) {
+        if (is_float_array(operand) && SizeOf(operand.tensor.element_type()) > SizeOf(type))
+          type = operand.tensor.element_type();
+      }
+    }
+  }
+  bool differs = false;  // (a gather's indices are integers: they stay)
+  for (size_t i = first; i < operands.size(); ++i)
+    differs = differs || (is_float_array(operands[i]) && operands[i].tensor.element_type() != type);
+  if (!differs) return std::vector<Value>{};
+  std::vector<Value> matched(operands.begin(), operands.end());
+  for (size_t i = first; i < matched.size(); ++i) {
+    if (!is_float_array(matched[i]) || matched[i].tensor.element_type() == type) continue;
+    TILEPROF_ASSIGN_OR_RETURN(
+        Tensor cast,
+        Cast(matched[i].tensor, type, fmt::format("{}/convert{}", instruction.name(), i), program));
+    matched[i] = Value::Array(std::move(cast));
+  }
+  return matched;
 }
 
 }  // namespace tileprof::engine::compiler

@@ -8,46 +8,13 @@
 
 #include "engine/hlo/attributes.h"
 #include "engine/sim/plan.h"
+#include "engine/sim/refusal.h"
 #include "engine/sim/thread_pool.h"
 
 namespace tileprof::engine::sim {
 namespace {
 
 using program::ProgramKind;
-
-// "gather.3 (gather)" when the module has the instruction, else the name.
-std::string DescribeInstruction(const hlo::Module* module, const std::string& name) {
-  if (module != nullptr) {
-    for (const hlo::Computation* computation : module->computations()) {
-      for (const hlo::Instruction* instruction : computation->instructions()) {
-        if (instruction->name() != name) continue;
-        // A custom call is known by its target: "custom-call.4 (custom-call
-        // lapack_spotrf)" says which library function is missing.
-        if (instruction->opcode() == hlo::Opcode::kCustomCall) {
-          if (Expected<hlo::CustomCall> call = hlo::GetCustomCall(*instruction)) {
-            return fmt::format("{} (custom-call {})", name, call->target);
-          }
-        }
-        return fmt::format("{} ({})", name, hlo::OpcodeName(instruction->opcode()));
-      }
-    }
-  }
-  return name;
-}
-
-Error RefusalError(const std::vector<Refusal>& refusals, const hlo::Module* module) {
-  // At most this many are listed; the count says how many more there are.
-  constexpr size_t kListed = 10;
-  std::string text = fmt::format(
-      "cannot run: {} instruction(s) cannot be executed by the simulator", refusals.size());
-  for (size_t i = 0; i < refusals.size() && i < kListed; ++i) {
-    text += fmt::format("\n  {}: {}", DescribeInstruction(module, refusals[i].instruction),
-                        refusals[i].reason);
-  }
-  if (refusals.size() > kListed)
-    text += fmt::format("\n  ... and {} more", refusals.size() - kListed);
-  return Error(std::move(text));
-}
 
 }  // namespace
 

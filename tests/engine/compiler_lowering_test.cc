@@ -686,5 +686,40 @@ ENTRY main {
   EXPECT_GT(buffers, 0u);
 }
 
+// An all-reduce of several arrays among two replicas stays opaque (the other
+// replica's data is not in the program), but each leaf of its result reads
+// only its own operand: the one-element leaf's vertex read all 100,001
+// elements of both operands.
+TEST(LoweringTest, ACollectiveOfSeveralArraysReadsEachOperandForItsOwnLeaf) {
+  const CompileResult result = MustCompile(R"(
+HloModule collective, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  big = f32[100000] parameter(0)
+  one = f32[1] parameter(1)
+  ROOT r = (f32[100000], f32[1]) all-reduce(big, one), replica_groups={}, to_apply=add
+}
+)");
+  EXPECT_EQ(result.lowering.opaque_opcodes, std::vector<std::string>{"all-reduce"});
+  const Graph& graph = *result.graph;
+  size_t vertices = 0;
+  for (size_t v = 0; v < graph.num_vertices(); ++v) {
+    const VertexInfo& vertex = graph.vertex(static_cast<VertexId>(v));
+    if (!vertex.codelet->name().starts_with("tileprof::OpaqueOp<all-reduce")) continue;
+    ++vertices;
+    const auto specs = vertex.codelet->fields();
+    const auto fields = graph.fields(static_cast<VertexId>(v));
+    uint64_t read = 0, written = 0;
+    for (size_t f = 0; f < specs.size(); ++f)
+      (specs[f].name == "out" ? written : read) += fields[f].NumElements();
+    EXPECT_EQ(read, written) << vertex.debug_name << " on tile " << *vertex.tile;
+  }
+  EXPECT_GT(vertices, 1u);
+}
+
 }  // namespace
 }  // namespace tileprof::engine::compiler

@@ -305,5 +305,34 @@ ENTRY main {
   EXPECT_EQ(messages[0].find("'d' reads it"), std::string::npos) << "named once: " << messages[0];
 }
 
+// What talks to other devices or the host is refused with that reason, not
+// as a vertex without a compute function; an infeed's leaves are one line.
+TEST(Simulator, CollectivesAmongDevicesAndInfeedsAreRefusedForWhatTheyNeed) {
+  const std::string text = R"(
+HloModule devices, replica_count=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  token = token[] after-all()
+  fed = ((f32[8], s32[8]), token[]) infeed(token)
+  data = (f32[8], s32[8]) get-tuple-element(fed), index=0
+  x = f32[8] get-tuple-element(data), index=0
+  ROOT r = f32[8] all-reduce(x), replica_groups={{0,1}}, to_apply=add
+})";
+  Compiled compiled = CompileText(text, "ipu2", 16);
+  auto simulator = TryCreate(compiled, 2);
+  ASSERT_FALSE(simulator.has_value());
+  const std::string& message = simulator.error().message();
+  EXPECT_THAT(message, HasSubstr("cannot run: 2 instruction(s)")) << message;
+  EXPECT_THAT(message, HasSubstr("r (all-reduce): a collective among 2 devices (its replica "
+                                 "groups): tileprof simulates one device"))
+      << message;
+  EXPECT_THAT(message, HasSubstr("fed (infeed): a transfer through the host's infeed/outfeed"))
+      << message;
+}
+
 }  // namespace
 }  // namespace tileprof::engine::sim_test

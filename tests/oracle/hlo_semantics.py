@@ -256,6 +256,9 @@ UNARY = {
     "copy": lambda a: a.copy(),
     "popcnt": lambda a: np.array([bin(int(v) & ((1 << (a.dtype.itemsize * 8)) - 1)).count("1")
                                   for v in a.reshape(-1)], a.dtype).reshape(a.shape),
+    "count-leading-zeros": lambda a: np.array(
+        [a.dtype.itemsize * 8 - (int(v) & ((1 << (a.dtype.itemsize * 8)) - 1)).bit_length()
+         for v in a.reshape(-1)], a.dtype).reshape(a.shape),
     "optimization-barrier": lambda a: a,
 }
 
