@@ -43,6 +43,14 @@ std::string CollectiveMembers(const hlo::Module& module, const hlo::Instruction&
     if (list && !list->empty())
       return fmt::format("{} devices (its replica groups)", list->front().size());
   }
+  if (const hlo::Attribute* pairs = instruction.FindAttribute("source_target_pairs")) {
+    int64_t devices = 1;
+    if (auto list = hlo::ParseIntListList(pairs->value())) {
+      for (const auto& pair : *list)
+        for (int64_t device : pair) devices = std::max(devices, device + 1);
+    }
+    if (devices > 1) return fmt::format("{} devices (its source_target_pairs)", devices);
+  }
   return fmt::format(
       "{} devices (replica_count {} x num_partitions {})",
       std::max<int64_t>(module.replica_count(), 1) * std::max<int64_t>(module.num_partitions(), 1),

@@ -334,5 +334,24 @@ ENTRY main {
       << message;
 }
 
+// A collective-permute's pairs name its devices: a dump that prints no
+// replica_count (older pmap dumps) is still a program for that many, not
+// one device sending to itself.
+TEST(Simulator, ACollectivePermuteAmongSeveralDevicesIsRefusedWithoutAReplicaCount) {
+  const std::string text = R"(
+HloModule ring
+ENTRY main {
+  x = f32[8] parameter(0)
+  ROOT r = f32[8] collective-permute(x), source_target_pairs={{0,1},{1,2},{2,0}}
+})";
+  Compiled compiled = CompileText(text, "ipu2", 16);
+  auto simulator = TryCreate(compiled, 1);
+  ASSERT_FALSE(simulator.has_value());
+  EXPECT_THAT(simulator.error().message(),
+              HasSubstr("r (collective-permute): a collective among 3 devices (its "
+                        "source_target_pairs)"))
+      << simulator.error().message();
+}
+
 }  // namespace
 }  // namespace tileprof::engine::sim_test
