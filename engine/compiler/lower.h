@@ -256,6 +256,16 @@ class Lowering {
                                                  std::span<const Value> operands,
                                                  const LookupForm& form, uint32_t ivd,
                                                  program::Sequence& program);
+  // A gather of one block (every index dimension but the index vector's of
+  // size 1, no batching dimensions, more than one element in a dimension an
+  // index chooses): XLA's dynamic-slice written as a gather (JAX's
+  // x[i:i+n] under jit), written out as that dynamic-slice so that its
+  // planning applies; nullopt when not of that form.
+  Expected<std::optional<Value>> LowerSliceGather(const hlo::Instruction& instruction,
+                                                  std::span<const Value> operands,
+                                                  std::span<const int64_t> start_map,
+                                                  std::span<const int64_t> slice_sizes,
+                                                  uint32_t ivd, program::Sequence& program);
   // A one-component lookup written out as the gather of the transposed
   // table, when a tile run of its result would otherwise read every row in
   // many columns; nullopt when `form.rival` (ColumnLookupElements' estimate,

@@ -152,6 +152,12 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
                      Describe(instruction), index_dims.start_map.size(), components);
   }
   TILEPROF_RETURN_IF_ERROR(CheckGatherResult(instruction, *dims, n, operand, indices, slice_sizes));
+  if (index_dims.op_batch.empty()) {
+    TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> sliced,
+                              LowerSliceGather(instruction, operands, index_dims.start_map,
+                                               slice_sizes, static_cast<uint32_t>(*ivd), program));
+    if (sliced) return std::move(*sliced);
+  }
   // Index components that are the rows' own coordinates, as batching
   // dimensions: a tile run then reads its own rows (gather_batching.cc).
   IndexDims batched = index_dims;

@@ -24,6 +24,7 @@
 // The inner gather is named as the op, so its tensors and exchange
 // buffers are the op's in reports.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <limits>
 #include <string>
@@ -241,6 +242,56 @@ std::optional<uint64_t> Lowering::ColumnLookupElements(const hlo::Instruction& i
     return std::nullopt;
   }
   return columns;
+}
+
+Expected<std::optional<Value>> Lowering::LowerSliceGather(const hlo::Instruction& instruction,
+                                                          std::span<const Value> operands,
+                                                          std::span<const int64_t> start_map,
+                                                          std::span<const int64_t> slice_sizes,
+                                                          uint32_t ivd,
+                                                          program::Sequence& program) {
+  const hlo::Shape& table = instruction.operand(0)->shape();
+  const hlo::Shape& ids = instruction.operand(1)->shape();
+  for (size_t d = 0; d < ids.dimensions.size(); ++d) {
+    if (d != ivd && ids.dimensions[d] != 1) return std::optional<Value>();
+  }
+  const size_t components = ivd < ids.dimensions.size() ? ids.dimensions[ivd] : 1;
+  if (components != start_map.size() ||
+      !(hlo::IsSignedIntegerType(ids.element_type) ||
+        hlo::IsUnsignedIntegerType(ids.element_type)) ||
+      slice_sizes.size() != table.dimensions.size()) {
+    return std::optional<Value>();
+  }
+  // Only a block at a run-time offset: slices of one element in every
+  // dimension an index chooses are the row lookups of lower_lookup.cc (and
+  // what a dynamic-slice of a row is written out as, lower_dynamic_lookup.cc).
+  bool block = false;
+  for (int64_t d : start_map) {
+    if (d < 0 || static_cast<size_t>(d) >= slice_sizes.size()) return std::optional<Value>();
+    block = block || slice_sizes[static_cast<size_t>(d)] > 1;
+  }
+  if (!block) return std::optional<Value>();
+  // The result is the slice's elements in the operand's order: gather puts
+  // the offset dimensions in operand order, and the others have size 1.
+  const std::string_view t = hlo::PrimitiveTypeName(table.element_type);
+  const std::string_view s = hlo::PrimitiveTypeName(ids.element_type);
+  Expansion e(instruction.name(), table, ids);
+  e.Add(".flat", fmt::format("{}[{}]", s, components), fmt::format("reshape({})", e.Ref(".ids")));
+  e.Add(".zero", fmt::format("{}[]", s), "constant(0)");
+  std::vector<std::string> starts(table.dimensions.size(), e.Ref(".zero"));
+  for (size_t k = 0; k < components; ++k) {
+    const std::string part = fmt::format(".part{}", k), start = fmt::format(".start{}", k);
+    e.Add(part, fmt::format("{}[1]", s),
+          fmt::format("slice({}), slice={{[{}:{}]}}", e.Ref(".flat"), k, k + 1));
+    e.Add(start, fmt::format("{}[]", s), fmt::format("reshape({})", e.Ref(part)));
+    starts[static_cast<size_t>(start_map[k])] = e.Ref(start);
+  }
+  e.Add("", fmt::format("{}[{}]", t, Dims(slice_sizes)),
+        fmt::format("dynamic-slice({}, {}), dynamic_slice_sizes={{{}}}", e.Ref(".table"),
+                    fmt::join(starts, ", "), Dims(slice_sizes)));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Value value, LowerExpansion(instruction, e.Text(instruction.shape()), operands, program));
+  return std::optional(std::move(value));
 }
 
 Expected<std::optional<Value>> Lowering::LowerColumnLookup(const hlo::Instruction& instruction,
