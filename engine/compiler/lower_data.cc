@@ -282,7 +282,7 @@ Expected<Value> Lowering::LowerConcatenate(const hlo::Instruction& instruction,
   std::vector<Tensor> parts;
   uint64_t regions = 0;
   for (const Value& operand : operands) {
-    if (!operand.IsArray() || dim >= operand.tensor.Rank() || !storage) {
+    if (!operand.IsArray() || dim >= operand.tensor.Rank()) {
       return LowerOpaque(instruction, operands, program);
     }
     uint64_t run = 1;
@@ -291,8 +291,8 @@ Expected<Value> Lowering::LowerConcatenate(const hlo::Instruction& instruction,
     // XLA concatenates floating-point operands of different precisions
     // (its shape inference ignores precision; TPU dumps after optimisation
     // have them): each is converted to the result's type first.
-    if (operand.tensor.element_type() != storage->type && IsFloat(operand.tensor.element_type()) &&
-        IsFloat(storage->type)) {
+    if (storage && operand.tensor.element_type() != storage->type &&
+        IsFloat(operand.tensor.element_type()) && IsFloat(storage->type)) {
       TILEPROF_ASSIGN_OR_RETURN(
           Tensor cast,
           Cast(operand.tensor, storage->type,

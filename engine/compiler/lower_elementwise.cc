@@ -291,6 +291,18 @@ Expected<Tensor> Lowering::Cast(const Tensor& in, ElementType type, std::string_
   return out;
 }
 
+namespace {
+
+// The float type both `a` and `b` convert to exactly: the wider, or f32 for
+// f16 and bf16 (neither holds the other).
+ElementType Wider(ElementType a, ElementType b) {
+  if (a == b || SizeOf(a) > SizeOf(b)) return a;
+  if (SizeOf(b) > SizeOf(a)) return b;
+  return ElementType::kF32;
+}
+
+}  // namespace
+
 Expected<std::vector<Value>> Lowering::MatchPrecision(const hlo::Instruction& instruction,
                                                       std::span<const Value> operands,
                                                       program::Sequence& program) {
@@ -323,21 +335,17 @@ Expected<std::vector<Value>> Lowering::MatchPrecision(const hlo::Instruction& in
     // pred result: the operands meet at the wider type.
     if (operands.size() != 2 || !is_float_array(operands[0]) || !is_float_array(operands[1]))
       return std::vector<Value>{};
-    const ElementType a = operands[0].tensor.element_type();
-    const ElementType b = operands[1].tensor.element_type();
-    type = SizeOf(a) >= SizeOf(b) ? a : b;
+    type = Wider(operands[0].tensor.element_type(), operands[1].tensor.element_type());
   } else {
     Expected<StorageType> storage = StorageOf(instruction.shape().element_type);
     if (!storage || !IsFloat(storage->type)) return std::vector<Value>{};
     type = storage->type;
     // Arithmetic is done at the widest operand's precision and rounded
-    // once (LowerBinary); selecting, clamping, padding and gathering commute with the
-    // rounding, so their operands take the result's type.
+    // once (LowerBinary); selecting, clamping, padding and gathering
+    // commute with the rounding, so their operands take the result's type.
     if (arithmetic) {
-      for (const Value& operand : operands) {
-        if (is_float_array(operand) && SizeOf(operand.tensor.element_type()) > SizeOf(type))
-          type = operand.tensor.element_type();
-      }
+      for (const Value& operand : operands)
+        if (is_float_array(operand)) type = Wider(type, operand.tensor.element_type());
     }
   }
   bool differs = false;  // (a gather's indices are integers: they stay)
