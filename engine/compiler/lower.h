@@ -248,6 +248,18 @@ class Lowering {
   Expected<std::optional<Value>> LowerLookup(const hlo::Instruction& instruction,
                                              const Tensor& table, const Tensor& indices,
                                              const LookupForm& form, program::Sequence& program);
+  // The same lookup along the minor dimension of a [w, r] table (each of
+  // the w rows picks at the same L ids: the column plan's gather of the
+  // transposed table, jnp.take(x, ids, axis=1)), result [w, L...]: each
+  // tile run of the table, within one row, writes a partial of that row's
+  // L lookups, and the partials are summed row by row. nullopt when not
+  // of that form or not cheaper than the gather as it is.
+  Expected<std::optional<Value>> LowerMinorLookup(const hlo::Instruction& instruction,
+                                                  const Tensor& table, const Tensor& indices,
+                                                  program::Sequence& program);
+  // Both lookups' sum of their partials into `out`, the jobs' targets.
+  Status SumLookupPartials(const hlo::Instruction& instruction, const Tensor& out,
+                           std::span<SumJob> jobs, program::Sequence& program);
   // lower_lookup_views.cc: a gather of whole rows chosen by an index
   // vector of several components (index_vector_dim `ivd`), written out as
   // the lookup above on the table's flat view of rows; nullopt when not of

@@ -158,6 +158,16 @@ Expected<Value> Lowering::LowerGather(const hlo::Instruction& instruction,
                                                slice_sizes, static_cast<uint32_t>(*ivd), program));
     if (sliced) return std::move(*sliced);
   }
+  // Lookups along the minor dimension of a [w, r] table, every row whole
+  // (offset dimension 0): a partial per block of a row, summed row by row.
+  if (operand.Rank() == 2 && components == 1 && index_dims.op_batch.empty() &&
+      index_dims.start_map == std::vector<int64_t>{1} &&
+      index_dims.removed == std::vector<int64_t>{1} && offset_dims == std::vector<int64_t>{0} &&
+      static_cast<uint64_t>(slice_sizes[0]) == operand.shape()[0] && slice_sizes[1] == 1) {
+    TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> minor,
+                              LowerMinorLookup(instruction, operand, operands[1].tensor, program));
+    if (minor) return std::move(*minor);
+  }
   // Index components that are the rows' own coordinates, as batching
   // dimensions: a tile run then reads its own rows (gather_batching.cc).
   IndexDims batched = index_dims;

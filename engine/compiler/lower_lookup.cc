@@ -11,11 +11,13 @@
 // summed across the blocks. The cost model choosing between the two is in
 // docs/memory-model.md, "Lowering choices".
 #include <algorithm>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "engine/codelets/lookup.h"
 #include "engine/compiler/lower.h"
+#include "engine/compiler/types.h"
 
 namespace tileprof::engine::compiler {
 namespace {
@@ -151,6 +153,24 @@ bool IsLookupMajor(std::span<const uint64_t> dims, std::span<const uint32_t> res
   return true;
 }
 
+// The sum of the lookup partials into `out` (its jobs' targets), across
+// the blocks (lower_sum.cc). Floats start from -0.0, the identity the
+// partials hold, so a -0.0 row keeps its sign (popops::Reduce starts from
+// +0.0): targets and group sums are filled with it and summed into.
+Status Lowering::SumLookupPartials(const hlo::Instruction& instruction, const Tensor& out,
+                                   std::span<SumJob> jobs, program::Sequence& program) {
+  const ElementType type = out.element_type();
+  RowSum how{type == ElementType::kPred ? ReduceOp::kOr : ReduceOp::kAdd, type, false, nullptr};
+  if (IsFloat(type)) {
+    TILEPROF_ASSIGN_OR_RETURN(const FillFn fill_negative_zero,
+                              NegativeZeroFill(*this, instruction, type, program));
+    TILEPROF_RETURN_IF_ERROR(fill_negative_zero(out));
+    how.into_target = true;
+    how.fill_groups = fill_negative_zero;
+  }
+  return SumRows(jobs, how, instruction.name(), program);
+}
+
 Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& instruction,
                                                      const Tensor& table, const Tensor& indices,
                                                      const LookupForm& form,
@@ -194,20 +214,116 @@ Expected<std::optional<Value>> Lowering::LowerLookup(const hlo::Instruction& ins
       job.rows, EmitLookupPartials(graph_, cs, *codelet, instruction.name(), blocks, partials,
                                    flat_table, flat_indices, rows, width));
   for (const RowBlock& b : blocks) job.tiles.push_back(b.tile);
-  // The sum across blocks (lower_sum.cc). Floats start from -0.0, the
-  // identity the partials hold, so a -0.0 row keeps its sign
-  // (popops::Reduce starts from +0.0): targets and group sums are filled
-  // with it and summed into.
-  const ElementType type = table.element_type();
-  RowSum how{type == ElementType::kPred ? ReduceOp::kOr : ReduceOp::kAdd, type, false, nullptr};
-  if (IsFloat(type)) {
-    TILEPROF_ASSIGN_OR_RETURN(const FillFn fill_negative_zero,
-                              NegativeZeroFill(*this, instruction, type, program));
-    TILEPROF_RETURN_IF_ERROR(fill_negative_zero(out));
-    how.into_target = true;
-    how.fill_groups = fill_negative_zero;
+  TILEPROF_RETURN_IF_ERROR(SumLookupPartials(instruction, out, {&job, 1}, program));
+  return std::optional(Value::Array(std::move(out)));
+}
+
+Expected<std::optional<Value>> Lowering::LowerMinorLookup(const hlo::Instruction& instruction,
+                                                          const Tensor& table,
+                                                          const Tensor& indices,
+                                                          program::Sequence& program) {
+  if (table.Rank() != 2 || !instruction.shape().IsArray()) return std::optional<Value>();
+  const uint64_t w = table.shape()[0], r = table.shape()[1], lookups = indices.NumElements();
+  if (w == 0 || r == 0 || lookups == 0 || r > UINT32_MAX || table.NumElements() == 0)
+    return std::optional<Value>();
+  const Tensor flat_table = table.Flatten();
+  for (const MappedRegion& piece : graph_.MapRegions(flat_table)) {
+    if (!piece.tile) return MakeError("{} is not mapped", table.ShapeString());
   }
-  TILEPROF_RETURN_IF_ERROR(SumRows({&job, 1}, how, instruction.name(), program));
+  // Blocks of one row of the table each (cut where a row ends), merged
+  // within the row up to `lookups` elements, as Coarsen does. A merged
+  // block goes to the tile holding most of it that has the fewest partials
+  // yet: a transposed table lies in boxes of many short row pieces a tile,
+  // and the first tile of each merged block took 43 partials.
+  std::vector<RowBlock> blocks;
+  std::vector<std::vector<std::pair<uint32_t, uint64_t>>> holders;  // tile, local; per block
+  for (const RowBlock& b : RowBlocks(graph_, flat_table, 1, r)) {
+    RowBlock* last = blocks.empty() ? nullptr : &blocks.back();
+    if (last != nullptr && last->end_row == b.first_row && last->first_row / r == b.first_row / r &&
+        last->end_row - last->first_row < lookups) {
+      last->end_row = b.end_row;
+      holders.back().emplace_back(b.tile, b.local);
+      continue;
+    }
+    blocks.push_back(b);
+    holders.push_back({{b.tile, b.local}});
+  }
+  std::unordered_map<uint32_t, uint64_t> partials_on;  // tile -> partials placed
+  for (size_t s = 0; s < blocks.size(); ++s) {
+    std::unordered_map<uint32_t, uint64_t> local;
+    uint64_t most = 0;
+    for (const auto& [tile, n] : holders[s]) most = std::max(most, local[tile] += n);
+    std::pair<uint32_t, uint64_t> best{blocks[s].tile, 0};
+    uint64_t best_load = UINT64_MAX;
+    for (const auto& [tile, n] : holders[s]) {
+      const uint64_t load = partials_on[tile];
+      if (2 * local[tile] >= most &&
+          (load < best_load || (load == best_load && tile < best.first))) {
+        best = {tile, local[tile]};
+        best_load = load;
+      }
+    }
+    blocks[s].tile = best.first;
+    blocks[s].local = best.second;
+    ++partials_on[best.first];
+  }
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> dims, StorageShape(instruction.shape()));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor out, NewTensor(table.element_type(), std::move(dims), instruction.name(), true));
+  const Tensor flat_out = out.Flatten();
+  if (flat_out.NumElements() != w * lookups)
+    return MakeError("{}: result size", instruction.name());
+  // The cost, per tile, as LookupIsCheaper counts it: as it is, a run of
+  // the result reads the whole row of the table it picks from.
+  uint64_t out_run = 0, per_row = 0, in_row = 0, row = UINT64_MAX;
+  for (const MappedRegion& piece : graph_.MapRegions(flat_out))
+    out_run = std::max<uint64_t>(out_run, piece.region.size());
+  for (const RowBlock& b : blocks) {
+    in_row = b.first_row / r == row ? in_row + 1 : 1;
+    row = b.first_row / r;
+    per_row = std::max(per_row, in_row);
+  }
+  const size_t fan_in = SumFanIn(per_row);
+  const uint64_t partial = lookups * (fan_in < per_row ? 2 : 1);
+  uint64_t planned = SaturatingMul((per_row + fan_in - 1) / fan_in, out_run);
+  std::unordered_map<uint32_t, uint64_t> on_tile;  // received and held, per tile
+  for (const RowBlock& b : blocks) {
+    uint64_t& held = on_tile[b.tile];
+    held += (b.end_row - b.first_row) - b.local + partial;
+    planned = std::max(planned, held);
+  }
+  if (planned >= r) return std::optional<Value>();
+
+  TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
+                            codelets_.LookupPartial(table.element_type(), indices.element_type()));
+  TILEPROF_ASSIGN_OR_RETURN(Tensor partials,
+                            NewTensor(table.element_type(), {blocks.size(), lookups},
+                                      fmt::format("{}/partials", instruction.name()), false));
+  const Tensor flat_indices = indices.Flatten();
+  const ComputeSetId cs = AddComputeSet(fmt::format("{}/lookup", instruction.name()), program);
+  std::vector<SumJob> jobs(w);
+  for (uint64_t c = 0; c < w; ++c) {
+    TILEPROF_ASSIGN_OR_RETURN(jobs[c].target, flat_out.Slice(c * lookups, (c + 1) * lookups));
+  }
+  for (size_t s = 0; s < blocks.size(); ++s) {
+    const RowBlock& b = blocks[s];
+    const uint64_t c = b.first_row / r;
+    TILEPROF_ASSIGN_OR_RETURN(Tensor partial, partials.Slice(s, s + 1));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(partial, b.tile));
+    TILEPROF_ASSIGN_OR_RETURN(Tensor held, flat_table.Slice(b.first_row, b.end_row));
+    TILEPROF_ASSIGN_OR_RETURN(VertexRef vertex, graph_.AddVertex(cs, *codelet, instruction.name()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetTileMapping(vertex, b.tile));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["table"], held));
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["indices"], flat_indices));
+    jobs[c].rows.push_back(partial.Flatten());
+    jobs[c].tiles.push_back(b.tile);
+    TILEPROF_RETURN_IF_ERROR(graph_.Connect(vertex["out"], jobs[c].rows.back()));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["rows"], static_cast<uint32_t>(r)));
+    TILEPROF_RETURN_IF_ERROR(
+        graph_.SetInitialValue(vertex["rowLo"], static_cast<uint32_t>(b.first_row - c * r)));
+    TILEPROF_RETURN_IF_ERROR(graph_.SetInitialValue(vertex["width"], uint32_t{1}));
+  }
+  TILEPROF_RETURN_IF_ERROR(SumLookupPartials(instruction, out, jobs, program));
   return std::optional(Value::Array(std::move(out)));
 }
 

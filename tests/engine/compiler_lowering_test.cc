@@ -721,5 +721,34 @@ ENTRY main {
   EXPECT_GT(vertices, 1u);
 }
 
+// Lookups along the minor dimension of a table (jnp.take(x, ids, axis=1),
+// and the column plan's gather of a transposed table): each tile run of a
+// table row writes a partial of that row's lookups where it lies, and the
+// partials are summed row by row, instead of every run of the result
+// receiving the whole row it picks from.
+TEST(LoweringTest, LookupsAlongTheMinorDimensionArePartialsOfEachRowsBlocks) {
+  const CompileResult result = MustCompile(R"(
+HloModule minor
+ENTRY main {
+  t = f32[64,8192] parameter(0)
+  ids = s32[512] parameter(1)
+  ROOT g = f32[64,512] gather(t, ids), offset_dims={0}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=1, slice_sizes={64,1}
+}
+)");
+  ExpectExecutable(result);
+  EXPECT_TRUE(Uses(result, "tileprof::LookupPartial"));
+  EXPECT_FALSE(Uses(result, "tileprof::Gather"));
+  const Graph& graph = *result.graph;
+  for (const VertexField& found :
+       FieldsOf(graph, CodeletStartsWith("tileprof::LookupPartial"), "table")) {
+    // Within one row of the table, and about a tile's share of it.
+    EXPECT_LE(found.field->NumElements(), 8192u);
+    for (const StridedRegion& run : found.field->regions().runs()) {
+      const TensorRegion hull = run.Hull();
+      EXPECT_EQ(hull.begin / 8192, (hull.end - 1) / 8192) << "a block straddles two rows";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tileprof::engine::compiler
