@@ -361,8 +361,7 @@ Status Lowering::LowerEntry(const hlo::Module& module, program::Sequence& progra
   const hlo::Computation* entry = module.entry();
   if (entry == nullptr) return MakeError("module '{}' has no computations", module.name());
   peak_live_ = hlo::ComputePeakLive(module);
-  replica_count_ = std::max<int64_t>(module.replica_count(), 1);
-  num_partitions_ = std::max<int64_t>(module.num_partitions(), 1);
+  module_ = &module;
   if (options_.set_seed_on_every_tile) {
     // One seed for the whole graph, streamed from the host to tile 0 and
     // read by a SetSeed vertex on every tile (poprand::setSeed's layout).

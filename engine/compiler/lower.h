@@ -539,9 +539,9 @@ class Lowering {
   std::function<void()> visited_;
   std::vector<VariableId> valueless_constants_;
   std::vector<VariableId> elided_constants_;  // a subset of valueless_constants_
-  // The module's devices (collectives on one device are identities).
-  int64_t replica_count_ = 1;
-  int64_t num_partitions_ = 1;
+  // The module LowerEntry lowers: its devices (collectives on one device
+  // are identities).
+  const hlo::Module* module_ = nullptr;
   std::vector<OperationOrigin> operations_;
   std::vector<uint32_t> compute_set_operations_;
   std::unordered_map<const hlo::Instruction*, uint32_t> operation_of_;

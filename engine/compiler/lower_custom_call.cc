@@ -175,26 +175,17 @@ Expected<Value> Lowering::LowerCustomCall(const hlo::Instruction& instruction,
 Expected<Value> Lowering::LowerCollective(const hlo::Instruction& instruction,
                                           std::span<const Value> operands,
                                           program::Sequence& program) {
-  int64_t members = replica_count_ * num_partitions_;
-  if (const hlo::Attribute* groups = instruction.FindAttribute("replica_groups")) {
-    TILEPROF_ASSIGN_OR_RETURN(auto list, hlo::ParseReplicaGroups(groups->value()));
-    if (!list.empty()) members = static_cast<int64_t>(list.front().size());
-  }
-  // A collective-permute names its devices: a pair with a device beyond 0
-  // is a program for that many devices, whatever the module's header says
-  // (older pmap dumps print no replica_count).
-  std::vector<std::vector<int64_t>> pairs;
+  if (module_ == nullptr) return LowerOpaque(instruction, operands, program);
+  TILEPROF_ASSIGN_OR_RETURN(const hlo::CollectiveSpan span,
+                            hlo::CollectiveDevices(instruction, *module_));
+  if (span.devices != 1) return LowerOpaque(instruction, operands, program, /*leafwise=*/true);
   if (instruction.opcode() == hlo::Opcode::kCollectivePermute) {
-    if (const hlo::Attribute* attribute = instruction.FindAttribute("source_target_pairs")) {
-      TILEPROF_ASSIGN_OR_RETURN(pairs, hlo::ParseIntListList(attribute->value()));
-    }
-    for (const auto& pair : pairs)
-      for (int64_t device : pair) members = std::max(members, device + 1);
-  }
-  if (members != 1) return LowerOpaque(instruction, operands, program, /*leafwise=*/true);
-  if (instruction.opcode() == hlo::Opcode::kCollectivePermute) {
+    // On one device, the pairs name device 0 only (CollectiveDevices).
     bool to_self = false;
-    for (const auto& pair : pairs) to_self = to_self || (pair.size() == 2 && pair[1] == 0);
+    if (const hlo::Attribute* pairs = instruction.FindAttribute("source_target_pairs")) {
+      TILEPROF_ASSIGN_OR_RETURN(auto list, hlo::ParseIntListList(pairs->value()));
+      for (const auto& pair : list) to_self = to_self || (pair.size() == 2 && pair[1] == 0);
+    }
     if (!to_self && operands.size() == 1 && !operands[0].is_tuple) {
       const int64_t zero_value = 0;
       TILEPROF_ASSIGN_OR_RETURN(

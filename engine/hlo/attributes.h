@@ -158,6 +158,18 @@ Expected<Sharding> ParseSharding(std::string_view value);
 Expected<std::vector<std::vector<int64_t>>> ParseReplicaGroups(std::string_view value,
                                                                int64_t max_devices = 1 << 24);
 
+// The devices a collective spans and what says so: its first replica
+// group, else the module's replica_count x num_partitions; a
+// collective-permute spans at least the highest device its
+// source_target_pairs name, plus one (older pmap dumps print no
+// replica_count). `from`: "its replica groups", "its source_target_pairs"
+// or "replica_count R x num_partitions P".
+struct CollectiveSpan {
+  int64_t devices = 1;
+  std::string from;
+};
+Expected<CollectiveSpan> CollectiveDevices(const Instruction& instruction, const Module& module);
+
 // Expands `<=[reshape]T(perm)` reshaped to `dims`: the device ids
 // iota(product(reshape)) reshaped to `reshape`, transposed by `perm` (identity
 // when empty) and flattened. Errors on a bad permutation, a size mismatch or

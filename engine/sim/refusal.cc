@@ -1,7 +1,7 @@
 #include "engine/sim/refusal.h"
 
-#include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -11,14 +11,19 @@
 namespace tileprof::engine::sim {
 namespace {
 
-const hlo::Instruction* FindInstruction(const hlo::Module* module, const std::string& name) {
-  if (module == nullptr) return nullptr;
+// The module's instructions that `refusals` name, found in one pass.
+std::unordered_map<std::string_view, const hlo::Instruction*> FindInstructions(
+    const hlo::Module* module, const std::vector<Refusal>& refusals) {
+  std::unordered_map<std::string_view, const hlo::Instruction*> found;
+  if (module == nullptr) return found;
+  for (const Refusal& refusal : refusals) found.emplace(refusal.instruction, nullptr);
   for (const hlo::Computation* computation : module->computations()) {
     for (const hlo::Instruction* instruction : computation->instructions()) {
-      if (instruction->name() == name) return instruction;
+      auto it = found.find(instruction->name());
+      if (it != found.end() && it->second == nullptr) it->second = instruction;
     }
   }
-  return nullptr;
+  return found;
 }
 
 // "gather.3 (gather)" when the module has the instruction, else the name.
@@ -34,29 +39,6 @@ std::string Describe(const hlo::Instruction* instruction, const std::string& nam
   return fmt::format("{} ({})", name, hlo::OpcodeName(instruction->opcode()));
 }
 
-// The devices a collective spans and where that comes from: its first
-// replica group, else every replica and partition the module was compiled
-// for (as the lowering counts them, engine/compiler/lower_custom_call.cc).
-std::string CollectiveMembers(const hlo::Module& module, const hlo::Instruction& instruction) {
-  if (const hlo::Attribute* groups = instruction.FindAttribute("replica_groups")) {
-    auto list = hlo::ParseReplicaGroups(groups->value());
-    if (list && !list->empty())
-      return fmt::format("{} devices (its replica groups)", list->front().size());
-  }
-  if (const hlo::Attribute* pairs = instruction.FindAttribute("source_target_pairs")) {
-    int64_t devices = 1;
-    if (auto list = hlo::ParseIntListList(pairs->value())) {
-      for (const auto& pair : *list)
-        for (int64_t device : pair) devices = std::max(devices, device + 1);
-    }
-    if (devices > 1) return fmt::format("{} devices (its source_target_pairs)", devices);
-  }
-  return fmt::format(
-      "{} devices (replica_count {} x num_partitions {})",
-      std::max<int64_t>(module.replica_count(), 1) * std::max<int64_t>(module.num_partitions(), 1),
-      module.replica_count(), module.num_partitions());
-}
-
 // Why an instruction that talks to other devices or the host cannot run,
 // or empty for any other.
 std::string DeviceReason(const hlo::Module* module, const hlo::Instruction* instruction) {
@@ -68,10 +50,12 @@ std::string DeviceReason(const hlo::Module* module, const hlo::Instruction* inst
     case Opcode::kReduceScatter:
     case Opcode::kAllToAll:
     case Opcode::kCollectivePermute: {
+      auto span = hlo::CollectiveDevices(*instruction, *module);
+      if (!span) return {};
       return fmt::format(
-          "a collective among {}: tileprof simulates one device, and the other devices' data "
-          "is not in this program",
-          CollectiveMembers(*module, *instruction));
+          "a collective among {} devices ({}): tileprof simulates one device, and the other "
+          "devices' data is not in this program",
+          span->devices, span->from);
     }
     case Opcode::kAllReduceStart:
     case Opcode::kAllGatherStart:
@@ -95,8 +79,10 @@ Error RefusalError(const std::vector<Refusal>& refusals, const hlo::Module* modu
   // planner's, which differ by codelet (an infeed's tuple leaves).
   std::vector<std::string> lines;
   std::unordered_set<std::string> seen;
+  const auto instructions = FindInstructions(module, refusals);
   for (const Refusal& refusal : refusals) {
-    const hlo::Instruction* instruction = FindInstruction(module, refusal.instruction);
+    const auto it = instructions.find(refusal.instruction);
+    const hlo::Instruction* instruction = it == instructions.end() ? nullptr : it->second;
     const std::string device = DeviceReason(module, instruction);
     std::string line = fmt::format("{}: {}", Describe(instruction, refusal.instruction),
                                    device.empty() ? refusal.reason : device);

@@ -6,17 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "engine/hlo/attributes.h"
 #include "engine/sim/plan.h"
 #include "engine/sim/refusal.h"
 #include "engine/sim/thread_pool.h"
 
 namespace tileprof::engine::sim {
-namespace {
 
 using program::ProgramKind;
-
-}  // namespace
 
 struct Simulator::State {
   const Graph* graph = nullptr;
