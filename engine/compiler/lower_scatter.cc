@@ -3,7 +3,10 @@
 // of the updates (with their index vectors) its run can receive: a window
 // dimension's box is the run's coordinates widened by the slack of the
 // start; a scatter dimension is whole, and a scatter whose vertices would
-// receive much at once is streamed in steps (StepsOf). Unsupported forms
+// receive much at once is streamed in steps (StepsOf). A scatter of whole
+// rows into a table is made on the table split in column blocks
+// (PlanColumnBlocks), so that a tile receives its columns of every update,
+// not whole rows. Unsupported forms
 // (several scatter operands, an update computation other than assign or
 // one binary op) stay opaque.
 #include <algorithm>
@@ -91,23 +94,24 @@ Expected<std::vector<uint32_t>> ScatterParams(const hlo::Instruction& instructio
 // coordinates w = c - s for the run's operand coordinates c and starts s
 // in [0, slack]; scatter dimensions whole unless they are batching ones.
 void ScatterReadBox(std::span<const std::pair<uint64_t, uint64_t>> run, const Numbers& n,
-                    const Tensor& operand, const Tensor& updates, std::vector<uint64_t>& lo,
-                    std::vector<uint64_t>& size) {
+                    std::span<const uint64_t> op_shape, const Tensor& updates,
+                    std::vector<uint64_t>& lo, std::vector<uint64_t>& size) {
+  const size_t op_rank = op_shape.size();
   for (size_t u = 0; u < updates.Rank(); ++u) {
     const uint32_t j = n.res_src[u];
     lo[u] = 0;
     size[u] = updates.shape()[u];
     // A scatter dimension that is a batching one lands on the operand
     // dimension it batches, at the same coordinate (no slack).
-    for (size_t k = 0; j >= operand.Rank() && size[u] > 0 && k < operand.Rank(); ++k) {
-      if (n.start[k] >= kStartFromBatch && n.start[k] - kStartFromBatch + operand.Rank() == j) {
+    for (size_t k = 0; j >= op_rank && size[u] > 0 && k < op_rank; ++k) {
+      if (n.start[k] >= kStartFromBatch && n.start[k] - kStartFromBatch + op_rank == j) {
         const uint64_t a = run[k].first, b = std::min<uint64_t>(run[k].second, size[u] - 1);
         lo[u] = std::min(a, b);
         size[u] = a <= b ? b - a + 1 : 1;
       }
     }
-    if (j >= operand.Rank() || size[u] == 0) continue;
-    const uint64_t slack = n.start[j] == 0 ? 0 : operand.shape()[j] - updates.shape()[u];
+    if (j >= op_rank || size[u] == 0) continue;
+    const uint64_t slack = n.start[j] == 0 ? 0 : op_shape[j] - updates.shape()[u];
     const uint64_t a = run[j].first > slack ? run[j].first - slack : 0;
     const uint64_t b = std::min<uint64_t>(run[j].second, updates.shape()[u] - 1);
     // Empty (no update can land in the run): one element, filtered out.
@@ -168,6 +172,113 @@ ScatterSteps StepsOf(const Numbers& n, size_t op_rank, const Tensor& updates,
   return steps;
 }
 
+// The largest updates box (bytes, with its index vectors) a run of a
+// result of `op_shape` reads, when the result is mapped linearly in runs of
+// `chunk` elements (LinearMapper): the cost by which the column plan below
+// is chosen, reckoned before the result is made.
+uint64_t LargestBoxBytes(std::span<const uint64_t> op_shape, uint64_t chunk, const Numbers& n,
+                         const Tensor& updates, const Tensor& indices) {
+  uint64_t total = 1;
+  for (uint64_t d : op_shape) total = SaturatingMul(total, d);
+  std::vector<uint64_t> lo(updates.Rank()), size(updates.Rank());
+  uint64_t largest = 0;
+  for (uint64_t first = 0; chunk > 0 && first < total; first += chunk) {
+    ScatterReadBox(FlatRunBox(op_shape, first, std::min(chunk, total - first)), n, op_shape,
+                   updates, lo, size);
+    largest = std::max(largest, ScatterBoxBytes(size, n, op_shape.size(), updates, indices));
+  }
+  return largest;
+}
+
+// A scatter of whole rows into a table (an embedding's gradient: the
+// index picks operand row i, each update is a whole row of `width`
+// elements) reads, on every tile run of a row-major result, every update's
+// row: the index is only known at run time, so any update may land on the
+// tile's rows. A TensorFlow MLPerf DLRM step's 1,664 rows of 128 into a
+// 19,656-row table sent 852 KB to each of 1,472 tiles, 1.2 GB of exchange.
+// As popops' multiUpdateAdd plans it, the table is split by columns too: the
+// result is made as [width / C, rows, C] (a tile holds rows of one block of
+// C columns) and a tile receives only its block's C columns of every update
+// (and every index). The smaller C, the less each tile receives; but the
+// result, viewed back as [rows, width], is then rows x width / C runs, so C
+// is the smallest divisor of the width (of at least 16 bytes) that keeps
+// them at kMaxColumnRuns.
+struct ColumnBlocks {
+  Tensor operand;  // [groups, rows, C], a view of the operand
+  Tensor updates;  // [lookups..., groups, C], a view of the updates
+  Numbers n;
+  uint64_t groups = 1, columns = 1;
+};
+constexpr uint64_t kMaxColumnRuns = uint64_t{1} << 20;
+Expected<std::optional<ColumnBlocks>> PlanColumnBlocks(const hlo::Instruction& instruction,
+                                                       const Tensor& operand, const Tensor& indices,
+                                                       const Tensor& updates, const IndexDims& dims,
+                                                       std::span<const int64_t> window_dims,
+                                                       const Numbers& n, int64_t ivd,
+                                                       uint64_t chunk) {
+  const size_t rank = operand.Rank(), lookups_rank = updates.Rank() + 1 - rank;
+  if (rank < 2 || window_dims.size() != rank - 1 || dims.removed != std::vector<int64_t>{0} ||
+      dims.start_map != std::vector<int64_t>{0} || !dims.op_batch.empty() ||
+      !dims.idx_batch.empty() || updates.Rank() + 1 < rank) {
+    return std::optional<ColumnBlocks>();
+  }
+  // Whole rows: the update's window is every operand dimension after the
+  // first, whole, and its trailing dimensions.
+  uint64_t width = 1;
+  for (size_t k = 1; k < rank; ++k) {
+    const size_t u = lookups_rank + k - 1;
+    if (window_dims[k - 1] != static_cast<int64_t>(u) || updates.shape()[u] != operand.shape()[k]) {
+      return std::optional<ColumnBlocks>();
+    }
+    width *= operand.shape()[k];
+  }
+  const uint64_t rows = operand.shape()[0];
+  // Blocks of at least 16 bytes: each is a run its readers receive, at 8 B
+  // of exchange code per run (kExchangeCodePerRegion), and thinner ones
+  // cost those readers more in code than they save the scatter (BERT's
+  // [30522, 16] embedding gradient in single columns: 3 MB more code).
+  uint64_t columns = std::max<uint64_t>(1, 16 / SizeOf(updates.element_type()));
+  while (columns < width && (width % columns != 0 || rows * (width / columns) > kMaxColumnRuns))
+    ++columns;
+  if (columns >= width) return std::optional<ColumnBlocks>();
+  ColumnBlocks plan;
+  plan.columns = columns;
+  plan.groups = width / columns;
+  const std::vector<uint64_t> shape{plan.groups, rows, columns};
+  std::vector<uint64_t> update_shape(
+      updates.shape().begin(), updates.shape().begin() + static_cast<ptrdiff_t>(lookups_rank));
+  update_shape.push_back(plan.groups);
+  update_shape.push_back(columns);
+  TILEPROF_ASSIGN_OR_RETURN(plan.updates, updates.Reshape(update_shape));
+  const std::vector<int64_t> windows{static_cast<int64_t>(lookups_rank),
+                                     static_cast<int64_t>(lookups_rank) + 1};
+  const std::vector<int64_t> rows_dim{1};
+  TILEPROF_ASSIGN_OR_RETURN(plan.n, Build(instruction, 3, indices.Rank(), update_shape.size(),
+                                          windows, rows_dim, rows_dim, {}, {}, ivd));
+  // Taken when a tile run of a row-major result (within a row or holding
+  // rows: the common run, not one that crosses a row) would receive enough
+  // at once to be streamed, and when the largest box a tile receives is
+  // smaller, counting the code the result's readers then need for its runs
+  // (kExchangeCodePerRegion each). A KV cache written at one position
+  // receives its run's share of the one row, and its readers (the host,
+  // at a packet header and code per run) would pay for runs they did not
+  // need: GraphHelper's Llama step had 17 MB more host exchange.
+  uint64_t lookups = 1;
+  for (size_t u = 0; u < lookups_rank; ++u) lookups = SaturatingMul(lookups, updates.shape()[u]);
+  const uint64_t common_run =
+      SaturatingMul(SaturatingMul(lookups, std::min(width, chunk)), SizeOf(updates.element_type()));
+  const uint64_t runs_code = 8 * ((chunk + columns - 1) / columns);
+  if (common_run <= kMaxScatterStepBytes ||
+      LargestBoxBytes(shape, chunk, plan.n, plan.updates, indices) + runs_code >=
+          LargestBoxBytes(operand.shape(), chunk, n, updates, indices)) {
+    return std::optional<ColumnBlocks>();
+  }
+  TILEPROF_ASSIGN_OR_RETURN(Tensor table, operand.Reshape({rows, plan.groups, columns}));
+  const size_t to_blocks[] = {1, 0, 2};
+  TILEPROF_ASSIGN_OR_RETURN(plan.operand, table.Dimshuffle(to_blocks));
+  return std::optional<ColumnBlocks>(std::move(plan));
+}
+
 }  // namespace
 
 Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
@@ -181,8 +292,8 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
   for (size_t i = 0; i < 3; ++i) {
     if (!IsPlainArray(operands[i], instruction.operands()[i]->shape())) return opaque();
   }
-  const Tensor& operand = operands[0].tensor;
-  const Tensor& updates = operands[2].tensor;
+  Tensor operand = operands[0].tensor;
+  Tensor updates = operands[2].tensor;
   const std::optional<ScatterCombiner> combiner = CombinerOf(*instruction.called_computations()[0]);
   if (!combiner || operand.Rank() == 0 || updates.element_type() != operand.element_type()) {
     return opaque();
@@ -212,9 +323,23 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
                      Describe(instruction), index_dims.start_map.size(), components);
   }
   TILEPROF_RETURN_IF_ERROR(CheckUpdateDims(instruction, n, operand, indices, updates));
+  if (operand.NumElements() == 0) {
+    TILEPROF_ASSIGN_OR_RETURN(
+        Tensor out, NewTensor(operand.element_type(), operand.shape(), instruction.name(), true));
+    return Value::Array(std::move(out));
+  }
+  const std::vector<uint64_t> result_shape = operand.shape();
+  TILEPROF_ASSIGN_OR_RETURN(
+      std::optional<ColumnBlocks> blocks,
+      PlanColumnBlocks(instruction, operand, indices, updates, index_dims, window_dims, n, *ivd,
+                       mapper_.ChunkElements(operand.NumElements(), operand.element_type())));
+  if (blocks) {
+    operand = std::move(blocks->operand);
+    updates = std::move(blocks->updates);
+    n = std::move(blocks->n);
+  }
   TILEPROF_ASSIGN_OR_RETURN(
       Tensor out, NewTensor(operand.element_type(), operand.shape(), instruction.name(), true));
-  if (out.NumElements() == 0) return Value::Array(std::move(out));
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
                             codelets_.Scatter(operand.element_type(), indices.element_type(),
                                               *combiner, static_cast<uint32_t>(operand.Rank()),
@@ -237,7 +362,7 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
     if (!piece.tile) return MakeError("{} is not mapped", out.ShapeString());
     Run run{first, count, *piece.tile, std::vector<uint64_t>(updates.Rank()),
             std::vector<uint64_t>(updates.Rank())};
-    ScatterReadBox(FlatRunBox(operand.shape(), first, count), n, operand, updates, run.lo,
+    ScatterReadBox(FlatRunBox(operand.shape(), first, count), n, operand.shape(), updates, run.lo,
                    run.size);
     largest_box =
         std::max(largest_box, ScatterBoxBytes(run.size, n, operand.Rank(), updates, indices));
@@ -294,6 +419,12 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
       TILEPROF_RETURN_IF_ERROR(
           SetParams(graph_, vertex, *codelet, run.first, params, lo, size, index_box));
     }
+  }
+  if (blocks) {
+    // [groups, rows, C] back to the instruction's shape.
+    const size_t to_rows[] = {1, 0, 2};
+    TILEPROF_ASSIGN_OR_RETURN(Tensor rows, out.Dimshuffle(to_rows));
+    TILEPROF_ASSIGN_OR_RETURN(out, rows.Reshape(result_shape));
   }
   return Value::Array(std::move(out));
 }
