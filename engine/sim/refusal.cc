@@ -67,6 +67,18 @@ std::string DeviceReason(const hlo::Module* module, const hlo::Instruction* inst
     case Opcode::kSend:
     case Opcode::kRecv:
       return "a transfer to or from another program (send/recv), not in this one";
+    case Opcode::kCustomCall: {
+      // XLA's dynamic shapes: a bounded dimension ("<=N") whose size is
+      // data, packed into and out of the static buffer by these calls.
+      Expected<hlo::CustomCall> call = hlo::GetCustomCall(*instruction);
+      if (call && (call->target == "SliceToDynamic" || call->target == "PadToStatic")) {
+        return fmt::format(
+            "a dynamic shape ({}: a bounded dimension whose size is known only at run time); "
+            "tileprof simulates static shapes",
+            call->target);
+      }
+      return {};
+    }
     default:
       return {};
   }

@@ -334,6 +334,26 @@ ENTRY main {
       << message;
 }
 
+// XLA's dynamic shapes (a bounded dimension, its size data) are refused
+// as such, not as a custom call without a compute function.
+TEST(Simulator, DynamicShapesAreRefusedAsSuch) {
+  const std::string text = R"(
+HloModule dynamic
+ENTRY main {
+  p = s32[2,2,2] parameter(0)
+  one = s32[] constant(1)
+  two = s32[] constant(2)
+  ROOT d = s32[2,<=2,2] custom-call(p, two, one, two), custom_call_target="SliceToDynamic"
+})";
+  Compiled compiled = CompileText(text, "ipu2", 16);
+  auto simulator = TryCreate(compiled, 2);
+  ASSERT_FALSE(simulator.has_value());
+  EXPECT_THAT(simulator.error().message(),
+              HasSubstr("d (custom-call SliceToDynamic): a dynamic shape (SliceToDynamic: a "
+                        "bounded dimension whose size is known only at run time)"))
+      << simulator.error().message();
+}
+
 // A collective-permute's pairs name its devices: a dump that prints no
 // replica_count (older pmap dumps) is still a program for that many, not
 // one device sending to itself.
