@@ -135,6 +135,10 @@ class Lowering {
   // error if no codelet converts between the two.
   Expected<Tensor> Cast(const Tensor& in, ElementType type, std::string_view name,
                         program::Sequence& program);
+  // `out`, computed in ComputedShape(instruction), rounded to the
+  // instruction's float type when that differs (XLA's mixed precision).
+  Expected<Value> RoundToResult(const hlo::Instruction& instruction, Tensor out,
+                                program::Sequence& program);
   // XLA's mixed precision (HloVerifier's allow_mixed_precision; TPU dumps
   // after optimisation have it): the operands of an elementwise op, each
   // floating-point one converted to the op's type (a compare's to the wider
@@ -168,6 +172,14 @@ class Lowering {
                              program::Sequence& program);
   Expected<Value> LowerConcatenate(const hlo::Instruction& instruction,
                                    std::span<const Value> operands, program::Sequence& program);
+  // lower_rms_norm.cc: torch-neuronx's AwsNeuronRmsNorm; nullopt when the
+  // call is not one of the form it documents.
+  Expected<std::optional<Value>> LowerRmsNorm(const hlo::Instruction& instruction,
+                                              const hlo::CustomCall& call,
+                                              std::span<const Value> operands,
+                                              program::Sequence& program);
+  Expected<Value> LowerCopyStart(const hlo::Instruction& instruction, const Value& operand,
+                                 program::Sequence& program);
   Expected<Value> LowerCopy(const hlo::Instruction& instruction, const Value& operand,
                             program::Sequence& program);
   // lower_index.cc
@@ -334,7 +346,8 @@ class Lowering {
                               const Tensor& in, std::span<const int64_t> reduced,
                               program::Sequence& program);
   using FillFn = std::function<Status(const Tensor&)>;
-  // lower_reduce_held.cc: a reduction of [A, R, I] over R (I > 1) computed
+  // lower_reduce_held.cc: a reduction of [A, R, I] over R (I > 1, or a
+  // row reduction: I = 1, A > 1) computed
   // on the input's tiles into a new result of `shape`; nullopt
   // when not of that form or the [F, outputs] view receives less.
   // `fill_init`: fills `out` with a non-identity init (else null).

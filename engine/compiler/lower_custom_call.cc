@@ -162,6 +162,9 @@ Expected<Value> Lowering::LowerCustomCall(const hlo::Instruction& instruction,
                           ActivationText(instruction.name(), call.target, instruction.shape()),
                           operands, program);
   }
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> normed,
+                            LowerRmsNorm(instruction, call, operands, program));
+  if (normed) return std::move(*normed);
   return LowerOpaque(instruction, operands, program);
 }
 

@@ -338,12 +338,46 @@ Expected<Value> Lowering::LowerCopy(const hlo::Instruction& instruction, const V
     }
     return out;
   }
+  // XLA's mixed precision (TPU dumps after optimisation): a copy to
+  // another float type converts, rounding once (an f32 parameter copied
+  // into the bf16 layout a convolution reads).
+  TILEPROF_ASSIGN_OR_RETURN(const StorageType result, StorageOf(instruction.shape().element_type));
+  if (result.type != operand.tensor.element_type()) {
+    if (!IsFloat(result.type) || !IsFloat(operand.tensor.element_type()))
+      return LowerOpaque(instruction, {&operand, 1}, program);
+    TILEPROF_ASSIGN_OR_RETURN(Tensor cast,
+                              Cast(operand.tensor, result.type, instruction.name(), program));
+    return Value::Array(std::move(cast));
+  }
   TILEPROF_ASSIGN_OR_RETURN(
       Tensor out,
       NewTensor(operand.tensor.element_type(), operand.tensor.shape(), instruction.name(), false));
   TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, operand.tensor));
   if (out.NumElements() > 0) program.Add(program::Copy(operand.tensor, out));
   return Value::Array(std::move(out));
+}
+
+Expected<Value> Lowering::LowerCopyStart(const hlo::Instruction& instruction, const Value& operand,
+                                         program::Sequence& program) {
+  const hlo::Shape& shape = instruction.shape();
+  if (!operand.IsArray() || !shape.IsTuple() || shape.tuple_shapes.size() != 3)
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  TILEPROF_ASSIGN_OR_RETURN(const StorageType copied,
+                            StorageOf(shape.tuple_shapes[0].element_type));
+  if (copied.type != operand.tensor.element_type())
+    return LowerOpaque(instruction, {&operand, 1}, program);
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor out,
+      NewTensor(operand.tensor.element_type(), operand.tensor.shape(), instruction.name(), false));
+  TILEPROF_RETURN_IF_ERROR(mapper_.MapLike(out, operand.tensor));
+  if (out.NumElements() > 0) program.Add(program::Copy(operand.tensor, out));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Value context,
+      NewValue(shape.tuple_shapes[2], fmt::format("{}/context", instruction.name()), true));
+  Value tuple;
+  tuple.is_tuple = true;
+  tuple.elements = {Value::Array(std::move(out)), operand, std::move(context)};
+  return tuple;
 }
 
 }  // namespace tileprof::engine::compiler

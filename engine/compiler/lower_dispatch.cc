@@ -151,6 +151,16 @@ Expected<Value> Lowering::Lower(const hlo::Instruction& instruction,
     case Opcode::kCopy:
       if (operands.size() == 1) return LowerCopy(instruction, operand(0), program);
       break;
+    // An asynchronous copy (TPU dumps: a weight prefetched into another
+    // memory space): copy-start is the copy, paired with its source and a
+    // u32 context; copy-done is the copy.
+    case Opcode::kCopyStart:
+      if (operands.size() == 1) return LowerCopyStart(instruction, operand(0), program);
+      break;
+    case Opcode::kCopyDone:
+      if (operands.size() == 1 && operand(0).is_tuple && !operand(0).elements.empty())
+        return operand(0).elements[0];
+      break;
     case Opcode::kTuple: {
       Value tuple;
       tuple.is_tuple = true;

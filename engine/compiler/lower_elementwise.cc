@@ -303,6 +303,15 @@ ElementType Wider(ElementType a, ElementType b) {
 
 }  // namespace
 
+Expected<Value> Lowering::RoundToResult(const hlo::Instruction& instruction, Tensor out,
+                                        program::Sequence& program) {
+  TILEPROF_ASSIGN_OR_RETURN(const StorageType result, StorageOf(instruction.shape().element_type));
+  if (result.type == out.element_type()) return Value::Array(std::move(out));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Tensor rounded, Cast(out, result.type, fmt::format("{}/round", instruction.name()), program));
+  return Value::Array(std::move(rounded));
+}
+
 Expected<std::vector<Value>> Lowering::MatchPrecision(const hlo::Instruction& instruction,
                                                       std::span<const Value> operands,
                                                       program::Sequence& program) {

@@ -390,6 +390,22 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
     }
     is_reduced[static_cast<size_t>(d)] = true;
   }
+  // A reduced dimension of one element reduces nothing: dropped (a view),
+  // so that [1, 128, 30522] over {0, 2}, PyTorch/XLA's cross-entropy
+  // maximum, is the row reduction it is.
+  const auto of_one = [&](int64_t d) { return in.shape()[static_cast<size_t>(d)] == 1; };
+  if (std::any_of(reduced.begin(), reduced.end(), of_one) &&
+      !std::all_of(reduced.begin(), reduced.end(), of_one)) {
+    std::vector<uint64_t> dims;
+    std::vector<int64_t> kept;
+    for (size_t d = 0; d < in.Rank(); ++d) {
+      if (is_reduced[d] && in.shape()[d] == 1) continue;
+      if (is_reduced[d]) kept.push_back(static_cast<int64_t>(dims.size()));
+      dims.push_back(in.shape()[d]);
+    }
+    TILEPROF_ASSIGN_OR_RETURN(const Tensor squeezed, in.Reshape(std::move(dims)));
+    return ReduceArray(instruction, operands, squeezed, kept, program);
+  }
   std::vector<size_t> order;
   for (size_t d = 0; d < in.Rank(); ++d)
     if (is_reduced[d]) order.push_back(d);
@@ -406,6 +422,18 @@ Expected<Value> Lowering::ReduceArray(const hlo::Instruction& instruction,
   // Runs of the input, each reduced to one output.
   const bool row_reduction = suffix == reduced.size() && reduced.size() < rank && out_n > 1;
   if (row_reduction && out_n <= kMaxVerticesPerTile * graph_.target().NumTiles()) {
+    // Rows longer than an output tile should receive (a softmax's sum over
+    // a 30,522-word vocabulary for 128 tokens: 32 rows, 3.9 MB, onto each
+    // of 4 tiles) are reduced where they lie, in pieces summed per output.
+    const uint64_t row = in.NumElements() / out_n;
+    const uint64_t read =
+        SaturatingMul(SaturatingMul(mapper_.ChunkElements(out_n, r->type), row), SizeOf(r->type));
+    if (read > kMaxReduceInputBytes) {
+      TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> held,
+                                ReduceWhereHeld(instruction, in, is_reduced, r->op, shape,
+                                                r->update ? FillFn(fill_init) : FillFn(), program));
+      if (held) return std::move(*held);
+    }
     return ReducePerOutput(*this, *r, in, program);
   }
   if (row_reduction) {

@@ -52,6 +52,21 @@ std::optional<HeldShape> HeldShapeOf(const Tensor& in, const std::vector<bool>& 
   return s;
 }
 
+// A row reduction (the reduced dimensions innermost, several outputs) as
+// [outputs, R, 1]: each tile reduces its pieces of each row it holds into a
+// partial, and the partials are summed per output.
+std::optional<HeldShape> RowShapeOf(const Tensor& in, const std::vector<bool>& is_reduced) {
+  HeldShape s;
+  bool reducing = true;
+  for (size_t d = in.Rank(); d-- > 0;) {
+    reducing = reducing && is_reduced[d];
+    if (!reducing && is_reduced[d]) return std::nullopt;
+    (reducing ? s.reduced : s.outer) *= in.shape()[d];
+  }
+  if (s.outer < 2 || s.reduced == 1) return std::nullopt;
+  return s;
+}
+
 // One partial row per tile and output: a tile's pieces of one output's
 // rows are read by one vertex.
 struct Block {
@@ -88,7 +103,8 @@ bool HeldIsCheaper(const std::vector<Block>& blocks, const HeldShape& s, uint64_
   // row (two with a two-stage sum) and receives the part of its rows
   // mapped elsewhere, and an output run's tile the run from each block (or
   // group of blocks) of its output.
-  const uint64_t unplanned = SaturatingMul(s.reduced, std::min(run, s.inner));
+  // (Outputs of one element: an output run's tile reads its rows whole.)
+  const uint64_t unplanned = SaturatingMul(s.reduced, s.inner == 1 ? run : std::min(run, s.inner));
   const uint64_t per_output = (blocks.size() + s.outer - 1) / s.outer;
   const size_t fan_in = SumFanIn(per_output);
   const uint64_t partial = s.inner * (fan_in < per_output ? 2 : 1);
@@ -332,10 +348,12 @@ Expected<std::optional<Value>> Lowering::ReduceWhereHeld(
     const hlo::Instruction& instruction, const Tensor& in, const std::vector<bool>& is_reduced,
     ReduceOp op, const hlo::Shape& shape, const FillFn& fill_init, program::Sequence& program) {
   const auto none = [] { return std::optional<Value>(); };
-  const std::optional<HeldShape> held_shape = HeldShapeOf(in, is_reduced);
+  std::optional<HeldShape> held_shape = HeldShapeOf(in, is_reduced);
+  const bool rows = !held_shape;
+  if (rows) held_shape = RowShapeOf(in, is_reduced);
   if (!held_shape) return none();
   const auto [outer, reduced, inner] = *held_shape;
-  if (inner < 2 || reduced < 2) return none();
+  if ((inner < 2 && !rows) || reduced < 2) return none();
   const Tensor flat_in = in.Flatten();
   for (const MappedRegion& piece : graph_.MapRegions(flat_in)) {
     if (!piece.tile) return none();

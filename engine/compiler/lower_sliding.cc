@@ -209,7 +209,7 @@ Expected<std::optional<Value>> Lowering::LowerSlidingWindow(
   SlidingOps plan(*this, instruction, *codelet, in.element_type(), padded, d, ops, program);
   TILEPROF_ASSIGN_OR_RETURN(Tensor acc, plan.Window(e, size, levels));
   if (!identity) {
-    hlo::Shape shape = instruction.shape();
+    const hlo::Shape shape = ComputedShape(instruction);
     TILEPROF_ASSIGN_OR_RETURN(
         const Tensor init,
         Fill(operands[1].tensor, shape, fmt::format("{}/init", instruction.name()), program));

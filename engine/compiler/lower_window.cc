@@ -151,10 +151,12 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
                                             std::span<const Value> operands,
                                             program::Sequence& program) {
   const hlo::Attribute* attribute = instruction.FindAttribute("window");
+  // Computed at the operands' type, rounded to a float result's after.
+  const hlo::Shape shape = ComputedShape(instruction);
   if (operands.size() != 2 || !IsArray(operands[0]) || !IsArray(operands[1]) ||
       attribute == nullptr || instruction.called_computations().size() != 1 ||
-      !IsSimpleReducer(*instruction.called_computations()[0]) || !instruction.shape().IsArray() ||
-      !IsNative(instruction.shape()) || operands[1].tensor.NumElements() != 1 ||
+      !IsSimpleReducer(*instruction.called_computations()[0]) || !shape.IsArray() ||
+      !IsNative(shape) || operands[1].tensor.NumElements() != 1 ||
       operands[1].tensor.element_type() != operands[0].tensor.element_type()) {
     return LowerOpaque(instruction, operands, program);
   }
@@ -162,14 +164,14 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
                             hlo::ParseWindow(attribute->value()));
   const Tensor& in = operands[0].tensor;
   const size_t rank = in.Rank();
-  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> out_dims, StorageShape(instruction.shape()));
+  TILEPROF_ASSIGN_OR_RETURN(std::vector<uint64_t> out_dims, StorageShape(shape));
   if (window.size() != rank || out_dims.size() != rank) {
     return MakeError("window has {} dimensions, the operand {} and the result {}", window.size(),
                      rank, out_dims.size());
   }
   TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> sliding,
                             LowerSlidingWindow(instruction, operands, window, out_dims, program));
-  if (sliding) return *std::move(sliding);
+  if (sliding) return RoundToResult(instruction, std::move(sliding->tensor), program);
   const std::optional<ReduceOp> op = ReduceOpOf(*instruction.called_computations()[0]);
   const Tensor& init = operands[1].tensor;
   if (!op || !Supports(*op, in.element_type())) return LowerOpaque(instruction, operands, program);
@@ -193,12 +195,11 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
     if (!IsReduceIdentity(*instruction.operand(1), *op)) {
       return LowerOpaque(instruction, operands, program);
     }
-    TILEPROF_ASSIGN_OR_RETURN(Tensor filled,
-                              Fill(init, instruction.shape(), instruction.name(), program));
-    return Value::Array(filled);
+    TILEPROF_ASSIGN_OR_RETURN(Tensor filled, Fill(init, shape, instruction.name(), program));
+    return RoundToResult(instruction, std::move(filled), program);
   }
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(instruction.shape(), instruction.name(), true));
-  if (out.NumElements() == 0) return Value::Array(out);
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
+  if (out.NumElements() == 0) return RoundToResult(instruction, std::move(out), program);
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
                             codelets_.ReduceWindow(in.element_type(), static_cast<uint32_t>(rank)));
   // Per output element, the share of the operand its window does not share
@@ -234,7 +235,7 @@ Expected<Value> Lowering::LowerReduceWindow(const hlo::Instruction& instruction,
     TILEPROF_RETURN_IF_ERROR(
         SetReduceWindowParams(graph_, vertex, first, *op, window, out_dims, in_dims, lo, size));
   }
-  return Value::Array(out);
+  return RoundToResult(instruction, std::move(out), program);
 }
 
 namespace {
@@ -345,6 +346,8 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
                                                 std::span<const Value> operands,
                                                 program::Sequence& program) {
   const hlo::Attribute* attribute = instruction.FindAttribute("window");
+  // Computed at the operands' type, rounded to a float result's after.
+  const hlo::Shape shape = ComputedShape(instruction);
   const hlo::Attribute* select_attribute = instruction.FindAttribute("select");
   const hlo::Attribute* scatter_attribute = instruction.FindAttribute("scatter");
   const auto calls = instruction.called_computations();
@@ -362,8 +365,7 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
   const ElementType type = operand.element_type();
   if (!direction || !IsAddOfParameters(*calls[scatter_attribute->first()]) ||
       source.element_type() != type || init.element_type() != type || init.NumElements() != 1 ||
-      type == ElementType::kPred || !instruction.shape().IsArray() ||
-      !IsNative(instruction.shape())) {
+      type == ElementType::kPred || !shape.IsArray() || !IsNative(shape)) {
     return LowerOpaque(instruction, operands, program);
   }
   TILEPROF_ASSIGN_OR_RETURN(std::vector<hlo::WindowDimension> window,
@@ -375,12 +377,11 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
   }
   TILEPROF_ASSIGN_OR_RETURN(const bool supported, CheckScatterWindow(window, operand, source));
   if (!supported) return LowerOpaque(instruction, operands, program);
-  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(instruction.shape(), instruction.name(), true));
-  if (out.NumElements() == 0) return Value::Array(out);
+  TILEPROF_ASSIGN_OR_RETURN(Tensor out, NewTensor(shape, instruction.name(), true));
+  if (out.NumElements() == 0) return RoundToResult(instruction, std::move(out), program);
   if (operand.NumElements() == 0 || source.NumElements() == 0) {
-    TILEPROF_ASSIGN_OR_RETURN(Tensor filled,
-                              Fill(init, instruction.shape(), instruction.name(), program));
-    return Value::Array(filled);
+    TILEPROF_ASSIGN_OR_RETURN(Tensor filled, Fill(init, shape, instruction.name(), program));
+    return RoundToResult(instruction, std::move(filled), program);
   }
   TILEPROF_ASSIGN_OR_RETURN(const Codelet* codelet,
                             codelets_.SelectAndScatter(type, static_cast<uint32_t>(rank)));
@@ -412,7 +413,7 @@ Expected<Value> Lowering::LowerSelectAndScatter(const hlo::Instruction& instruct
     TILEPROF_RETURN_IF_ERROR(SetScatterParams(graph_, vertex, first, *direction, window, dims,
                                               source.shape(), op_lo, op_size, src_lo, src_size));
   }
-  return Value::Array(out);
+  return RoundToResult(instruction, std::move(out), program);
 }
 
 }  // namespace tileprof::engine::compiler

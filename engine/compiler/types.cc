@@ -1,5 +1,7 @@
 #include "engine/compiler/types.h"
 
+#include "engine/hlo/module.h"
+
 namespace tileprof::engine::compiler {
 
 using hlo::PrimitiveType;
@@ -76,6 +78,19 @@ bool IsNative(const hlo::Shape& shape) {
   if (!shape.IsArray()) return true;
   auto storage = StorageOf(shape.element_type);
   return storage && storage->native;
+}
+
+hlo::Shape ComputedShape(const hlo::Instruction& instruction) {
+  hlo::Shape shape = instruction.shape();
+  if (!shape.IsArray() || instruction.operand_count() == 0) return shape;
+  const hlo::Shape& operand = instruction.operand(0)->shape();
+  const auto is_float = [](hlo::PrimitiveType type) {
+    const Expected<StorageType> storage = StorageOf(type);
+    return storage && IsFloat(storage->type);
+  };
+  if (operand.IsArray() && is_float(operand.element_type) && is_float(shape.element_type))
+    shape.element_type = operand.element_type;
+  return shape;
 }
 
 }  // namespace tileprof::engine::compiler

@@ -12,6 +12,10 @@
 #include "engine/hlo/shape.h"
 #include "engine/target/element_type.h"
 
+namespace tileprof::hlo {
+class Instruction;
+}  // namespace tileprof::hlo
+
 namespace tileprof::engine::compiler {
 
 struct StorageType {
@@ -35,5 +39,13 @@ Expected<std::vector<uint64_t>> StorageShape(const hlo::Shape& shape);
 
 // True when every array leaf of the shape has a native storage type.
 bool IsNative(const hlo::Shape& shape);
+
+// XLA's mixed precision (TPU dumps after optimisation print a bf16
+// select-and-scatter or reduce-window of f32 operands): an op whose
+// computations take its operands' type computes in it and is rounded once
+// to the result's float type after. The shape it is computed in: the
+// result's, with operand 0's element type (the result's when either is not
+// a float array).
+hlo::Shape ComputedShape(const hlo::Instruction& instruction);
 
 }  // namespace tileprof::engine::compiler

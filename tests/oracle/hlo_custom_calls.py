@@ -80,6 +80,22 @@ def activation(target, x):
 ACTIVATION_TARGETS = {"AwsNeuronGelu", "AwsNeuronGeluApprxTanh", "AwsNeuronErf", "AwsNeuronSilu"}
 
 
+def rms_norm(inst, ops, where):
+    """torch-neuronx's AwsNeuronRmsNorm(x, weight, eps), the dimension in the
+    backend_config: x * rsqrt(mean(x^2 over it) + eps) * weight, in float64,
+    rounded to x's type once."""
+    if len(ops) != 3:
+        raise HloError(f"{where}: AwsNeuronRmsNorm takes 3 operands")
+    x, weight, eps = ops
+    d = int(inst.attrs.get("backend_config", "").strip().strip('"'))
+    w = x.astype(np.float64)
+    mean = np.mean(w * w, axis=d, keepdims=True)
+    view = [1] * x.ndim
+    view[d] = -1
+    y = w / np.sqrt(mean + float(eps)) * weight.astype(np.float64).reshape(view)
+    return y.astype(x.dtype)
+
+
 def custom_call(inst, ops, shape, where):
     target = inst.attrs.get("custom_call_target", "").strip().strip('"')
     if "threefry2x32" in target:
@@ -92,6 +108,8 @@ def custom_call(inst, ops, shape, where):
         return pass_through(ops[0], shape)
     if target in ACTIVATION_TARGETS and len(ops) == 1:
         return activation(target, ops[0])
+    if target == "AwsNeuronRmsNorm":
+        return rms_norm(inst, ops, where)
     raise HloError(f"{where}: custom-call target '{target}' is not supported by the oracle")
 
 

@@ -33,7 +33,8 @@ Ops: parameter, constant, iota, the elementwise unary/binary ops, compare,
 select, clamp, convert, bitcast-convert, broadcast, reshape, transpose, copy,
 reverse, slice, dynamic-slice, dynamic-update-slice, concatenate, pad, dot,
 convolution, reduce, reduce-window, select-and-scatter, gather, scatter, sort,
-map, while, conditional, call, fusion, tuple, get-tuple-element, rng,
+map, while, conditional, call, fusion, tuple, get-tuple-element, copy-start,
+copy-done, rng,
 batch-norm-training/-inference/-grad; custom
 calls and collectives in hlo_custom_calls.py, the linear-algebra ones in
 hlo_linalg.py.
@@ -203,6 +204,10 @@ class Evaluator:
             return self.pad(ops[0], ops[1], parse_padding(a["padding"]))
         if op == "tuple":
             return tuple(ops)
+        if op == "copy-start":  # an asynchronous copy: (destination, source, u32 context)
+            return (ops[0].copy(), ops[0], np.uint32(0))
+        if op == "copy-done":
+            return ops[0][0]
         if op == "get-tuple-element":
             return ops[0][int(a["index"])]
         if op == "dot":
