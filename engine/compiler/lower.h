@@ -178,6 +178,12 @@ class Lowering {
                                               const hlo::CustomCall& call,
                                               std::span<const Value> operands,
                                               program::Sequence& program);
+  // lower_x64.cc: the TPU compiler's X64SplitLow/X64SplitHigh/X64Combine;
+  // nullopt when the call is not of their form.
+  Expected<std::optional<Value>> LowerX64(const hlo::Instruction& instruction,
+                                          const hlo::CustomCall& call,
+                                          std::span<const Value> operands,
+                                          program::Sequence& program);
   Expected<Value> LowerCopyStart(const hlo::Instruction& instruction, const Value& operand,
                                  program::Sequence& program);
   Expected<Value> LowerCopy(const hlo::Instruction& instruction, const Value& operand,

@@ -165,6 +165,9 @@ Expected<Value> Lowering::LowerCustomCall(const hlo::Instruction& instruction,
   TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> normed,
                             LowerRmsNorm(instruction, call, operands, program));
   if (normed) return std::move(*normed);
+  TILEPROF_ASSIGN_OR_RETURN(std::optional<Value> words,
+                            LowerX64(instruction, call, operands, program));
+  if (words) return std::move(*words);
   return LowerOpaque(instruction, operands, program);
 }
 

@@ -51,6 +51,20 @@ uint64_t IntegerMax(hlo::PrimitiveType type) {
   return 0;
 }
 
+// The table's HLO shape, of the type its value has: XLA's mixed precision
+// converts a float table to the gather's float type first
+// (MatchPrecision), so the expansion's parameter is of that type (a TPU
+// DLRM's bf16 gather of an f32 table had its expansion reshape f32 rows
+// into bf16 ones, opaque).
+hlo::Shape TableShape(const hlo::Instruction& instruction) {
+  hlo::Shape table = instruction.operand(0)->shape();
+  const hlo::Shape& result = instruction.shape();
+  if (table.IsArray() && result.IsArray() && hlo::IsFloatingPointType(table.element_type) &&
+      hlo::IsFloatingPointType(result.element_type))
+    table.element_type = result.element_type;
+  return table;
+}
+
 // The module text of an expansion of gather `name` (a table and ids
 // parameter, then what Add appends, then a reshape of %name to `result`).
 class Expansion {
@@ -100,7 +114,7 @@ Expected<std::optional<Value>> Lowering::LowerFlatLookup(const hlo::Instruction&
                                                          std::span<const Value> operands,
                                                          const LookupForm& form, uint32_t ivd,
                                                          program::Sequence& program) {
-  const hlo::Shape& table = instruction.operand(0)->shape();
+  const hlo::Shape table = TableShape(instruction);
   const hlo::Shape& ids = instruction.operand(1)->shape();
   const size_t k = form.components, rank = table.dimensions.size();
   const uint64_t id_max = IntegerMax(ids.element_type);
@@ -250,7 +264,7 @@ Expected<std::optional<Value>> Lowering::LowerSliceGather(const hlo::Instruction
                                                           std::span<const int64_t> slice_sizes,
                                                           uint32_t ivd,
                                                           program::Sequence& program) {
-  const hlo::Shape& table = instruction.operand(0)->shape();
+  const hlo::Shape table = TableShape(instruction);
   const hlo::Shape& ids = instruction.operand(1)->shape();
   for (size_t d = 0; d < ids.dimensions.size(); ++d) {
     if (d != ivd && ids.dimensions[d] != 1) return std::optional<Value>();
@@ -300,7 +314,7 @@ Expected<std::optional<Value>> Lowering::LowerColumnLookup(const hlo::Instructio
                                                            program::Sequence& program) {
   // LowerGather estimated the plan into form.rival; unset, it does not apply.
   if (form.rival == UINT64_MAX) return std::optional<Value>();
-  const hlo::Shape& table = instruction.operand(0)->shape();
+  const hlo::Shape table = TableShape(instruction);
   const hlo::Shape& ids = instruction.operand(1)->shape();
   const uint64_t rows = operands[0].tensor.shape()[0];
   const uint64_t width = operands[0].tensor.NumElements() / rows;

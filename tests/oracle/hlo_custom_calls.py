@@ -96,6 +96,20 @@ def rms_norm(inst, ops, where):
     return y.astype(x.dtype)
 
 
+def x64(target, ops, shape, where):
+    """The TPU compiler's 64-bit helpers: the low or high u32 word of an
+    s64/u64/f64 array, and the 64-bit value of two words."""
+    if target in ("X64SplitLow", "X64SplitHigh"):
+        bits = np.ascontiguousarray(ops[0]).view(np.uint64)
+        word = bits if target == "X64SplitLow" else bits >> np.uint64(32)
+        return (word & np.uint64(0xFFFFFFFF)).astype(np.uint32).reshape(shape.dims)
+    if len(ops) != 2:
+        raise HloError(f"{where}: X64Combine takes 2 operands")
+    bits = (np.atleast_1d(ops[1]).astype(np.uint64) << np.uint64(32)) | \
+        np.atleast_1d(ops[0]).astype(np.uint64)
+    return bits.view(np_type(shape.dtype, where)).reshape(shape.dims)
+
+
 def custom_call(inst, ops, shape, where):
     target = inst.attrs.get("custom_call_target", "").strip().strip('"')
     if "threefry2x32" in target:
@@ -110,6 +124,8 @@ def custom_call(inst, ops, shape, where):
         return activation(target, ops[0])
     if target == "AwsNeuronRmsNorm":
         return rms_norm(inst, ops, where)
+    if target in ("X64SplitLow", "X64SplitHigh", "X64Combine"):
+        return x64(target, ops, shape, where)
     raise HloError(f"{where}: custom-call target '{target}' is not supported by the oracle")
 
 
