@@ -264,6 +264,128 @@ class SelectAndScatterCodelet final : public Codelet {
     }
   }
 
+  // Windows that do not overlap (stride >= window in every dimension) and
+  // a last dimension whose window is one element at stride 1, unpadded (a
+  // max pool over NHWC's H and W: the CNN sample's 2x2 stride 2): an output
+  // lies in at most one window, found by division, and the outputs of a
+  // row (its last coordinate) lie in windows that differ only in the last
+  // coordinate. So a row is done as vectors along it: each output's window
+  // is chosen over the window's positions (the first kept unless a later
+  // one wins the select, as Choose does), and an output receives its
+  // window's source value when the window chooses the output's own
+  // position. RunByRows asked each window once per row it overlaps, by
+  // index arithmetic over every dimension: a fifth of the CNN sample's
+  // training step. An output has at most one contribution, added to init
+  // in the compute type as RunByRows does: the same bits. Returns false,
+  // having decided nothing, when not of that form or when a window reads
+  // outside the operand or source box (Run's walk then decides).
+  template <ElementType kType, typename Select>
+  bool RunDisjointRows(const VertexIo& io, std::span<const DimConst> dims,
+                       const Select& select) const {
+    using C = typename numeric::Traits<kType>::Compute;
+    const uint32_t last = rank_ - 1;
+    for (uint32_t d = 0; d < rank_; ++d) {
+      const DimConst& c = dims[d];
+      if (c.stride < c.window || c.pad_lo < 0) return false;
+    }
+    if (dims[last].window != 1 || dims[last].stride != 1 || dims[last].pad_lo != 0) return false;
+    const uint64_t count = Count(io, 3);
+    const auto first = static_cast<int64_t>(io.params[0]);
+    const C init = numeric::Get<kType>(io.fields[2], 0);
+    C* acc = numeric::Scratch<C, 1>(count);
+    C* best = numeric::Scratch<C, 2>(static_cast<uint64_t>(dims[last].extent));
+    uint32_t* chosen = numeric::Scratch<uint32_t, 3>(static_cast<uint64_t>(dims[last].extent));
+    std::array<int64_t, kMaxRank> q{}, src_lo{}, src_size{}, src_step{}, src_extent{};
+    std::array<int64_t, kMaxRank> pos_lo{}, pos_n{}, at{};
+    {
+      int64_t step = 1;
+      for (uint32_t d = rank_; d-- > 0;) {
+        const auto p = Dim(io.params, d);
+        src_lo[d] = p[kSrcLo];
+        src_size[d] = p[kSrcSize];
+        src_extent[d] = p[kSrcExtent];
+        src_step[d] = step;
+        step *= src_size[d];
+      }
+      auto flat = static_cast<uint64_t>(first);
+      for (uint32_t d = rank_; d-- > 0;) {
+        q[d] = static_cast<int64_t>(flat % static_cast<uint64_t>(dims[d].extent));
+        flat /= static_cast<uint64_t>(dims[d].extent);
+      }
+    }
+    const DimConst& lc = dims[last];
+    for (uint64_t k = 0; k < count;) {
+      const int64_t row = std::min<int64_t>(lc.extent - q[last], static_cast<int64_t>(count - k));
+      std::fill(acc + k, acc + k + row, init);
+      // The window holding the row in each outer dimension, if any.
+      bool in_window = q[last] < src_extent[last];
+      int64_t own = 0, src_index = 0, positions = 1;
+      for (uint32_t d = 0; d < last && in_window; ++d) {
+        const DimConst& c = dims[d];
+        const int64_t t = q[d] + c.pad_lo, sd = t / c.stride;
+        if (t % c.stride >= c.window || sd >= src_extent[d]) {
+          in_window = false;
+          break;
+        }
+        const int64_t start = sd * c.stride - c.pad_lo;
+        const int64_t a = std::max<int64_t>(start, 0), b = std::min(start + c.window, c.extent);
+        if (a < c.op_lo || b > c.op_lo + c.op_size || sd < src_lo[d] ||
+            sd >= src_lo[d] + src_size[d])
+          return false;
+        pos_lo[d] = a;
+        pos_n[d] = b - a;
+        own = own * pos_n[d] + (q[d] - a);
+        positions *= pos_n[d];
+        src_index += (sd - src_lo[d]) * src_step[d];
+      }
+      if (in_window) {
+        const int64_t c_end = std::min(q[last] + row, src_extent[last]);
+        const int64_t n = c_end - q[last];
+        if (q[last] < lc.op_lo || c_end > lc.op_lo + lc.op_size || q[last] < src_lo[last] ||
+            c_end > src_lo[last] + src_size[last])
+          return false;
+        src_index += q[last] - src_lo[last];
+        std::fill(at.begin(), at.begin() + last, 0);
+        for (int64_t w = 0; w < positions; ++w) {
+          int64_t op = q[last] - lc.op_lo;
+          for (uint32_t d = 0; d < last; ++d)
+            op += (pos_lo[d] + at[d] - dims[d].op_lo) * dims[d].op_step;
+          // Branch-free, so that the row vectorises.
+          if (w == 0) {
+            for (int64_t j = 0; j < n; ++j) {
+              best[j] = numeric::Get<kType>(io.fields[0], static_cast<uint64_t>(op + j));
+              chosen[j] = 0;
+            }
+          } else {
+            for (int64_t j = 0; j < n; ++j) {
+              const C v = numeric::Get<kType>(io.fields[0], static_cast<uint64_t>(op + j));
+              const bool take = !select(best[j], v);
+              best[j] = take ? v : best[j];
+              chosen[j] = take ? static_cast<uint32_t>(w) : chosen[j];
+            }
+          }
+          for (uint32_t d = last; d-- > 0;) {
+            if (++at[d] < pos_n[d]) break;
+            at[d] = 0;
+          }
+        }
+        for (int64_t j = 0; j < n; ++j) {
+          if (chosen[j] == static_cast<uint32_t>(own))
+            Add(acc[k + static_cast<uint64_t>(j)],
+                numeric::Get<kType>(io.fields[1], static_cast<uint64_t>(src_index + j)));
+        }
+      }
+      k += static_cast<uint64_t>(row);
+      q[last] = 0;
+      for (uint32_t d = last; d-- > 0;) {
+        if (++q[d] < dims[d].extent) break;
+        q[d] = 0;
+      }
+    }
+    for (uint64_t k = 0; k < count; ++k) numeric::Put<kType>(io.fields[3], k, acc[k]);
+    return true;
+  }
+
   // Row by row of the run (a row: the outputs that differ only in the last
   // coordinate): each window overlapping a row is asked once per row which
   // output it selects (memoised per window), and its source value is added
@@ -363,6 +485,24 @@ class SelectAndScatterCodelet final : public Codelet {
     const C init = numeric::Get<kType>(io.fields[2], 0);
     const uint64_t count = Count(io, 3);
     const std::vector<DimConst> dims = DimConsts(io.params);
+    // The direction fixed at compile time for the vectorised rows.
+    const auto disjoint = [&](auto keeps) { return RunDisjointRows<kType>(io, dims, keeps); };
+    bool done = false;
+    switch (direction) {
+      case SelectDirection::kGe:
+        done = disjoint([](C a, C b) { return a >= b; });
+        break;
+      case SelectDirection::kGt:
+        done = disjoint([](C a, C b) { return a > b; });
+        break;
+      case SelectDirection::kLe:
+        done = disjoint([](C a, C b) { return a <= b; });
+        break;
+      case SelectDirection::kLt:
+        done = disjoint([](C a, C b) { return a < b; });
+        break;
+    }
+    if (done) return {};
     if (RunByRows<kType>(io, dims, select)) return {};
     std::vector<int64_t> q(rank_), s(rank_), s_lo(rank_), s_hi(rank_);
     WindowLists lists;
