@@ -125,6 +125,23 @@ class ReduceWindowCodelet final : public Codelet {
     return inside_box;
   }
 
+  // Dimensions [0, upto) at output coordinates q: their window offsets
+  // brought up to date, the one-position ones' offsets summed into `base`,
+  // `all_padding` set when one of those is padding. False (the error) when
+  // a position lies outside the operand box.
+  static bool FixedOffsets(std::vector<DimWindow>& dims, const std::vector<int64_t>& q,
+                           uint32_t upto, int64_t& base, bool& all_padding) {
+    for (uint32_t d = 0; d < upto; ++d) {
+      DimWindow& w = dims[d];
+      if (w.q != q[d] && !Offsets(w, q[d])) return false;
+      if (w.offsets.size() == 1) {
+        if (w.offsets[0] < 0) all_padding = true;
+        base += w.offsets[0];
+      }
+    }
+    return true;
+  }
+
   template <ElementType kType, ReduceOp kOp>
   Status Run(const VertexIo& io) const {
     using C = typename numeric::Traits<kType>::Compute;
@@ -168,16 +185,9 @@ class ReduceWindowCodelet final : public Codelet {
     for (uint64_t k = 0; k < count; ++k) {
       int64_t base = 0;
       bool all_padding = false;
-      for (uint32_t d = 0; d < rank_; ++d) {
-        DimWindow& w = dims[d];
-        if (w.q != q[d] && !Offsets(w, q[d])) {
-          return MakeError("{}: output element {} reads outside the connected operand box", name(),
-                           First(io.params) + k);
-        }
-        if (w.offsets.size() == 1) {
-          if (w.offsets[0] < 0) all_padding = true;
-          base += w.offsets[0];
-        }
+      if (!FixedOffsets(dims, q, rank_, base, all_padding)) {
+        return MakeError("{}: output element {} reads outside the connected operand box", name(),
+                         First(io.params) + k);
       }
       C acc = init;
       if (all_padding) {
@@ -234,16 +244,9 @@ class ReduceWindowCodelet final : public Codelet {
           std::min<int64_t>(extent[last] - q[last], static_cast<int64_t>(count - k));
       int64_t base = 0;
       bool all_padding = false;
-      for (uint32_t d = 0; d < last; ++d) {
-        DimWindow& w = dims[d];
-        if (w.q != q[d] && !Offsets(w, q[d])) {
-          return MakeError("{}: output element {} reads outside the connected operand box", name(),
-                           First(io.params) + k);
-        }
-        if (w.offsets.size() == 1) {
-          if (w.offsets[0] < 0) all_padding = true;
-          base += w.offsets[0];
-        }
+      if (!FixedOffsets(dims, q, last, base, all_padding)) {
+        return MakeError("{}: output element {} reads outside the connected operand box", name(),
+                         First(io.params) + k);
       }
       // The row's operand positions q..q+row-1 of the last dimension: those
       // past its end are padding, the others must lie in the box.

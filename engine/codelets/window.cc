@@ -264,6 +264,16 @@ class SelectAndScatterCodelet final : public Codelet {
     }
   }
 
+  // q moved to the start of the next row (its last coordinate 0).
+  void NextRow(std::array<int64_t, kMaxRank>& q, std::span<const DimConst> dims) const {
+    const uint32_t last = rank_ - 1;
+    q[last] = 0;
+    for (uint32_t d = last; d-- > 0;) {
+      if (++q[d] < dims[d].extent) break;
+      q[d] = 0;
+    }
+  }
+
   // Windows that do not overlap (stride >= window in every dimension) and
   // a last dimension whose window is one element at stride 1, unpadded (a
   // max pool over NHWC's H and W: the CNN sample's 2x2 stride 2): an output
@@ -376,11 +386,7 @@ class SelectAndScatterCodelet final : public Codelet {
         }
       }
       k += static_cast<uint64_t>(row);
-      q[last] = 0;
-      for (uint32_t d = last; d-- > 0;) {
-        if (++q[d] < dims[d].extent) break;
-        q[d] = 0;
-      }
+      NextRow(q, dims);
     }
     for (uint64_t k = 0; k < count; ++k) numeric::Put<kType>(io.fields[3], k, acc[k]);
     return true;
@@ -455,11 +461,7 @@ class SelectAndScatterCodelet final : public Codelet {
         if (!NextWindow(s, s_lo, s_hi)) break;
       }
       k += static_cast<uint64_t>(row);
-      q[last] = 0;
-      for (uint32_t d = last; d-- > 0;) {
-        if (++q[d] < dims[d].extent) break;
-        q[d] = 0;
-      }
+      NextRow(q, dims);
     }
     for (uint64_t k = 0; k < count; ++k) numeric::Put<kType>(io.fields[3], k, acc[k]);
     return true;
