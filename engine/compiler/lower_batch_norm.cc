@@ -27,6 +27,7 @@
 #include <charconv>
 #include <utility>
 
+#include "engine/compiler/expansion_text.h"
 #include "engine/compiler/lower.h"
 
 namespace tileprof::engine::compiler {
@@ -38,8 +39,7 @@ bool IsFloat(hlo::PrimitiveType type) {
 }
 
 // The text of one expansion: a scalar add for the reductions, then the entry
-// whose instructions are named after the batch norm's (`name.mean`, ...), so
-// that tensors and exchange buffers in reports say whose they are.
+// whose instructions are named after the batch norm's (`name.mean`, ...).
 // f16 and bf16 batch norms compute in f32 (each operand converted, each
 // result rounded back), as TensorFlow's and Flax's batch norms on halves do:
 // the element count alone, 401,408 for a [96,32,112,112] activation, is
@@ -48,18 +48,17 @@ class Expansion {
  public:
   Expansion(std::string_view name, const hlo::Shape& operand, int64_t feature,
             std::string_view epsilon)
-      : name_(name), feature_(feature), epsilon_(epsilon) {
-    const bool half = operand.element_type == hlo::PrimitiveType::kF16 ||
-                      operand.element_type == hlo::PrimitiveType::kBF16;
-    in_type_ = hlo::PrimitiveTypeName(operand.element_type);
-    type_ = half ? hlo::PrimitiveTypeName(hlo::PrimitiveType::kF32) : in_type_;
-    std::string sizes;
-    for (int64_t d : operand.dimensions) sizes += fmt::format("{}{}", sizes.empty() ? "" : ",", d);
-    const int64_t features = operand.dimensions[static_cast<size_t>(feature)];
-    full_ = fmt::format("{}[{}]", type_, sizes);
-    in_full_ = fmt::format("{}[{}]", in_type_, sizes);
-    feature_shape_ = fmt::format("{}[{}]", type_, features);
-    in_feature_ = fmt::format("{}[{}]", in_type_, features);
+      : text_(name), feature_(feature), epsilon_(epsilon) {
+    const hlo::PrimitiveType in = operand.element_type;
+    const hlo::PrimitiveType computing = ComputingType(in);
+    converts_ = computing != in;
+    type_ = hlo::PrimitiveTypeName(computing);
+    hlo::Shape features = operand;
+    features.dimensions = {operand.dimensions[static_cast<size_t>(feature)]};
+    full_ = ShapeText(operand, computing);
+    in_full_ = ShapeText(operand);
+    feature_shape_ = ShapeText(features, computing);
+    in_feature_ = ShapeText(features);
     std::string dims;
     uint64_t count = 1;
     for (int64_t d = 0; d < operand.rank(); ++d) {
@@ -69,84 +68,76 @@ class Expansion {
     }
     reduced_ = "{" + dims + "}";
     count_ = count;
+    add_ = text_.ScalarComputation("add", "add", type_);
   }
 
   // The operand's and the feature vectors' shapes in the operand's type.
   const std::string& in_full() const { return in_full_; }
   const std::string& in_feature() const { return in_feature_; }
-  bool converts() const { return type_ != in_type_; }
+  bool converts() const { return converts_; }
 
-  // "%name.what = shape op(args), rest".
-  std::string& Add(std::string_view what, const std::string& shape, std::string_view op,
-                   std::string_view args, std::string_view rest = {}) {
-    body_ += fmt::format("  %{}.{} = {} {}({}){}{}\n", name_, what, shape, op, args,
-                         rest.empty() ? "" : ", ", rest);
-    return body_;
-  }
-  std::string Ref(std::string_view what) const { return fmt::format("%{}.{}", name_, what); }
+  std::string Ref(std::string_view what) const { return text_.Ref(what); }
   // The parameters, in order, each a full-size operand or a feature vector:
   // `what` is its value in the computing type.
   void Parameters(std::initializer_list<std::pair<std::string_view, bool>> params) {
     for (const auto& [what, full] : params) {
       const std::string& shape = full ? in_full_ : in_feature_;
       const std::string name = converts() ? fmt::format("{}_in", what) : std::string(what);
-      Add(name, shape, "parameter", fmt::format("{}", count_params_++));
-      params_ += fmt::format("{}{}: {}", params_.empty() ? "" : ", ", name, shape);
-      if (converts()) Add(what, full ? full_ : feature_shape_, "convert", Ref(name));
+      text_.Parameter(name, shape);
+      if (converts()) text_.Add(what, full ? full_ : feature_shape_, Op("convert", Ref(name)));
     }
   }
   // The reference to result `what`, in the operand's type.
   std::string Out(std::string_view what, bool full) {
     if (!converts()) return Ref(what);
-    const std::string name = fmt::format("{}_out", what);
-    Add(name, full ? in_full_ : in_feature_, "convert", Ref(what));
-    return Ref(name);
+    return text_.Add(fmt::format("{}_out", what), full ? in_full_ : in_feature_,
+                     Op("convert", Ref(what)));
   }
   // rsqrt(variance + epsilon), from the instruction named `variance`.
   void InverseDeviation() {
     Binary("variance_eps", false, "add", "variance", "epsilon_f");
-    Add("rsqrt", feature_shape_, "rsqrt", Ref("variance_eps"));
+    text_.Add("rsqrt", feature_shape_, Op("rsqrt", Ref("variance_eps")));
   }
   // Scalars N, eps and 0, and N and eps broadcast to the feature shape.
   void Constants() {
-    Add("zero", fmt::format("{}[]", type_), "constant", "0");
-    Add("count", fmt::format("{}[]", type_), "constant", fmt::format("{}", count_));
-    Add("epsilon", fmt::format("{}[]", type_), "constant", epsilon_);
-    Add("count_f", feature_shape_, "broadcast", Ref("count"), "dimensions={}");
-    Add("epsilon_f", feature_shape_, "broadcast", Ref("epsilon"), "dimensions={}");
+    const std::string scalar = fmt::format("{}[]", type_);
+    text_.Add("zero", scalar, "constant(0)");
+    text_.Add("count", scalar, fmt::format("constant({})", count_));
+    text_.Add("epsilon", scalar, fmt::format("constant({})", epsilon_));
+    text_.Add("count_f", feature_shape_, Op("broadcast", Ref("count"), "dimensions={}"));
+    text_.Add("epsilon_f", feature_shape_, Op("broadcast", Ref("epsilon"), "dimensions={}"));
   }
   // sum over every dimension but the feature.
   void Sum(std::string_view what, std::string_view of) {
-    Add(what, feature_shape_, "reduce", fmt::format("{}, {}", Ref(of), Ref("zero")),
-        fmt::format("dimensions={}, to_apply=%{}.add", reduced_, name_));
+    text_.Add(what, feature_shape_,
+              Op("reduce", fmt::format("{}, {}", Ref(of), Ref("zero")),
+                 fmt::format("dimensions={}, to_apply={}", reduced_, add_)));
   }
   // A feature vector broadcast along the feature dimension.
   void Spread(std::string_view what, std::string_view of) {
-    Add(what, full_, "broadcast", Ref(of), fmt::format("dimensions={{{}}}", feature_));
+    text_.Add(what, full_, Op("broadcast", Ref(of), fmt::format("dimensions={{{}}}", feature_)));
   }
   void Binary(std::string_view what, bool full, std::string_view op, std::string_view a,
               std::string_view b) {
-    Add(what, full ? full_ : feature_shape_, op, fmt::format("{}, {}", Ref(a), Ref(b)));
+    text_.Add(what, full ? full_ : feature_shape_, Op(op, fmt::format("{}, {}", Ref(a), Ref(b))));
   }
   std::string Text(std::string_view result, std::string_view root) const {
-    return fmt::format(
-        "HloModule {0}.expansion\n\n"
-        "%{0}.add (a: {1}[], b: {1}[]) -> {1}[] {{\n"
-        "  %a = {1}[] parameter(0)\n  %b = {1}[] parameter(1)\n"
-        "  ROOT %sum = {1}[] add(%a, %b)\n}}\n\n"
-        "ENTRY %{0}.expanded ({2}) -> {3} {{\n{4}  ROOT %{0}.result = {3} {5}\n}}\n",
-        name_, type_, params_, result, body_, root);
+    return text_.Finish(result, root);
   }
 
  private:
-  std::string name_;
+  // "op(args), rest".
+  static std::string Op(std::string_view op, std::string_view args, std::string_view rest = {}) {
+    return fmt::format("{}({}){}{}", op, args, rest.empty() ? "" : ", ", rest);
+  }
+
+  ExpansionText text_;
   int64_t feature_;
   std::string epsilon_;
-  std::string_view type_, in_type_;
-  std::string full_, feature_shape_, in_full_, in_feature_, reduced_;
+  bool converts_ = false;
+  std::string_view type_;
+  std::string full_, feature_shape_, in_full_, in_feature_, reduced_, add_;
   uint64_t count_ = 1;
-  int count_params_ = 0;
-  std::string body_, params_;
 };
 
 }  // namespace

@@ -23,32 +23,11 @@
 
 #include <fmt/format.h>
 
+#include "engine/compiler/expansion_text.h"
 #include "engine/compiler/lower.h"
 
 namespace tileprof::engine::compiler {
 namespace {
-
-// The expansion's text, instruction by instruction.
-class Text {
- public:
-  // Appends `name = shape op` and returns name.
-  std::string Add(const std::string& name, const std::string& rest) {
-    body_ += fmt::format("  {} = {}\n", name, rest);
-    return name;
-  }
-  std::string Finish(std::string_view type, std::string_view entry_params,
-                     const std::string& root) const {
-    return fmt::format(
-        "HloModule cholesky_blocked\n\nmin {{\n  a = s32[] parameter(0)\n  b = s32[] "
-        "parameter(1)\n  ROOT m = s32[] minimum(a, b)\n}}\n\nadd {{\n  a = {0}[] parameter(0)\n"
-        "  b = {0}[] parameter(1)\n  ROOT s = {0}[] add(a, b)\n}}\n\nENTRY main {{\n{1}{2}  ROOT "
-        "out = {3}\n}}\n",
-        type, entry_params, body_, root);
-  }
-
- private:
-  std::string body_;
-};
 
 uint64_t BlockSize(const Target& target, uint64_t element_bytes, uint64_t n) {
   const auto fit = static_cast<uint64_t>(
@@ -73,8 +52,12 @@ Expected<std::optional<Value>> Lowering::LowerBlockedCholesky(const hlo::Instruc
   const auto mat = [&](uint64_t rows, uint64_t cols) {
     return fmt::format("{}[{},{}]", t, rows, cols);
   };
-  Text x;
-  std::string a = "a";
+  // Its instructions keep their bare names ("row", "l0", ...), which the
+  // text below refers to.
+  ExpansionText x("");
+  x.ScalarComputation("min", "minimum", "s32");
+  x.ScalarComputation("add", "add", t);
+  std::string a = x.Parameter("a", mat(n, n));
   if (!lower) a = x.Add("at", fmt::format("{} transpose(a), dimensions={{1,0}}", mat(n, n)));
   // Only the lower triangle is read: the upper is made its mirror, so that
   // the trailing updates see a symmetric matrix whatever the input held.
@@ -180,9 +163,9 @@ Expected<std::optional<Value>> Lowering::LowerBlockedCholesky(const hlo::Instruc
   if (!lower) {
     factor = x.Add("factor_t", fmt::format("{} transpose(factor), dimensions={{1,0}}", mat(n, n)));
   }
-  std::string root;
+  std::string root_shape = mat(n, n), root;
   if (!result.IsTuple()) {
-    root = fmt::format("{} copy({})", mat(n, n), factor);
+    root = fmt::format("copy({})", factor);
   } else {
     // (l, info, workspace...): info is a scalar here (batch 1).
     std::string elements = factor;
@@ -203,10 +186,10 @@ Expected<std::optional<Value>> Lowering::LowerBlockedCholesky(const hlo::Instruc
       }
       shapes += ", " + shape;
     }
-    root = fmt::format("({}) tuple({})", shapes, elements);
+    root_shape = fmt::format("({})", shapes);
+    root = fmt::format("tuple({})", elements);
   }
-  const std::string params = fmt::format("  a = {} parameter(0)\n", mat(n, n));
-  TILEPROF_ASSIGN_OR_RETURN(Value value, LowerExpansion(instruction, x.Finish(t, params, root),
+  TILEPROF_ASSIGN_OR_RETURN(Value value, LowerExpansion(instruction, x.Finish(root_shape, root),
                                                         std::span(&matrix, 1), program));
   return std::optional<Value>(std::move(value));
 }

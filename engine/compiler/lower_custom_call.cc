@@ -8,6 +8,7 @@
 #include <array>
 #include <string_view>
 
+#include "engine/compiler/expansion_text.h"
 #include "engine/compiler/lower.h"
 #include "engine/compiler/types.h"
 #include "engine/hlo/attributes.h"
@@ -62,26 +63,24 @@ constexpr std::array<std::string_view, 4> kActivationTargets = {
 // expansions do.
 std::string ActivationText(std::string_view name, std::string_view target,
                            const hlo::Shape& shape) {
-  const bool half = shape.element_type == hlo::PrimitiveType::kF16 ||
-                    shape.element_type == hlo::PrimitiveType::kBF16;
-  hlo::Shape computed = shape;
-  if (half) computed.element_type = hlo::PrimitiveType::kF32;
-  const std::string_view type = hlo::PrimitiveTypeName(computed.element_type);
-  const std::string in = hlo::ShapeToString(shape), full = hlo::ShapeToString(computed);
-  // Every line but the last, which computes y from `last`.
-  std::string body = fmt::format("  %{}.{} = {} parameter(0)\n", name, half ? "in" : "x", in);
-  const auto ref = [&](std::string_view what) { return fmt::format("%{}.{}", name, what); };
-  const auto add = [&](std::string_view what, std::string_view op) {
-    body += fmt::format("  {} = {} {}\n", ref(what), full, op);
-  };
+  const hlo::PrimitiveType computing = ComputingType(shape.element_type);
+  const bool half = computing != shape.element_type;
+  const std::string full = ShapeText(shape, computing);
+  const std::string_view type = hlo::PrimitiveTypeName(computing);
+  ExpansionText text(name);
+  const auto ref = [&](std::string_view what) { return text.Ref(what); };
+  const auto add = [&](std::string_view what, std::string_view op) { text.Add(what, full, op); };
   const auto binary = [&](std::string_view a, std::string_view b) {
     return fmt::format("{}, {}", ref(a), ref(b));
   };
   const auto constant = [&](std::string_view what, std::string_view value) {
-    body += fmt::format("  {}_s = {}[] constant({})\n", ref(what), type, value);
-    add(what, fmt::format("broadcast({}_s), dimensions={{}}", ref(what)));
+    const std::string scalar = text.Add(fmt::format("{}_s", what), fmt::format("{}[]", type),
+                                        fmt::format("constant({})", value));
+    add(what, fmt::format("broadcast({}), dimensions={{}}", scalar));
   };
+  text.Parameter(half ? "in" : "x", ShapeText(shape));
   if (half) add("x", fmt::format("convert({})", ref("in")));
+  // Every instruction but the root, which computes y from `last`.
   std::string last;
   if (target == "AwsNeuronErf") {
     last = fmt::format("erf({})", ref("x"));
@@ -113,10 +112,7 @@ std::string ActivationText(std::string_view name, std::string_view target,
     add("y", last);
     last = fmt::format("convert({})", ref("y"));
   }
-  return fmt::format(
-      "HloModule {0}.expansion\n\nENTRY %{0}.expanded (in: {1}) -> {1} {{\n{2}"
-      "  ROOT %{0}.result = {1} {3}\n}}\n",
-      name, in, body, last);
+  return text.Finish(ShapeText(shape), last);
 }
 
 template <size_t N>

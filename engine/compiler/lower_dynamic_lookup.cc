@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/compiler/expansion_text.h"
 #include "engine/compiler/lower.h"
 
 namespace tileprof::engine::compiler {
@@ -93,35 +94,31 @@ Expected<std::optional<Value>> Lowering::LowerDynamicLookup(const hlo::Instructi
   // The starts of dimensions 0..k as one index vector per lookup (the
   // coordinates of a whole dimension counted by an iota), the gather of
   // those rows, and a reshape to the op's shape.
-  const std::string name(instruction.name());
-  const std::string table_shape = hlo::ShapeToString(instruction.operand(0)->shape());
+  ExpansionText text(instruction.name());
   const std::string_view it = hlo::PrimitiveTypeName(index_type);
   const std::string_view t = hlo::PrimitiveTypeName(instruction.operand(0)->shape().element_type);
-  std::string signature = fmt::format("table: {}", table_shape);
-  std::string body = fmt::format("  %{}.table = {} parameter(0)\n", name, table_shape);
-  for (size_t d = 0; d < rank; ++d) {
-    signature += fmt::format(", s{}: {}[]", d, it);
-    body += fmt::format("  %{}.s{} = {}[] parameter({})\n", name, d, it, d + 1);
-  }
+  const std::string table_ref = text.Parameter("table", ShapeText(instruction.operand(0)->shape()));
+  for (size_t d = 0; d < rank; ++d) text.Parameter(fmt::format("s{}", d), fmt::format("{}[]", it));
   std::string ids;
   size_t batch_dim = 0;
   for (size_t d = 0; d <= k; ++d) {
     // One component is the index vector itself.
-    const std::string component =
-        k == 0 ? fmt::format("%{}.ids", name) : fmt::format("%{}.i{}", name, d);
+    const std::string component = k == 0 ? "ids" : fmt::format("i{}", d);
+    const std::string shape = fmt::format("{}[{},1]", it, lookups);
     if (d < k && static_cast<uint64_t>(result.dimensions[d]) == table.shape()[d]) {
-      body += fmt::format("  %{}.w{} = {}[{}] iota(), iota_dimension={}\n", name, d, it,
-                          fmt::join(batch, ","), batch_dim++);
-      body += fmt::format("  {} = {}[{},1] reshape(%{}.w{})\n", component, it, lookups, name, d);
+      const std::string counted =
+          text.Add(fmt::format("w{}", d), fmt::format("{}[{}]", it, fmt::join(batch, ",")),
+                   fmt::format("iota(), iota_dimension={}", batch_dim++));
+      text.Add(component, shape, fmt::format("reshape({})", counted));
     } else {
-      body += fmt::format("  {} = {}[{},1] broadcast(%{}.s{}), dimensions={{}}\n", component, it,
-                          lookups, name, d);
+      text.Add(component, shape,
+               fmt::format("broadcast({}), dimensions={{}}", text.Ref(fmt::format("s{}", d))));
     }
-    ids += fmt::format("{}{}", ids.empty() ? "" : ", ", component);
+    ids += fmt::format("{}{}", ids.empty() ? "" : ", ", text.Ref(component));
   }
   if (k > 0) {
-    body += fmt::format("  %{}.ids = {}[{},{}] concatenate({}), dimensions={{1}}\n", name, it,
-                        lookups, k + 1, ids);
+    text.Add("ids", fmt::format("{}[{},{}]", it, lookups, k + 1),
+             fmt::format("concatenate({}), dimensions={{1}}", ids));
   }
   std::string collapsed, offset_dims, slice_sizes;
   for (size_t d = 0; d < rank; ++d) {
@@ -135,19 +132,14 @@ Expected<std::optional<Value>> Lowering::LowerDynamicLookup(const hlo::Instructi
   }
   const std::vector<uint64_t> rest(table.shape().begin() + static_cast<std::ptrdiff_t>(k) + 1,
                                    table.shape().end());
-  body += fmt::format(
-      "  %{0} = {1}[{2}{3}{4}] gather(%{0}.table, %{0}.ids), offset_dims={{{5}}}, "
-      "collapsed_slice_dims={{{6}}}, start_index_map={{{6}}}, index_vector_dim=1, "
-      "slice_sizes={{{7}}}\n",
-      name, t, lookups, rest.empty() ? "" : ",", fmt::join(rest, ","), offset_dims, collapsed,
-      slice_sizes);
-  const std::string result_shape = hlo::ShapeToString(result);
-  const std::string text = fmt::format(
-      "HloModule {0}.expansion\n\n"
-      "ENTRY %{0}.expanded ({1}) -> {2} {{\n{3}"
-      "  ROOT %{0}.result = {2} reshape(%{0})\n}}\n",
-      name, signature, result_shape, body);
-  TILEPROF_ASSIGN_OR_RETURN(Value value, LowerExpansion(instruction, text, operands, program));
+  const std::string gathered = text.Add(
+      "", fmt::format("{}[{}{}{}]", t, lookups, rest.empty() ? "" : ",", fmt::join(rest, ",")),
+      fmt::format("gather({}, {}), offset_dims={{{}}}, collapsed_slice_dims={{{}}}, "
+                  "start_index_map={{{}}}, index_vector_dim=1, slice_sizes={{{}}}",
+                  table_ref, text.Ref("ids"), offset_dims, collapsed, collapsed, slice_sizes));
+  const std::string expansion =
+      text.Finish(ShapeText(result), fmt::format("reshape({})", gathered));
+  TILEPROF_ASSIGN_OR_RETURN(Value value, LowerExpansion(instruction, expansion, operands, program));
   return std::optional(std::move(value));
 }
 

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/compiler/expansion_text.h"
 #include "engine/compiler/lower.h"
 
 namespace tileprof::engine::compiler {
@@ -65,35 +66,18 @@ hlo::Shape TableShape(const hlo::Instruction& instruction) {
   return table;
 }
 
-// The module text of an expansion of gather `name` (a table and ids
-// parameter, then what Add appends, then a reshape of %name to `result`).
-class Expansion {
+// An expansion of gather `name`: a table and ids parameter, then what is
+// added, whose last instruction is %name (Finish reshapes it to the result).
+class Expansion : public ExpansionText {
  public:
   Expansion(std::string_view name, const hlo::Shape& table, const hlo::Shape& ids)
-      : name_(name),
-        table_(fmt::format("{}[{}]", hlo::PrimitiveTypeName(table.element_type),
-                           Dims(table.dimensions))),
-        ids_(
-            fmt::format("{}[{}]", hlo::PrimitiveTypeName(ids.element_type), Dims(ids.dimensions))) {
-    Add(".table", table_, "parameter(0)");
-    Add(".ids", ids_, "parameter(1)");
+      : ExpansionText(name) {
+    Parameter("table", ShapeText(table));
+    Parameter("ids", ShapeText(ids));
   }
-  // "%name<what> = shape op"
-  void Add(std::string_view what, std::string_view shape, std::string_view op) {
-    body_ += fmt::format("  %{}{} = {} {}\n", name_, what, shape, op);
-  }
-  std::string Ref(std::string_view what) const { return fmt::format("%{}{}", name_, what); }
   std::string Text(const hlo::Shape& result) const {
-    const std::string shape = hlo::ShapeToString(result);
-    return fmt::format(
-        "HloModule {0}.expansion\n\n"
-        "ENTRY %{0}.expanded (table: {1}, ids: {2}) -> {3} {{\n{4}"
-        "  ROOT %{0}.result = {3} reshape(%{0})\n}}\n",
-        name_, table_, ids_, shape, body_);
+    return Finish(ShapeText(result), fmt::format("reshape({})", Ref("")));
   }
-
- private:
-  std::string name_, table_, ids_, body_;
 };
 
 // The index dimensions but the index vector's, in order.
@@ -162,8 +146,8 @@ Expected<std::optional<Value>> Lowering::LowerFlatLookup(const hlo::Instruction&
   gathered.insert(gathered.end(), rest.begin(), rest.end());
   const std::string b = Dims(batch);
   Expansion e(instruction.name(), table, ids);
-  e.Add(".rows", fmt::format("{}[{}]", t, Dims(flat_dims)),
-        fmt::format("reshape({})", e.Ref(".table")));
+  e.Add("rows", fmt::format("{}[{}]", t, Dims(flat_dims)),
+        fmt::format("reshape({})", e.Ref("table")));
   // Row-major strides of the first k dimensions in the flat view.
   std::vector<uint64_t> strides(k);
   uint64_t stride = 1;
@@ -182,10 +166,10 @@ Expected<std::optional<Value>> Lowering::LowerFlatLookup(const hlo::Instruction&
     }
     std::vector<int64_t> one = ids.dimensions;
     one[ivd] = 1;
-    const std::string id = fmt::format(".id{}", c);
+    const std::string id = fmt::format("id{}", c);
     const std::string vec = fmt::format("{}[{}]", it, b);
     e.Add(id + "_slice", fmt::format("{}[{}]", it, Dims(one)),
-          fmt::format("slice({}), slice={{{}}}", e.Ref(".ids"), ranges));
+          fmt::format("slice({}), slice={{{}}}", e.Ref("ids"), ranges));
     e.Add(id, vec, fmt::format("reshape({})", e.Ref(id + "_slice")));
     e.Add(id + "_lo", fmt::format("{}[]", it), "constant(0)");
     e.Add(id + "_hi", fmt::format("{}[]", it),
@@ -212,7 +196,7 @@ Expected<std::optional<Value>> Lowering::LowerFlatLookup(const hlo::Instruction&
     if (sum.empty()) {
       sum = term;
     } else {
-      const std::string next = fmt::format(".row{}", c);
+      const std::string next = fmt::format("row{}", c);
       e.Add(next, fmt::format("{}[{}]", ct, b),
             fmt::format("add({}, {})", e.Ref(sum), e.Ref(term)));
       sum = next;
@@ -224,7 +208,7 @@ Expected<std::optional<Value>> Lowering::LowerFlatLookup(const hlo::Instruction&
   e.Add("", fmt::format("{}[{}]", t, Dims(gathered)),
         fmt::format("gather({}, {}), offset_dims={{{}}}, collapsed_slice_dims={{0}}, "
                     "start_index_map={{0}}, index_vector_dim={}, slice_sizes={{1{}{}}}",
-                    e.Ref(".rows"), e.Ref(sum), offset_dims, batch.size(), rest.empty() ? "" : ",",
+                    e.Ref("rows"), e.Ref(sum), offset_dims, batch.size(), rest.empty() ? "" : ",",
                     Dims(rest)));
   TILEPROF_ASSIGN_OR_RETURN(
       Value value, LowerExpansion(instruction, e.Text(instruction.shape()), operands, program));
@@ -290,18 +274,18 @@ Expected<std::optional<Value>> Lowering::LowerSliceGather(const hlo::Instruction
   const std::string_view t = hlo::PrimitiveTypeName(table.element_type);
   const std::string_view s = hlo::PrimitiveTypeName(ids.element_type);
   Expansion e(instruction.name(), table, ids);
-  e.Add(".flat", fmt::format("{}[{}]", s, components), fmt::format("reshape({})", e.Ref(".ids")));
-  e.Add(".zero", fmt::format("{}[]", s), "constant(0)");
-  std::vector<std::string> starts(table.dimensions.size(), e.Ref(".zero"));
+  e.Add("flat", fmt::format("{}[{}]", s, components), fmt::format("reshape({})", e.Ref("ids")));
+  e.Add("zero", fmt::format("{}[]", s), "constant(0)");
+  std::vector<std::string> starts(table.dimensions.size(), e.Ref("zero"));
   for (size_t k = 0; k < components; ++k) {
-    const std::string part = fmt::format(".part{}", k), start = fmt::format(".start{}", k);
+    const std::string part = fmt::format("part{}", k), start = fmt::format("start{}", k);
     e.Add(part, fmt::format("{}[1]", s),
-          fmt::format("slice({}), slice={{[{}:{}]}}", e.Ref(".flat"), k, k + 1));
+          fmt::format("slice({}), slice={{[{}:{}]}}", e.Ref("flat"), k, k + 1));
     e.Add(start, fmt::format("{}[]", s), fmt::format("reshape({})", e.Ref(part)));
     starts[static_cast<size_t>(start_map[k])] = e.Ref(start);
   }
   e.Add("", fmt::format("{}[{}]", t, Dims(slice_sizes)),
-        fmt::format("dynamic-slice({}, {}), dynamic_slice_sizes={{{}}}", e.Ref(".table"),
+        fmt::format("dynamic-slice({}, {}), dynamic_slice_sizes={{{}}}", e.Ref("table"),
                     fmt::join(starts, ", "), Dims(slice_sizes)));
   TILEPROF_ASSIGN_OR_RETURN(
       Value value, LowerExpansion(instruction, e.Text(instruction.shape()), operands, program));
@@ -322,21 +306,21 @@ Expected<std::optional<Value>> Lowering::LowerColumnLookup(const hlo::Instructio
   const std::vector<int64_t> batch = BatchDims(ids, ivd);
   const int64_t r = static_cast<int64_t>(rows), w = static_cast<int64_t>(width);
   Expansion e(instruction.name(), table, ids);
-  e.Add(".rows", fmt::format("{}[{},{}]", t, r, w), fmt::format("reshape({})", e.Ref(".table")));
-  e.Add(".columns", fmt::format("{}[{},{}]", t, w, r),
-        fmt::format("transpose({}), dimensions={{1,0}}", e.Ref(".rows")));
+  e.Add("rows", fmt::format("{}[{},{}]", t, r, w), fmt::format("reshape({})", e.Ref("table")));
+  e.Add("columns", fmt::format("{}[{},{}]", t, w, r),
+        fmt::format("transpose({}), dimensions={{1,0}}", e.Ref("rows")));
   std::vector<int64_t> picked{w};
   picked.insert(picked.end(), batch.begin(), batch.end());
-  e.Add(".picked", fmt::format("{}[{}]", t, Dims(picked)),
+  e.Add("picked", fmt::format("{}[{}]", t, Dims(picked)),
         fmt::format("gather({}, {}), offset_dims={{0}}, collapsed_slice_dims={{1}}, "
                     "start_index_map={{1}}, index_vector_dim={}, slice_sizes={{{},1}}",
-                    e.Ref(".columns"), e.Ref(".ids"), ivd, w));
+                    e.Ref("columns"), e.Ref("ids"), ivd, w));
   std::vector<int64_t> order, lookup_major = batch;
   for (size_t d = 1; d <= batch.size(); ++d) order.push_back(static_cast<int64_t>(d));
   order.push_back(0);
   lookup_major.push_back(w);
   e.Add("", fmt::format("{}[{}]", t, Dims(lookup_major)),
-        fmt::format("transpose({}), dimensions={{{}}}", e.Ref(".picked"), Dims(order)));
+        fmt::format("transpose({}), dimensions={{{}}}", e.Ref("picked"), Dims(order)));
   TILEPROF_ASSIGN_OR_RETURN(
       Value value, LowerExpansion(instruction, e.Text(instruction.shape()), operands, program));
   return std::optional(std::move(value));

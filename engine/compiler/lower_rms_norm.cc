@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/compiler/expansion_text.h"
 #include "engine/compiler/lower.h"
 #include "engine/hlo/attributes.h"
 
@@ -31,43 +32,36 @@ std::optional<size_t> NormDimension(const hlo::CustomCall& call, size_t rank) {
 
 std::string RmsNormText(std::string_view name, const hlo::Shape& x, const hlo::Shape& weight,
                         const hlo::Shape& eps, size_t d) {
-  const bool half =
-      x.element_type == hlo::PrimitiveType::kF16 || x.element_type == hlo::PrimitiveType::kBF16;
-  hlo::Shape full = x, reduced = x, scalar = eps, row = weight;
+  const hlo::PrimitiveType computing = ComputingType(x.element_type);
+  const bool half = computing != x.element_type;
+  hlo::Shape reduced = x;
   reduced.dimensions.erase(reduced.dimensions.begin() + static_cast<ptrdiff_t>(d));
-  reduced.dynamic_dimensions.clear();
-  reduced.has_layout = full.has_layout = row.has_layout = scalar.has_layout = false;
-  full.dynamic_dimensions.clear();
-  for (hlo::Shape* s : {&full, &reduced, &scalar, &row})
-    if (half) s->element_type = hlo::PrimitiveType::kF32;
-  const std::string f = hlo::ShapeToString(full), r = hlo::ShapeToString(reduced);
-  const std::string_view type = hlo::PrimitiveTypeName(full.element_type);
+  const std::string f = ShapeText(x, computing), r = ShapeText(reduced, computing);
+  const std::string_view type = hlo::PrimitiveTypeName(computing);
   std::string kept;  // the dimensions of x the reduced result stands for
   for (size_t k = 0; k < x.dimensions.size(); ++k) {
     if (k == d) continue;
     kept += fmt::format("{}{}", kept.empty() ? "" : ",", k);
   }
-  std::string body;
+  ExpansionText text(name);
+  const std::string add = text.ScalarComputation("add", "add", type);
   const auto line = [&](std::string_view what, std::string_view shape, std::string_view op) {
-    body += fmt::format("  %{}.{} = {} {}\n", name, what, shape, op);
+    text.Add(what, shape, op);
   };
-  const auto ref = [&](std::string_view what) { return fmt::format("%{}.{}", name, what); };
+  const auto ref = [&](std::string_view what) { return text.Ref(what); };
   // The parameters, converted to f32 for halves.
   const std::array<std::pair<std::string_view, const hlo::Shape*>, 3> params = {
       {{"x", &x}, {"w", &weight}, {"eps", &eps}}};
-  const std::array<const hlo::Shape*, 3> computed = {&full, &row, &scalar};
-  for (size_t i = 0; i < params.size(); ++i) {
-    const auto [what, shape] = params[i];
+  for (const auto& [what, shape] : params) {
     const std::string in = fmt::format("{}_in", what);
-    line(half ? std::string_view(in) : what, hlo::ShapeToString(*shape),
-         fmt::format("parameter({})", i));
-    if (half) line(what, hlo::ShapeToString(*computed[i]), fmt::format("convert({})", ref(in)));
+    text.Parameter(half ? std::string_view(in) : what, ShapeText(*shape));
+    if (half) line(what, ShapeText(*shape, computing), fmt::format("convert({})", ref(in)));
   }
   line("square", f, fmt::format("multiply({}, {})", ref("x"), ref("x")));
   line("zero", fmt::format("{}[]", type), "constant(0)");
   line("sum", r,
-       fmt::format("reduce({}, {}), dimensions={{{}}}, to_apply=%{}.add", ref("square"),
-                   ref("zero"), d, name));
+       fmt::format("reduce({}, {}), dimensions={{{}}}, to_apply={}", ref("square"), ref("zero"), d,
+                   add));
   line("n_s", fmt::format("{}[]", type), fmt::format("constant({})", x.dimensions[d]));
   line("n", r, fmt::format("broadcast({}), dimensions={{}}", ref("n_s")));
   line("mean", r, fmt::format("divide({}, {})", ref("sum"), ref("n")));
@@ -82,14 +76,7 @@ std::string RmsNormText(std::string_view name, const hlo::Shape& x, const hlo::S
     line("y", f, last);
     last = fmt::format("convert({})", ref("y"));
   }
-  const std::string out = hlo::ShapeToString(x);
-  return fmt::format(
-      "HloModule {0}.expansion\n\n%{0}.add (a: {1}[], b: {1}[]) -> {1}[] {{\n"
-      "  %{0}.a = {1}[] parameter(0)\n  %{0}.b = {1}[] parameter(1)\n"
-      "  ROOT %{0}.s = {1}[] add(%{0}.a, %{0}.b)\n}}\n\n"
-      "ENTRY %{0}.expanded (x: {2}, w: {3}, eps: {4}) -> {2} {{\n{5}"
-      "  ROOT %{0}.result = {2} {6}\n}}\n",
-      name, type, out, hlo::ShapeToString(weight), hlo::ShapeToString(eps), body, last);
+  return text.Finish(ShapeText(x), last);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/compiler/expansion_text.h"
 #include "engine/compiler/lower.h"
 #include "engine/hlo/attributes.h"
 
@@ -27,13 +28,6 @@ bool IsU32Like(const hlo::Shape& shape, const hlo::Shape& like) {
          shape.dimensions == like.dimensions;
 }
 
-// `shape` with element type `type`, without a layout.
-std::string ShapeOf(hlo::Shape shape, hlo::PrimitiveType type) {
-  shape.element_type = type;
-  shape.has_layout = false;
-  return hlo::ShapeToString(shape);
-}
-
 }  // namespace
 
 Expected<std::optional<Value>> Lowering::LowerX64(const hlo::Instruction& instruction,
@@ -46,18 +40,17 @@ Expected<std::optional<Value>> Lowering::LowerX64(const hlo::Instruction& instru
       operands.size() != (split ? 1u : 2u))
     return none();
   const hlo::Shape& result = instruction.shape();
-  const std::string_view name = instruction.name();
-  const auto ref = [&](std::string_view what) { return fmt::format("%{}.{}", name, what); };
-  std::string body, params, root;
+  ExpansionText text(instruction.name());
+  const auto ref = [&](std::string_view what) { return text.Ref(what); };
   const auto line = [&](std::string_view what, const std::string& shape, std::string_view op) {
-    body += fmt::format("  {} = {} {}\n", ref(what), shape, op);
+    text.Add(what, shape, op);
   };
+  std::string root;
   if (split) {
     const hlo::Shape& x = instruction.operand(0)->shape();
     if (!Is64(x) || !IsU32Like(result, x)) return none();
-    const std::string u64 = ShapeOf(x, hlo::PrimitiveType::kU64);
-    params = fmt::format("x: {}", ShapeOf(x, x.element_type));
-    line("x", ShapeOf(x, x.element_type), "parameter(0)");
+    const std::string u64 = ShapeText(x, hlo::PrimitiveType::kU64);
+    text.Parameter("x", ShapeText(x));
     line("bits", u64,
          x.element_type == hlo::PrimitiveType::kU64 ? fmt::format("copy({})", ref("x"))
                                                     : fmt::format("bitcast-convert({})", ref("x")));
@@ -68,37 +61,30 @@ Expected<std::optional<Value>> Lowering::LowerX64(const hlo::Instruction& instru
       line("high", u64, fmt::format("shift-right-logical({}, {})", ref("bits"), ref("shift")));
       word = ref("high");
     }
-    root = fmt::format("{} convert({})", ShapeOf(result, hlo::PrimitiveType::kU32), word);
+    root = fmt::format("convert({})", word);
   } else {
     const hlo::Shape& low = instruction.operand(0)->shape();
     if (!Is64(result) || !IsU32Like(low, result) ||
         !IsU32Like(instruction.operand(1)->shape(), result))
       return none();
-    const std::string u32 = ShapeOf(result, hlo::PrimitiveType::kU32);
-    const std::string u64 = ShapeOf(result, hlo::PrimitiveType::kU64);
-    params = fmt::format("low: {0}, high: {0}", u32);
-    line("low", u32, "parameter(0)");
-    line("high", u32, "parameter(1)");
+    const std::string u32 = ShapeText(result, hlo::PrimitiveType::kU32);
+    const std::string u64 = ShapeText(result, hlo::PrimitiveType::kU64);
+    text.Parameter("low", u32);
+    text.Parameter("high", u32);
     line("low64", u64, fmt::format("convert({})", ref("low")));
     line("high64", u64, fmt::format("convert({})", ref("high")));
     line("k", "u64[]", "constant(32)");
     line("shift", u64, fmt::format("broadcast({}), dimensions={{}}", ref("k")));
     line("upper", u64, fmt::format("shift-left({}, {})", ref("high64"), ref("shift")));
-    const std::string bits = fmt::format("or({}, {})", ref("upper"), ref("low64"));
-    if (result.element_type == hlo::PrimitiveType::kU64) {
-      root = fmt::format("{} {}", u64, bits);
-    } else {
-      line("bits", u64, bits);
-      root =
-          fmt::format("{} bitcast-convert({})", ShapeOf(result, result.element_type), ref("bits"));
+    root = fmt::format("or({}, {})", ref("upper"), ref("low64"));
+    if (result.element_type != hlo::PrimitiveType::kU64) {
+      line("bits", u64, root);
+      root = fmt::format("bitcast-convert({})", ref("bits"));
     }
   }
-  const std::string out = ShapeOf(result, result.element_type);
-  const std::string text = fmt::format(
-      "HloModule {0}.expansion\n\nENTRY %{0}.expanded ({1}) -> {2} {{\n{3}  ROOT %{0}.result = "
-      "{4}\n}}\n",
-      name, params, out, body, root);
-  TILEPROF_ASSIGN_OR_RETURN(Value value, LowerExpansion(instruction, text, operands, program));
+  TILEPROF_ASSIGN_OR_RETURN(
+      Value value,
+      LowerExpansion(instruction, text.Finish(ShapeText(result), root), operands, program));
   return std::optional<Value>(std::move(value));
 }
 
