@@ -67,9 +67,14 @@ class SelectCodelet final : public ThreeInputCodelet {
     const uint64_t n = Count(io, 3);
     return numeric::Dispatch(type_, [&](auto tag) -> Status {
       constexpr ElementType kT = decltype(tag)::value;
+      // Both read and one chosen, without a branch on the predicate
+      // (random for a ReLU's gradient).
+      const std::span<const std::byte> on_true = io.fields[0], on_false = io.fields[1],
+                                       predicate = io.fields[2];
+      const std::span<std::byte> out = io.fields[3];
       for (uint64_t i = 0; i < n; ++i) {
-        const bool pick_first = Get<kPred>(io.fields[2], i);
-        Put<kT>(io.fields[3], i, Get<kT>(io.fields[pick_first ? 0 : 1], i));
+        const auto first = Get<kT>(on_true, i), second = Get<kT>(on_false, i);
+        Put<kT>(out, i, Get<kPred>(predicate, i) ? first : second);
       }
       return {};
     });

@@ -21,17 +21,22 @@ using numeric::kIsInt;
 using numeric::kIsPred;
 using numeric::Put;
 
+// The spans are copied out of `io` first: read through it, every store to
+// the output might have changed them, so each element reloaded them and
+// the loop was never vectorised.
 template <ElementType kIn, ElementType kOut, typename F>
 Status Map1(const VertexIo& io, uint64_t n, F f) {
-  for (uint64_t i = 0; i < n; ++i) Put<kOut>(io.fields[1], i, f(Get<kIn>(io.fields[0], i)));
+  const std::span<const std::byte> in = io.fields[0];
+  const std::span<std::byte> out = io.fields[1];
+  for (uint64_t i = 0; i < n; ++i) Put<kOut>(out, i, f(Get<kIn>(in, i)));
   return {};
 }
 
 template <ElementType kIn, ElementType kOut, typename F>
 Status Map2(const VertexIo& io, uint64_t n, F f) {
-  for (uint64_t i = 0; i < n; ++i) {
-    Put<kOut>(io.fields[2], i, f(Get<kIn>(io.fields[0], i), Get<kIn>(io.fields[1], i)));
-  }
+  const std::span<const std::byte> a = io.fields[0], b = io.fields[1];
+  const std::span<std::byte> out = io.fields[2];
+  for (uint64_t i = 0; i < n; ++i) Put<kOut>(out, i, f(Get<kIn>(a, i), Get<kIn>(b, i)));
   return {};
 }
 
@@ -47,34 +52,36 @@ Status RunBinary(BinaryOp op, const VertexIo& io, uint64_t n) {
   auto compare = [&](auto f) { return Map2<kT, kPred>(io, n, f); };
   switch (op) {
     case BinaryOp::kAdd:
-      if constexpr (kIsInt<C>) return map(numeric::WrapAdd<C>);
+      if constexpr (kIsInt<C>) return map([](C a, C b) -> C { return numeric::WrapAdd<C>(a, b); });
       if constexpr (kIsFloat<C>) return map([](C a, C b) -> C { return a + b; });
       break;
     case BinaryOp::kSubtract:
-      if constexpr (kIsInt<C>) return map(numeric::WrapSub<C>);
+      if constexpr (kIsInt<C>) return map([](C a, C b) -> C { return numeric::WrapSub<C>(a, b); });
       if constexpr (kIsFloat<C>) return map([](C a, C b) -> C { return a - b; });
       break;
     case BinaryOp::kMultiply:
-      if constexpr (kIsInt<C>) return map(numeric::WrapMul<C>);
+      if constexpr (kIsInt<C>) return map([](C a, C b) -> C { return numeric::WrapMul<C>(a, b); });
       if constexpr (kIsFloat<C>) return map([](C a, C b) -> C { return a * b; });
       break;
     case BinaryOp::kDivide:
-      if constexpr (kIsInt<C>) return map(numeric::IntDivide<C>);
+      if constexpr (kIsInt<C>)
+        return map([](C a, C b) -> C { return numeric::IntDivide<C>(a, b); });
       if constexpr (kIsFloat<C>) return map([](C a, C b) -> C { return a / b; });
       break;
     case BinaryOp::kRemainder:
-      if constexpr (kIsInt<C>) return map(numeric::IntRemainder<C>);
+      if constexpr (kIsInt<C>)
+        return map([](C a, C b) -> C { return numeric::IntRemainder<C>(a, b); });
       if constexpr (kIsFloat<C>) return map([](C a, C b) -> C { return std::fmod(a, b); });
       break;
     case BinaryOp::kPower:
-      if constexpr (kIsInt<C>) return map(numeric::IntPower<C>);
+      if constexpr (kIsInt<C>) return map([](C a, C b) -> C { return numeric::IntPower<C>(a, b); });
       if constexpr (kIsFloat<C>) return map([](C a, C b) -> C { return std::pow(a, b); });
       break;
     case BinaryOp::kMaximum:
-      if constexpr (!kIsPred<C>) return map(numeric::Max<C>);
+      if constexpr (!kIsPred<C>) return map([](C a, C b) -> C { return numeric::Max<C>(a, b); });
       break;
     case BinaryOp::kMinimum:
-      if constexpr (!kIsPred<C>) return map(numeric::Min<C>);
+      if constexpr (!kIsPred<C>) return map([](C a, C b) -> C { return numeric::Min<C>(a, b); });
       break;
     case BinaryOp::kAtan2:
       if constexpr (kIsFloat<C>) return map([](C a, C b) -> C { return std::atan2(a, b); });
@@ -89,13 +96,16 @@ Status RunBinary(BinaryOp op, const VertexIo& io, uint64_t n) {
       if constexpr (!kIsFloat<C>) return map([](C a, C b) -> C { return static_cast<C>(a ^ b); });
       break;
     case BinaryOp::kShiftLeft:
-      if constexpr (kIsInt<C>) return map(numeric::ShiftLeft<C>);
+      if constexpr (kIsInt<C>)
+        return map([](C a, C b) -> C { return numeric::ShiftLeft<C>(a, b); });
       break;
     case BinaryOp::kShiftRight:
-      if constexpr (kIsInt<C>) return map(numeric::ShiftRightLogical<C>);
+      if constexpr (kIsInt<C>)
+        return map([](C a, C b) -> C { return numeric::ShiftRightLogical<C>(a, b); });
       break;
     case BinaryOp::kShiftRightSignExtend:
-      if constexpr (kIsInt<C>) return map(numeric::ShiftRightArithmetic<C>);
+      if constexpr (kIsInt<C>)
+        return map([](C a, C b) -> C { return numeric::ShiftRightArithmetic<C>(a, b); });
       break;
     case BinaryOp::kEqual:
       return compare([](C a, C b) { return a == b; });
@@ -119,13 +129,13 @@ Status RunUnary(UnaryOp op, const VertexIo& io, uint64_t n) {
   auto map = [&](auto f) { return Map1<kT, kT>(io, n, f); };
   switch (op) {
     case UnaryOp::kAbsolute:
-      if constexpr (!kIsPred<C>) return map(numeric::Absolute<C>);
+      if constexpr (!kIsPred<C>) return map([](C a) -> C { return numeric::Absolute<C>(a); });
       break;
     case UnaryOp::kNegate:
-      if constexpr (!kIsPred<C>) return map(numeric::Negate<C>);
+      if constexpr (!kIsPred<C>) return map([](C a) -> C { return numeric::Negate<C>(a); });
       break;
     case UnaryOp::kSignum:
-      if constexpr (!kIsPred<C>) return map(numeric::Signum<C>);
+      if constexpr (!kIsPred<C>) return map([](C a) -> C { return numeric::Signum<C>(a); });
       break;
     case UnaryOp::kBitwiseNot:
       if constexpr (kIsInt<C>) return map([](C a) -> C { return static_cast<C>(~a); });

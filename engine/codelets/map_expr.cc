@@ -2,7 +2,11 @@
 #include "engine/codelets/map_expr.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstring>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -94,6 +98,19 @@ std::vector<std::string> ParamNames(std::span<const MapInput> inputs) {
   return names;
 }
 
+// `out` filled with copies of `value` (out's size a multiple of value's):
+// the filled part doubled at each copy, as a copy per element of a size
+// known only at run time was a library call each, a third of a ReLU.
+void Repeat(std::span<const std::byte> value, std::span<std::byte> out) {
+  if (out.empty()) return;
+  std::memcpy(out.data(), value.data(), value.size());
+  for (size_t filled = value.size(); filled < out.size();) {
+    const size_t count = std::min(filled, out.size() - filled);
+    std::memcpy(out.data() + filled, out.data(), count);
+    filled += count;
+  }
+}
+
 class MapExprCodelet final : public Codelet {
  public:
   MapExprCodelet(std::string name, std::vector<FieldSpec> fields, std::vector<MapInput> inputs,
@@ -142,18 +159,26 @@ class MapExprCodelet final : public Codelet {
   Status Compute(const VertexIo& io) const override {
     const size_t k = inputs_.size();
     const uint64_t n = io.fields[k].size() / SizeOf(steps_.back().type);
-    // Each node's values, one buffer a node (the root writes `out`).
-    std::vector<std::vector<std::byte>> buffers(nodes_.size());
-    std::vector<std::span<std::byte>> values(nodes_.size());
+    // Each node's values, one buffer a node (the root writes `out`). The
+    // buffers are the thread's, kept from vertex to vertex: a vertex's
+    // allocations cost more than its arithmetic on the short runs most
+    // tiles hold.
+    thread_local std::vector<std::vector<std::byte>> buffers;
+    thread_local std::vector<std::span<std::byte>> values;
+    if (buffers.size() < nodes_.size()) buffers.resize(nodes_.size());
+    values.assign(nodes_.size(), {});
+    const auto buffer = [&](size_t i, size_t bytes) {
+      buffers[i].resize(bytes);
+      values[i] = buffers[i];
+      return values[i];
+    };
     for (size_t i = 0; i < nodes_.size(); ++i) {
       const MapNode& node = nodes_[i];
       const size_t bytes = n * SizeOf(steps_[i].type);
       if (node.kind == MapNode::Kind::kInput) {
         const std::span<std::byte> in = io.fields[node.a];
         if (inputs_[node.a].spread) {
-          buffers[i].resize(bytes);
-          TILEPROF_RETURN_IF_ERROR(Spread(io, node.a, n, buffers[i]));
-          values[i] = buffers[i];
+          TILEPROF_RETURN_IF_ERROR(Spread(io, node.a, n, buffer(i, bytes)));
           continue;
         }
         if (!inputs_[node.a].scalar) {
@@ -161,38 +186,39 @@ class MapExprCodelet final : public Codelet {
           continue;
         }
         // A scalar repeated for the codelets, which take a vector.
-        buffers[i].resize(bytes);
-        for (uint64_t e = 0; e < n; ++e)
-          std::copy(in.begin(), in.end(),
-                    buffers[i].begin() + static_cast<ptrdiff_t>(e * in.size()));
-        values[i] = buffers[i];
+        Repeat(in, buffer(i, bytes));
         continue;
       }
       if (i + 1 == nodes_.size()) {
         values[i] = io.fields[k];
       } else {
-        buffers[i].resize(bytes);
-        values[i] = buffers[i];
+        buffer(i, bytes);
       }
-      std::vector<std::span<std::byte>> fields;
+      std::array<std::span<std::byte>, 4> fields;
+      size_t count = 0;
       switch (node.kind) {
         case MapNode::Kind::kUnary:
         case MapNode::Kind::kConvert:
           fields = {values[node.a], values[i]};
+          count = 2;
           break;
         case MapNode::Kind::kBinary:
           fields = {values[node.a], values[node.b], values[i]};
+          count = 3;
           break;
         case MapNode::Kind::kSelect:  // Select: in1 on true, in2 on false, in3 the predicate
           fields = {values[node.b], values[node.c], values[node.a], values[i]};
+          count = 4;
           break;
         case MapNode::Kind::kClamp:  // Clamp: in1 x, in2 low, in3 high
           fields = {values[node.b], values[node.a], values[node.c], values[i]};
+          count = 4;
           break;
         case MapNode::Kind::kInput:
           break;
       }
-      TILEPROF_RETURN_IF_ERROR(steps_[i].codelet->Run(VertexIo{fields, {}, io.tile_state}));
+      TILEPROF_RETURN_IF_ERROR(
+          steps_[i].codelet->Run(VertexIo{std::span(fields).first(count), {}, io.tile_state}));
     }
     // A root that is an input (an expression of one leaf): copy it.
     if (nodes_.back().kind == MapNode::Kind::kInput) {
@@ -222,10 +248,7 @@ class MapExprCodelet final : public Codelet {
       if (index < lo || index - lo >= held)
         return MakeError("output {} reads element {} of the spread 'in{}', which holds {} from {}",
                          e, index, input, held, lo);
-      const std::span<const std::byte> value = in.subspan((index - lo) * width, width);
-      for (uint64_t k = 0; k < run; ++k)
-        std::copy(value.begin(), value.end(),
-                  out.begin() + static_cast<ptrdiff_t>((e + k) * width));
+      Repeat(in.subspan((index - lo) * width, width), out.subspan(e * width, run * width));
       e += run;
     }
     return {};

@@ -39,6 +39,23 @@ TEST(Select, PicksByPredicate) {
   EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(1, -2, 3));
 }
 
+// Long enough for the vectorised loop and its remainder; any nonzero byte of
+// the predicate is true.
+TEST(Select, PicksByPredicateOverLongInputs) {
+  std::vector<int32_t> a, b, expect;
+  std::vector<uint8_t> predicate;
+  for (int32_t i = 0; i < 203; ++i) {
+    a.push_back(i);
+    b.push_back(-i);
+    predicate.push_back(static_cast<uint8_t>(i % 3 == 0 ? 0 : i % 7));
+    expect.push_back(predicate.back() != 0 ? i : -i);
+  }
+  std::vector<std::vector<std::byte>> f = {Bytes(a), Bytes(b), Bytes(predicate),
+                                           Zeros<int32_t>(a.size())};
+  ExpectOk(RunOn(**GetSelectCodelet(kS32), f));
+  EXPECT_EQ(Values<int32_t>(f[3]), expect);
+}
+
 TEST(Clamp, XlaSemanticsWithNaN) {
   std::vector<std::vector<std::byte>> f = {Bytes(std::vector<float>{-5, 5, kNaN, 0.5f}),
                                            Bytes(std::vector<float>{0, 0, 0, 0}),

@@ -1,5 +1,6 @@
 // Unary and binary codelets: hand-checked numerics, XLA integer semantics
 // (wrap-around, x/0, INT_MIN/-1, shifts), NaN/inf, and f16/bf16 rounding.
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -121,6 +122,35 @@ TEST(BinaryOp, FloatMaxMinPropagateNaNAndOrderZeros) {
   EXPECT_TRUE(std::isnan(mn[2]));
   EXPECT_THAT(Binary<uint32_t>(BinaryOp::kMaximum, ElementType::kU32, {0xFFFFFFFFu}, {1}),
               ElementsAre(0xFFFFFFFFu));
+}
+
+// The same semantics over long inputs, which the vectorised loops take
+// (engine/CMakeLists.txt): every pair of special and ordinary values, at
+// every position of a vector, bit for bit against the definition. Of two
+// NaNs the first operand's payload comes out.
+TEST(BinaryOp, FloatMaxMinOverLongInputsKeepEveryBit) {
+  const float values[] = {
+      kNaN,  std::bit_cast<float>(0x7fc00123u), -0.0f, 0.0f, 1.0f, -1.5f, kInf, -kInf, 3e38f,
+      1e-45f};
+  std::vector<float> a, b;
+  for (int repeat = 0; repeat < 3; ++repeat)  // odd lengths: a remainder after the vectors
+    for (float x : values)
+      for (float y : values) a.push_back(x), b.push_back(y);
+  a.push_back(2.0f), b.push_back(-0.0f);
+  const auto expect = [](float x, float y, bool max) {
+    if (std::isnan(x)) return x;
+    if (std::isnan(y)) return y;
+    if (x == y) return std::signbit(x) == max ? y : x;
+    return (x > y) == max ? x : y;
+  };
+  const auto mx = Binary<float>(BinaryOp::kMaximum, kF32, a, b);
+  const auto mn = Binary<float>(BinaryOp::kMinimum, kF32, a, b);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<uint32_t>(mx[i]), std::bit_cast<uint32_t>(expect(a[i], b[i], true)))
+        << "max(" << a[i] << ", " << b[i] << ") at " << i;
+    EXPECT_EQ(std::bit_cast<uint32_t>(mn[i]), std::bit_cast<uint32_t>(expect(a[i], b[i], false)))
+        << "min(" << a[i] << ", " << b[i] << ") at " << i;
+  }
 }
 
 TEST(BinaryOp, ComparisonsProducePred) {
