@@ -2,6 +2,7 @@
 #include "engine/codelets/codelet.h"
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -81,11 +82,14 @@ Status Codelet::Run(const VertexIo& io) const {
                          io.fields[i].size());
       }
     }
-    if (io.Bytes(i) % size != 0) {
+    // Element sizes are powers of two: a shift and a mask, not two 64-bit
+    // divisions per field of every vertex run.
+    const uint64_t bytes = io.Bytes(i);
+    if ((bytes & (size - 1)) != 0) {
       return MakeError("{}: field '{}' has {} bytes, not a whole number of {} elements", name_,
-                       field.name, io.Bytes(i), HloName(field.type));
+                       field.name, bytes, HloName(field.type));
     }
-    elements[i] = io.Bytes(i) / size;
+    elements[i] = bytes >> std::countr_zero(size);
     if (field.kind == FieldKind::kScalar && elements[i] != 1) {
       return MakeError("{}: scalar field '{}' has {} elements", name_, field.name, elements[i]);
     }
