@@ -84,5 +84,23 @@ TEST(SimScatterColumns, AFewRowsStayRowMajor) {
   EXPECT_TRUE(row_major);
 }
 
+TEST(SimScatterColumns, MillionsOfLookupsStayRowMajor) {
+  // 1.1 M lookups in blocks would be staged through a view of 8.8 M runs
+  // (lookups x blocks), past the bound the result's view is held to: the
+  // rows are kept whole, and no staged copy of the updates is made.
+  std::string text = kEmbeddingGradient;
+  for (const char* size : {"500,1", "500,32"}) text.replace(text.find(size), 3, "1100000");
+  const Compiled compiled = CompileText(text, "ipu2", 64);
+  const Graph& graph = *compiled.result.graph;
+  bool staged = false, row_major = false;
+  for (VariableId v = 0; v < graph.num_variables(); ++v) {
+    staged = staged || graph.variable(v).name == "s/updates";
+    if (graph.variable(v).name == "s")
+      row_major = graph.variable(v).shape == std::vector<uint64_t>{2000, 32};
+  }
+  EXPECT_FALSE(staged);
+  EXPECT_TRUE(row_major);
+}
+
 }  // namespace
 }  // namespace tileprof::engine::sim_test
