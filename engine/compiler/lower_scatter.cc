@@ -285,28 +285,22 @@ Expected<std::optional<ColumnBlocks>> PlanColumnBlocks(const hlo::Instruction& i
 }
 
 // The updates box [lo, lo + size) of a column-block plan ([lookups..., groups,
-// C]), taken where the updates are staged ([groups, lookups..., C]): a box
-// of one block is one run there, where the updates' view holds a run per
-// lookup and each was found by a binary search over every lookup's run
-// (GraphHelper's Llama-2 step, 4.2 M lookups into 1,472 result runs: five
-// minutes of its compile). A box of one block has the same element order
-// in both; one of several blocks is permuted back.
-Expected<Tensor> StagedBox(const TensorIndex& staged, std::span<const uint64_t> lo,
+// C]), taken where the updates are staged (`to_blocks` of it: [groups,
+// lookups..., C]): a box of one block is one run there, where the updates'
+// view holds a run per lookup and each was found by a binary search over
+// every lookup's run (GraphHelper's Llama-2 step, 4.2 M lookups into 1,472
+// result runs: five minutes of its compile). A box of one block has the
+// same element order in both; one of several blocks is permuted back.
+Expected<Tensor> StagedBox(const TensorIndex& staged, std::span<const size_t> to_blocks,
+                           std::span<const size_t> to_updates, std::span<const uint64_t> lo,
                            std::span<const uint64_t> size) {
-  const size_t rank = lo.size(), group = rank - 2;
-  std::vector<uint64_t> staged_lo{lo[group]}, staged_size{size[group]};
-  std::vector<size_t> to_updates(rank);
-  for (size_t d = 0; d < group; ++d) {
+  std::vector<uint64_t> staged_lo, staged_size;
+  for (size_t d : to_blocks) {
     staged_lo.push_back(lo[d]);
     staged_size.push_back(size[d]);
-    to_updates[d] = d + 1;
   }
-  staged_lo.push_back(lo[rank - 1]);
-  staged_size.push_back(size[rank - 1]);
-  to_updates[group] = 0;
-  to_updates[rank - 1] = rank - 1;
   TILEPROF_ASSIGN_OR_RETURN(Tensor box, staged.Box(staged_lo, staged_size));
-  if (size[group] == 1) return box.Reshape({size.begin(), size.end()});
+  if (size[to_blocks[0]] == 1) return box.Reshape({size.begin(), size.end()});
   return box.Dimshuffle(to_updates);
 }
 
@@ -365,6 +359,7 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
       PlanColumnBlocks(instruction, operand, indices, updates, index_dims, window_dims, n, *ivd,
                        mapper_.ChunkElements(operand.NumElements(), operand.element_type())));
   Tensor staged;  // the column-block plan's updates, [groups, lookups..., C]
+  std::vector<size_t> to_blocks, to_updates;  // updates' dimensions to staged's, and back
   if (blocks) {
     operand = std::move(blocks->operand);
     n = std::move(blocks->n);
@@ -374,7 +369,8 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
     // listened to every tile holding updates (the DLRM step's first scatter
     // step: 1,470 senders a tile, 6.7 MB of exchange code).
     const size_t rank = blocks->updates.Rank();
-    std::vector<size_t> to_blocks{rank - 2}, to_updates(rank);
+    to_blocks = {rank - 2};
+    to_updates.resize(rank);
     for (size_t d = 0; d + 2 < rank; ++d) to_blocks.push_back(d);
     to_blocks.push_back(rank - 1);
     for (size_t d = 0; d < rank; ++d) to_updates[to_blocks[d]] = d;
@@ -451,8 +447,9 @@ Expected<Value> Lowering::LowerScatter(const hlo::Instruction& instruction,
       TILEPROF_ASSIGN_OR_RETURN(Tensor out_part, target.Slice(run.first, run.first + run.count));
       TILEPROF_ASSIGN_OR_RETURN(Tensor operand_part,
                                 source.Slice(run.first, run.first + run.count));
-      TILEPROF_ASSIGN_OR_RETURN(
-          Tensor box, blocks ? StagedBox(updates_index, lo, size) : updates_index.Box(lo, size));
+      TILEPROF_ASSIGN_OR_RETURN(Tensor box,
+                                blocks ? StagedBox(updates_index, to_blocks, to_updates, lo, size)
+                                       : updates_index.Box(lo, size));
       std::vector<uint64_t> hi(lo.size());
       for (size_t u = 0; u < lo.size(); ++u) hi[u] = lo[u] + size[u];
       const IndicesBox index_box = IndicesBoxOf(n, operand.Rank(), indices, lo, hi);
