@@ -86,7 +86,7 @@ def main():
                            "--quiet", "--iterations", str(n)], here)[0] for _ in range(2))
                   for n in (1, 3)]
         per_step = max(oracle[1] - oracle[0], 0.0) / 2 / steps
-        print(f"| {name} | {steps} | {sim:.3f} | {per_step:.3f} | {per_step / sim:.2f}x |",
+        print(f"| {name} | {steps} | {sim:.4f} | {per_step:.4f} | {per_step / sim:.2f}x |",
               flush=True)
 
 

@@ -81,6 +81,42 @@ struct TilePlan {
   std::vector<ArenaCopy> write_backs;  // those of them that are written
 };
 
+// What running a compute set reads, packed by Simulator::Create from its
+// TilePlans (which are freed then): every vertex, field span, parameter,
+// row layout and copy of the compute set in one array each, in tile order.
+// A TilePlan is a tree of vectors, and with a few vertices on a tile (the
+// MNIST sample's compute sets have about one a tile) each vertex cost
+// several cache misses before its codelet ran; packed, a step reads its
+// plan front to back.
+struct PackedVertex {
+  const Codelet* codelet = nullptr;
+  std::span<const std::span<std::byte>> spans;
+  std::span<const uint32_t> params;
+  std::span<const FieldRows> rows;
+  VertexId id = 0;
+};
+
+struct PackedTile {
+  uint32_t tile = 0;
+  std::span<const PackedVertex> vertices;
+  std::span<const ArenaCopy> gathers;
+  std::span<const ArenaCopy> write_backs;
+};
+
+struct PackedComputeSet {
+  std::vector<PackedTile> tiles;
+  std::vector<PackedVertex> vertices;
+  std::vector<std::span<std::byte>> spans;
+  std::vector<uint32_t> params;
+  std::vector<FieldRows> rows;
+  std::vector<ArenaCopy> copies;  // each tile's gathers, then its write-backs
+  std::vector<HostRun> host;      // the copies' runs
+};
+
+// `tiles`, their spans, gathers and write-backs set, packed. The spans of
+// the result point into its own vectors (moving it keeps them valid).
+PackedComputeSet Pack(std::span<const TilePlan> tiles);
+
 struct CodeletCount {
   uint32_t codelet = 0;  // index into Plans::codelets
   uint64_t instances = 0;
@@ -89,7 +125,8 @@ struct CodeletCount {
 
 struct ComputeSetPlan {
   ComputeSetId id = 0;
-  std::vector<TilePlan> tiles;  // tiles with vertices, in tile order
+  std::vector<TilePlan> tiles;  // tiles with vertices, in tile order; freed once packed
+  PackedComputeSet packed;      // Simulator::Create
   bool scatters = false;        // some written field was gathered
   uint64_t arena_bytes = 0;
   StepCost cost;

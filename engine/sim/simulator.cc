@@ -137,6 +137,8 @@ void Simulator::State::ResolveRuns() {
         }
       }
     }
+    compute_sets[i]->packed = Pack(compute_sets[i]->tiles);
+    std::vector<TilePlan>().swap(compute_sets[i]->tiles);
   });
   for (auto& [node, plan] : plans.transfers) {
     Resolve(plan.source, plan.host_source);
@@ -215,15 +217,16 @@ Status Simulator::State::RunComputeSet(ComputeSetId id) {
   }
   for (const CodeletCount& count : plan.codelets) codelet_cycles[count.codelet] += count.cycles;
 
-  std::vector<std::string> errors(plan.tiles.size());
+  const PackedComputeSet& packed = plan.packed;
+  std::vector<std::string> errors(packed.tiles.size());
   // A tile's gathered fields are copied in before any of its vertices runs:
   // the same as copying each just before its vertex, since a field written
   // in place is read by no other vertex (plan.cc, KeepInPlaceOnlyUnread).
-  pool.ParallelFor(plan.tiles.size(), [&](size_t t) {
-    const TilePlan& tile = plan.tiles[t];
+  pool.ParallelFor(packed.tiles.size(), [&](size_t t) {
+    const PackedTile& tile = packed.tiles[t];
     TileState& tile_state = tile_states[tile.tile];
     for (const ArenaCopy& copy : tile.gathers) Gather(copy.runs, copy.arena);
-    for (const VertexPlan& vertex : tile.vertices) {
+    for (const PackedVertex& vertex : tile.vertices) {
       VertexIo io{vertex.spans, vertex.params, &tile_state, vertex.rows};
       if (Status status = vertex.codelet->Run(io); !status) {
         errors[t] = fmt::format("{} on tile {}: {}", graph->DescribeVertex(vertex.id), tile.tile,
@@ -236,8 +239,8 @@ Status Simulator::State::RunComputeSet(ComputeSetId id) {
     if (!error.empty()) return Error(error);
   }
   if (plan.scatters)
-    pool.ParallelFor(plan.tiles.size(), [&](size_t t) {
-      for (const ArenaCopy& copy : plan.tiles[t].write_backs) Scatter(copy.runs, copy.arena);
+    pool.ParallelFor(packed.tiles.size(), [&](size_t t) {
+      for (const ArenaCopy& copy : packed.tiles[t].write_backs) Scatter(copy.runs, copy.arena);
     });
   AddStep(graph->compute_set(id).name, plan.cost);
   return {};
