@@ -55,6 +55,32 @@ std::vector<std::string> MakeParamNames() {
   return names;
 }
 
+// One coordinate of an output, flat / stride % size, followed as the flat
+// index grows: a step smaller than the stride (the usual one, to the next
+// run of features or the next pixel) costs no division. Working the five
+// coordinates of each output run out by division took more than the
+// products of a convolution with one input channel. Needs flat >= 0 and,
+// for size > 1, stride >= 1 (CheckShape).
+struct OutputDigit {
+  int64_t stride = 1, size = 1, rem = 0, value = 0;
+
+  OutputDigit() = default;
+  OutputDigit(int64_t stride_, int64_t size_, int64_t flat) : stride(stride_), size(size_) {
+    if (size == 1) return;  // an unused dimension: no division
+    rem = flat % stride;
+    value = flat / stride % size;
+  }
+  void Advance(int64_t step) {
+    if (size == 1) return;
+    rem += step;
+    if (rem < stride) return;
+    const int64_t carry = rem < 2 * stride ? 1 : rem / stride;
+    rem -= carry * stride;
+    value += carry < size ? carry : carry % size;
+    if (value >= size) value -= size;
+  }
+};
+
 // The parameters decoded, signed where that matters.
 struct Geometry {
   int64_t out_start = 0;
@@ -156,6 +182,13 @@ class ConvPartialCodelet final : public Codelet {
             "spatial dimension {}: kernel positions [{}, {}) outside the {} of the kernel", d,
             g.k_offset[d], g.k_offset[d] + g.k_size[d], g.k_full[d]);
       }
+    }
+    for (const auto& [size, stride] :
+         {std::pair{g.out_size_b, g.out_stride_b}, std::pair{g.out_size_f, g.out_stride_f}}) {
+      if (size > 1 && stride < 1) return MakeError("an output stride is 0");
+    }
+    for (size_t d = 0; d < kSpatial; ++d) {
+      if (g.out_size[d] > 1 && g.out_stride[d] < 1) return MakeError("an output stride is 0");
     }
     if (g.in_chan_start + g.in_chans > g.in_chans_per_group) {
       return MakeError("input channels [{}, {}) outside the {} of a group", g.in_chan_start,
@@ -267,13 +300,18 @@ class ConvPartialCodelet final : public Codelet {
     // from 10 never meet the panel's, whatever type C is.)
     auto* kernel = numeric::Scratch<std::array<int64_t, kSpatial>, 10>(positions);
     int64_t* w_offset = numeric::Scratch<int64_t, 10>(positions);
+    // The positions in order, the last dimension fastest: counted, not
+    // divided out of pos (a vertex of a few outputs spent more on those
+    // divisions than on its products).
+    std::array<int64_t, kSpatial> k_at{};
     for (uint64_t pos = 0; pos < positions; ++pos) {
-      uint64_t rest = pos;
-      for (size_t d = kSpatial; d-- > 0;) {
-        kernel[pos][d] =
-            g.k_offset[d] + static_cast<int64_t>(rest % static_cast<uint64_t>(g.k_size[d]));
-        rest /= static_cast<uint64_t>(g.k_size[d]);
+      if (pos > 0) {
+        for (size_t d = kSpatial; d-- > 0;) {
+          if (++k_at[d] < g.k_size[d]) break;
+          k_at[d] = 0;
+        }
       }
+      for (size_t d = 0; d < kSpatial; ++d) kernel[pos][d] = g.k_offset[d] + k_at[d];
       int64_t offset = 0;
       for (size_t d = 0; d < kSpatial; ++d) {
         const int64_t k = kernel[pos][d];
@@ -354,7 +392,12 @@ class ConvPartialCodelet final : public Codelet {
         const int64_t w_at =
             g.in_chan_start * g.w_stride_i + f0 * g.w_stride_o - g.w_start + w_offset[pos];
         bad[pos] = 0;
-        for (uint64_t r = 0; r < width && bad[pos] == 0; ++r) {
+        // The features' rows start w_stride_o >= 0 apart: when the first
+        // and the last lie inside, so do those between.
+        const bool all_inside = inside(w_at, g.w_stride_i, g.in_chans, n_w) &&
+                                inside(w_at + static_cast<int64_t>(width - 1) * g.w_stride_o,
+                                       g.w_stride_i, g.in_chans, n_w);
+        for (uint64_t r = 0; r < width && bad[pos] == 0 && !all_inside; ++r) {
           if (!inside(w_at + static_cast<int64_t>(r) * g.w_stride_o, g.w_stride_i, g.in_chans, n_w))
             bad[pos] = r + 1;
         }
@@ -378,22 +421,44 @@ class ConvPartialCodelet final : public Codelet {
       int64_t flat;     // its first output
       int64_t in_base;  // its batch and first channel in `in`
       std::array<int64_t, kSpatial> o;
+      // Every kernel position reads inside the input, at in_at + pos_off[pos]
+      // (no padding, no input dilation, inside the field): worked out once,
+      // not per position and dimension (most of a small convolution's time).
+      bool interior;
+      int64_t in_at;
     };
+    // Kernel position pos's offset in `in` from a member's base; the
+    // positions' first and last coordinates are the least and the most.
+    int64_t* pos_off = numeric::Scratch<int64_t, 13>(positions);
+    bool lhs_dilated = false;
+    std::array<int64_t, kSpatial> k_lo{}, k_hi{};
+    for (size_t d = 0; d < kSpatial; ++d) {
+      lhs_dilated = lhs_dilated || g.lhs_dilation[d] != 1;
+      k_lo[d] = kernel[0][d] * g.rhs_dilation[d];
+      k_hi[d] = kernel[positions - 1][d] * g.rhs_dilation[d];
+    }
+    for (uint64_t pos = 0; pos < positions; ++pos) {
+      pos_off[pos] = 0;
+      for (size_t d = 0; d < kSpatial; ++d)
+        pos_off[pos] += kernel[pos][d] * g.rhs_dilation[d] * g.in_stride[d];
+    }
     std::array<Member, kGroup> group;
     std::array<const C*, kGroup> rows{};
     std::array<C*, kGroup> sums{};
     std::array<bool, kGroup> valid{};
+    // The coordinates of output out_start + i, followed as i grows.
+    OutputDigit digit_b(g.out_stride_b, g.out_size_b, g.out_start);
+    OutputDigit digit_f(g.out_stride_f, g.out_size_f, g.out_start);
+    std::array<OutputDigit, kSpatial> digits;
+    for (size_t d = 0; d < kSpatial; ++d)
+      digits[d] = OutputDigit(g.out_stride[d], g.out_size[d], g.out_start);
     for (uint64_t i = 0; i < n_out;) {
       uint64_t members = 0, width = 0;
       int64_t group_f = 0;
       while (members < kGroup && i < n_out) {
         const int64_t flat = g.out_start + static_cast<int64_t>(i);
-        // (Unused spatial dimensions have one element: no division.)
-        auto coordinate = [flat](int64_t stride, int64_t size) -> int64_t {
-          return size == 1 ? 0 : flat / stride % size;
-        };
-        const int64_t b = g.out_offset_b + coordinate(g.out_stride_b, g.out_size_b);
-        const int64_t f_local = coordinate(g.out_stride_f, g.out_size_f);
+        const int64_t b = g.out_offset_b + digit_b.value;
+        const int64_t f_local = digit_f.value;
         const int64_t f = g.out_offset_f + f_local;
         uint64_t run = 1;
         if (runs) {
@@ -406,16 +471,28 @@ class ConvPartialCodelet final : public Codelet {
         width = run;
         Member& member = group[members];
         member.flat = flat;
-        for (size_t d = 0; d < kSpatial; ++d)
-          member.o[d] = g.out_offset[d] + coordinate(g.out_stride[d], g.out_size[d]);
+        for (size_t d = 0; d < kSpatial; ++d) member.o[d] = g.out_offset[d] + digits[d].value;
         const int64_t group_index = f / g.out_chans_per_group;
         const int64_t in_b = g.groups_split_batch ? group_index * g.batch_per_group + b : b;
         const int64_t in_c0 =
             (g.groups_split_batch ? 0 : group_index * g.in_chans_per_group) + g.in_chan_start;
         member.in_base = in_b * g.in_stride_b + in_c0 * g.in_stride_f - g.in_start;
+        member.interior = !lhs_dilated;
+        member.in_at = member.in_base;
+        for (size_t d = 0; d < kSpatial; ++d) {
+          const int64_t x = member.o[d] * g.stride[d] - g.pad_low[d];
+          member.interior = member.interior && x + k_lo[d] >= 0 && x + k_hi[d] < g.in_size[d];
+          member.in_at += x * g.in_stride[d];
+        }
+        member.interior =
+            member.interior && inside(member.in_at + pos_off[0], g.in_stride_f, g.in_chans, n_in) &&
+            inside(member.in_at + pos_off[positions - 1], g.in_stride_f, g.in_chans, n_in);
         sums[members] = direct ? direct + i : acc + members * width;
         ++members;
         i += run;
+        digit_b.Advance(static_cast<int64_t>(run));
+        digit_f.Advance(static_cast<int64_t>(run));
+        for (OutputDigit& digit : digits) digit.Advance(static_cast<int64_t>(run));
       }
       if (group_f != panel_f || width != panel_width) pack(group_f, width);
       for (uint64_t j = 0; j < members; ++j) std::fill(sums[j], sums[j] + width, C(0));
@@ -424,7 +501,8 @@ class ConvPartialCodelet final : public Codelet {
         for (uint64_t j = 0; j < members; ++j) {
           int64_t in_at = group[j].in_base;
           valid[j] = true;
-          for (size_t d = 0; d < kSpatial; ++d) {
+          if (group[j].interior) in_at = group[j].in_at + pos_off[pos];
+          for (size_t d = 0; d < kSpatial && !group[j].interior; ++d) {
             int64_t x =
                 group[j].o[d] * g.stride[d] - g.pad_low[d] + kernel[pos][d] * g.rhs_dilation[d];
             if (x >= 0 && g.lhs_dilation[d] != 1) {  // (divisions cost more than the test)
@@ -438,7 +516,8 @@ class ConvPartialCodelet final : public Codelet {
           }
           all = all && valid[j];
           if (!valid[j]) continue;
-          if (!inside(in_at, g.in_stride_f, g.in_chans, n_in)) return outside_error(group[j].flat);
+          if (!group[j].interior && !inside(in_at, g.in_stride_f, g.in_chans, n_in))
+            return outside_error(group[j].flat);
           if (bad[pos] != 0)
             return outside_error(group[j].flat + static_cast<int64_t>(bad[pos] - 1));
           if (inputs) {
