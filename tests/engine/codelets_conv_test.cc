@@ -163,5 +163,51 @@ TEST(ConvPartial, RefusesAKernelLargerThanItsWeights) {
   EXPECT_THAT(status.error().message(), HasSubstr("read more than the 12 weights"));
 }
 
+// Padding: the outputs at the edges read some kernel positions from the
+// padding (those positions are skipped), the inner ones read every position
+// inside the input (worked out once per output, not per position); both
+// must give the definition's sums.
+TEST(ConvPartial, PaddedEdgesAndInnerOutputsGiveTheDefinition) {
+  const Codelet& codelet = **GetConvPartialCodelet(ElementType::kF32, ElementType::kF32);
+  std::vector<uint32_t> params = Params(true);
+  params[static_cast<size_t>(ConvParam::kOutSize0)] = 4;  // 3 + 1 + 1 - 2 + 1
+  params[static_cast<size_t>(ConvParam::kPadLow0)] = 1;
+  std::vector<float> expected(12);
+  for (int x = 0; x < 4; ++x)
+    for (int f = 0; f < 3; ++f) {
+      float sum = 0;
+      for (int k = 0; k < 2; ++k) {
+        const int at = x - 1 + k;
+        if (at < 0 || at >= 3) continue;
+        for (int c = 0; c < 2; ++c) sum += kIn[at * 2 + c] * kWeights[(k * 2 + c) * 3 + f];
+      }
+      expected[x * 3 + f] = sum;
+    }
+  std::vector<std::vector<std::byte>> fields = {Bytes(kIn), Bytes(kWeights),
+                                                Bytes(std::vector<float>(12))};
+  const std::vector<uint64_t> elements = {6, 12, 12};
+  ASSERT_TRUE(codelet.CheckShape({elements, params}));
+  ASSERT_TRUE(RunOn(codelet, fields, params));
+  EXPECT_THAT(Values<float>(fields[2]), ElementsAreArray(expected));
+
+  // An input field one element short: the last inner output reads past it.
+  fields[0] = Bytes(std::vector<float>(kIn.begin(), kIn.end() - 1));
+  Status status = RunOn(codelet, fields, params);
+  ASSERT_FALSE(status);
+  EXPECT_THAT(status.error().message(), HasSubstr("reads outside the 'in' (5 elements)"));
+}
+
+TEST(ConvPartial, RefusesAnOutputStrideOfZero) {
+  const Codelet& codelet = **GetConvPartialCodelet(ElementType::kF32, ElementType::kF32);
+  for (ConvParam stride : {ConvParam::kOutStrideF, ConvParam::kOutStride0}) {
+    std::vector<uint32_t> params = Params(true);
+    params[static_cast<size_t>(stride)] = 0;
+    const std::vector<uint64_t> elements = {6, 12, 6};
+    Status status = codelet.CheckShape({elements, params});
+    ASSERT_FALSE(status);
+    EXPECT_THAT(status.error().message(), HasSubstr("an output stride is 0"));
+  }
+}
+
 }  // namespace
 }  // namespace tileprof::engine
