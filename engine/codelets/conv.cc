@@ -19,6 +19,7 @@
 #include "engine/codelets/dot_kernels.h"
 #include "engine/codelets/families.h"
 #include "engine/codelets/numeric.h"
+#include "engine/codelets/widen.h"
 
 namespace tileprof::engine {
 namespace {
@@ -270,6 +271,9 @@ class ConvPartialCodelet final : public Codelet {
   template <ElementType kIn, ElementType kAcc>
   Status Run(const Geometry& g, const VertexIo& io) const {
     using C = typename numeric::Traits<kAcc>::Compute;
+    // Operands stored as another type than C (f16 into f32): converted once
+    // a vertex (below).
+    constexpr bool kWidens = !std::is_same_v<typename numeric::Traits<kIn>::Storage, C>;
     const int64_t n_in = static_cast<int64_t>(Count(io, 0));
     const int64_t n_w = static_cast<int64_t>(Count(io, 1));
     const uint64_t n_out = Count(io, 2);
@@ -350,6 +354,14 @@ class ConvPartialCodelet final : public Codelet {
       }
     }
     std::span<const std::byte> dense_w = weights ? io.fields[1] : DenseField(io, 1);
+    const C* widened_w = nullptr;
+    if (kWidens && !dense_w.empty()) {
+      const uint64_t n = dense_w.size() / SizeOf(kIn);
+      C* widened = numeric::Scratch<C, 15>(n);
+      numeric::Widen<kIn, C>(dense_w.data(), n, widened);
+      widened_w = widened;
+      if (w_rows == nullptr && g.w_stride_o == 1) weights = widened;
+    }
     // Where dense weight index `at` (position, channel, feature) lies.
     auto weight_at = [&](int64_t at) {
       return w_rows == nullptr
@@ -358,6 +370,18 @@ class ConvPartialCodelet final : public Codelet {
                        at % g.w_stride_i;
     };
     const C* inputs = g.in_stride_f == 1 ? dot::InPlace<kIn, C>(io.fields[0]) : nullptr;
+    // Inputs stored as another type (f16 into f32) are converted once, the
+    // whole field, then read as C: in place when their channels are
+    // adjacent. Converting each element for every output and kernel
+    // position that reads it was most of an f16 convolution's time. The
+    // same for the weights (or their dense copy) below.
+    const C* widened_in = nullptr;
+    if (kWidens && n_in > 0) {
+      C* widened = numeric::Scratch<C, 14>(static_cast<uint64_t>(n_in));
+      numeric::Widen<kIn, C>(io.fields[0].data(), static_cast<uint64_t>(n_in), widened);
+      widened_in = widened;
+      if (g.in_stride_f == 1) inputs = widened;
+    }
     auto panel_of = [&] { return numeric::Scratch<C, 0>(positions * chans * max_width); };
     C* panel = weights ? nullptr : panel_of();
     int64_t* w_first = numeric::Scratch<int64_t, 11>(positions);
@@ -409,8 +433,9 @@ class ConvPartialCodelet final : public Codelet {
         for (uint64_t c = 0; c < chans; ++c) {
           const int64_t first = w_at + static_cast<int64_t>(c) * g.w_stride_i;
           for (uint64_t r = 0; r < width; ++r) {
-            rows[c * width + r] = static_cast<C>(numeric::Get<kIn>(
-                dense_w, static_cast<uint64_t>(first + static_cast<int64_t>(r) * g.w_stride_o)));
+            const auto at = static_cast<uint64_t>(first + static_cast<int64_t>(r) * g.w_stride_o);
+            rows[c * width + r] =
+                widened_w ? widened_w[at] : static_cast<C>(numeric::Get<kIn>(dense_w, at));
           }
         }
       }
@@ -526,9 +551,9 @@ class ConvPartialCodelet final : public Codelet {
           }
           C* row = a + j * chans;
           for (uint64_t c = 0; c < chans; ++c) {
-            row[c] = static_cast<C>(numeric::Get<kIn>(
-                io.fields[0],
-                static_cast<uint64_t>(in_at + static_cast<int64_t>(c) * g.in_stride_f)));
+            const auto at = static_cast<uint64_t>(in_at + static_cast<int64_t>(c) * g.in_stride_f);
+            row[c] =
+                widened_in ? widened_in[at] : static_cast<C>(numeric::Get<kIn>(io.fields[0], at));
           }
           rows[j] = row;
         }

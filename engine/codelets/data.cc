@@ -133,6 +133,15 @@ class CastCodelet final : public Codelet {
     const uint64_t n = Count(io, 1);
     const uint32_t in_size = SizeOf(from_);
     const uint32_t out_size = SizeOf(to_);
+    // The conversions of mixed precision, between f32 and f16 or bf16,
+    // typed: the same bits as ConvertElement (compared over every f32 and
+    // every 16-bit input), without its trip through double (frexp, ldexp
+    // and nearbyint an element were 7% of an f16 ResNet-50 training step).
+    using enum ElementType;
+    if (from_ == kF16 && to_ == kF32) return Typed<kF16, kF32>(io, n);
+    if (from_ == kF32 && to_ == kF16) return Typed<kF32, kF16>(io, n);
+    if (from_ == kBF16 && to_ == kF32) return Typed<kBF16, kF32>(io, n);
+    if (from_ == kF32 && to_ == kBF16) return Typed<kF32, kBF16>(io, n);
     for (uint64_t i = 0; i < n; ++i) {
       ConvertElement(from_, io.fields[0].data() + i * in_size, to_,
                      io.fields[1].data() + i * out_size);
@@ -141,6 +150,17 @@ class CastCodelet final : public Codelet {
   }
 
  private:
+  template <ElementType kFrom, ElementType kTo>
+  static Status Typed(const VertexIo& io, uint64_t n) {
+    const std::byte* in = io.fields[0].data();
+    std::byte* out = io.fields[1].data();
+    for (uint64_t i = 0; i < n; ++i) {
+      numeric::Traits<kTo>::Store(out + i * SizeOf(kTo),
+                                  numeric::Traits<kFrom>::Load(in + i * SizeOf(kFrom)));
+    }
+    return {};
+  }
+
   ElementType from_;
   ElementType to_;
 };

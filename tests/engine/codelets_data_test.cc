@@ -2,6 +2,7 @@
 // partials, set seed and the seed listing's vertices.
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include <gmock/gmock.h>
@@ -90,6 +91,40 @@ TEST(Cast, UsesConvertSemantics) {
   auto same = GetCastCodelet(kF32, kF32);
   ASSERT_FALSE(same);
   EXPECT_THAT(same.error().message(), HasSubstr("a cast needs two different types"));
+}
+
+// Casts between f32 and f16 or bf16 take a typed path: it must give
+// ConvertElement's bits for every 16-bit input, and for floats of every
+// kind (a sample of 2^20 spread over all 2^32 encodings, with the edges:
+// the whole space was compared once by hand).
+TEST(Cast, FloatAndHalvesGiveConvertElementsBits) {
+  const ElementType kBF16 = ElementType::kBF16;
+  std::vector<uint16_t> halves(65536);
+  for (uint32_t i = 0; i < 65536; ++i) halves[i] = static_cast<uint16_t>(i);
+  std::vector<uint32_t> floats;
+  for (uint64_t i = 0; i < (uint64_t{1} << 32); i += 4093)
+    floats.push_back(static_cast<uint32_t>(i));
+  for (uint32_t edge :
+       {0x00000000u, 0x80000000u, 0x00000001u, 0x33800000u, 0x33800001u, 0x387fe000u, 0x38800000u,
+        0x477fefffu, 0x477ff000u, 0x7f7fffffu, 0x7f800000u, 0x7f800001u, 0x7fc00000u, 0xffbfffffu,
+        0x3f808000u, 0x3f818000u, 0x7f7f8000u})
+    floats.push_back(edge);
+  for (ElementType narrow : {kF16, kBF16}) {
+    std::vector<std::vector<std::byte>> f = {Bytes(halves), Zeros<float>(halves.size())};
+    ExpectOk(RunOn(**GetCastCodelet(narrow, kF32), f));
+    for (size_t i = 0; i < halves.size(); ++i) {
+      std::byte expected[4];
+      ConvertElement(narrow, f[0].data() + 2 * i, kF32, expected);
+      ASSERT_EQ(std::memcmp(expected, f[1].data() + 4 * i, 4), 0) << i;
+    }
+    f = {Bytes(floats), Zeros<uint16_t>(floats.size())};
+    ExpectOk(RunOn(**GetCastCodelet(kF32, narrow), f));
+    for (size_t i = 0; i < floats.size(); ++i) {
+      std::byte expected[2];
+      ConvertElement(kF32, f[0].data() + 4 * i, narrow, expected);
+      ASSERT_EQ(std::memcmp(expected, f[1].data() + 2 * i, 2), 0) << std::hex << floats[i];
+    }
+  }
 }
 
 TEST(CopyAndFill, MoveBytes) {

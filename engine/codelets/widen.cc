@@ -1,0 +1,58 @@
+// The F16C build of WidenHalves, chosen at run time like the AVX2 panel
+// products (dot_kernels.cc), so the binary still runs on any x86-64 host.
+#include "engine/codelets/widen.h"
+
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
+namespace tileprof::engine::numeric {
+namespace {
+
+void WidenHalvesScalar(const std::byte* in, uint64_t n, float* out) {
+  for (uint64_t i = 0; i < n; ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, in + 2 * i, 2);
+    out[i] = HalfToFloat(bits);
+  }
+}
+
+#if defined(__x86_64__)
+[[gnu::target("avx,f16c")]] void WidenHalvesF16c(const std::byte* in, uint64_t n, float* out) {
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i halves;
+    std::memcpy(&halves, in + 2 * i, sizeof halves);
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(halves));
+  }
+  WidenHalvesScalar(in + 2 * i, n - i, out + i);
+}
+
+// AVX (which also says the OS saves the YMM registers) and F16C's own CPUID
+// bit: not every compiler's __builtin_cpu_supports knows "f16c".
+bool HasF16c() {
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 &&
+           (ecx & bit_F16C) != 0;
+  }();
+  return has;
+}
+#endif
+
+}  // namespace
+
+void WidenHalves(const std::byte* in, uint64_t n, float* out) {
+#if defined(__x86_64__)
+  if (HasF16c()) {
+    WidenHalvesF16c(in, n, out);
+    return;
+  }
+#endif
+  WidenHalvesScalar(in, n, out);
+}
+
+}  // namespace tileprof::engine::numeric
