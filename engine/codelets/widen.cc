@@ -20,7 +20,23 @@ void WidenHalvesScalar(const std::byte* in, uint64_t n, float* out) {
   }
 }
 
+void NarrowHalvesScalar(const float* in, uint64_t n, std::byte* out) {
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint16_t bits = HalfFromFloat(in[i]);
+    std::memcpy(out + 2 * i, &bits, 2);
+  }
+}
+
 #if defined(__x86_64__)
+[[gnu::target("avx,f16c")]] void NarrowHalvesF16c(const float* in, uint64_t n, std::byte* out) {
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i halves = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
+    std::memcpy(out + 2 * i, &halves, sizeof halves);
+  }
+  NarrowHalvesScalar(in + i, n - i, out + 2 * i);
+}
+
 [[gnu::target("avx,f16c")]] void WidenHalvesF16c(const std::byte* in, uint64_t n, float* out) {
   uint64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -53,6 +69,16 @@ void WidenHalves(const std::byte* in, uint64_t n, float* out) {
   }
 #endif
   WidenHalvesScalar(in, n, out);
+}
+
+void NarrowHalves(const float* in, uint64_t n, std::byte* out) {
+#if defined(__x86_64__)
+  if (HasF16c()) {
+    NarrowHalvesF16c(in, n, out);
+    return;
+  }
+#endif
+  NarrowHalvesScalar(in, n, out);
 }
 
 }  // namespace tileprof::engine::numeric

@@ -16,6 +16,12 @@ namespace tileprof::engine::numeric {
 // quiet, subnormals exact; the test compares all 65,536), else one by one.
 void WidenHalves(const std::byte* in, uint64_t n, float* out);
 
+// f32 to f16, n elements, rounded as HalfFromFloat does (to nearest even; a
+// NaN stays a quiet NaN with the top of its payload): through F16C when the
+// host has it (the same bits for all 2^32 floats, compared by hand; the test
+// keeps a sample), else one by one.
+void NarrowHalves(const float* in, uint64_t n, std::byte* out);
+
 // n elements stored as kType from `in`, as their compute type C.
 template <ElementType kType, typename C>
 void Widen(const std::byte* in, uint64_t n, C* out) {
@@ -24,6 +30,16 @@ void Widen(const std::byte* in, uint64_t n, C* out) {
   } else {
     for (uint64_t i = 0; i < n; ++i)
       out[i] = static_cast<C>(Traits<kType>::Load(in + i * SizeOf(kType)));
+  }
+}
+
+// n values of compute type C, stored as kType into `out`.
+template <ElementType kType, typename C>
+void Narrow(const C* in, uint64_t n, std::byte* out) {
+  if constexpr (kType == ElementType::kF16 && std::is_same_v<C, float>) {
+    NarrowHalves(in, n, out);
+  } else {
+    for (uint64_t i = 0; i < n; ++i) Traits<kType>::Store(out + i * SizeOf(kType), in[i]);
   }
 }
 

@@ -31,6 +31,24 @@ TEST(WidenHalves, EveryHalfGivesHalfToFloatsBits) {
   }
 }
 
+TEST(NarrowHalves, FloatsOfEveryKindGiveHalfFromFloatsBits) {
+  // A sample spread over all 2^32 encodings (every kind: NaNs, subnormals,
+  // overflow, ties) and the edges; an odd count so the remainder runs too.
+  std::vector<float> floats;
+  for (uint64_t i = 0; i < (uint64_t{1} << 32); i += 4093)
+    floats.push_back(std::bit_cast<float>(static_cast<uint32_t>(i)));
+  for (uint32_t edge : {0x33000000u, 0x33000001u, 0x387fe000u, 0x38800000u, 0x477fefffu,
+                        0x477ff000u, 0x7f800001u, 0xff800000u, 0x3f801000u, 0x3f803000u})
+    floats.push_back(std::bit_cast<float>(edge));
+  std::vector<std::byte> out(2 * floats.size());
+  NarrowHalves(floats.data(), floats.size(), out.data());
+  for (size_t i = 0; i < floats.size(); ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, out.data() + 2 * i, 2);
+    ASSERT_EQ(bits, HalfFromFloat(floats[i])) << std::hex << std::bit_cast<uint32_t>(floats[i]);
+  }
+}
+
 TEST(Widen, OtherTypesLoadAsTheirComputeType) {
   const std::vector<int8_t> values = {-128, -1, 0, 7, 127};
   std::vector<int32_t> out(values.size());
