@@ -59,26 +59,32 @@ bool HasF16c() {
 }
 #endif
 
+// The F16C build when the host has it, else the scalar one.
+template <typename In, typename Out>
+void Dispatch([[maybe_unused]] void (*f16c)(In, uint64_t, Out), void (*scalar)(In, uint64_t, Out),
+              In in, uint64_t n, Out out) {
+#if defined(__x86_64__)
+  if (HasF16c()) return f16c(in, n, out);
+#endif
+  scalar(in, n, out);
+}
+
 }  // namespace
 
 void WidenHalves(const std::byte* in, uint64_t n, float* out) {
 #if defined(__x86_64__)
-  if (HasF16c()) {
-    WidenHalvesF16c(in, n, out);
-    return;
-  }
-#endif
+  Dispatch(WidenHalvesF16c, WidenHalvesScalar, in, n, out);
+#else
   WidenHalvesScalar(in, n, out);
+#endif
 }
 
 void NarrowHalves(const float* in, uint64_t n, std::byte* out) {
 #if defined(__x86_64__)
-  if (HasF16c()) {
-    NarrowHalvesF16c(in, n, out);
-    return;
-  }
-#endif
+  Dispatch(NarrowHalvesF16c, NarrowHalvesScalar, in, n, out);
+#else
   NarrowHalvesScalar(in, n, out);
+#endif
 }
 
 }  // namespace tileprof::engine::numeric
