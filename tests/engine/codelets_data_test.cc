@@ -185,6 +185,29 @@ TEST(ContinuousReduce, OverTheRunOfEachOutput) {
   EXPECT_FALSE(GetContinuousReduceCodelet(ReduceOp::kAnd, kF32, false));
 }
 
+// Outputs are combined eight at a time (and the rest one by one), each in
+// its partials' order: values whose sum depends on the order (1e8 + 1 - 1e8
+// is 0 in f32 left to right) show it, as does an update from `out`.
+TEST(ContinuousReduce, ManyOutputsSumTheirPartialsInOrder) {
+  constexpr int kOutputs = 19, kPartials = 5;
+  std::vector<float> partials;
+  for (int j = 0; j < kOutputs; ++j)
+    for (float v : {1e8f, 1.0f + static_cast<float>(j), -1e8f, 0.25f, static_cast<float>(-j)})
+      partials.push_back(v);
+  std::vector<float> init(kOutputs);
+  for (int j = 0; j < kOutputs; ++j) init[j] = 0.5f * static_cast<float>(j);
+  for (bool update : {false, true}) {
+    std::vector<std::vector<std::byte>> f = {Bytes(partials), Bytes(init)};
+    ExpectOk(RunOn(**GetContinuousReduceCodelet(ReduceOp::kAdd, kF32, update), f));
+    const std::vector<float> out = Values<float>(f[1]);
+    for (int j = 0; j < kOutputs; ++j) {
+      float sum = update ? init[j] : 0.0f;
+      for (int k = 0; k < kPartials; ++k) sum += partials[j * kPartials + k];
+      EXPECT_EQ(std::bit_cast<uint32_t>(out[j]), std::bit_cast<uint32_t>(sum)) << j;
+    }
+  }
+}
+
 TEST(Reduce, OverPartialsPerOutput) {
   // P = 3 partials of M = 2 outputs: out[j] = sum_k partials[k * 2 + j].
   const Codelet& add = **GetReduceCodelet(ReduceOp::kAdd, kF32, false);
