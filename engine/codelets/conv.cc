@@ -10,6 +10,7 @@
 // are those of the arithmetic it does (AMP or vector-unit MACs per output).
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
@@ -430,8 +431,17 @@ class ConvPartialCodelet final : public Codelet {
         // Row c of the panel is feature-contiguous; so are the weights in
         // the usual layouts (HWIO), which makes this a row copy.
         C* rows = panel + pos * chans * width;
+        // Stored as C, or converted to it: a row is one copy of bytes.
+        const std::byte* as_c = widened_w ? reinterpret_cast<const std::byte*>(widened_w)
+                                : kWidens ? nullptr
+                                          : dense_w.data();
         for (uint64_t c = 0; c < chans; ++c) {
           const int64_t first = w_at + static_cast<int64_t>(c) * g.w_stride_i;
+          if (as_c != nullptr && g.w_stride_o == 1) {
+            std::memcpy(rows + c * width, as_c + static_cast<uint64_t>(first) * sizeof(C),
+                        width * sizeof(C));
+            continue;
+          }
           for (uint64_t r = 0; r < width; ++r) {
             const auto at = static_cast<uint64_t>(first + static_cast<int64_t>(r) * g.w_stride_o);
             rows[c * width + r] =
