@@ -145,9 +145,6 @@ class ConvPartialCodelet final : public Codelet {
   template <ElementType kIn, ElementType kAcc>
   Status Run(const Geometry& g, const VertexIo& io) const {
     using C = typename numeric::Traits<kAcc>::Compute;
-    // Operands stored as another type than C (f16 into f32): converted once
-    // a vertex (below).
-    constexpr bool kWidens = !std::is_same_v<typename numeric::Traits<kIn>::Storage, C>;
     const int64_t n_in = static_cast<int64_t>(Count(io, 0));
     const int64_t n_w = static_cast<int64_t>(Count(io, 1));
     const uint64_t n_out = Count(io, 2);
@@ -228,14 +225,8 @@ class ConvPartialCodelet final : public Codelet {
       }
     }
     std::span<const std::byte> dense_w = weights ? io.fields[1] : DenseField(io, 1);
-    const C* widened_w = nullptr;
-    if (kWidens && !dense_w.empty()) {
-      const uint64_t n = dense_w.size() / SizeOf(kIn);
-      C* widened = numeric::Scratch<C, 15>(n);
-      numeric::Widen<kIn, C>(dense_w.data(), n, widened);
-      widened_w = widened;
-      if (w_rows == nullptr && g.w_stride_o == 1) weights = widened;
-    }
+    const C* widened_w = numeric::WidenField<kIn, C, 15>(dense_w);
+    if (widened_w && w_rows == nullptr && g.w_stride_o == 1) weights = widened_w;
     // Where dense weight index `at` (position, channel, feature) lies.
     auto weight_at = [&](int64_t at) {
       return w_rows == nullptr
@@ -249,13 +240,8 @@ class ConvPartialCodelet final : public Codelet {
     // adjacent. Converting each element for every output and kernel
     // position that reads it was most of an f16 convolution's time. The
     // same for the weights (or their dense copy) below.
-    const C* widened_in = nullptr;
-    if (kWidens && n_in > 0) {
-      C* widened = numeric::Scratch<C, 14>(static_cast<uint64_t>(n_in));
-      numeric::Widen<kIn, C>(io.fields[0].data(), static_cast<uint64_t>(n_in), widened);
-      widened_in = widened;
-      if (g.in_stride_f == 1) inputs = widened;
-    }
+    const C* widened_in = numeric::WidenField<kIn, C, 14>(io.fields[0]);
+    if (widened_in && g.in_stride_f == 1) inputs = widened_in;
     auto panel_of = [&] { return numeric::Scratch<C, 0>(positions * chans * max_width); };
     C* panel = weights ? nullptr : panel_of();
     int64_t* w_first = numeric::Scratch<int64_t, 11>(positions);
@@ -304,21 +290,17 @@ class ConvPartialCodelet final : public Codelet {
         // Row c of the panel is feature-contiguous; so are the weights in
         // the usual layouts (HWIO), which makes this a row copy.
         C* rows = panel + pos * chans * width;
-        // Stored as C, or converted to it: a row is one copy of bytes.
-        const std::byte* as_c = widened_w ? reinterpret_cast<const std::byte*>(widened_w)
-                                : kWidens ? nullptr
-                                          : dense_w.data();
+        // Stored as C, or converted to it: a row is one copy.
+        const C* as_c = widened_w ? widened_w : dot::InPlace<kIn, C>(dense_w);
         for (uint64_t c = 0; c < chans; ++c) {
           const int64_t first = w_at + static_cast<int64_t>(c) * g.w_stride_i;
           if (as_c != nullptr && g.w_stride_o == 1) {
-            std::memcpy(rows + c * width, as_c + static_cast<uint64_t>(first) * sizeof(C),
-                        width * sizeof(C));
+            std::memcpy(rows + c * width, as_c + first, width * sizeof(C));
             continue;
           }
           for (uint64_t r = 0; r < width; ++r) {
             const auto at = static_cast<uint64_t>(first + static_cast<int64_t>(r) * g.w_stride_o);
-            rows[c * width + r] =
-                widened_w ? widened_w[at] : static_cast<C>(numeric::Get<kIn>(dense_w, at));
+            rows[c * width + r] = numeric::ElementAs<kIn>(widened_w, dense_w, at);
           }
         }
       }
@@ -435,8 +417,7 @@ class ConvPartialCodelet final : public Codelet {
           C* row = a + j * chans;
           for (uint64_t c = 0; c < chans; ++c) {
             const auto at = static_cast<uint64_t>(in_at + static_cast<int64_t>(c) * g.in_stride_f);
-            row[c] =
-                widened_in ? widened_in[at] : static_cast<C>(numeric::Get<kIn>(io.fields[0], at));
+            row[c] = numeric::ElementAs<kIn>(widened_in, io.fields[0], at);
           }
           rows[j] = row;
         }

@@ -96,25 +96,21 @@ class MatMulPartialCodelet final : public Codelet {
       // Operands stored as another type (f16 into f32) are converted a
       // field at a time (widen.h: F16C for f16), then read as C: converting
       // element by element was most of an f16 matmul's time.
-      constexpr bool kWidens = !std::is_same_v<typename numeric::Traits<kIn>::Storage, C>;
       uint64_t panel_stride = n;
       const C* panel =
           transpose_weights_ ? nullptr : InPlaceRows<kIn, C>(io, 1, k, n, panel_stride);
       if (panel == nullptr) {
         const std::span<const std::byte> weights = DenseField(io, 1);
-        C* packed = numeric::Scratch<C, 0>(k * n);
-        if (kWidens && !transpose_weights_) {
-          numeric::Widen<kIn>(weights.data(), k * n, packed);
-        } else {
-          C* widened = kWidens ? numeric::Scratch<C, 3>(k * n) : nullptr;
-          if (widened) numeric::Widen<kIn>(weights.data(), k * n, widened);
+        const C* widened = numeric::WidenField<kIn, C, 3>(weights);
+        if (widened == nullptr || transpose_weights_) {
+          C* packed = numeric::Scratch<C, 0>(k * n);
           for (uint64_t t = 0; t < k; ++t)
-            for (uint64_t col = 0; col < n; ++col) {
-              const uint64_t at = transpose_weights_ ? col * k + t : t * n + col;
-              packed[t * n + col] = widened ? widened[at] : static_cast<C>(Get<kIn>(weights, at));
-            }
+            for (uint64_t col = 0; col < n; ++col)
+              packed[t * n + col] = numeric::ElementAs<kIn>(
+                  widened, weights, transpose_weights_ ? col * k + t : t * n + col);
+          widened = packed;
         }
-        panel = packed;
+        panel = widened;
         panel_stride = n;
       }
       // in as rows of C (in place, or converted kRows rows at a time), kRows
@@ -123,15 +119,10 @@ class MatMulPartialCodelet final : public Codelet {
       uint64_t in_stride = k;
       const C* in = transpose_in_ ? nullptr : InPlaceRows<kIn, C>(io, 0, m, k, in_stride);
       const std::span<const std::byte> dense_in = in ? io.fields[0] : DenseField(io, 0);
-      const C* widened_in = nullptr;
-      if (kWidens && in == nullptr) {
-        C* widened = numeric::Scratch<C, 4>(m * k);
-        numeric::Widen<kIn>(dense_in.data(), m * k, widened);
-        widened_in = widened;
-        if (!transpose_in_) {
-          in = widened;
-          in_stride = k;
-        }
+      const C* widened_in = in ? nullptr : numeric::WidenField<kIn, C, 4>(dense_in);
+      if (widened_in && !transpose_in_) {
+        in = widened_in;
+        in_stride = k;
       }
       // The sums go straight into `out` when it is stored as C.
       const std::span<std::byte> out = io.fields[2];
@@ -142,10 +133,9 @@ class MatMulPartialCodelet final : public Codelet {
         const uint64_t rows = std::min(kRows, m - row);
         if (in == nullptr) {
           for (uint64_t i = 0; i < rows; ++i)
-            for (uint64_t t = 0; t < k; ++t) {
-              const uint64_t at = transpose_in_ ? t * m + row + i : (row + i) * k + t;
-              a[i * k + t] = widened_in ? widened_in[at] : static_cast<C>(Get<kIn>(dense_in, at));
-            }
+            for (uint64_t t = 0; t < k; ++t)
+              a[i * k + t] = numeric::ElementAs<kIn>(
+                  widened_in, dense_in, transpose_in_ ? t * m + row + i : (row + i) * k + t);
         }
         C* const sums = direct ? direct + row * n : acc;
         std::fill(sums, sums + rows * n, C(0));

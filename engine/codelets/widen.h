@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <type_traits>
 
 #include "engine/codelets/numeric.h"
 
@@ -41,6 +43,30 @@ void Narrow(const C* in, uint64_t n, std::byte* out) {
   } else {
     for (uint64_t i = 0; i < n; ++i) Traits<kType>::Store(out + i * SizeOf(kType), in[i]);
   }
+}
+
+// A field of elements stored as kType, as C: converted into the calling
+// thread's scratch slot kSlot (Scratch) when they are stored as another
+// type; nullptr when they are stored as C already (or there are none), to
+// be read as they are.
+template <ElementType kType, typename C, int kSlot>
+const C* WidenField(std::span<const std::byte> field) {
+  if constexpr (std::is_same_v<typename Traits<kType>::Storage, C>) {
+    return nullptr;
+  } else {
+    const uint64_t n = field.size() / SizeOf(kType);
+    if (n == 0) return nullptr;
+    C* out = Scratch<C, kSlot>(n);
+    Widen<kType>(field.data(), n, out);
+    return out;
+  }
+}
+
+// Element `at` of `field` as C: from `widened` (WidenField's result) when
+// there is one, else converted from the field.
+template <ElementType kType, typename C>
+C ElementAs(const C* widened, std::span<const std::byte> field, uint64_t at) {
+  return widened != nullptr ? widened[at] : static_cast<C>(Get<kType>(field, at));
 }
 
 }  // namespace tileprof::engine::numeric
