@@ -3,25 +3,33 @@
 namespace tileprof::engine::sim {
 namespace {
 
-// Takes the pieces of a walk in order; the first unmapped one is the error.
+// Takes the pieces of a walk in order, each with the tile run holding it;
+// the first unmapped one is the error.
 class PieceCollector {
  public:
-  PieceCollector(ElementType type, std::vector<Piece>& pieces)
-      : size_(SizeOf(type)), pieces_(pieces) {}
-  void Add(const TensorRegion& region, std::optional<uint32_t> tile) {
-    if (!tile) {
+  PieceCollector(const Graph& graph, const StorageLayout& storage, ElementType type,
+                 std::vector<Piece>& pieces)
+      : graph_(graph), storage_(storage), size_(SizeOf(type)), pieces_(pieces) {}
+  void Add(const TensorRegion& region, const TileRun* run) {
+    if (run == nullptr) {
       if (!unmapped_) unmapped_ = region;
       return;
     }
-    pieces_.push_back({{region.variable, region.begin * size_, region.end * size_}, *tile});
+    const std::vector<TileRun>& runs = graph_.TileMapping(region.variable);
+    const uint64_t at = storage_.InRun(graph_, region.variable,
+                                       static_cast<size_t>(run - runs.data()), region.begin);
+    pieces_.push_back(
+        {{region.variable, at * size_, (at + region.end - region.begin) * size_}, run->tile});
   }
-  Status Finish(const Graph& graph) const {
+  Status Finish() const {
     if (!unmapped_) return {};
     return MakeError("elements [{}, {}) of {} are not mapped to a tile", unmapped_->begin,
-                     unmapped_->end, graph.DescribeVariable(unmapped_->variable));
+                     unmapped_->end, graph_.DescribeVariable(unmapped_->variable));
   }
 
  private:
+  const Graph& graph_;
+  const StorageLayout& storage_;
   uint64_t size_;
   std::vector<Piece>& pieces_;
   std::optional<TensorRegion> unmapped_;
@@ -29,24 +37,28 @@ class PieceCollector {
 
 }  // namespace
 
-Expected<std::vector<Piece>> Pieces(const Graph& graph, const Tensor& tensor) {
+Expected<std::vector<Piece>> Pieces(const Graph& graph, const StorageLayout& storage,
+                                    const Tensor& tensor) {
   std::vector<Piece> pieces;
-  PieceCollector collect(tensor.element_type(), pieces);
-  graph.ForEachMappedRegion(
-      tensor, [&](const MappedRegion& mapped) { collect.Add(mapped.region, mapped.tile); });
-  TILEPROF_RETURN_IF_ERROR(collect.Finish(graph));
+  PieceCollector collect(graph, storage, tensor.element_type(), pieces);
+  for (const TensorRegion& region : tensor.regions()) {
+    graph.ForEachRunPiece(
+        region, [&](const TensorRegion& piece, const TileRun* run) { collect.Add(piece, run); });
+  }
+  TILEPROF_RETURN_IF_ERROR(collect.Finish());
   return pieces;
 }
 
-Status FieldPieces(const Graph& graph, const FieldView& field, std::vector<Piece>& pieces) {
+Status FieldPieces(const Graph& graph, const StorageLayout& storage, const FieldView& field,
+                   std::vector<Piece>& pieces) {
   pieces.clear();
-  PieceCollector collect(field.element_type(), pieces);
+  PieceCollector collect(graph, storage, field.element_type(), pieces);
   for (const StridedRegion& run : field.regions().runs()) {
     graph.ForEachRunPiece(run, [&](const TensorRegion& region, const TileRun* tile_run) {
-      collect.Add(region, tile_run ? std::optional(tile_run->tile) : std::nullopt);
+      collect.Add(region, tile_run);
     });
   }
-  return collect.Finish(graph);
+  return collect.Finish();
 }
 
 std::vector<ByteRun> Runs(std::span<const Piece> pieces) {

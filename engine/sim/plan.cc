@@ -33,7 +33,9 @@ class Planner {
  public:
   Planner(const Graph& graph, std::span<const VariableId> valueless, bool busy_tiles,
           bool ipu_model)
-      : in_{graph, {valueless.begin(), valueless.end()}, busy_tiles, ipu_model} {}
+      : in_{graph, plans_.storage, {valueless.begin(), valueless.end()}, busy_tiles, ipu_model} {
+    plans_.storage = StorageLayout(graph);
+  }
 
   Status Plan(const program::Program& program, ThreadPool* pool);
   Plans Take() {
@@ -52,13 +54,13 @@ class Planner {
   Status PlanTransfer(const program::Program& program);
   uint32_t CodeletIndex(const Codelet* codelet);
 
+  Plans plans_;  // first: in_ refers to its storage layout
   PlanInputs in_;
   std::vector<Item> items_;
   std::unordered_set<const void*> seen_;
   std::unordered_set<ComputeSetId> compute_sets_;
   std::unordered_map<const Codelet*, uint32_t> codelet_index_;
   Refusals refusals_;
-  Plans plans_;
 };
 
 uint32_t Planner::CodeletIndex(const Codelet* codelet) {
@@ -140,10 +142,10 @@ Status Planner::PlanTransfer(const program::Program& program) {
   TransferPlan plan;
   std::vector<Piece> source, destination;
   if (program.kind() != ProgramKind::kCopyFromStream) {
-    TILEPROF_ASSIGN_OR_RETURN(source, Pieces(in_.graph, program.source()));
+    TILEPROF_ASSIGN_OR_RETURN(source, Pieces(in_.graph, in_.storage, program.source()));
   }
   if (program.kind() != ProgramKind::kCopyToStream) {
-    TILEPROF_ASSIGN_OR_RETURN(destination, Pieces(in_.graph, program.destination()));
+    TILEPROF_ASSIGN_OR_RETURN(destination, Pieces(in_.graph, in_.storage, program.destination()));
   }
   if (program.kind() != ProgramKind::kCopy) plan.stream = program.stream().id;
   CompressRuns(Runs(source), plan.source);

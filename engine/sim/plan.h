@@ -15,6 +15,7 @@
 #include "engine/graph/graph.h"
 #include "engine/graph/program.h"
 #include "engine/sim/cycle_model.h"
+#include "engine/sim/storage.h"
 #include "engine/sim/thread_pool.h"
 
 namespace tileprof::engine::sim {
@@ -157,6 +158,7 @@ struct Plans {
   std::vector<const Codelet*> codelets;                     // every type planned
   uint64_t arena_bytes = 0;                                 // the largest compute set's
   std::vector<Refusal> refusals;
+  StorageLayout storage;  // where the planned byte runs lie in each variable's buffer
 };
 
 // Plans every step `program` can reach. Errors are graph inconsistencies

@@ -195,7 +195,7 @@ Status ComputeSetPlanner::PlanVertex(VertexId vertex_id, ComputeSetWork& work) {
                        specs[f].name);
     }
     std::vector<Piece>& pieces = pieces_;
-    if (Status found = FieldPieces(graph, fields[f], pieces); !found) {
+    if (Status found = FieldPieces(graph, in_.storage, fields[f], pieces); !found) {
       return found.error().Within(
           fmt::format("{} field '{}'", graph.DescribeVertex(vertex_id), specs[f].name));
     }

@@ -44,6 +44,7 @@ class Refusals {
 // What planning is told, shared by every compute set's planner.
 struct PlanInputs {
   const Graph& graph;
+  const StorageLayout& storage;
   std::unordered_set<VariableId> valueless;
   bool busy_tiles = false;  // list each step's busy tiles (a tile-level profile)
   bool ipu_model = false;   // cost host transfers at the IPU Model's link rate

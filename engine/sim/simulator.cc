@@ -284,7 +284,8 @@ Expected<bool> Simulator::State::ReadPredicate(const Tensor& predicate) {
   }
   const TensorRegion& region = predicate.regions()[0];
   const uint64_t size = SizeOf(predicate.element_type());
-  const std::byte* at = memory[region.variable].data() + region.begin * size;
+  const std::byte* at = memory[region.variable].data() +
+                        plans.storage.Of(*graph, region.variable, region.begin) * size;
   // pred is one byte, nonzero for true; other types: any nonzero bit, as
   // Poplar's If and RepeatWhileTrue test a scalar against zero.
   bool value = false;
@@ -372,25 +373,37 @@ Expected<std::unique_ptr<Simulator>> Simulator::Create(
   if (!state->plans.refusals.empty()) return RefusalError(state->plans.refusals, options.module);
   state->options.filled_constants = nullptr;  // read here only: it need not outlive Create
   state->memory.resize(graph.num_variables());
-  std::vector<VariableId> zeroed;  // filled on the pool's threads: it is mostly page faults
+  // Filled on the pool's threads: it is mostly page faults.
+  std::vector<std::pair<VariableId, const std::vector<std::byte>*>> filled;
   for (VariableId id = 0; id < graph.num_variables(); ++id) {
     const VariableInfo& variable = graph.variable(id);
     const uint64_t bytes = variable.num_elements * SizeOf(variable.type);
+    const std::vector<std::byte>* values = nullptr;
     if (options.filled_constants != nullptr && options.filled_constants->contains(id)) {
-      state->memory[id] = options.filled_constants->at(id);
+      values = &options.filled_constants->at(id);
     } else if (variable.is_constant) {
-      if (variable.constant_data.size() != bytes) {
-        return MakeError("{} has {} bytes of values, expected {}", graph.DescribeVariable(id),
-                         variable.constant_data.size(), bytes);
-      }
-      state->memory[id] = variable.constant_data;
-    } else {
-      zeroed.push_back(id);
+      values = &variable.constant_data;
     }
+    if (values != nullptr && values->size() != bytes) {
+      return MakeError("{} has {} bytes of values, expected {}", graph.DescribeVariable(id),
+                       values->size(), bytes);
+    }
+    filled.emplace_back(id, values);
   }
-  state->pool.ParallelFor(zeroed.size(), [&](size_t i) {
-    const VariableInfo& variable = graph.variable(zeroed[i]);
-    state->memory[zeroed[i]].assign(variable.num_elements * SizeOf(variable.type), std::byte{0});
+  // Values are given in element order and kept in storage order.
+  const StorageLayout& storage = state->plans.storage;
+  state->pool.ParallelFor(filled.size(), [&](size_t i) {
+    const auto [id, values] = filled[i];
+    std::vector<std::byte>& memory = state->memory[id];
+    if (values == nullptr) {
+      const VariableInfo& variable = graph.variable(id);
+      memory.assign(variable.num_elements * SizeOf(variable.type), std::byte{0});
+    } else if (storage.InElementOrder(id)) {
+      memory = *values;
+    } else {
+      memory.resize(values->size());
+      storage.ToStorage(graph, id, *values, memory);
+    }
   });
   state->tile_states.resize(graph.target().NumTiles());
   for (uint32_t tile = 0; tile < state->tile_states.size(); ++tile)

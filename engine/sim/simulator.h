@@ -8,13 +8,16 @@
 //   Expected<sim::RunResult> run = (*sim)->Run(inputs);   // run->outputs["out.0"]
 //   report::ExecutionReport report = (*sim)->Report();     // all runs so far
 //
-// Memory. Each variable has one byte buffer holding its elements in flat
-// row-major order, and the tile map says which tile each element lives on:
-// a tile's memory is the set of elements mapped to it. Because an element
-// lives on exactly one tile, this is the same state as one buffer per tile,
-// without copying on every access; the tile map still decides which bytes
-// are exchanged. Variables keep their contents from one Run to the next, as
-// device memory does; constants start from their values.
+// Memory. Each variable has one byte buffer holding its elements tile by
+// tile, as the IPU keeps them (storage.h: a tile's elements of the variable
+// in element order, the tiles in order), and the tile map says which tile
+// each element lives on: a tile's memory is the set of elements mapped to
+// it. Because an element lives on exactly one tile, this is the same state
+// as one buffer per tile, without copying on every access; the tile map
+// still decides which bytes are exchanged. Variables keep their contents
+// from one Run to the next, as device memory does; constants start from
+// their values. Host data (inputs, outputs, constants) is in element order,
+// rearranged on the way in and out.
 //
 // A compute set runs in two phases over the tiles, each tile on one host
 // thread at a time: (1) every vertex reads its fields (a field that is one
