@@ -104,18 +104,27 @@ struct Simulator::State {
       host.push_back({memory[run.variable].data() + run.begin, run.length, run.stride, run.count});
     std::vector<StridedRegion>().swap(runs);
   }
-  void ResolveRuns();
+  Status ResolveRuns();
+  // The first vertex of a packed compute set that fails Codelet::Check, as
+  // a message naming it and its tile (empty when all pass).
+  std::string CheckVertices(const PackedComputeSet& packed) const;
 };
 
 // Every plan's runs become pointers into `memory`, and every vertex's
 // field spans are set once: in its variable's buffer or in the arena,
 // neither of which moves after Create. The ByteRuns are freed. The
 // compute sets are resolved on the pool's threads: each touches only its
-// own plan.
-void Simulator::State::ResolveRuns() {
+// own plan. Every vertex is checked here, once: its spans and parameters
+// are the same at every execution.
+Status Simulator::State::ResolveRuns() {
   std::vector<ComputeSetPlan*> compute_sets;
   compute_sets.reserve(plans.compute_sets.size());
   for (auto& [id, plan] : plans.compute_sets) compute_sets.push_back(&plan);
+  // In compute set order, so that the error reported is the same whatever
+  // the threads.
+  std::sort(compute_sets.begin(), compute_sets.end(),
+            [](const ComputeSetPlan* a, const ComputeSetPlan* b) { return a->id < b->id; });
+  std::vector<std::string> errors(compute_sets.size());
   pool.ParallelFor(compute_sets.size(), [&](size_t i) {
     for (TilePlan& tile : compute_sets[i]->tiles) {
       for (VertexPlan& vertex : tile.vertices) {
@@ -139,11 +148,29 @@ void Simulator::State::ResolveRuns() {
     }
     compute_sets[i]->packed = Pack(compute_sets[i]->tiles);
     std::vector<TilePlan>().swap(compute_sets[i]->tiles);
+    errors[i] = CheckVertices(compute_sets[i]->packed);
   });
+  for (const std::string& error : errors) {
+    if (!error.empty()) return Error(error);
+  }
   for (auto& [node, plan] : plans.transfers) {
     Resolve(plan.source, plan.host_source);
     Resolve(plan.destination, plan.host_destination);
   }
+  return {};
+}
+
+std::string Simulator::State::CheckVertices(const PackedComputeSet& packed) const {
+  for (const PackedTile& tile : packed.tiles) {
+    for (const PackedVertex& vertex : tile.vertices) {
+      const VertexIo io{vertex.spans, vertex.params, nullptr, vertex.rows};
+      if (Status status = vertex.codelet->Check(io); !status) {
+        return fmt::format("{} on tile {}: {}", graph->DescribeVertex(vertex.id), tile.tile,
+                           status.error().message());
+      }
+    }
+  }
+  return {};
 }
 
 void Simulator::State::AddStep(std::string name, const StepCost& cost) {
@@ -228,7 +255,7 @@ Status Simulator::State::RunComputeSet(ComputeSetId id) {
     for (const ArenaCopy& copy : tile.gathers) Gather(copy.runs, copy.arena);
     for (const PackedVertex& vertex : tile.vertices) {
       VertexIo io{vertex.spans, vertex.params, &tile_state, vertex.rows};
-      if (Status status = vertex.codelet->Run(io); !status) {
+      if (Status status = vertex.codelet->RunChecked(io); !status) {
         errors[t] = fmt::format("{} on tile {}: {}", graph->DescribeVertex(vertex.id), tile.tile,
                                 status.error().message());
         return;
@@ -411,7 +438,7 @@ Expected<std::unique_ptr<Simulator>> Simulator::Create(
   state->arena.resize(state->plans.arena_bytes);
   state->codelet_instances.assign(state->plans.codelets.size(), 0);
   state->codelet_cycles.assign(state->plans.codelets.size(), 0);
-  state->ResolveRuns();
+  TILEPROF_RETURN_IF_ERROR(state->ResolveRuns());
   return std::unique_ptr<Simulator>(new Simulator(std::move(state)));
 }
 

@@ -1,8 +1,12 @@
 // The packed form of a compute set's plan (engine/sim/plan.h, Pack): what
-// RunComputeSet reads must be exactly the TilePlans' vertices and copies.
+// RunComputeSet reads must be exactly the TilePlans' vertices and copies;
+// and every packed vertex is checked once, before the first run.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "engine/codelets/codelets.h"
 #include "engine/sim/plan.h"
+#include "engine/sim/simulator.h"
 
 namespace tileprof::engine::sim {
 namespace {
@@ -69,6 +73,35 @@ TEST(SimPack, AWriteBackWithoutItsGatherKeepsItsOwnRuns) {
   ASSERT_EQ(packed.tiles[0].write_backs.size(), 1u);
   ASSERT_EQ(packed.tiles[0].write_backs[0].runs.size(), 1u);
   EXPECT_EQ(packed.tiles[0].write_backs[0].runs[0].at, memory.data() + 4);
+}
+
+// A vertex whose fields do not fit its codelet (Graph::Connect takes them;
+// Validate, which a loaded executable need not have passed, would not) is
+// refused when the simulator is made, naming it and its tile, not when its
+// compute set first runs.
+TEST(SimPack, AVertexFailingItsChecksIsRefusedBeforeAnyRun) {
+  Graph graph(*Target::FromPreset("ipu2", 1, 2));
+  const Tensor a = *graph.AddVariable(ElementType::kF32, {4}, "a");
+  const Tensor b = *graph.AddVariable(ElementType::kF32, {3}, "b");
+  const Tensor out = *graph.AddVariable(ElementType::kF32, {4}, "out");
+  for (const Tensor* t : {&a, &b, &out}) ASSERT_TRUE(graph.SetTileMapping(*t, 1).has_value());
+  const ComputeSetId cs = graph.AddComputeSet("add");
+  VertexRef vertex =
+      *graph.AddVertex(cs, BinaryOpCodeletName(BinaryOp::kAdd, ElementType::kF32), "add.7");
+  ASSERT_TRUE(graph.Connect(vertex["in1"], a).has_value());
+  ASSERT_TRUE(graph.Connect(vertex["in2"], b).has_value());
+  ASSERT_TRUE(graph.Connect(vertex["out"], out).has_value());
+  ASSERT_TRUE(graph.SetTileMapping(vertex, 1).has_value());
+  // Behind a branch the run would not take: refused all the same.
+  const Tensor never = *graph.AddConstantFromInts(ElementType::kPred, {}, {{0}}, "never");
+  ASSERT_TRUE(graph.SetTileMapping(never, 0).has_value());
+  const program::Sequence program{program::If(never, program::Execute(cs))};
+
+  auto simulator = Simulator::Create(graph, program, {}, {.threads = 2});
+  ASSERT_FALSE(simulator.has_value());
+  EXPECT_THAT(simulator.error().message(), ::testing::HasSubstr("'add.7'"));
+  EXPECT_THAT(simulator.error().message(), ::testing::HasSubstr("on tile 1"));
+  EXPECT_THAT(simulator.error().message(), ::testing::HasSubstr("3 elements"));
 }
 
 }  // namespace
