@@ -80,6 +80,13 @@ class Odometer {
       pos_[d] = 0;
     }
   }
+  // Next() `n` times, where n >= 1 and the last coordinate plus n does not
+  // pass the end of its dimension (a run along the row).
+  void Advance(uint64_t n) {
+    if (dims_.empty()) return;
+    pos_.back() += n - 1;
+    Next();
+  }
 
  private:
   std::span<const uint32_t> dims_;

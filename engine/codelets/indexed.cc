@@ -224,25 +224,41 @@ class DynamicSliceCodelet final : public IndexedCodelet {
     const std::span<std::byte> out = io.fields.back();
     const uint64_t count = Count(io, fields().size() - 1);
     Odometer o(out_dims, FirstElement(io.params));
-    for (uint64_t q = 0; q < count; ++q, o.Next()) {
+    // A run of outputs along the last dimension at a time: their sources
+    // follow one another until the row, the box or (an update) the update
+    // ends or begins. An element at a time, the copy was a library call
+    // each (the MNIST sample's batch slice took a tenth of its step).
+    const uint32_t last = rank_ - 1;
+    for (uint64_t q = 0; q < count;) {
       uint64_t index = 0;
       bool from_box = true;
+      uint64_t run = rank_ == 0 ? 1 : std::min<uint64_t>(count - q, out_dims[last] - o[last]);
       for (uint32_t d = 0; d < rank_; ++d) {
         // Slice: source coordinate o + s. Update: update coordinate o - s.
         int64_t c = update_ ? o[d] - start[d] : o[d] + start[d];
-        if (update_ && (c < 0 || c >= static_cast<int64_t>(Other(io.params, d)))) {
-          from_box = false;
-          break;
+        if (update_) {
+          const auto other = static_cast<int64_t>(Other(io.params, d));
+          if (c < 0 || c >= other) {
+            from_box = false;
+            // Along the row, outside until the update begins (if it does).
+            if (d == last && c < 0) run = std::min<uint64_t>(run, static_cast<uint64_t>(-c));
+            break;
+          }
         }
         c -= BoxLo(io.params, d);
-        if (c < 0 || c >= static_cast<int64_t>(BoxSize(io.params, d))) {
+        const auto box_size = static_cast<int64_t>(BoxSize(io.params, d));
+        if (c < 0 || c >= box_size) {
           return MakeError("output element {} reads outside the connected box in dimension {}",
                            FirstElement(io.params) + q, d);
         }
+        // (The box lies inside the update, so its end is the update's too.)
+        if (d == last) run = std::min<uint64_t>(run, static_cast<uint64_t>(box_size - c));
         index = index * BoxSize(io.params, d) + static_cast<uint64_t>(c);
       }
       const std::byte* from = from_box ? box.data() + index * size : io.fields[0].data() + q * size;
-      std::memcpy(out.data() + q * size, from, size);
+      std::memcpy(out.data() + q * size, from, run * size);
+      q += run;
+      o.Advance(run);
     }
     return {};
   }

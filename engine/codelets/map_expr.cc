@@ -217,8 +217,13 @@ class MapExprCodelet final : public Codelet {
         case MapNode::Kind::kInput:
           break;
       }
-      TILEPROF_RETURN_IF_ERROR(
-          steps_[i].codelet->Run(VertexIo{std::span(fields).first(count), {}, io.tile_state}));
+      // Without the step codelet's checks: Resolve chose it for its
+      // operands' types, and every value here is n elements of its node's
+      // type (this vertex's own fields passed its Check), so they would
+      // pass; checked at every node of every execution, they cost more
+      // than a short vertex's arithmetic.
+      TILEPROF_RETURN_IF_ERROR(steps_[i].codelet->RunChecked(
+          VertexIo{std::span(fields).first(count), {}, io.tile_state}));
     }
     // A root that is an input (an expression of one leaf): copy it.
     if (nodes_.back().kind == MapNode::Kind::kInput) {

@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "codelet_test_util.h"
 #include "engine/codelets/indexed.h"
 
@@ -131,6 +134,61 @@ TEST(DynamicUpdateSlice, ClampsAndWritesTheUpdate) {
   f[2] = Bytes(std::vector<int32_t>{1});
   ASSERT_TRUE(RunOn(*codelet, f, {0, 4, 2, 0, 2, 0}));
   EXPECT_THAT(Values<int32_t>(f[3]), ElementsAre(1, 8, 9, 4));
+}
+
+// A vertex's part of the output, starting and ending mid-row, against the
+// definition element by element: the codelet copies a run along the last
+// dimension at a time, and a run must stop where the row, or the update,
+// ends or begins.
+TEST(DynamicUpdateSlice, RunsAlongRowsMatchTheDefinition) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const bool update = trial % 2 == 0;
+    const uint32_t rows = 1 + rng() % 4, cols = 1 + rng() % 7;
+    const uint32_t other_rows = update ? 1 + rng() % rows : rows + rng() % 3;
+    const uint32_t other_cols = update ? 1 + rng() % cols : cols + rng() % 3;
+    const uint32_t total = rows * cols, first = rng() % total;
+    const uint32_t count = 1 + rng() % (total - first);
+    const int32_t start0 = static_cast<int32_t>(rng() % 6) - 1;
+    const int32_t start1 = static_cast<int32_t>(rng() % 9) - 1;
+    std::vector<int32_t> other(other_rows * other_cols), operand(count);
+    for (size_t i = 0; i < other.size(); ++i) other[i] = 100 + static_cast<int32_t>(i);
+    for (size_t i = 0; i < operand.size(); ++i) operand[i] = -1 - static_cast<int32_t>(i);
+    // Params: first, outSize0, outSize1, then size, boxLo, boxSize per
+    // dimension (the whole array as the box), firstHigh.
+    const std::vector<uint32_t> params = {first,      rows,       cols, other_rows, 0,
+                                          other_rows, other_cols, 0,    other_cols, 0};
+    std::vector<std::vector<std::byte>> f;
+    if (update) f.push_back(Bytes(operand));
+    f.push_back(Bytes(other));
+    f.push_back(Bytes(std::vector<int32_t>{start0}));
+    f.push_back(Bytes(std::vector<int32_t>{start1}));
+    f.push_back(Bytes(std::vector<int32_t>(count)));
+    auto codelet = Made(update ? MakeDynamicUpdateSliceCodelet(kS32, kS32, 2)
+                               : MakeDynamicSliceCodelet(kS32, kS32, 2));
+    ASSERT_TRUE(RunOn(*codelet, f, params));
+    // XLA clamps the start so that the slice or update fits.
+    const auto clamp = [](int32_t s, uint32_t sliced, uint32_t whole) {
+      return std::clamp<int32_t>(s, 0, static_cast<int32_t>(whole - sliced));
+    };
+    const int32_t s0 = update ? clamp(start0, other_rows, rows) : clamp(start0, rows, other_rows);
+    const int32_t s1 = update ? clamp(start1, other_cols, cols) : clamp(start1, cols, other_cols);
+    std::vector<int32_t> expected;
+    for (uint32_t q = 0; q < count; ++q) {
+      const auto r = static_cast<int32_t>((first + q) / cols);
+      const auto c = static_cast<int32_t>((first + q) % cols);
+      if (!update) {
+        expected.push_back(other[(r + s0) * other_cols + (c + s1)]);
+      } else if (r >= s0 && r < s0 + static_cast<int32_t>(other_rows) && c >= s1 &&
+                 c < s1 + static_cast<int32_t>(other_cols)) {
+        expected.push_back(other[(r - s0) * other_cols + (c - s1)]);
+      } else {
+        expected.push_back(operand[q]);
+      }
+    }
+    EXPECT_EQ(Values<int32_t>(f.back()), expected)
+        << (update ? "update" : "slice") << " trial " << trial;
+  }
 }
 
 TEST(Iota, CountsAlongTheIotaDimension) {
