@@ -27,18 +27,18 @@ uint64_t MappedElements(std::span<const TileRun> runs) {
 }  // namespace
 
 StorageLayout::StorageLayout(const Graph& graph) : start_(graph.num_variables()) {
-  std::vector<uint32_t> order;
+  std::vector<size_t> order;
   for (VariableId v = 0; v < graph.num_variables(); ++v) {
     const std::vector<TileRun>& runs = graph.TileMapping(v);
     if (TileOrdered(runs, graph.variable(v).num_elements)) continue;
     order.resize(runs.size());
-    std::iota(order.begin(), order.end(), 0u);
+    std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return runs[a].tile < runs[b].tile; });
+                     [&](size_t a, size_t b) { return runs[a].tile < runs[b].tile; });
     std::vector<uint64_t>& start = start_[v];
     start.resize(runs.size());
     uint64_t at = 0;
-    for (uint32_t i : order) {
+    for (size_t i : order) {
       start[i] = at;
       at += runs[i].end - runs[i].begin;
     }
