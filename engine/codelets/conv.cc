@@ -58,13 +58,13 @@ class ConvPartialCodelet final : public Codelet {
             g.k_offset[d], g.k_offset[d] + g.k_size[d], g.k_full[d]);
       }
     }
-    for (const auto& [size, stride] :
-         {std::pair{g.out_size_b, g.out_stride_b}, std::pair{g.out_size_f, g.out_stride_f}}) {
-      if (size > 1 && stride < 1) return MakeError("an output stride is 0");
-    }
-    for (size_t d = 0; d < kSpatial; ++d) {
-      if (g.out_size[d] > 1 && g.out_stride[d] < 1) return MakeError("an output stride is 0");
-    }
+    // (OutputDigit divides by the strides of dimensions of two or more.)
+    const auto zero_stride = [](int64_t size, int64_t stride) { return size > 1 && stride < 1; };
+    bool zero =
+        zero_stride(g.out_size_b, g.out_stride_b) || zero_stride(g.out_size_f, g.out_stride_f);
+    for (size_t d = 0; d < kSpatial; ++d)
+      zero = zero || zero_stride(g.out_size[d], g.out_stride[d]);
+    if (zero) return MakeError("an output stride is 0");
     if (g.in_chan_start + g.in_chans > g.in_chans_per_group) {
       return MakeError("input channels [{}, {}) outside the {} of a group", g.in_chan_start,
                        g.in_chan_start + g.in_chans, g.in_chans_per_group);

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 
 #include "engine/codelets/codelets.h"
 
@@ -60,47 +61,55 @@ struct Geometry {
   int64_t batch_per_group = 1;
 
   explicit Geometry(std::span<const uint32_t> p) {
-    auto at = [&](ConvParam param) -> int64_t { return p[static_cast<size_t>(param)]; };
-    auto spatial = [&](ConvParam first, size_t d, size_t step) -> int64_t {
-      return p[static_cast<size_t>(first) + d * step];
+    using P = ConvParam;
+    using G = Geometry;
+    static constexpr std::pair<P, int64_t G::*> kScalars[] = {
+        {P::kOutStart, &G::out_start},
+        {P::kOutSizeB, &G::out_size_b},
+        {P::kOutStrideB, &G::out_stride_b},
+        {P::kOutSizeF, &G::out_size_f},
+        {P::kOutStrideF, &G::out_stride_f},
+        {P::kInStart, &G::in_start},
+        {P::kInStrideB, &G::in_stride_b},
+        {P::kInStrideF, &G::in_stride_f},
+        {P::kWeightsStart, &G::w_start},
+        {P::kWeightsStrideI, &G::w_stride_i},
+        {P::kWeightsStrideO, &G::w_stride_o},
+        {P::kInChansPerGroup, &G::in_chans_per_group},
+        {P::kOutChansPerGroup, &G::out_chans_per_group},
+        {P::kInChanStart, &G::in_chan_start},
+        {P::kInChans, &G::in_chans},
+        {P::kOutOffsetB, &G::out_offset_b},
+        {P::kOutOffsetF, &G::out_offset_f},
+        {P::kBatchPerGroup, &G::batch_per_group}};
+    // Per spatial dimension: the first dimension's parameter and the
+    // distance to the next dimension's (2 where two arrays interleave).
+    struct PerDim {
+      P first;
+      size_t step;
+      std::array<int64_t, kSpatial> G::*member;
     };
-    out_start = at(ConvParam::kOutStart);
-    out_size_b = at(ConvParam::kOutSizeB);
-    out_stride_b = at(ConvParam::kOutStrideB);
-    out_size_f = at(ConvParam::kOutSizeF);
-    out_stride_f = at(ConvParam::kOutStrideF);
-    in_start = at(ConvParam::kInStart);
-    in_stride_b = at(ConvParam::kInStrideB);
-    in_stride_f = at(ConvParam::kInStrideF);
-    w_start = at(ConvParam::kWeightsStart);
-    w_stride_i = at(ConvParam::kWeightsStrideI);
-    w_stride_o = at(ConvParam::kWeightsStrideO);
-    for (size_t d = 0; d < kSpatial; ++d) {
-      out_size[d] = spatial(ConvParam::kOutSize0, d, 2);
-      out_stride[d] = spatial(ConvParam::kOutStride0, d, 2);
-      in_size[d] = spatial(ConvParam::kInSize0, d, 2);
-      in_stride[d] = spatial(ConvParam::kInStride0, d, 2);
-      k_size[d] = spatial(ConvParam::kKernelSize0, d, 2);
-      w_stride[d] = spatial(ConvParam::kWeightsStride0, d, 2);
-      stride[d] = spatial(ConvParam::kStride0, d, 1);
-      pad_low[d] = static_cast<int32_t>(p[static_cast<size_t>(ConvParam::kPadLow0) + d]);
-      lhs_dilation[d] = spatial(ConvParam::kLhsDilation0, d, 1);
-      rhs_dilation[d] = spatial(ConvParam::kRhsDilation0, d, 1);
-    }
-    reversal = p[static_cast<size_t>(ConvParam::kReversal)];
-    in_chans_per_group = at(ConvParam::kInChansPerGroup);
-    out_chans_per_group = at(ConvParam::kOutChansPerGroup);
-    groups_split_batch = at(ConvParam::kGroupsSplitBatch) != 0;
-    in_chan_start = at(ConvParam::kInChanStart);
-    in_chans = at(ConvParam::kInChans);
-    out_offset_b = at(ConvParam::kOutOffsetB);
-    out_offset_f = at(ConvParam::kOutOffsetF);
-    for (size_t d = 0; d < kSpatial; ++d) {
-      out_offset[d] = spatial(ConvParam::kOutOffset0, d, 1);
-      k_offset[d] = spatial(ConvParam::kKernelOffset0, d, 1);
-      k_full[d] = spatial(ConvParam::kKernelFull0, d, 1);
-    }
-    batch_per_group = at(ConvParam::kBatchPerGroup);
+    static constexpr PerDim kPerDim[] = {{P::kOutSize0, 2, &G::out_size},
+                                         {P::kOutStride0, 2, &G::out_stride},
+                                         {P::kInSize0, 2, &G::in_size},
+                                         {P::kInStride0, 2, &G::in_stride},
+                                         {P::kKernelSize0, 2, &G::k_size},
+                                         {P::kWeightsStride0, 2, &G::w_stride},
+                                         {P::kStride0, 1, &G::stride},
+                                         {P::kPadLow0, 1, &G::pad_low},
+                                         {P::kLhsDilation0, 1, &G::lhs_dilation},
+                                         {P::kRhsDilation0, 1, &G::rhs_dilation},
+                                         {P::kOutOffset0, 1, &G::out_offset},
+                                         {P::kKernelOffset0, 1, &G::k_offset},
+                                         {P::kKernelFull0, 1, &G::k_full}};
+    for (const auto& [param, member] : kScalars) this->*member = p[static_cast<size_t>(param)];
+    for (const PerDim& dim : kPerDim)
+      for (size_t d = 0; d < kSpatial; ++d)
+        (this->*dim.member)[d] = p[static_cast<size_t>(dim.first) + d * dim.step];
+    // The low padding is signed (negative: the input cropped).
+    for (int64_t& pad : pad_low) pad = static_cast<int32_t>(static_cast<uint32_t>(pad));
+    reversal = p[static_cast<size_t>(P::kReversal)];
+    groups_split_batch = p[static_cast<size_t>(P::kGroupsSplitBatch)] != 0;
   }
 
   uint64_t OutputElements() const {

@@ -23,52 +23,16 @@ using numeric::kIsInt;
 using numeric::kIsPred;
 using numeric::Put;
 
-// The spans are copied out of `io` first: read through it, every store to
-// the output might have changed them, so each element reloaded them and
-// the loop was never vectorised.
-//
-// f16 operands and results go through buffers of their compute type a chunk
-// at a time (widen.h: F16C's conversions, the bits of HalfToFloat and
-// HalfFromFloat), so the operation itself is a loop over floats; converting
-// element by element in software was most of an f16 add's time.
-constexpr uint64_t kChunk = 256;
-
+// One input or two, as numeric::MapElements (widen.h) maps them.
 template <ElementType kIn, ElementType kOut, typename F>
 Status Map1(const VertexIo& io, uint64_t n, F f) {
-  const std::span<const std::byte> in = io.fields[0];
-  const std::span<std::byte> out = io.fields[1];
-  if constexpr (kIn == ElementType::kF16 || kOut == ElementType::kF16) {
-    typename numeric::Traits<kIn>::Compute x[kChunk];
-    typename numeric::Traits<kOut>::Compute y[kChunk];
-    for (uint64_t at = 0; at < n; at += kChunk) {
-      const uint64_t m = std::min(kChunk, n - at);
-      numeric::Widen<kIn>(in.data() + at * SizeOf(kIn), m, x);
-      for (uint64_t i = 0; i < m; ++i) y[i] = f(x[i]);
-      numeric::Narrow<kOut>(y, m, out.data() + at * SizeOf(kOut));
-    }
-    return {};
-  }
-  for (uint64_t i = 0; i < n; ++i) Put<kOut>(out, i, f(Get<kIn>(in, i)));
+  numeric::MapElements<kIn, kOut, 1>({io.fields[0]}, io.fields[1], n, f);
   return {};
 }
 
 template <ElementType kIn, ElementType kOut, typename F>
 Status Map2(const VertexIo& io, uint64_t n, F f) {
-  const std::span<const std::byte> a = io.fields[0], b = io.fields[1];
-  const std::span<std::byte> out = io.fields[2];
-  if constexpr (kIn == ElementType::kF16 || kOut == ElementType::kF16) {
-    typename numeric::Traits<kIn>::Compute x[kChunk], z[kChunk];
-    typename numeric::Traits<kOut>::Compute y[kChunk];
-    for (uint64_t at = 0; at < n; at += kChunk) {
-      const uint64_t m = std::min(kChunk, n - at);
-      numeric::Widen<kIn>(a.data() + at * SizeOf(kIn), m, x);
-      numeric::Widen<kIn>(b.data() + at * SizeOf(kIn), m, z);
-      for (uint64_t i = 0; i < m; ++i) y[i] = f(x[i], z[i]);
-      numeric::Narrow<kOut>(y, m, out.data() + at * SizeOf(kOut));
-    }
-    return {};
-  }
-  for (uint64_t i = 0; i < n; ++i) Put<kOut>(out, i, f(Get<kIn>(a, i), Get<kIn>(b, i)));
+  numeric::MapElements<kIn, kOut, 2>({io.fields[0], io.fields[1]}, io.fields[2], n, f);
   return {};
 }
 

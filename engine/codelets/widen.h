@@ -4,10 +4,13 @@
 // covers it): converting it once per vertex instead of per read.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 #include "engine/codelets/numeric.h"
 
@@ -67,6 +70,41 @@ const C* WidenField(std::span<const std::byte> field) {
 template <ElementType kType, typename C>
 C ElementAs(const C* widened, std::span<const std::byte> field, uint64_t at) {
   return widened != nullptr ? widened[at] : static_cast<C>(Get<kType>(field, at));
+}
+
+// out[i] = f(in[0][i], in[1][i], ...) for i < n: inputs stored as kIn, the
+// output as kOut, f over their compute types (the elementwise maps and
+// casts). With f16 on either side the values go through buffers of the
+// compute type a chunk at a time (Widen and Narrow: F16C's conversions, the
+// bits of HalfToFloat and HalfFromFloat), so f is a loop over floats;
+// converting element by element in software was most of an f16 add's time.
+// The spans are taken by value: read through a VertexIo, every store to
+// the output might have changed them, so each element reloaded them and the
+// loop was never vectorised.
+template <ElementType kIn, ElementType kOut, size_t kArgs, typename F>
+void MapElements(std::array<std::span<const std::byte>, kArgs> in, std::span<std::byte> out,
+                 uint64_t n, F f) {
+  constexpr auto kAll = std::make_index_sequence<kArgs>();
+  if constexpr (kIn == ElementType::kF16 || kOut == ElementType::kF16) {
+    constexpr uint64_t kChunk = 256;
+    typename Traits<kIn>::Compute x[kArgs][kChunk];
+    typename Traits<kOut>::Compute y[kChunk];
+    for (uint64_t at = 0; at < n; at += kChunk) {
+      const uint64_t m = std::min(kChunk, n - at);
+      for (size_t a = 0; a < kArgs; ++a) Widen<kIn>(in[a].data() + at * SizeOf(kIn), m, x[a]);
+      for (uint64_t i = 0; i < m; ++i) y[i] = [&]<size_t... kA>(std::index_sequence<kA...>) {
+          return f(x[kA][i]...);
+        }
+      (kAll);
+      Narrow<kOut>(y, m, out.data() + at * SizeOf(kOut));
+    }
+  } else {
+    for (uint64_t i = 0; i < n; ++i)
+      Put<kOut>(
+          out, i, [&]<size_t... kA>(std::index_sequence<kA...>) {
+            return f(Get<kIn>(in[kA], i)...);
+          }(kAll));
+  }
 }
 
 }  // namespace tileprof::engine::numeric

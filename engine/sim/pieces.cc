@@ -15,9 +15,8 @@ class PieceCollector {
       if (!unmapped_) unmapped_ = region;
       return;
     }
-    const std::vector<TileRun>& runs = graph_.TileMapping(region.variable);
-    const uint64_t at = storage_.InRun(graph_, region.variable,
-                                       static_cast<size_t>(run - runs.data()), region.begin);
+    const auto index = static_cast<size_t>(run - graph_.TileMapping(region.variable).data());
+    const uint64_t at = storage_.InRun(region.variable, index, *run, region.begin);
     pieces_.push_back(
         {{region.variable, at * size_, (at + region.end - region.begin) * size_}, run->tile});
   }

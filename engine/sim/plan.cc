@@ -31,11 +31,9 @@ struct PlannedComputeSet {
 // refusals and the first error are those of a walk in program order).
 class Planner {
  public:
-  Planner(const Graph& graph, std::span<const VariableId> valueless, bool busy_tiles,
-          bool ipu_model)
-      : in_{graph, plans_.storage, {valueless.begin(), valueless.end()}, busy_tiles, ipu_model} {
-    plans_.storage = StorageLayout(graph);
-  }
+  Planner(const Graph& graph, const StorageLayout& storage, std::span<const VariableId> valueless,
+          bool busy_tiles, bool ipu_model)
+      : in_{graph, storage, {valueless.begin(), valueless.end()}, busy_tiles, ipu_model} {}
 
   Status Plan(const program::Program& program, ThreadPool* pool);
   Plans Take() {
@@ -54,13 +52,13 @@ class Planner {
   Status PlanTransfer(const program::Program& program);
   uint32_t CodeletIndex(const Codelet* codelet);
 
-  Plans plans_;  // first: in_ refers to its storage layout
   PlanInputs in_;
   std::vector<Item> items_;
   std::unordered_set<const void*> seen_;
   std::unordered_set<ComputeSetId> compute_sets_;
   std::unordered_map<const Codelet*, uint32_t> codelet_index_;
   Refusals refusals_;
+  Plans plans_;
 };
 
 uint32_t Planner::CodeletIndex(const Codelet* codelet) {
@@ -223,9 +221,12 @@ Expected<Plans> PlanProgram(const Graph& graph, const program::Program& program,
                             std::span<const VariableId> valueless_constants, bool busy_tiles,
                             bool ipu_model, ThreadPool* pool) {
   graph.FlushTileMappings();  // read by several threads from here on
-  Planner planner(graph, valueless_constants, busy_tiles, ipu_model);
+  StorageLayout storage(graph);
+  Planner planner(graph, storage, valueless_constants, busy_tiles, ipu_model);
   TILEPROF_RETURN_IF_ERROR(planner.Plan(program, pool));
-  return planner.Take();
+  Plans plans = planner.Take();
+  plans.storage = std::move(storage);
+  return plans;
 }
 
 StepCost PredicateCost(const Target& target, uint64_t bytes) {

@@ -51,7 +51,7 @@ uint64_t StorageLayout::Of(const Graph& graph, VariableId variable, uint64_t ele
   const auto it = std::upper_bound(runs.begin(), runs.end(), element,
                                    [](uint64_t e, const TileRun& run) { return e < run.end; });
   const auto run = static_cast<size_t>(it - runs.begin());
-  if (it != runs.end() && it->begin <= element) return InRun(graph, variable, run, element);
+  if (it != runs.end() && it->begin <= element) return InRun(variable, run, *it, element);
   // Unmapped: after every mapped element, in element order.
   const uint64_t before = MappedElements(std::span(runs).first(run));
   return MappedElements(runs) + (element - before);

@@ -24,16 +24,16 @@ class StorageLayout {
   StorageLayout() = default;
   explicit StorageLayout(const Graph& graph);
 
-  // Where element `element` of tile run `run` (an index into
-  // graph.TileMapping(variable)) is kept, in elements from the start.
-  uint64_t InRun(const Graph& graph, VariableId variable, size_t run, uint64_t element) const {
-    if (variable >= start_.size() || start_[variable].empty()) return element;
-    return start_[variable][run] + (element - graph.TileMapping(variable)[run].begin);
+  // Where element `element` of `run`, the tile run `index` of the
+  // variable's (graph.TileMapping), is kept, in elements from the start.
+  uint64_t InRun(VariableId variable, size_t index, const TileRun& run, uint64_t element) const {
+    if (InElementOrder(variable)) return element;
+    return start_[variable][index] + (element - run.begin);
   }
   // The same for any element, mapped or not.
   uint64_t Of(const Graph& graph, VariableId variable, uint64_t element) const;
-  // A variable's values in element order (`element_bytes` each) put in
-  // storage order into `out`, which is as long.
+  // A variable's values in element order put in storage order into `out`,
+  // which is as long.
   void ToStorage(const Graph& graph, VariableId variable, std::span<const std::byte> values,
                  std::span<std::byte> out) const;
   // Whether the variable is kept in element order (its values need no

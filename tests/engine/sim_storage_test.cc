@@ -51,7 +51,7 @@ TEST(SimStorage, TileByTileThenTheUnmappedElementsInElementOrder) {
   at.clear();
   for (uint64_t e = 0; e < 6; ++e) at.push_back(storage.Of(graph, 1, e));
   EXPECT_THAT(at, ElementsAre(0, 1, 4, 5, 2, 3));
-  EXPECT_EQ(storage.InRun(graph, 0, 3, 7), 3u);  // run 3 is [6, 8) on tile 0
+  EXPECT_EQ(storage.InRun(0, 3, graph.TileMapping(0)[3], 7), 3u);  // run 3 is [6, 8) on tile 0
 
   const float values[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   std::vector<std::byte> out(sizeof values);
